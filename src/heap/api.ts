@@ -1,0 +1,68 @@
+/**
+ * The boundary between the interpreter (vm/) and memory management (heap/, gc/).
+ *
+ * The interpreter sees only this file: it allocates through `Heap`, reads and writes
+ * the heap's words directly at offsets the layout gave it, stores references through
+ * `writeRef` (the write barrier), and exposes its roots through `RootProvider`. It
+ * never imports a collector: the CLI picks one and hands it to the heap.
+ */
+
+/** What a field or array element holds. `float` takes two words, the rest one. */
+export type FieldKind = 'ref' | 'int' | 'bool' | 'float';
+
+/** Where a class's instances keep each field; computed by the layout at class definition. */
+export interface ClassShape {
+  readonly typeId: number;
+  /** Word offset of each field (all fields, inherited first) relative to the object reference. */
+  readonly offsets: readonly number[];
+  /** For ref fields: ordinal among the instance's references (the refgraph edge index); -1 for scalars. */
+  readonly edgeIndex: readonly number[];
+}
+
+/** The interpreter's roots. The collector may rewrite the slots (objects move). */
+export interface RootProvider {
+  /** Calls `visit` for every array of root slots with the live range [from, to). */
+  visitRoots(visit: (slots: Int32Array, from: number, to: number) => void): void;
+}
+
+/** Thrown by allocation when the heap is still full after a full collection. */
+export class OutOfMemoryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutOfMemoryError';
+  }
+}
+
+export interface Heap {
+  /** The whole heap, 32-bit words; a reference is a word offset, 0 is null. Never reallocated. */
+  readonly words: Int32Array;
+  /** Word offset of an array's or string's first element relative to its reference. */
+  readonly arrayDataOffset: number;
+  /** Word offset of the type id word relative to a reference (same for every object). */
+  readonly typeWordOffset: number;
+  /** Word offset of the length word of arrays and strings relative to a reference. */
+  readonly lengthWordOffset: number;
+
+  /** Registers a class; `fields` are all fields, inherited first. */
+  defineClass(name: string, fields: readonly FieldKind[]): ClassShape;
+  /** Registers an array type (one per distinct source type, e.g. `Node[]`, `int[][]`). */
+  defineArray(name: string, elem: FieldKind): number;
+  /** The type id of strings (an array of char codes, one word each). */
+  readonly stringTypeId: number;
+  typeName(typeId: number): string;
+
+  /** Allocates a zeroed instance. May collect: re-read any reference not held in a root slot. */
+  allocInstance(shape: ClassShape): number;
+  /** Allocates a zeroed array (or string, with `stringTypeId`) of `length` elements. May collect. */
+  allocArray(typeId: number, length: number): number;
+
+  /** Stores reference `value` into word `obj + offset`; `edge` is the field's edge index
+   *  (for arrays: the element index). Dirties the card / writes the refgraph edge. */
+  writeRef(obj: number, offset: number, edge: number, value: number): void;
+  readFloat(addr: number): number;
+  writeFloat(addr: number, value: number): void;
+
+  setRoots(roots: RootProvider): void;
+  /** `gc()` and `minorGc()` from programs. */
+  collect(kind: 'young' | 'full', cause: string): void;
+}
