@@ -51,10 +51,21 @@ export interface Heap {
   readonly stringTypeId: number;
   typeName(typeId: number): string;
 
-  /** Allocates a zeroed instance. May collect: re-read any reference not held in a root slot. */
+  /**
+   * Allocates a zeroed instance, or returns 0 when the heap must collect first. Never
+   * collects itself: collections may wait on the GPU, which Node only offers
+   * asynchronously, so the interpreter unwinds to its driver, which awaits
+   * `collectPending()` and then re-executes the allocating instruction (allocating
+   * instructions are restartable). Throws OutOfMemoryError when the allocation still
+   * fails right after a full collection.
+   */
   allocInstance(shape: ClassShape): number;
-  /** Allocates a zeroed array (or string, with `stringTypeId`) of `length` elements. May collect. */
+  /** As allocInstance, for an array (or a string, with `stringTypeId`) of `length` elements. */
   allocArray(typeId: number, length: number): number;
+  /** True when a collection is pending (a failed allocation, `--gc-stress`, gc()/minorGc()). */
+  readonly collectionPending: boolean;
+  /** Runs the pending collection (young, or full as the policy decides). */
+  collectPending(): Promise<void>;
 
   /** Stores reference `value` into word `obj + offset`; `edge` is the field's edge index
    *  (for arrays: the element index). Dirties the card / writes the refgraph edge. */
@@ -63,6 +74,7 @@ export interface Heap {
   writeFloat(addr: number, value: number): void;
 
   setRoots(roots: RootProvider): void;
-  /** `gc()` and `minorGc()` from programs. */
-  collect(kind: 'young' | 'full', cause: string): void;
+  /** `gc()` and `minorGc()` from programs: makes a collection pending; the interpreter
+   *  then yields to its driver as for a failed allocation. */
+  requestCollection(kind: 'young' | 'full', cause: string): void;
 }

@@ -1,0 +1,63 @@
+/**
+ * The seam between collection plans and marking engines.
+ *
+ * A generational plan (gc/plan) decides when to collect and does the CPU-side work:
+ * gathering roots, evacuating young survivors, sweeping tenured. What it delegates is
+ * the trace itself: "which objects are reachable from these roots?". The serial CPU
+ * marker, the parallel marker and the GPU markers (gpu/) all implement `Marker`, so
+ * every plan works with every engine and `--verify-gc` can compare any engine's
+ * result with an independent CPU traversal.
+ *
+ * Heap object format both layouts share (word offsets from the reference `a`, which
+ * is the address of the 4-word header):
+ *   a+0 status  bit0 mark, bit1 forwarded (then a+1 holds the new address), bits 2..6 age
+ *   a+1 typeId
+ *   a+2 sable: number of reference words that directly follow the header (instances:
+ *       ref fields; reference arrays: length; scalar arrays/strings: 0).
+ *       refgraph: the object's vertex id in its generation's reference graph.
+ *   a+3 length of arrays and strings (0 for instances)
+ *   a+4 .. sable: the references, then (arrays only) nothing else; scalar arrays keep
+ *       their elements here with a+2 = 0. refgraph: fields in declaration order.
+ * Sable instances keep their scalar fields to the left of the header, preceded by one
+ * lead word holding the number of words from the object's start to its header.
+ */
+
+/** What a marker is asked to do. */
+export interface MarkRequest {
+  /** Root references (heap addresses, no zeros): interpreter roots plus, for a young
+   *  collection, the young referents found in dirty cards (the remembered set). */
+  readonly roots: Int32Array;
+  /** Young collection: trace only objects with youngStart <= address < youngEnd and
+   *  do not follow references out of that range. Full collection: trace everything. */
+  readonly kind: 'young' | 'full';
+  readonly youngStart: number;
+  readonly youngEnd: number;
+}
+
+/** Time spent, in milliseconds, by phase; GPU markers fill the transfer fields. */
+export interface MarkTimes {
+  mark: number;
+  upload?: number;
+  uploadBytes?: number;
+  kernel?: number;
+  readback?: number;
+  cpuFallback?: number;
+}
+
+export interface MarkResult {
+  /** One bit per heap word: bit (a & 31) of word (a >> 5) set iff the object whose
+   *  header is at address a is reachable (for young: reachable and young). */
+  readonly bitmap: Uint32Array;
+  /** Young collections only: the addresses of the reachable young objects, in any order. */
+  readonly live?: Int32Array;
+  readonly times: MarkTimes;
+}
+
+export interface Marker {
+  readonly name: string;
+  /** Traces the heap. Collections are stop-the-world: the interpreter is parked at
+   *  an allocation while this runs, so a GPU marker may await the device. */
+  mark(request: MarkRequest): MarkResult | Promise<MarkResult>;
+  /** Releases any device or threads. */
+  dispose(): void;
+}
