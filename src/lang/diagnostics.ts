@@ -142,6 +142,7 @@ export const msg = {
   duplicateParam: (name: string) => `parameter '${name}' is already declared`,
   unknownType: (name: string) => `unknown type '${name}'`,
   voidNotAllowed: () => "'void' can only be a return type",
+  noType: (name: string) => `'${name}' needs a type or an initial value`,
   nullVar: (name: string) => `cannot infer a type for '${name}' from null: write 'var ${name}: T = null'`,
   missingReturn: (name: string, type: string) => `'${name}' must return a value of type ${type} on every path`,
 
