@@ -1,0 +1,77 @@
+/**
+ * The run pipeline, shared by the CLI, `compare` and the tests: source -> checked AST
+ * -> bytecode -> linked into a fresh heap with the chosen collector -> interpreted.
+ * Faults of the program become exit statuses and one-line diagnostics here; nothing
+ * below this file prints or exits.
+ */
+
+import { readFileSync } from 'node:fs';
+import { compile } from '../bytecode/compiler.js';
+import type { BytecodeProgram } from '../bytecode/program.js';
+import { formatDiagnostics, parseAndCheck } from '../lang/index.js';
+import { link } from '../vm/link.js';
+import { Interpreter } from '../vm/interpreter.js';
+import { MiniRuntimeError } from '../vm/format.js';
+import type { RunOptions } from './args.js';
+import { createMemory, isNoGpuError, type Memory, type RunStats } from './memory.js';
+
+export const EXIT = { ok: 0, usage: 64, compile: 65, noGpu: 69, runtime: 70 } as const;
+
+export interface Io {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export interface RunOutcome {
+  exitCode: number;
+  stats: RunStats | undefined;
+}
+
+/** Compiles a source text; on errors writes the diagnostics and returns undefined. */
+export function compileSource(file: string, source: string, io: Io): BytecodeProgram | undefined {
+  const checked = parseAndCheck(file, source);
+  if ('errors' in checked) {
+    io.stderr(formatDiagnostics(checked.errors, source) + '\n');
+    return undefined;
+  }
+  return compile(checked.program, checked.mainLocals);
+}
+
+export function readSource(file: string): string {
+  return readFileSync(file, 'utf8');
+}
+
+/** Runs a program's source under `options`; returns the exit status and statistics. */
+export async function runSource(file: string, source: string, options: RunOptions, io: Io): Promise<RunOutcome> {
+  const program = compileSource(file, source, io);
+  if (!program) return { exitCode: EXIT.compile, stats: undefined };
+  return runProgram(program, options, io);
+}
+
+export async function runProgram(program: BytecodeProgram, options: RunOptions, io: Io): Promise<RunOutcome> {
+  let memory: Memory | undefined;
+  const t0 = performance.now();
+  try {
+    memory = await createMemory(options, io);
+    const vm = new Interpreter(link(program, memory.heap), memory.heap, { write: io.stdout });
+    await vm.run();
+    const stats = memory.finish(performance.now() - t0);
+    return { exitCode: EXIT.ok, stats };
+  } catch (e) {
+    if (e instanceof MiniRuntimeError) {
+      io.stderr(e.format(program.file) + '\n');
+      return { exitCode: EXIT.runtime, stats: memory?.finish(performance.now() - t0) };
+    }
+    if (isNoGpuError(e)) {
+      io.stderr(`minivm: ${(e as Error).message}\n`);
+      return { exitCode: EXIT.noGpu, stats: undefined };
+    }
+    if (e instanceof Error && e.name === 'HeapVerificationError') {
+      io.stderr(`minivm: --verify-gc: ${e.message}\n`);
+      return { exitCode: EXIT.runtime, stats: undefined };
+    }
+    throw e;
+  } finally {
+    await memory?.dispose();
+  }
+}

@@ -1,0 +1,33 @@
+// Every program in programs/ and test/programs/ prints its expected output under the
+// CPU collectors and both layouts: `none` with a heap large enough to never collect,
+// `serial` with a small heap, frequent stress collections and --verify-gc.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { miniFiles, mismatch, readExpectations, runCaptured } from './expectations.js';
+import type { RunOptions } from '../src/cli/args.js';
+
+const files = [...miniFiles('programs'), ...miniFiles('test/programs')];
+
+const configs: { name: string; options: Partial<RunOptions> }[] = [
+  { name: 'none/sable', options: { gc: 'none', layout: 'sable', heapBytes: 512 * 2 ** 20 } },
+  { name: 'none/refgraph', options: { gc: 'none', layout: 'refgraph', heapBytes: 512 * 2 ** 20 } },
+  { name: 'serial/sable', options: { gc: 'serial', layout: 'sable', heapBytes: 8 * 2 ** 20, gcStress: 97, verifyGc: true } },
+  { name: 'serial/refgraph', options: { gc: 'serial', layout: 'refgraph', heapBytes: 8 * 2 ** 20, gcStress: 97, verifyGc: true } },
+];
+
+describe('programs', () => {
+  it('finds the sample programs', () => {
+    expect(files.length).toBeGreaterThanOrEqual(15);
+  });
+  for (const file of files) {
+    const exp = readExpectations(readFileSync(file, 'utf8'));
+    // Out-of-memory programs need a collector that can run out; `none` may too, faster.
+    for (const c of configs) {
+      it(`${file} [${c.name}]`, async () => {
+        const run = await runCaptured(file, c.options, exp.flags);
+        const problem = mismatch(exp, run);
+        expect(problem, problem).toBeUndefined();
+      });
+    }
+  }
+});
