@@ -119,6 +119,7 @@ class AstBuilder extends BaseVisitor {
 
   fieldDecl(ctx: Ctx): FieldDecl {
     const nameTok = tok(ctx, 'Identifier');
+    if (ctx['Assign']) this.bag.error(pos(tok(ctx, 'Assign')), msg.fieldInitializer());
     return { name: nameTok.image, pos: pos(nameTok), typeRef: this.typeRef(node(ctx, 'type')), type: UNSET, owner: UNSET, index: -1 };
   }
 

@@ -132,6 +132,7 @@ export const msg = {
   duplicateField: (name: string, cls: string) => `field '${name}' is already declared in class '${cls}'`,
   fieldInSuperclass: (name: string, sup: string) => `field '${name}' is already declared in superclass '${sup}'`,
   duplicateMethod: (name: string, cls: string) => `method '${name}' is already declared in class '${cls}'`,
+  fieldInitializer: () => "a field cannot have an initial value: set it in 'init'",
   duplicateInit: (cls: string) => `class '${cls}' has more than one 'init'`,
   badOverride: (name: string, sup: string) =>
     `method '${name}' overrides '${sup}.${name}' with different parameter or return types`,

@@ -13,6 +13,8 @@ export type * from './ast.js';
 export { isRefType, typeName } from './ast.js';
 export type { Diagnostic } from './diagnostics.js';
 export { formatDiagnostic, formatDiagnostics } from './diagnostics.js';
+export { tokenize } from './lexer.js';
+export type { LexError, LexResult } from './lexer.js';
 
 export interface CheckedProgram {
   readonly program: Program;
@@ -35,4 +37,13 @@ export function parseAndCheck(file: string, source: string): CheckedProgram | { 
   const result = check(program, bag);
   if (result.errors.length > 0) return { errors: sortDiagnostics(result.errors) };
   return { program: result.program, mainLocals: result.mainLocals, objectClass: result.objectClass };
+}
+
+/** Parses without type checking: `type` and resolution fields stay unset. For tools and tests. */
+export function parse(file: string, source: string): { program: Program } | { errors: Diagnostic[] } {
+  const parsed = parseCst(file, source);
+  if (!parsed.cst) return { errors: sortDiagnostics(parsed.errors) };
+  const bag = new DiagnosticBag(file);
+  const program = buildAst(parsed.cst, file, bag);
+  return bag.items.length > 0 ? { errors: sortDiagnostics(bag.items) } : { program };
 }

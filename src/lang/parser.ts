@@ -80,6 +80,11 @@ export class MiniParser extends CstParser {
     this.CONSUME(T.Identifier);
     this.CONSUME(T.Colon);
     this.SUBRULE(this.type);
+    // Not in the language: parsed only to say so plainly instead of a cascade of syntax errors.
+    this.OPTION(() => {
+      this.CONSUME(T.Assign);
+      this.SUBRULE(this.expression);
+    });
     this.CONSUME(T.Semicolon);
   });
 
