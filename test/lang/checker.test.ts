@@ -53,6 +53,19 @@ describe('checker: classes', () => {
     expect(superCall.expr).toMatchObject({ kind: 'superInvoke', name: 'init', method: a!.init });
   });
 
+  it('accepts super.init() with no constructor above, leaving method undefined', () => {
+    const r = ok('class A {}\nclass B extends A { init(x: int) { super.init(); } }\nvar b = new B(1);');
+    const s = r.program.classes[1]!.init!.body[0] as Stmt & { kind: 'expr' };
+    expect(s.expr).toMatchObject({ kind: 'superInvoke', name: 'init', method: undefined, type: { kind: 'void' } });
+  });
+
+  it('keeps `this` out of method locals and slots init and functions at -1', () => {
+    const r = ok('class A { init(a: int) {} fun m(x: int): int { var y = x; return y; } }\nfun f() {}');
+    const a = r.program.classes[0]!;
+    expect(a.methods[0]!.locals.map((l) => `${l.name}@${l.index}`)).toEqual(['x@0', 'y@1']);
+    expect([a.init!.slot, r.program.functions[0]!.slot, a.methods[0]!.slot]).toEqual([-1, -1, 0]);
+  });
+
   it('resolves field accesses, virtual calls and super calls', () => {
     const r = ok(`
       class A { var x: int; fun m(): int { return this.x; } }
