@@ -342,7 +342,9 @@ class FunctionCompiler {
         return this.emit(Op.INVOKE, m.slot, refArgs);
       }
       case 'superInvoke': {
-        const m = e.method!;
+        // `super.init()` with no constructor above does nothing (the checker allows it).
+        const m = e.method;
+        if (!m) return;
         this.emit(Op.RLOAD, 0);
         this.args(m, e.args);
         return this.emit(Op.CALL, this.t.funIndex.get(m)!);
@@ -431,7 +433,9 @@ class FunctionCompiler {
       if (isRefType(lt) || isRefType(rt)) {
         this.expr(left);
         this.expr(right);
-        const strings = lt.kind === 'string' || rt.kind === 'string';
+        // Content comparison only when both sides are statically strings (or null).
+        const strings = (lt.kind === 'string' || lt.kind === 'null') && (rt.kind === 'string' || rt.kind === 'null')
+          && (lt.kind === 'string' || rt.kind === 'string');
         if (strings) return this.emit(op === '==' ? Op.SEQ : Op.SNE);
         return this.emit(op === '==' ? Op.REQ : Op.RNE);
       }
