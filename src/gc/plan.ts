@@ -1,0 +1,236 @@
+/**
+ * The generational plan: HotSpot's serial collector's policy with the trace
+ * delegated to a `Marker` (gc/marker.ts), so the same plan runs with the serial CPU
+ * marker and with the GPU markers.
+ *
+ * Young collection (eden + from-survivor → to-survivor / tenured):
+ *   roots (interpreter slots + young referents in dirty cards) → mark (young) →
+ *   evacuate (assign destinations, copy and forward, fix copies) → fix the root slots
+ *   and the remembered-set slots → clean the scanned cards, re-dirty those that still
+ *   hold old-to-young references → flip the survivor spaces.
+ *   If tenured cannot take the promotions, nothing has moved yet: the collection
+ *   becomes a full one with cause "promotion failed".
+ * Full collection:
+ *   roots (interpreter slots) → mark (whole heap) → sweep tenured into the free list
+ *   → evacuate the live young objects exactly as a young collection would (aging
+ *   them into to-survivor or promoting them by age or overflow), with their
+ *   old-to-young slots taken from the dirty cards, which after the sweep hold only
+ *   live objects. Young objects thus keep their ages across full collections rather
+ *   than being promoted wholesale; if tenured cannot take an object it stays in
+ *   survivor regardless of age, and if neither can, the heap is out of memory.
+ *
+ * Constraints of this plan: moves young objects (copying), never moves tenured ones
+ * (mark-sweep), needs the card-marking write barrier.
+ */
+
+import { OutOfMemoryError } from '../heap/api.js';
+import type { Collector } from '../heap/collector.js';
+import type { HeapImpl } from '../heap/heap.js';
+import { formatHeapSize } from '../heap/options.js';
+import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
+import { Evacuator } from './evacuate.js';
+import { IntList } from './int-list.js';
+import type { MarkResult, MarkTimes, Marker } from './marker.js';
+import { fixRoots, gatherRoots, scanDirtyCards } from './roots.js';
+import { sweepTenured } from './sweep.js';
+import { verifyHeap } from './verify.js';
+import { CARD_CLEAN, CARD_DIRTY } from '../heap/card-table.js';
+import { STATUS_FORWARDED } from '../heap/layout.js';
+
+export const GENERATIONAL_PLAN_CONSTRAINTS = {
+  movesYoungObjects: true,
+  movesTenuredObjects: false,
+  needsCardBarrier: true,
+} as const;
+
+export class GenerationalPlan implements Collector {
+  readonly collects = true;
+  private readonly roots = new IntList();
+  private readonly dirtyCards = new IntList();
+  private readonly rememberedSlots = new IntList();
+  private readonly youngLive = new IntList();
+  private readonly evacuator: Evacuator;
+  private markTimes: MarkTimes = { mark: 0 };
+
+  constructor(
+    readonly heap: HeapImpl,
+    readonly marker: Marker,
+    /** The collector's name in logs; the marker's name by default. */
+    readonly name: string = marker.name,
+  ) {
+    this.evacuator = new Evacuator(heap);
+  }
+
+  async collect(kind: CollectionKind, cause: string): Promise<CollectionKind> {
+    const h = this.heap;
+    const usedBefore = h.usedBytes();
+    const t0 = performance.now();
+    const phases = emptyPhases();
+    let done = kind;
+    let survived = 0;
+    let promoted = 0;
+    let live = 0;
+    if (kind === 'young') {
+      const ok = await this.young(phases);
+      if (ok) {
+        live = this.evacuator.forward.length;
+      } else {
+        done = 'full';
+        cause = 'promotion failed';
+      }
+    }
+    if (done === 'full') {
+      await this.full(phases);
+      live = this.evacuator.forward.length;
+    }
+    survived = this.evacuator.survivedWords * 4;
+    promoted = this.evacuator.promotedWords * 4;
+    const pauseMs = performance.now() - t0;
+    const record: GcRecord = {
+      number: h.nextCollectionNumber(),
+      kind: done,
+      cause,
+      collector: this.name,
+      usedBefore,
+      usedAfter: h.usedBytes(),
+      capacity: h.capacityBytes(),
+      pauseMs,
+      phases,
+      marker: this.markTimes,
+      liveYoungObjects: live,
+      survivedBytes: survived,
+      promotedBytes: promoted,
+    };
+    if (h.options.verifyGc) {
+      const tv = performance.now();
+      verifyHeap(h);
+      phases.verify = performance.now() - tv;
+    }
+    h.recordCollection(record);
+    return done;
+  }
+
+  dispose(): void {
+    this.marker.dispose();
+  }
+
+  private async runMarker(kind: CollectionKind, phases: PhaseTimes): Promise<MarkResult> {
+    const h = this.heap;
+    const t = performance.now();
+    const result = await this.marker.mark({
+      roots: this.roots.view(),
+      kind,
+      youngStart: h.youngStart,
+      youngEnd: h.youngEnd,
+    });
+    phases.mark += performance.now() - t;
+    this.markTimes = result.times;
+    return result;
+  }
+
+  /** Returns false, having changed nothing, when the promotions would not fit. */
+  private async young(phases: PhaseTimes): Promise<boolean> {
+    const h = this.heap;
+    let t = performance.now();
+    this.roots.clear();
+    this.dirtyCards.clear();
+    this.rememberedSlots.clear();
+    gatherRoots(h, true, this.roots);
+    scanDirtyCards(h, this.dirtyCards, this.rememberedSlots, this.roots);
+    phases.roots += performance.now() - t;
+
+    const result = await this.runMarker('young', phases);
+    const live = result.live ?? this.liveFromBitmap(result.bitmap);
+
+    t = performance.now();
+    if (!this.evacuator.assign(live, false)) {
+      phases.copy += performance.now() - t;
+      return false;
+    }
+    this.finishEvacuation(live);
+    phases.copy += performance.now() - t;
+    return true;
+  }
+
+  private async full(phases: PhaseTimes): Promise<void> {
+    const h = this.heap;
+    let t = performance.now();
+    this.roots.clear();
+    gatherRoots(h, false, this.roots);
+    phases.roots += performance.now() - t;
+
+    const result = await this.runMarker('full', phases);
+
+    t = performance.now();
+    sweepTenured(h, result.bitmap);
+    phases.sweep += performance.now() - t;
+
+    // After the sweep the dirty cards hold live objects only: their young slots
+    // are the remaining old-to-young references to fix.
+    t = performance.now();
+    this.dirtyCards.clear();
+    this.rememberedSlots.clear();
+    scanDirtyCards(h, this.dirtyCards, this.rememberedSlots, null);
+    phases.roots += performance.now() - t;
+
+    t = performance.now();
+    const live = this.liveFromBitmap(result.bitmap);
+    if (!this.evacuator.assign(live, true)) {
+      throw new OutOfMemoryError(
+        `out of memory: heap of ${formatHeapSize(h.plan.heapBytes)} exhausted (raise it with --heap)`,
+      );
+    }
+    this.finishEvacuation(live);
+    phases.copy += performance.now() - t;
+  }
+
+  /** Copies, forwards and fixes every reference to the moved objects. */
+  private finishEvacuation(live: Int32Array): void {
+    const h = this.heap;
+    const words = h.words;
+    const ev = this.evacuator;
+    ev.copy(live);
+    // Clean the scanned cards before fixing: fixing re-dirties the cards whose slots
+    // still refer to young objects (survivors), including promoted copies' slots.
+    const cards = h.cards.cards;
+    const dc = this.dirtyCards.data;
+    for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
+    ev.fix();
+    const ys = h.youngStart;
+    const ye = h.youngEnd;
+    const base = h.tenuredStart;
+    const slots = this.rememberedSlots.data;
+    for (let i = 0; i < this.rememberedSlots.length; i++) {
+      const s = slots[i]!;
+      const v = words[s]!;
+      if (v < ys || v >= ye) continue;
+      const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + 1]! : v;
+      words[s] = nv;
+      if (nv >= ys && nv < ye) cards[(s - base) >> 7] = CARD_DIRTY;
+    }
+    fixRoots(h);
+    h.flipSurvivors(ev.toTop);
+  }
+
+  /** The live young objects of a full mark (or of a marker that gives no list). */
+  private liveFromBitmap(bitmap: Uint32Array): Int32Array {
+    const h = this.heap;
+    const out = this.youngLive;
+    out.clear();
+    const ranges = [h.edenStart, h.edenTop, h.fromStart, h.fromTop];
+    for (let r = 0; r < 4; r += 2) {
+      const lo = ranges[r]!;
+      const hi = ranges[r + 1]!;
+      for (let w = lo >>> 5; w <= (hi - 1) >>> 5 && lo < hi; w++) {
+        let bits = bitmap[w]!;
+        while (bits !== 0) {
+          const b = 31 - Math.clz32(bits & -bits);
+          bits &= bits - 1;
+          const a = (w << 5) | b;
+          if (a >= lo && a < hi) out.push(a);
+        }
+      }
+    }
+    return out.view();
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Sweeping tenured after a full mark: one address-ordered walk that turns every
+ * unmarked object into free space, coalesces it with the free space around it,
+ * rebuilds the free list in address order (so next-fit allocation starts low again)
+ * and rewrites the block offset table for the blocks it leaves. Marks are cleared on
+ * the way (a marker may have set status bit 0).
+ */
+
+import type { HeapImpl } from '../heap/heap.js';
+import { FREE_CHUNK, HEADER_TAG, STATUS_MARK } from '../heap/layout.js';
+
+/** Returns the number of words freed (dead objects only, not already-free space). */
+export function sweepTenured(heap: HeapImpl, bitmap: Uint32Array, onLive?: (a: number) => void): number {
+  const words = heap.words;
+  const types = heap.types;
+  const cards = heap.cards;
+  const fl = heap.freeList;
+  const end = heap.tenuredEnd;
+  const freeBefore = fl.freeWords;
+  fl.reset();
+  let p = heap.tenuredStart;
+  let run = -1; // start of the current run of free space, or -1
+  while (p < end) {
+    const w = words[p]!;
+    if (w < 0) {
+      if (run < 0) run = p;
+      p = w === FREE_CHUNK ? p + words[p + 1]! : p + 1;
+      continue;
+    }
+    const a = (w & HEADER_TAG) !== 0 ? p : p + w;
+    const next = a + 4 + types.rightWords(words, a);
+    if ((bitmap[a >>> 5]! & (1 << (a & 31))) !== 0) {
+      if (run >= 0) {
+        fl.addFree(run, p - run);
+        cards.recordBlock(run, p);
+        run = -1;
+      }
+      words[a] = words[a]! & ~STATUS_MARK;
+      cards.recordBlock(p, next);
+      onLive?.(a);
+    } else if (run < 0) {
+      run = p;
+    }
+    p = next;
+  }
+  if (run >= 0) {
+    fl.addFree(run, end - run);
+    cards.recordBlock(run, end);
+  }
+  return fl.freeWords - freeBefore;
+}

@@ -1,0 +1,246 @@
+/**
+ * `--verify-gc`: checks every collector reuses, independent of the collector's code.
+ *
+ * `verifyHeap` walks the heap after a collection and stops at the first problem:
+ *  - a bad header: unknown type id, missing header tag, a forwarding header left
+ *    behind, an impossible length or reference count, an object running past its
+ *    space, a malformed free chunk;
+ *  - a missed old-to-young card: a tenured object holding a young reference in a
+ *    clean card (the next young collection would not see it);
+ *  - a dangling reference, from a root or from a reachable object: pointing outside
+ *    the heap, into free eden or survivor space, into the empty survivor space, into
+ *    a free chunk, or into the middle of an object.
+ * `verifyMarks` compares any Marker's result with an independent CPU traversal and
+ * names the first missing or extra object; the GPU markers' tests call it.
+ * Both throw HeapVerificationError, whose message names the address and the fault.
+ */
+
+import { CARD_DIRTY } from '../heap/card-table.js';
+import type { HeapImpl } from '../heap/heap.js';
+import {
+  FREE_CHUNK,
+  FREE_WORD,
+  HEADER_TAG,
+  KIND_INSTANCE,
+  KIND_REF_ARRAY,
+  STATUS_FORWARDED,
+} from '../heap/layout.js';
+import type { MarkRequest, MarkResult } from './marker.js';
+
+export class HeapVerificationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HeapVerificationError';
+  }
+}
+
+function fail(message: string): never {
+  throw new HeapVerificationError(message);
+}
+
+/** Calls `visit(slot)` for each reference slot of the object at `a`. */
+function forEachRefSlot(heap: HeapImpl, a: number, visit: (slot: number) => void): void {
+  const types = heap.types;
+  const n = types.edgeCount(heap.words, a);
+  for (let j = 0; j < n; j++) visit(types.refSlot(heap.words, a, j));
+}
+
+/**
+ * Walks [start, end) object by object (free blocks allowed only in tenured), checking
+ * headers and recording each header in `headers`. Returns nothing; throws on a fault.
+ */
+function walkSpace(
+  heap: HeapImpl,
+  space: string,
+  start: number,
+  end: number,
+  headers: Uint32Array,
+  onObject: (a: number) => void,
+): void {
+  const words = heap.words;
+  const types = heap.types;
+  const tenured = space === 'tenured';
+  let p = start;
+  while (p < end) {
+    const w = words[p]!;
+    if (w < 0) {
+      if (!tenured) fail(`bad header at ${p} in ${space}: free-space marker ${w} outside tenured`);
+      if (w === FREE_WORD) {
+        p += 1;
+        continue;
+      }
+      if (w !== FREE_CHUNK) fail(`bad header at ${p} in tenured: word ${w} is neither a header nor a free chunk`);
+      const size = words[p + 1]!;
+      if (size < 2 || p + size > end) fail(`bad free chunk at ${p} in tenured: size ${size} runs past ${end}`);
+      p += size;
+      continue;
+    }
+    const sableLead = (w & HEADER_TAG) === 0;
+    const a = sableLead ? p + w : p;
+    if (sableLead && (w < 2 || a + 4 > end)) fail(`bad header at ${p} in ${space}: lead word ${w} is not a valid scalar area size`);
+    const status = words[a]!;
+    const t = words[a + 1]!;
+    if ((status & HEADER_TAG) === 0) fail(`bad header at ${a} in ${space}: status word ${status} lacks the header tag`);
+    if ((status & STATUS_FORWARDED) !== 0) fail(`bad header at ${a} in ${space}: forwarding header left after collection`);
+    if (!types.isValid(t)) fail(`bad header at ${a} in ${space}: unknown type id ${t}`);
+    const kind = types.kind[t]!;
+    const len = words[a + 3]!;
+    if (kind === KIND_INSTANCE) {
+      if (len !== 0) fail(`bad header at ${a} in ${space}: instance of ${types.names[t]} with length word ${len}`);
+      if (types.left[t]! !== (sableLead ? w : 0)) {
+        fail(`bad header at ${a} in ${space}: ${types.names[t]} has ${types.left[t]} words left of its header, lead word says ${sableLead ? w : 0}`);
+      }
+    } else {
+      if (len < 0) fail(`bad header at ${a} in ${space}: ${types.names[t]} with negative length ${len}`);
+      if (sableLead) fail(`bad header at ${a} in ${space}: array ${types.names[t]} preceded by a lead word`);
+    }
+    if (heap.layout.contiguousRefs) {
+      const refs = kind === KIND_INSTANCE ? types.refCount[t]! : kind === KIND_REF_ARRAY ? len : 0;
+      if (words[a + 2] !== refs) {
+        fail(`bad header at ${a} in ${space}: reference count ${words[a + 2]} but ${types.names[t]} has ${refs}`);
+      }
+    }
+    const next = a + 4 + types.rightWords(words, a);
+    if (next > end) fail(`bad header at ${a} in ${space}: ${types.names[t]} of ${next - p} words runs past the space end ${end}`);
+    headers[a >>> 5]! |= 1 << (a & 31);
+    onObject(a);
+    p = next;
+  }
+}
+
+/** Where `v` points, in words for an error message. */
+function describe(heap: HeapImpl, v: number): string {
+  if (v < 0 || v >= heap.words.length) return `${v}, outside the heap`;
+  if (v < heap.youngStart) return `${v}, into the reserved words`;
+  if (v >= heap.edenStart && v < heap.edenEnd) {
+    return v >= heap.edenTop ? `${v}, into free eden space` : `${v}, into eden but not at an object header`;
+  }
+  if (v >= heap.fromStart && v < heap.fromEnd) {
+    return v >= heap.fromTop ? `${v}, into free survivor space` : `${v}, into survivor space but not at an object header`;
+  }
+  if (v >= heap.toStart && v < heap.toEnd) return `${v}, into the empty survivor space (from-space)`;
+  // Tenured: find the block containing v by walking from tenured's start.
+  const words = heap.words;
+  let p = heap.tenuredStart;
+  while (p < heap.tenuredEnd) {
+    const w = words[p]!;
+    let next: number;
+    if (w < 0) next = w === FREE_CHUNK ? p + words[p + 1]! : p + 1;
+    else {
+      const a = (w & HEADER_TAG) !== 0 ? p : p + w;
+      next = a + 4 + heap.types.rightWords(words, a);
+      if (v < next && v >= p) return `${v}, inside the ${heap.typeName(words[a + 1]!)} at ${a} but not at its header`;
+    }
+    if (next <= p) break;
+    if (v < next && v >= p) return `${v}, into the free chunk at ${p}`;
+    p = next;
+  }
+  return `${v}, into tenured but not at an object header`;
+}
+
+/** Checks the whole heap; see the module comment. Throws HeapVerificationError. */
+export function verifyHeap(heap: HeapImpl): void {
+  const words = heap.words;
+  const headers = new Uint32Array((words.length + 31) >>> 5);
+  const ys = heap.youngStart;
+  const ye = heap.youngEnd;
+  const noop = (): void => {};
+  walkSpace(heap, 'eden', heap.edenStart, heap.edenTop, headers, noop);
+  walkSpace(heap, 'survivor', heap.fromStart, heap.fromTop, headers, noop);
+  walkSpace(heap, 'tenured', heap.tenuredStart, heap.tenuredEnd, headers, (a) => {
+    // The card invariant holds for every tenured object, live or not: a dirty card's
+    // scan reads every object in it, so a stale young reference anywhere would do harm.
+    forEachRefSlot(heap, a, (s) => {
+      const v = words[s]!;
+      if (v >= ys && v < ye && heap.cards.cards[heap.cards.cardOf(s)] !== CARD_DIRTY) {
+        fail(
+          `missed old-to-young card: slot ${s} of the ${heap.typeName(words[a + 1]!)} at ${a} refers to young ${v} ` +
+            `but card ${heap.cards.cardOf(s)} is clean`,
+        );
+      }
+    });
+  });
+  const isObject = (v: number): boolean =>
+    v > 0 && v < words.length && (headers[v >>> 5]! & (1 << (v & 31))) !== 0;
+
+  // Reachability from the roots.
+  const seen = new Uint32Array(headers.length);
+  const stack: number[] = [];
+  heap.roots.visitRoots((slots, from, to) => {
+    for (let i = from; i < to; i++) {
+      const v = slots[i]!;
+      if (v === 0) continue;
+      if (!isObject(v)) fail(`dangling reference in root slot ${i}: ${describe(heap, v)}`);
+      stack.push(v);
+    }
+  });
+  while (stack.length > 0) {
+    const a = stack.pop()!;
+    if ((seen[a >>> 5]! & (1 << (a & 31))) !== 0) continue;
+    seen[a >>> 5]! |= 1 << (a & 31);
+    forEachRefSlot(heap, a, (s) => {
+      const v = words[s]!;
+      if (v === 0) return;
+      if (!isObject(v)) {
+        fail(`dangling reference at ${s} in the ${heap.typeName(words[a + 1]!)} at ${a}: ${describe(heap, v)}`);
+      }
+      stack.push(v);
+    });
+  }
+  if (heap.graph !== null) heap.graph.verify(headers);
+}
+
+/**
+ * Compares a marker's result with an independent traversal for the same request.
+ * Throws HeapVerificationError naming the first (lowest-addressed) missing or extra
+ * object; `markerName` goes into the message.
+ */
+export function verifyMarks(heap: HeapImpl, request: MarkRequest, result: MarkResult, markerName = 'marker'): void {
+  const words = heap.words;
+  const young = request.kind === 'young';
+  const lo = young ? request.youngStart : 1;
+  const hi = young ? request.youngEnd : words.length;
+  const expected = new Uint32Array((words.length + 31) >>> 5);
+  const stack: number[] = [];
+  let count = 0;
+  const visit = (v: number): void => {
+    if (v < lo || v >= hi) return;
+    const bit = 1 << (v & 31);
+    if ((expected[v >>> 5]! & bit) !== 0) return;
+    expected[v >>> 5]! |= bit;
+    count++;
+    stack.push(v);
+  };
+  for (const r of request.roots) visit(r);
+  while (stack.length > 0) {
+    const a = stack.pop()!;
+    forEachRefSlot(heap, a, (s) => visit(words[s]!));
+  }
+  const got = result.bitmap;
+  for (let w = lo >>> 5; w <= (hi - 1) >>> 5; w++) {
+    let diff = (expected[w]! ^ got[w]!) >>> 0;
+    // Bits of the first and last word outside [lo, hi) are not the marker's business.
+    while (diff !== 0) {
+      const b = 31 - Math.clz32(diff & -diff);
+      diff &= diff - 1;
+      const a = w * 32 + b;
+      if (a < lo || a >= hi) continue;
+      if ((expected[w]! & (1 << b)) !== 0) {
+        fail(`${markerName} missed the reachable ${heap.typeName(words[a + 1]!)} at ${a} (${request.kind} mark)`);
+      }
+      fail(`${markerName} marked ${a}, which is not a reachable object (${request.kind} mark)`);
+    }
+  }
+  if (young && result.live !== undefined) {
+    const live = result.live;
+    for (let i = 0; i < live.length; i++) {
+      const a = live[i]!;
+      if (a < lo || a >= hi || (expected[a >>> 5]! & (1 << (a & 31))) === 0) {
+        fail(`${markerName} listed ${a} as live, but it is not a reachable young object`);
+      }
+    }
+    if (live.length !== count) {
+      fail(`${markerName} listed ${live.length} live young objects, expected ${count} (duplicates or omissions)`);
+    }
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The card table over tenured: the remembered set of old-to-young references.
+ *
+ * Tenured is divided into cards of 512 bytes (128 words), HotSpot's card size. The
+ * write barrier (Heap.writeRef) dirties the card of the stored-into slot when a
+ * tenured object receives a reference to a young one. A young collection then takes
+ * its old-to-young roots from the dirty cards only, instead of scanning all of
+ * tenured, and cleans the cards that no longer hold such references afterwards.
+ *
+ * To find the objects overlapping a dirty card without walking tenured from its
+ * start, the table keeps a block offset table (HotSpot's BOT): for each card, the
+ * start of a block (object or free chunk) at or before the card's first word from
+ * which a walk reaches that word. Splitting a free chunk leaves later cards pointing
+ * at an earlier, still valid block start; `blockStartFor` walks forward from there
+ * and writes the better start back, so repeated scans stay short.
+ */
+
+import { FREE_CHUNK, HEADER_TAG, type TypeTable } from './layout.js';
+
+export const CARD_SHIFT = 7;
+export const CARD_WORDS = 1 << CARD_SHIFT;
+export const CARD_CLEAN = 0;
+export const CARD_DIRTY = 1;
+
+export class CardTable {
+  /** One byte per card: CARD_DIRTY or CARD_CLEAN. */
+  readonly cards: Uint8Array;
+  /** Block offset table: a block start at or before each card's first word. */
+  readonly blockStart: Int32Array;
+  readonly count: number;
+
+  constructor(
+    /** First word of tenured; card i covers [base + i*128, base + (i+1)*128). */
+    readonly base: number,
+    readonly end: number,
+  ) {
+    this.count = Math.ceil((end - base) / CARD_WORDS);
+    this.cards = new Uint8Array(this.count);
+    this.blockStart = new Int32Array(this.count).fill(base);
+  }
+
+  cardOf(addr: number): number {
+    return (addr - this.base) >> CARD_SHIFT;
+  }
+
+  cardStart(card: number): number {
+    return this.base + (card << CARD_SHIFT);
+  }
+
+  dirty(addr: number): void {
+    this.cards[(addr - this.base) >> CARD_SHIFT] = CARD_DIRTY;
+  }
+
+  isDirty(addr: number): boolean {
+    return this.cards[(addr - this.base) >> CARD_SHIFT] === CARD_DIRTY;
+  }
+
+  /** Records a new block [start, end): every card whose first word lies inside it
+   *  now names `start` as its block start. */
+  recordBlock(start: number, end: number): void {
+    const first = (start - this.base + CARD_WORDS - 1) >> CARD_SHIFT;
+    const last = (end - 1 - this.base) >> CARD_SHIFT;
+    const bs = this.blockStart;
+    for (let c = first; c <= last; c++) bs[c] = start;
+  }
+
+  /**
+   * The start of the block containing the first word of `card`, walking forward from
+   * the recorded hint (see the module comment) and remembering the result.
+   */
+  blockStartFor(card: number, words: Int32Array, types: TypeTable): number {
+    const target = this.base + (card << CARD_SHIFT);
+    let p = this.blockStart[card]!;
+    for (;;) {
+      const next = blockEnd(words, types, p);
+      if (next > target) break;
+      p = next;
+    }
+    this.blockStart[card] = p;
+    return p;
+  }
+}
+
+/** The header address of the object starting at block start `p` (which must not be a free block). */
+export function headerAt(words: Int32Array, p: number): number {
+  const w = words[p]!;
+  return (w & HEADER_TAG) !== 0 ? p : p + w;
+}
+
+/** The end of the block (object or free chunk) that starts at `p`. */
+export function blockEnd(words: Int32Array, types: TypeTable, p: number): number {
+  const w = words[p]!;
+  if (w < 0) return w === FREE_CHUNK ? p + words[p + 1]! : p + 1;
+  const a = (w & HEADER_TAG) !== 0 ? p : p + w;
+  return a + 4 + types.rightWords(words, a);
+}
+
+/** True when the block at `p` is a free chunk or a free word. */
+export function isFreeBlock(words: Int32Array, p: number): boolean {
+  return words[p]! < 0;
+}

@@ -1,0 +1,385 @@
+/**
+ * The generational heap: one word-addressed Int32Array over a SharedArrayBuffer
+ * (so a parallel collector's threads and the GPU can share the same words), split
+ * into eden | survivor 0 | survivor 1 | tenured in that address order.
+ *
+ * Allocation bumps a pointer in eden; objects above the large-object threshold go
+ * straight to tenured, which a circular first-fit free list serves (free-list.ts).
+ * Allocation never collects: when it cannot be satisfied it records what collection
+ * is needed and returns 0, and the interpreter's driver awaits `collectPending()`
+ * (collections may wait on the GPU) and retries. The policy, as in HotSpot's serial
+ * collector: eden full → young collection; tenured full → full collection; the
+ * collector escalates a young collection whose promotions do not fit ("promotion
+ * failed") to a full one; an allocation that fails right after a full collection
+ * throws OutOfMemoryError.
+ *
+ * `HeapImpl` exposes its spaces and tables as public fields for the collectors in
+ * gc/; the interpreter sees only the `Heap` interface of api.ts.
+ */
+
+import {
+  OutOfMemoryError,
+  type ClassShape,
+  type FieldKind,
+  type Heap,
+  type RootProvider,
+} from './api.js';
+import { CardTable } from './card-table.js';
+import type { Collector } from './collector.js';
+import { FreeList } from './free-list.js';
+import {
+  HEADER_TAG,
+  HEADER_WORDS,
+  KIND_FLOAT_ARRAY,
+  KIND_INSTANCE,
+  KIND_REF_ARRAY,
+  KIND_WORD_ARRAY,
+  TypeTable,
+  layoutByName,
+  type Layout,
+} from './layout.js';
+import { formatHeapSize, planSpaces, type HeapOptions, type SpacePlan } from './options.js';
+import { RefGraph } from './ref-graph.js';
+import {
+  accumulate,
+  emptyStats,
+  formatGcRecord,
+  type CollectionKind,
+  type GcRecord,
+  type GcStats,
+} from './telemetry.js';
+
+const NO_ROOTS: RootProvider = { visitRoots() {} };
+
+/** A class shape as handed to the interpreter, with the layout's extra facts. */
+export interface InstanceShape extends ClassShape {
+  readonly name: string;
+  readonly leftWords: number;
+  readonly rightWords: number;
+}
+
+const PENDING_NONE = 0;
+const PENDING_YOUNG = 1;
+const PENDING_FULL = 2;
+
+export class HeapImpl implements Heap {
+  readonly words: Int32Array;
+  readonly arrayDataOffset = HEADER_WORDS;
+  readonly typeWordOffset = 1;
+  readonly lengthWordOffset = 3;
+  readonly stringTypeId: number;
+
+  readonly options: Readonly<HeapOptions>;
+  readonly plan: Readonly<SpacePlan>;
+  readonly layout: Layout;
+  readonly types = new TypeTable();
+  /** The reference graphs (refgraph layout), else null. */
+  readonly graph: RefGraph | null;
+
+  // Spaces, in words. Young is [youngStart, youngEnd) = eden + both survivors.
+  readonly youngStart: number;
+  readonly youngEnd: number;
+  readonly edenStart: number;
+  readonly edenEnd: number;
+  edenTop: number;
+  /** The survivor space holding objects ("from" at the next young collection). */
+  fromStart: number;
+  fromEnd: number;
+  fromTop: number;
+  /** The empty survivor space ("to" at the next young collection). */
+  toStart: number;
+  toEnd: number;
+  readonly tenuredStart: number;
+  readonly tenuredEnd: number;
+  readonly cards: CardTable;
+  readonly freeList: FreeList;
+  readonly tenureAge: number;
+  readonly largeObjectWords: number;
+
+  roots: RootProvider = NO_ROOTS;
+  collector: Collector | null = null;
+  /** The most recent collection's record. */
+  lastRecord: GcRecord | null = null;
+  private collections = 0;
+  private readonly totals: GcStats;
+  private allocatedWords = 0;
+
+  private pending = PENDING_NONE;
+  private pendingCause = '';
+  /** Set by a full collection, cleared by the next successful allocation. */
+  private afterFull = false;
+  private readonly stressInterval: number;
+  private stressCount = 0;
+  private stressYoungCount = 0;
+
+  private readonly f64 = new Float64Array(1);
+  private readonly f64Words = new Int32Array(this.f64.buffer);
+
+  constructor(options: HeapOptions = {}) {
+    this.options = { ...options };
+    const p = planSpaces(options);
+    this.plan = p;
+    this.layout = layoutByName(options.layout ?? 'sable');
+    this.words = new Int32Array(new SharedArrayBuffer(p.totalWords * 4));
+    this.edenStart = p.edenStart;
+    this.edenEnd = p.edenEnd;
+    this.edenTop = p.edenStart;
+    this.fromStart = p.survivor0Start;
+    this.fromEnd = p.survivor0Start + p.survivorWords;
+    this.fromTop = this.fromStart;
+    this.toStart = p.survivor1Start;
+    this.toEnd = p.survivor1Start + p.survivorWords;
+    this.youngStart = p.edenStart;
+    this.youngEnd = p.tenuredStart;
+    this.tenuredStart = p.tenuredStart;
+    this.tenuredEnd = p.tenuredEnd;
+    this.tenureAge = p.tenureAge;
+    this.largeObjectWords = p.largeObjectWords;
+    this.cards = new CardTable(p.tenuredStart, p.tenuredEnd);
+    this.freeList = new FreeList(this.words);
+    this.freeList.addFree(p.tenuredStart, p.tenuredEnd - p.tenuredStart);
+    this.stressInterval = options.gcStress ?? 0;
+    this.totals = emptyStats(this.layout.name);
+    this.graph = this.layout.hasRefGraph ? new RefGraph(this) : null;
+    this.stringTypeId = this.types.add('string', KIND_WORD_ARRAY);
+  }
+
+  // ------------------------------------------------------------------ types
+
+  defineClass(name: string, fields: readonly FieldKind[]): InstanceShape {
+    const p = this.layout.placeFields(fields);
+    const typeId = this.types.add(name, KIND_INSTANCE, p);
+    return {
+      typeId,
+      name,
+      offsets: p.offsets,
+      edgeIndex: p.edgeIndex,
+      leftWords: p.leftWords,
+      rightWords: p.rightWords,
+    };
+  }
+
+  defineArray(name: string, elem: FieldKind): number {
+    const kind = elem === 'ref' ? KIND_REF_ARRAY : elem === 'float' ? KIND_FLOAT_ARRAY : KIND_WORD_ARRAY;
+    return this.types.add(name, kind);
+  }
+
+  typeName(typeId: number): string {
+    return this.types.names[typeId] ?? `<bad type ${typeId}>`;
+  }
+
+  // ------------------------------------------------------------- allocation
+
+  allocInstance(shape: ClassShape): number {
+    const t = shape.typeId;
+    const types = this.types;
+    const left = types.left[t]!;
+    const size = left + HEADER_WORDS + types.right[t]!;
+    if (this.stressInterval !== 0 && this.stressTick()) return 0;
+    const start = this.allocWords(size);
+    if (start === 0) return 0;
+    const words = this.words;
+    const a = start + left;
+    if (left !== 0) words[start] = left; // the sable lead word
+    words[a] = HEADER_TAG;
+    words[a + 1] = t;
+    words[a + 3] = 0;
+    const graph = this.graph;
+    if (graph === null) words[a + 2] = types.refCount[t]!;
+    else words[a + 2] = graph.addVertex(a, types.refCount[t]!);
+    return a;
+  }
+
+  allocArray(typeId: number, length: number): number {
+    const kind = this.types.kind[typeId];
+    if (kind === undefined || kind === KIND_INSTANCE || kind === 0) {
+      throw new TypeError(`allocArray: type ${typeId} (${this.typeName(typeId)}) is not an array type`);
+    }
+    if (!(length >= 0) || Math.floor(length) !== length || length > 0x3fffffff) {
+      throw new RangeError(`allocArray: bad length ${length}`);
+    }
+    const size = HEADER_WORDS + (kind === KIND_FLOAT_ARRAY ? 2 * length : length);
+    if (this.stressInterval !== 0 && this.stressTick()) return 0;
+    const a = this.allocWords(size);
+    if (a === 0) return 0;
+    const words = this.words;
+    words[a] = HEADER_TAG;
+    words[a + 1] = typeId;
+    words[a + 3] = length;
+    const refs = kind === KIND_REF_ARRAY ? length : 0;
+    const graph = this.graph;
+    if (graph === null) words[a + 2] = refs;
+    else words[a + 2] = graph.addVertex(a, refs);
+    return a;
+  }
+
+  /**
+   * Finds `size` zeroed words in eden (or tenured for large objects) and returns their
+   * start, or records the collection needed and returns 0.
+   */
+  private allocWords(size: number): number {
+    let start: number;
+    if (size <= this.largeObjectWords) {
+      start = this.edenTop;
+      const end = start + size;
+      if (end > this.edenEnd) return this.fail(PENDING_YOUNG, 'eden full');
+      this.edenTop = end;
+    } else {
+      start = this.freeList.alloc(size);
+      if (start === 0) return this.fail(PENDING_FULL, 'tenured full');
+      this.cards.recordBlock(start, start + size);
+    }
+    const words = this.words;
+    const end = start + size;
+    if (size <= 16) for (let i = start; i < end; i++) words[i] = 0;
+    else words.fill(0, start, end);
+    this.afterFull = false;
+    this.allocatedWords += size;
+    return start;
+  }
+
+  private fail(kind: number, cause: string): number {
+    if (this.afterFull || this.collector === null || !this.collector.collects) {
+      throw new OutOfMemoryError(
+        `out of memory: heap of ${formatHeapSize(this.plan.heapBytes)} exhausted (raise it with --heap)`,
+      );
+    }
+    this.setPending(kind, cause);
+    return 0;
+  }
+
+  /** `--gc-stress`: true (with a collection pending) on every Nth allocation. */
+  private stressTick(): boolean {
+    if (++this.stressCount < this.stressInterval) return false;
+    if (this.collector === null || !this.collector.collects) return false;
+    this.stressCount = 0;
+    this.stressYoungCount++;
+    this.setPending(this.stressYoungCount % 4 === 0 ? PENDING_FULL : PENDING_YOUNG, 'gc stress');
+    return true;
+  }
+
+  private setPending(kind: number, cause: string): void {
+    if (kind > this.pending) {
+      this.pending = kind;
+      this.pendingCause = cause;
+    }
+  }
+
+  /**
+   * Promotion: `size` words in tenured for a collector, or 0. Not an allocation by the
+   * program, so it neither counts towards `--gc-stress` nor requests collections.
+   */
+  allocTenured(size: number): number {
+    const s = this.freeList.alloc(size);
+    if (s !== 0) this.cards.recordBlock(s, s + size);
+    return s;
+  }
+
+  get collectionPending(): boolean {
+    return this.pending !== PENDING_NONE;
+  }
+
+  async collectPending(): Promise<void> {
+    if (this.pending === PENDING_NONE) return;
+    const kind: CollectionKind = this.pending === PENDING_FULL ? 'full' : 'young';
+    const cause = this.pendingCause;
+    this.pending = PENDING_NONE;
+    this.pendingCause = '';
+    if (this.collector === null) return;
+    const done = await this.collector.collect(kind, cause);
+    this.afterFull = done === 'full';
+  }
+
+  requestCollection(kind: 'young' | 'full', cause: string): void {
+    if (this.collector === null || !this.collector.collects) return;
+    this.setPending(kind === 'full' ? PENDING_FULL : PENDING_YOUNG, cause);
+  }
+
+  setRoots(roots: RootProvider): void {
+    this.roots = roots;
+  }
+
+  setCollector(collector: Collector): void {
+    this.collector = collector;
+  }
+
+  // ----------------------------------------------------------- field access
+
+  writeRef(obj: number, offset: number, edge: number, value: number): void {
+    const slot = obj + offset;
+    this.words[slot] = value;
+    // A filtering barrier: only old-to-young stores can matter to a young collection.
+    if (obj >= this.tenuredStart && value >= this.youngStart && value < this.youngEnd) {
+      this.cards.cards[(slot - this.tenuredStart) >> 7] = 1;
+    }
+    if (this.graph !== null) this.graph.writeEdge(obj, edge, value);
+  }
+
+  readFloat(addr: number): number {
+    this.f64Words[0] = this.words[addr]!;
+    this.f64Words[1] = this.words[addr + 1]!;
+    return this.f64[0]!;
+  }
+
+  writeFloat(addr: number, value: number): void {
+    this.f64[0] = value;
+    this.words[addr] = this.f64Words[0]!;
+    this.words[addr + 1] = this.f64Words[1]!;
+  }
+
+  // ------------------------------------------------------------- accounting
+
+  isYoung(addr: number): boolean {
+    return addr >= this.youngStart && addr < this.youngEnd;
+  }
+
+  /** Bytes in use: eden and the occupied survivor up to their tops, tenured minus free. */
+  usedBytes(): number {
+    const tenured = this.tenuredEnd - this.tenuredStart - this.freeList.freeWords;
+    return 4 * (this.edenTop - this.edenStart + (this.fromTop - this.fromStart) + tenured);
+  }
+
+  capacityBytes(): number {
+    return this.plan.heapBytes;
+  }
+
+  /** After a young collection: the to-space becomes the occupied survivor, eden is empty. */
+  flipSurvivors(toTop: number): void {
+    const s = this.fromStart;
+    const e = this.fromEnd;
+    this.fromStart = this.toStart;
+    this.fromEnd = this.toEnd;
+    this.fromTop = toTop;
+    this.toStart = s;
+    this.toEnd = e;
+    this.edenTop = this.edenStart;
+  }
+
+  /** Called by the collector once per collection: totals and `--log-gc`. */
+  recordCollection(r: GcRecord): void {
+    this.lastRecord = r;
+    accumulate(this.totals, r);
+    this.options.logGc?.(formatGcRecord(r), r);
+  }
+
+  nextCollectionNumber(): number {
+    return ++this.collections;
+  }
+
+  /** Totals for `--stats` (see telemetry.ts formatGcStats). */
+  get stats(): GcStats {
+    const s = this.totals;
+    s.bytesAllocated = this.allocatedWords * 4;
+    if (this.graph !== null) {
+      s.layout.graphBytes = this.graph.bytesInUse();
+      s.layout.edgeWrites = this.graph.edgeWrites;
+      s.layout.vertexAppends = this.graph.vertexAppends;
+    }
+    return s;
+  }
+}
+
+/** Creates a heap; attach a collector with gc/index.ts createCollector. */
+export function createHeap(options: HeapOptions = {}): HeapImpl {
+  return new HeapImpl(options);
+}

@@ -1,0 +1,216 @@
+/**
+ * Object layouts and the type table.
+ *
+ * Every object has the 4-word header of gc/marker.ts at its reference `a`:
+ *   a+0 status (HEADER_TAG | age << 2 | forwarded << 1 | mark), a+1 typeId,
+ *   a+2 layout word (sable: reference count; refgraph: vertex id), a+3 array length.
+ * A layout decides where an instance's fields go relative to that header:
+ *
+ * - `sable` (SableVM, Gagnon & Hendren; Maas et al. section 4): reference fields
+ *   right of the header, contiguous, their count in a+2, so a tracer reads the header
+ *   and then one run of references with no type lookup. Scalar fields go left of the
+ *   header, preceded by a lead word holding the number of words from the object's
+ *   start to its header. Fields are placed in declaration order (inherited first),
+ *   each ref at the next word right, each scalar at the next free words leftwards, so
+ *   a field's offset depends only on the fields before it: a subclass keeps every
+ *   inherited offset (super's scalars nearest the header, super's refs first).
+ * - `refgraph` (FastCollect section 3.1): fields in declaration order after the
+ *   header; a+2 holds the object's vertex id in its generation's reference graph
+ *   (heap/ref-graph.ts), which tracers walk instead of the heap.
+ *
+ * Arrays are the same in both layouts: elements at a+4.., length in a+3, nothing left
+ * of the header. The type table keeps, per type id, what heap walkers need in typed
+ * arrays (kind, words left and right of the header, reference offsets), so that the
+ * collectors' loops never touch a JavaScript object per heap object.
+ */
+
+import type { FieldKind } from './api.js';
+
+export type LayoutName = 'sable' | 'refgraph';
+export const LAYOUT_NAMES: readonly LayoutName[] = ['sable', 'refgraph'];
+
+/** Header words and status bits (see gc/marker.ts). */
+export const HEADER_WORDS = 4;
+export const STATUS_MARK = 1;
+export const STATUS_FORWARDED = 2;
+export const AGE_SHIFT = 2;
+export const AGE_MASK = 31;
+/**
+ * Always set in a header's status word. A heap walker meets, at an object's start,
+ * either a header (tag set), a sable lead word (a small positive count, tag clear) or
+ * a free chunk (negative), and must tell them apart without type information.
+ */
+export const HEADER_TAG = 0x40000000;
+/** First word of a free chunk in tenured; the chunk's size in words follows. */
+export const FREE_CHUNK = -1;
+/** A one-word gap in tenured, too small to hold a chunk size. */
+export const FREE_WORD = -2;
+
+/** Type kinds in the type table. */
+export const KIND_INSTANCE = 1;
+export const KIND_REF_ARRAY = 2;
+/** int, bool and char arrays (strings): one word per element. */
+export const KIND_WORD_ARRAY = 3;
+export const KIND_FLOAT_ARRAY = 4;
+
+/** Where a layout puts an instance's fields. */
+export interface FieldPlacement {
+  /** Word offset of each field relative to the header. */
+  readonly offsets: number[];
+  /** Ordinal among the references for ref fields, -1 for scalars. */
+  readonly edgeIndex: number[];
+  /** Words left of the header (lead word + scalars); 0 when none. */
+  readonly leftWords: number;
+  /** Words right of the header. */
+  readonly rightWords: number;
+  /** Offsets of the reference fields, in edge order. */
+  readonly refOffsets: number[];
+}
+
+export interface Layout {
+  readonly name: LayoutName;
+  /** True when a+2 holds the number of reference words at a+4.. (sable). */
+  readonly contiguousRefs: boolean;
+  /** True when the heap keeps a reference graph (refgraph). */
+  readonly hasRefGraph: boolean;
+  placeFields(fields: readonly FieldKind[]): FieldPlacement;
+}
+
+function fieldWords(kind: FieldKind): number {
+  return kind === 'float' ? 2 : 1;
+}
+
+export const sableLayout: Layout = {
+  name: 'sable',
+  contiguousRefs: true,
+  hasRefGraph: false,
+  placeFields(fields) {
+    const offsets: number[] = [];
+    const edgeIndex: number[] = [];
+    const refOffsets: number[] = [];
+    let scalarWords = 0;
+    for (const f of fields) {
+      if (f === 'ref') {
+        const off = HEADER_WORDS + refOffsets.length;
+        edgeIndex.push(refOffsets.length);
+        refOffsets.push(off);
+        offsets.push(off);
+      } else {
+        // A float's two words end where the previous scalar began.
+        scalarWords += fieldWords(f);
+        offsets.push(-scalarWords);
+        edgeIndex.push(-1);
+      }
+    }
+    const leftWords = scalarWords === 0 ? 0 : scalarWords + 1; // + the lead word
+    return { offsets, edgeIndex, leftWords, rightWords: refOffsets.length, refOffsets };
+  },
+};
+
+export const refgraphLayout: Layout = {
+  name: 'refgraph',
+  contiguousRefs: false,
+  hasRefGraph: true,
+  placeFields(fields) {
+    const offsets: number[] = [];
+    const edgeIndex: number[] = [];
+    const refOffsets: number[] = [];
+    let next = HEADER_WORDS;
+    for (const f of fields) {
+      offsets.push(next);
+      if (f === 'ref') {
+        edgeIndex.push(refOffsets.length);
+        refOffsets.push(next);
+      } else {
+        edgeIndex.push(-1);
+      }
+      next += fieldWords(f);
+    }
+    return { offsets, edgeIndex, leftWords: 0, rightWords: next - HEADER_WORDS, refOffsets };
+  },
+};
+
+export function layoutByName(name: string): Layout {
+  if (name === 'sable') return sableLayout;
+  if (name === 'refgraph') return refgraphLayout;
+  throw new Error(`unknown layout '${name}' (expected one of: ${LAYOUT_NAMES.join(', ')})`);
+}
+
+/**
+ * Per-type facts in typed arrays, indexed by type id. Type id 0 is never used, so a
+ * zeroed word in a header's type slot is recognisably wrong.
+ */
+export class TypeTable {
+  kind = new Uint8Array(64);
+  /** Instances: words left of the header (lead + scalars). */
+  left = new Int32Array(64);
+  /** Instances: words right of the header. */
+  right = new Int32Array(64);
+  /** Instances: index of the first entry in `refOffsets` and the number of refs. */
+  refBegin = new Int32Array(64);
+  refCount = new Int32Array(64);
+  refOffsets = new Int32Array(256);
+  private refOffsetsUsed = 0;
+  readonly names: string[] = [''];
+  count = 1;
+
+  private grow(): void {
+    const n = this.kind.length * 2;
+    const k = new Uint8Array(n);
+    k.set(this.kind);
+    this.kind = k;
+    for (const f of ['left', 'right', 'refBegin', 'refCount'] as const) {
+      const a = new Int32Array(n);
+      a.set(this[f]);
+      this[f] = a;
+    }
+  }
+
+  add(name: string, kind: number, p?: FieldPlacement): number {
+    if (this.count === this.kind.length) this.grow();
+    const t = this.count++;
+    this.names.push(name);
+    this.kind[t] = kind;
+    if (p !== undefined) {
+      this.left[t] = p.leftWords;
+      this.right[t] = p.rightWords;
+      this.refBegin[t] = this.refOffsetsUsed;
+      this.refCount[t] = p.refOffsets.length;
+      while (this.refOffsetsUsed + p.refOffsets.length > this.refOffsets.length) {
+        const a = new Int32Array(this.refOffsets.length * 2);
+        a.set(this.refOffsets);
+        this.refOffsets = a;
+      }
+      for (const off of p.refOffsets) this.refOffsets[this.refOffsetsUsed++] = off;
+    }
+    return t;
+  }
+
+  isValid(typeId: number): boolean {
+    return typeId > 0 && typeId < this.count;
+  }
+
+  /** Words right of the header of the object at `a` (fields or array elements). */
+  rightWords(words: Int32Array, a: number): number {
+    const t = words[a + 1]!;
+    const k = this.kind[t]!;
+    if (k === KIND_INSTANCE) return this.right[t]!;
+    const len = words[a + 3]!;
+    return k === KIND_FLOAT_ARRAY ? 2 * len : len;
+  }
+
+  /** Number of references (refgraph edges) of the object at `a`. */
+  edgeCount(words: Int32Array, a: number): number {
+    const t = words[a + 1]!;
+    const k = this.kind[t]!;
+    if (k === KIND_INSTANCE) return this.refCount[t]!;
+    return k === KIND_REF_ARRAY ? words[a + 3]! : 0;
+  }
+
+  /** Address of reference number `j` of the object at `a` (j < edgeCount). */
+  refSlot(words: Int32Array, a: number, j: number): number {
+    const t = words[a + 1]!;
+    if (this.kind[t] === KIND_INSTANCE) return a + this.refOffsets[this.refBegin[t]! + j]!;
+    return a + HEADER_WORDS + j;
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * What collections report: one record per collection (for `--log-gc`) and running
+ * totals (for `--stats`).
+ *
+ * The log line follows HotSpot's -Xlog:gc in spirit:
+ *   [gc 3] young (eden full) serial 12.3M->4.1M(256M) 1.52ms roots=0.10ms mark=0.80ms copy=0.60ms
+ * heap occupancy before -> after (capacity), then the pause and its phases; GPU
+ * markers add upload/kernel/readback times.
+ */
+
+/** A marker's own times, structurally gc/marker.ts's MarkTimes (heap/ does not import gc/). */
+export interface MarkerTimes {
+  mark: number;
+  upload?: number;
+  uploadBytes?: number;
+  kernel?: number;
+  readback?: number;
+  cpuFallback?: number;
+}
+
+export type CollectionKind = 'young' | 'full';
+
+/** Phase times of one collection, in milliseconds. */
+export interface PhaseTimes {
+  /** Gathering roots: the interpreter's slots and, for young, the dirty cards. */
+  roots: number;
+  /** The marker's whole `mark` call. */
+  mark: number;
+  /** Evacuating young objects (copy, forwarding, reference fix-up). */
+  copy: number;
+  /** Sweeping tenured into the free list (full collections). */
+  sweep: number;
+  /** Reference-graph maintenance (refgraph layout). */
+  graph: number;
+  /** `--verify-gc` checks (not part of the pause). */
+  verify: number;
+}
+
+export interface GcRecord {
+  /** 1-based collection number. */
+  number: number;
+  kind: CollectionKind;
+  /** Why: "eden full", "gc() call", "minorGc() call", "promotion failed", "tenured full", "gc stress". */
+  cause: string;
+  /** The collector's name, e.g. "serial". */
+  collector: string;
+  /** Heap occupancy in bytes. */
+  usedBefore: number;
+  usedAfter: number;
+  capacity: number;
+  /** Pause time in milliseconds (verification excluded). */
+  pauseMs: number;
+  phases: PhaseTimes;
+  /** The marker's own times (GPU markers: upload, kernel, readback). */
+  marker: MarkerTimes;
+  /** Live young objects found, and bytes copied to survivor / promoted to tenured. */
+  liveYoungObjects: number;
+  survivedBytes: number;
+  promotedBytes: number;
+}
+
+/** Totals for `--stats`. */
+export interface GcStats {
+  youngCollections: number;
+  fullCollections: number;
+  totalPauseMs: number;
+  maxPauseMs: number;
+  bytesAllocated: number;
+  bytesPromoted: number;
+  /** Reference-graph costs (refgraph layout only; zeros otherwise). */
+  layout: LayoutStats;
+}
+
+export interface LayoutStats {
+  name: string;
+  /** Bytes of the reference graphs' vertex and edge arrays in use. */
+  graphBytes: number;
+  /** Edge writes by the write barrier (the second write of each reference store). */
+  edgeWrites: number;
+  /** Vertices appended by allocation and promotion. */
+  vertexAppends: number;
+  /** Milliseconds spent keeping the graphs up to date during collections. */
+  maintenanceMs: number;
+}
+
+export function emptyStats(layout: string): GcStats {
+  return {
+    youngCollections: 0,
+    fullCollections: 0,
+    totalPauseMs: 0,
+    maxPauseMs: 0,
+    bytesAllocated: 0,
+    bytesPromoted: 0,
+    layout: { name: layout, graphBytes: 0, edgeWrites: 0, vertexAppends: 0, maintenanceMs: 0 },
+  };
+}
+
+export function emptyPhases(): PhaseTimes {
+  return { roots: 0, mark: 0, copy: 0, sweep: 0, graph: 0, verify: 0 };
+}
+
+/** Adds one collection to the totals. */
+export function accumulate(stats: GcStats, r: GcRecord): void {
+  if (r.kind === 'young') stats.youngCollections++;
+  else stats.fullCollections++;
+  stats.totalPauseMs += r.pauseMs;
+  if (r.pauseMs > stats.maxPauseMs) stats.maxPauseMs = r.pauseMs;
+  stats.bytesPromoted += r.promotedBytes;
+  stats.layout.maintenanceMs += r.phases.graph;
+}
+
+/** Bytes as HotSpot's logs show them: K, M or G with one decimal where useful. */
+export function formatBytes(n: number): string {
+  const units: Array<[number, string]> = [
+    [1 << 30, 'G'],
+    [1 << 20, 'M'],
+    [1 << 10, 'K'],
+  ];
+  for (const [size, unit] of units) {
+    if (n >= size) {
+      const v = n / size;
+      return (Number.isInteger(v) ? String(v) : v.toFixed(1)) + unit;
+    }
+  }
+  return `${n}B`;
+}
+
+function ms(x: number): string {
+  return `${x.toFixed(2)}ms`;
+}
+
+/** One `--log-gc` line. */
+export function formatGcRecord(r: GcRecord): string {
+  const parts = [
+    `[gc ${r.number}] ${r.kind} (${r.cause}) ${r.collector}`,
+    `${formatBytes(r.usedBefore)}->${formatBytes(r.usedAfter)}(${formatBytes(r.capacity)})`,
+    ms(r.pauseMs),
+  ];
+  const p = r.phases;
+  parts.push(`roots=${ms(p.roots)}`, `mark=${ms(p.mark)}`);
+  if (r.kind === 'full') parts.push(`sweep=${ms(p.sweep)}`);
+  parts.push(`copy=${ms(p.copy)}`);
+  if (p.graph > 0) parts.push(`graph=${ms(p.graph)}`);
+  const m = r.marker;
+  if (m.upload !== undefined) parts.push(`upload=${ms(m.upload)}`);
+  if (m.uploadBytes !== undefined) parts.push(`uploaded=${formatBytes(m.uploadBytes)}`);
+  if (m.kernel !== undefined) parts.push(`kernel=${ms(m.kernel)}`);
+  if (m.readback !== undefined) parts.push(`readback=${ms(m.readback)}`);
+  if (m.cpuFallback !== undefined) parts.push(`cpu-fallback=${ms(m.cpuFallback)}`);
+  if (p.verify > 0) parts.push(`verify=${ms(p.verify)}`);
+  return parts.join(' ');
+}
+
+/** The `--stats` summary (GC part), several lines. The CLI adds mutator time. */
+export function formatGcStats(s: GcStats): string {
+  const lines = [
+    `gc: ${s.youngCollections} young, ${s.fullCollections} full collections`,
+    `gc pause: total ${ms(s.totalPauseMs)}, max ${ms(s.maxPauseMs)}`,
+    `allocated: ${formatBytes(s.bytesAllocated)}, promoted: ${formatBytes(s.bytesPromoted)}`,
+  ];
+  const l = s.layout;
+  if (l.name === 'refgraph') {
+    lines.push(
+      `refgraph: ${formatBytes(l.graphBytes)} of graphs, ${l.edgeWrites} edge writes, ` +
+        `${l.vertexAppends} vertex appends, maintenance ${ms(l.maintenanceMs)} in collections`,
+    );
+  } else {
+    lines.push(`layout: ${l.name}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,63 @@
+/**
+ * Test helpers: a heap with a root array, and an allocation driver that does what
+ * the interpreter's driver does (collect when allocation returns 0, then retry).
+ */
+
+import type { ClassShape, RootProvider } from '../../src/heap/api.js';
+import { createHeap, type HeapImpl } from '../../src/heap/heap.js';
+import type { HeapOptions } from '../../src/heap/options.js';
+import { createCollector } from '../../src/gc/index.js';
+
+/** Root slots backed by an Int32Array, as the interpreter's reference stack would be. */
+export class RootArray implements RootProvider {
+  readonly slots: Int32Array;
+  count = 0;
+  constructor(capacity = 1024) {
+    this.slots = new Int32Array(capacity);
+  }
+  visitRoots(visit: (slots: Int32Array, from: number, to: number) => void): void {
+    visit(this.slots, 0, this.count);
+  }
+  /** Appends a root; returns its slot index. */
+  push(a: number): number {
+    this.slots[this.count] = a;
+    return this.count++;
+  }
+  get(i: number): number {
+    return this.slots[i]!;
+  }
+}
+
+export function makeHeap(
+  options: HeapOptions = {},
+  collector = 'serial',
+): { heap: HeapImpl; roots: RootArray } {
+  const heap = createHeap({ heapBytes: 256 * 1024, ...options });
+  const roots = new RootArray();
+  heap.setRoots(roots);
+  createCollector(collector, heap);
+  return { heap, roots };
+}
+
+/** Allocates an instance, collecting as often as the heap asks. */
+export async function alloc(heap: HeapImpl, shape: ClassShape): Promise<number> {
+  for (;;) {
+    const a = heap.allocInstance(shape);
+    if (a !== 0) return a;
+    await heap.collectPending();
+  }
+}
+
+export async function allocArray(heap: HeapImpl, typeId: number, length: number): Promise<number> {
+  for (;;) {
+    const a = heap.allocArray(typeId, length);
+    if (a !== 0) return a;
+    await heap.collectPending();
+  }
+}
+
+/** Requests a collection of `kind` and runs it. */
+export async function collect(heap: HeapImpl, kind: 'young' | 'full'): Promise<void> {
+  heap.requestCollection(kind, kind === 'full' ? 'gc() call' : 'minorGc() call');
+  await heap.collectPending();
+}

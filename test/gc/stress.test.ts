@@ -1,0 +1,183 @@
+/**
+ * Randomised mutation against a JavaScript model of the object graph, under
+ * --gc-stress and --verify-gc: after every step the heap reachable from the roots
+ * must equal the model, whatever the collections moved, aged, promoted or swept.
+ */
+
+import { describe, expect, it } from 'vitest';
+import type { HeapImpl } from '../../src/heap/heap.js';
+import type { HeapOptions } from '../../src/heap/options.js';
+import { makeHeap } from './helpers.js';
+
+/** A small deterministic PRNG (mulberry32). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface ModelObj {
+  id: number;
+  refs: Array<ModelObj | null>;
+  isArray: boolean;
+}
+
+export async function runModel(options: HeapOptions, steps: number, seed: number): Promise<HeapImpl> {
+  const { heap, roots } = makeHeap(options);
+  const random = rng(seed);
+  const node = heap.defineClass('Node', ['int', 'ref', 'float', 'ref', 'ref']);
+  const [idOff, , fOff] = node.offsets as [number, number, number];
+  const refOffs = [node.offsets[1]!, node.offsets[3]!, node.offsets[4]!];
+  const arrType = heap.defineArray('Node[]', 'ref');
+  const ROOTS = 32;
+  const model: Array<ModelObj | null> = new Array(ROOTS).fill(null);
+  for (let i = 0; i < ROOTS; i++) roots.push(0);
+  // One spare root slot keeps a freshly allocated object alive across the collection
+  // its sibling allocation may trigger.
+  const spare = roots.push(0);
+  let nextId = 1;
+  const slotOf = (_obj: number, isArray: boolean, j: number): [number, number] =>
+    isArray ? [4 + j, j] : [refOffs[j]!, j];
+
+  const allocObj = async (): Promise<[number, ModelObj]> => {
+    const isArray = random() < 0.2;
+    const len = isArray ? 1 + Math.floor(random() * (random() < 0.05 ? 3000 : 6)) : 3;
+    for (;;) {
+      const a = isArray ? heap.allocArray(arrType, len) : heap.allocInstance(node);
+      if (a !== 0) {
+        const m: ModelObj = { id: nextId++, refs: new Array(len).fill(null), isArray };
+        if (!isArray) {
+          heap.words[a + idOff] = m.id;
+          heap.writeFloat(a + fOff, m.id + 0.5);
+        }
+        return [a, m];
+      }
+      await heap.collectPending();
+    }
+  };
+  const check = (): void => {
+    // Identity: one address per model object and one model object per address
+    // (arrays carry no id word, so this is what identifies them).
+    const seen = new Map<number, ModelObj>();
+    const where = new Map<ModelObj, number>();
+    const walk = (a: number, m: ModelObj | null, path: string): void => {
+      if (m === null) {
+        expect(a, path).toBe(0);
+        return;
+      }
+      expect(a, path).not.toBe(0);
+      if (m.isArray) expect(heap.words[a + 3], `${path}: array length at ${a}`).toBe(m.refs.length);
+      else {
+        expect(heap.words[a + idOff], `${path}: object at ${a}`).toBe(m.id);
+        expect(heap.readFloat(a + fOff)).toBe(m.id + 0.5);
+      }
+      if (seen.has(a)) {
+        expect(seen.get(a) === m, `${path}: ${a} is two objects`).toBe(true);
+        return;
+      }
+      expect(where.has(m), `${path}: object ${m.id} at two addresses`).toBe(false);
+      seen.set(a, m);
+      where.set(m, a);
+      m.refs.forEach((child, j) => walk(heap.words[a + slotOf(a, m.isArray, j)[0]]!, child, `${path}.${j}`));
+    };
+    for (let i = 0; i < ROOTS; i++) walk(roots.get(i), model[i]!, `root${i}`);
+  };
+
+  // Address of each model object, refreshed after collections by walking.
+  const addrOf = (target: ModelObj): number => {
+    let found = 0;
+    const seen = new Set<number>();
+    const walk = (a: number, m: ModelObj | null): void => {
+      if (m === null || found !== 0 || seen.has(a)) return;
+      seen.add(a);
+      if (m === target) {
+        found = a;
+        return;
+      }
+      m.refs.forEach((c, j) => walk(heap.words[a + slotOf(a, m.isArray, j)[0]]!, c));
+    };
+    for (let i = 0; i < ROOTS && found === 0; i++) walk(roots.get(i), model[i]!);
+    return found;
+  };
+  const modelObjects = (): ModelObj[] => {
+    const out = new Set<ModelObj>();
+    const walk = (m: ModelObj | null): void => {
+      if (m === null || out.has(m)) return;
+      out.add(m);
+      m.refs.forEach(walk);
+    };
+    model.forEach(walk);
+    return [...out];
+  };
+
+  for (let step = 0; step < steps; step++) {
+    const op = random();
+    if (op < 0.45) {
+      // Allocate into a root slot.
+      const [a, m] = await allocObj();
+      const r = Math.floor(random() * ROOTS);
+      roots.slots[r] = a;
+      model[r] = m;
+    } else if (op < 0.8) {
+      // Allocate and store into a field of a reachable object.
+      const objs = modelObjects();
+      if (objs.length === 0) continue;
+      const target = objs[Math.floor(random() * objs.length)]!;
+      const [a, m] = await allocObj();
+      roots.slots[spare] = a;
+      const t = addrOf(target);
+      if (t === 0) continue;
+      const j = Math.floor(random() * target.refs.length);
+      const [off, edge] = slotOf(t, target.isArray, j);
+      heap.writeRef(t, off, edge, roots.slots[spare]!);
+      target.refs[j] = m;
+      roots.slots[spare] = 0;
+    } else if (op < 0.95) {
+      // Link two reachable objects (creates cycles and old-to-young references).
+      const objs = modelObjects();
+      if (objs.length < 2) continue;
+      const from = objs[Math.floor(random() * objs.length)]!;
+      const to = random() < 0.1 ? null : objs[Math.floor(random() * objs.length)]!;
+      const f = addrOf(from);
+      const t = to === null ? 0 : addrOf(to);
+      const j = Math.floor(random() * from.refs.length);
+      const [off, edge] = slotOf(f, from.isArray, j);
+      heap.writeRef(f, off, edge, t);
+      from.refs[j] = to;
+    } else {
+      // Drop a root.
+      const r = Math.floor(random() * ROOTS);
+      roots.slots[r] = 0;
+      model[r] = null;
+    }
+    if (step % 25 === 0) check();
+  }
+  check();
+  return heap;
+}
+
+describe('random mutation against a model', () => {
+  for (const [name, options] of [
+    ['default sizes, gc-stress 7', { gcStress: 7, verifyGc: true }],
+    ['tiny survivors, tenureAge 1', { gcStress: 13, tenureAge: 1, survivorRatio: 30, verifyGc: true }],
+    ['no stress, small young generation', { heapBytes: 128 * 1024, youngBytes: 12 * 1024, verifyGc: true, largeObjectBytes: 2048 }],
+  ] as Array<[string, HeapOptions]>) {
+    it(name, async () => {
+      const heap = await runModel(options, 3000, 42);
+      const s = heap.stats;
+      expect(s.youngCollections + s.fullCollections).toBeGreaterThan(5);
+    });
+  }
+
+  it('gc-stress makes every 4th stress collection a full one', async () => {
+    const heap = await runModel({ gcStress: 5, verifyGc: true, heapBytes: 4 * 1024 * 1024 }, 1000, 7);
+    const s = heap.stats;
+    expect(s.fullCollections).toBeGreaterThan(0);
+    expect(Math.abs(s.youngCollections - 3 * s.fullCollections)).toBeLessThanOrEqual(3);
+  });
+});

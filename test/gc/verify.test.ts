@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { SerialMarker } from '../../src/gc/serial-marker.js';
+import { HeapVerificationError, verifyHeap, verifyMarks } from '../../src/gc/verify.js';
+import type { MarkRequest } from '../../src/gc/marker.js';
+import { alloc, collect, makeHeap } from './helpers.js';
+
+async function smallGraph() {
+  const { heap, roots } = makeHeap({ tenureAge: 1 });
+  const node = heap.defineClass('Node', ['ref', 'int', 'ref']);
+  const [left, , right] = node.offsets as [number, number, number];
+  const r = roots.push(await alloc(heap, node));
+  const child = await alloc(heap, node);
+  heap.writeRef(roots.get(r), left, 0, child);
+  const grandchild = await alloc(heap, node);
+  heap.writeRef(child, right, 1, grandchild);
+  return { heap, roots, node, r, left, right };
+}
+
+describe('verifyHeap', () => {
+  it('accepts a healthy heap after collections', async () => {
+    const { heap } = await smallGraph();
+    await collect(heap, 'young');
+    await collect(heap, 'young');
+    await collect(heap, 'full');
+    expect(() => verifyHeap(heap)).not.toThrow();
+  });
+
+  it('catches a bad header', async () => {
+    const { heap, roots, r, left } = await smallGraph();
+    await collect(heap, 'young');
+    const child = heap.words[roots.get(r) + left]!;
+    heap.words[child + 1] = 999;
+    expect(() => verifyHeap(heap)).toThrow(HeapVerificationError);
+    expect(() => verifyHeap(heap)).toThrow(new RegExp(`bad header at ${child} in survivor: unknown type id 999`));
+  });
+
+  it('catches a dangling reference into free eden space', async () => {
+    const { heap, roots, r, right } = await smallGraph();
+    await collect(heap, 'young');
+    const obj = roots.get(r);
+    heap.words[obj + right] = heap.edenStart + 40;
+    expect(() => verifyHeap(heap)).toThrow(
+      new RegExp(`dangling reference at ${obj + right} in the Node at ${obj}: ${heap.edenStart + 40}, into free eden space`),
+    );
+  });
+
+  it('catches a dangling reference into the empty survivor space and into a free chunk', async () => {
+    const { heap, roots, r, right } = await smallGraph();
+    await collect(heap, 'young');
+    const obj = roots.get(r);
+    heap.words[obj + right] = heap.toStart + 8;
+    expect(() => verifyHeap(heap)).toThrow(/into the empty survivor space/);
+    heap.words[obj + right] = heap.tenuredEnd - 100;
+    expect(() => verifyHeap(heap)).toThrow(/into the free chunk at/);
+  });
+
+  it('catches an old-to-young reference in a clean card', async () => {
+    const { heap, roots, r, right } = await smallGraph();
+    await collect(heap, 'young');
+    await collect(heap, 'young');
+    const old = roots.get(r);
+    expect(old).toBeGreaterThanOrEqual(heap.tenuredStart);
+    const young = heap.allocInstance({ typeId: heap.words[old + 1]!, offsets: [], edgeIndex: [] });
+    heap.words[old + right] = young; // bypassing the write barrier
+    expect(() => verifyHeap(heap)).toThrow(new RegExp(`missed old-to-young card: slot ${old + right} of the Node at ${old}`));
+  });
+
+  it('runs after every collection with verifyGc and stops the program with the error', async () => {
+    const { heap, roots, left } = await smallGraph().then((g) => ({ ...g }));
+    (heap.options as { verifyGc?: boolean }).verifyGc = true;
+    const child = heap.words[roots.get(0) + left]!;
+    heap.words[child + 2] = 5; // a wrong reference count
+    await expect(collect(heap, 'full')).rejects.toThrow(/bad header at \d+ in survivor: reference count 5/);
+  });
+});
+
+describe('verifyMarks', () => {
+  async function marked() {
+    const { heap, roots } = await smallGraph();
+    const marker = new SerialMarker(heap);
+    const request: MarkRequest = {
+      roots: Int32Array.from([roots.get(0)]),
+      kind: 'young',
+      youngStart: heap.youngStart,
+      youngEnd: heap.youngEnd,
+    };
+    const result = marker.mark(request);
+    return { heap, request, result };
+  }
+
+  it('accepts the serial marker', async () => {
+    const { heap, request, result } = await marked();
+    expect(result.live).toHaveLength(3);
+    expect(() => verifyMarks(heap, request, result, 'serial')).not.toThrow();
+    const full = new SerialMarker(heap).mark({ ...request, kind: 'full' });
+    expect(() => verifyMarks(heap, { ...request, kind: 'full' }, full, 'serial')).not.toThrow();
+  });
+
+  it('names a missing object', async () => {
+    const { heap, request, result } = await marked();
+    const bitmap = result.bitmap.slice();
+    const victim = result.live![2]!;
+    bitmap[victim >>> 5]! &= ~(1 << (victim & 31));
+    expect(() => verifyMarks(heap, request, { ...result, bitmap }, 'gpu-x')).toThrow(
+      new RegExp(`gpu-x missed the reachable Node at ${victim} \\(young mark\\)`),
+    );
+  });
+
+  it('names an extra mark', async () => {
+    const { heap, request, result } = await marked();
+    const bitmap = result.bitmap.slice();
+    const extra = heap.edenTop - 1;
+    bitmap[extra >>> 5]! |= 1 << (extra & 31);
+    expect(() => verifyMarks(heap, request, { ...result, bitmap }, 'gpu-x')).toThrow(
+      new RegExp(`gpu-x marked ${extra}, which is not a reachable object`),
+    );
+  });
+
+  it('checks the live list', async () => {
+    const { heap, request, result } = await marked();
+    const live = Int32Array.from([...result.live!, result.live![0]!]);
+    expect(() => verifyMarks(heap, request, { ...result, live })).toThrow(/listed 4 live young objects, expected 3/);
+  });
+});

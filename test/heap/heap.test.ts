@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { OutOfMemoryError } from '../../src/heap/api.js';
+import { createHeap } from '../../src/heap/heap.js';
+import { HEADER_TAG, refgraphLayout, sableLayout } from '../../src/heap/layout.js';
+import { formatGcStats } from '../../src/heap/telemetry.js';
+import { makeHeap } from '../gc/helpers.js';
+
+describe('space plan', () => {
+  it('defaults to HotSpot proportions: young a third, eden/survivor 8, in address order', () => {
+    const heap = createHeap();
+    const p = heap.plan;
+    expect(p.heapBytes).toBe(256 * 1024 * 1024);
+    const young = heap.youngEnd - heap.youngStart;
+    expect(Math.abs(young * 4 - p.heapBytes / 3)).toBeLessThan(64);
+    expect(heap.edenStart).toBe(heap.youngStart);
+    expect(heap.fromStart).toBe(heap.edenEnd);
+    expect(heap.toStart).toBe(heap.fromEnd);
+    expect(heap.tenuredStart).toBe(heap.toEnd);
+    expect(heap.youngEnd).toBe(heap.tenuredStart);
+    expect(Math.round((heap.edenEnd - heap.edenStart) / p.survivorWords)).toBe(8);
+    expect(heap.words.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(heap.tenureAge).toBe(15);
+  });
+
+  it('rejects a heap too small to hold its spaces', () => {
+    expect(() => createHeap({ heapBytes: 1024 })).toThrow(/heap too small/);
+  });
+});
+
+describe('sable layout', () => {
+  it('puts refs right of the header and scalars left, keeping inherited offsets', () => {
+    const a = sableLayout.placeFields(['int', 'ref', 'float', 'ref']);
+    expect(a.offsets).toEqual([-1, 4, -3, 5]);
+    expect(a.edgeIndex).toEqual([-1, 0, -1, 1]);
+    expect(a.leftWords).toBe(4); // lead word + int + float
+    const b = sableLayout.placeFields(['int', 'ref', 'float', 'ref', 'ref', 'bool']);
+    expect(b.offsets.slice(0, 4)).toEqual(a.offsets);
+    expect(b.offsets.slice(4)).toEqual([6, -4]);
+  });
+
+  it('lays instances out in the heap with a lead word and the reference count in a+2', () => {
+    const { heap } = makeHeap();
+    const shape = heap.defineClass('P', ['int', 'ref', 'float']);
+    const a = heap.allocInstance(shape);
+    const w = heap.words;
+    expect(w[a]! & HEADER_TAG).toBe(HEADER_TAG);
+    expect(w[a + heap.typeWordOffset]).toBe(shape.typeId);
+    expect(w[a + 2]).toBe(1);
+    expect(w[a - 4]).toBe(4); // lead word: words from the object's start to its header
+    heap.words[a + shape.offsets[0]!] = 42;
+    heap.writeFloat(a + shape.offsets[2]!, 2.5);
+    expect(heap.words[a + shape.offsets[0]!]).toBe(42);
+    expect(heap.readFloat(a + shape.offsets[2]!)).toBe(2.5);
+    expect(heap.typeName(shape.typeId)).toBe('P');
+  });
+});
+
+describe('refgraph layout', () => {
+  it('places fields in declaration order after the header', () => {
+    const p = refgraphLayout.placeFields(['int', 'ref', 'float', 'ref']);
+    expect(p.offsets).toEqual([4, 5, 6, 8]);
+    expect(p.edgeIndex).toEqual([-1, 0, -1, 1]);
+    expect(p.leftWords).toBe(0);
+    expect(p.refOffsets).toEqual([5, 8]);
+  });
+});
+
+describe('allocation', () => {
+  it('bump-allocates zeroed objects in eden and arrays with their length', () => {
+    const { heap } = makeHeap();
+    const shape = heap.defineClass('N', ['ref', 'int']);
+    const a = heap.allocInstance(shape);
+    const b = heap.allocInstance(shape);
+    expect(heap.isYoung(a)).toBe(true);
+    expect(b).toBeGreaterThan(a);
+    const ints = heap.defineArray('int[]', 'int');
+    const arr = heap.allocArray(ints, 10);
+    expect(heap.words[arr + heap.lengthWordOffset]).toBe(10);
+    for (let i = 0; i < 10; i++) expect(heap.words[arr + heap.arrayDataOffset + i]).toBe(0);
+    const s = heap.allocArray(heap.stringTypeId, 3);
+    expect(heap.typeName(heap.words[s + 1]!)).toBe('string');
+  });
+
+  it('sends objects above the large-object threshold straight to tenured', () => {
+    const { heap } = makeHeap({ largeObjectBytes: 1024 });
+    const ints = heap.defineArray('int[]', 'int');
+    const small = heap.allocArray(ints, 100);
+    const big = heap.allocArray(ints, 1000);
+    expect(heap.isYoung(small)).toBe(true);
+    expect(big).toBeGreaterThanOrEqual(heap.tenuredStart);
+  });
+
+  it('returns 0 and makes a young collection pending when eden is full', () => {
+    const { heap } = makeHeap();
+    const shape = heap.defineClass('N', ['ref']);
+    let n = 0;
+    while (heap.allocInstance(shape) !== 0) n++;
+    expect(n).toBeGreaterThan(100);
+    expect(heap.collectionPending).toBe(true);
+  });
+
+  it('with the none collector, a failed allocation is out of memory at once', () => {
+    const { heap } = makeHeap({}, 'none');
+    const shape = heap.defineClass('N', ['ref']);
+    heap.requestCollection('full', 'gc() call');
+    expect(heap.collectionPending).toBe(false);
+    expect(() => {
+      for (;;) heap.allocInstance(shape);
+    }).toThrow(new OutOfMemoryError('out of memory: heap of 256 KiB exhausted (raise it with --heap)'));
+  });
+
+  it('counts allocated bytes for --stats', () => {
+    const { heap } = makeHeap();
+    const shape = heap.defineClass('N', ['ref', 'int']);
+    heap.allocInstance(shape);
+    expect(heap.stats.bytesAllocated).toBe(4 * 7);
+    expect(formatGcStats(heap.stats)).toMatch(/0 young, 0 full collections/);
+  });
+});
+
+describe('write barrier', () => {
+  it('dirties the card of a tenured slot that receives a young reference, only then', () => {
+    const { heap } = makeHeap({ largeObjectBytes: 256 });
+    const refs = heap.defineArray('N[]', 'ref');
+    const old = heap.allocArray(refs, 300);
+    expect(old).toBeGreaterThanOrEqual(heap.tenuredStart);
+    const young = heap.allocArray(refs, 1);
+    const other = heap.allocArray(refs, 300);
+    heap.writeRef(old, 4 + 200, 200, other); // old -> old: no card
+    expect(heap.cards.isDirty(old + 4 + 200)).toBe(false);
+    heap.writeRef(old, 4 + 200, 200, young);
+    expect(heap.cards.isDirty(old + 4 + 200)).toBe(true);
+    expect(heap.cards.isDirty(old + 4)).toBe(heap.cards.cardOf(old + 4) === heap.cards.cardOf(old + 204));
+    heap.writeRef(young, 4, 0, old); // young slots never dirty anything
+    expect(heap.words[young + 4]).toBe(old);
+  });
+});
