@@ -1,0 +1,86 @@
+/**
+ * GPU buffer helpers shared by the mirror and the engines: buffers that grow and
+ * are reused across collections, and a reused MAP_READ buffer for read-backs.
+ *
+ * Creating buffers per collection would cost allocations and zero-fills on the
+ * device, so every buffer lives as long as its marker and only grows (by half
+ * again, to amortize growth over collections of a growing heap).
+ */
+
+/** WebGPU refuses zero-sized bindings and wants sizes in multiples of 4; 16 also
+ *  keeps vec4 views whole. */
+export function bufferSize(bytes: number): number {
+  return Math.max(16, Math.ceil(bytes / 16) * 16);
+}
+
+export class GrowableBuffer {
+  private buf: GPUBuffer | null = null;
+  private size = 0;
+  /** Bumped whenever the underlying buffer is replaced: bind groups must be rebuilt. */
+  generation = 0;
+
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly usage: GPUBufferUsageFlags,
+    private readonly label: string,
+    private readonly maxBytes = Infinity,
+  ) {}
+
+  /** The buffer, at least `bytes` long. A replaced buffer comes back zero-filled
+   *  (WebGPU zero-initializes), and `true` in `fresh`. */
+  ensure(bytes: number): { buffer: GPUBuffer; fresh: boolean } {
+    const need = bufferSize(bytes);
+    if (this.buf && this.size >= need) return { buffer: this.buf, fresh: false };
+    if (need > this.maxBytes) {
+      throw new Error(`${this.label}: ${need} bytes exceed the device's binding limit of ${this.maxBytes}`);
+    }
+    this.buf?.destroy();
+    this.size = Math.min(this.maxBytes, bufferSize(Math.max(need, this.size * 1.5)));
+    this.buf = this.device.createBuffer({ size: this.size, usage: this.usage, label: this.label });
+    this.generation++;
+    return { buffer: this.buf, fresh: true };
+  }
+
+  get buffer(): GPUBuffer {
+    if (!this.buf) throw new Error(`${this.label}: used before ensure()`);
+    return this.buf;
+  }
+
+  get byteLength(): number {
+    return this.size;
+  }
+
+  destroy(): void {
+    this.buf?.destroy();
+    this.buf = null;
+    this.size = 0;
+  }
+}
+
+/** A reused MAP_READ buffer: copy into it, submit, then `read`. */
+export class Readback {
+  private readonly grow: GrowableBuffer;
+
+  constructor(device: GPUDevice, label: string) {
+    this.grow = new GrowableBuffer(device, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, label);
+  }
+
+  /** The buffer to copy into, at least `bytes` long. */
+  target(bytes: number): GPUBuffer {
+    return this.grow.ensure(bytes).buffer;
+  }
+
+  /** Maps the buffer (after the copies were submitted) and returns a copy of `bytes` from 0. */
+  async read(bytes: number): Promise<Uint32Array> {
+    const buffer = this.grow.buffer;
+    const size = bufferSize(bytes);
+    await buffer.mapAsync(GPUMapMode.READ, 0, size);
+    const out = new Uint32Array(buffer.getMappedRange(0, size).slice(0, bytes));
+    buffer.unmap();
+    return out;
+  }
+
+  destroy(): void {
+    this.grow.destroy();
+  }
+}

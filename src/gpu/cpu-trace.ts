@@ -1,0 +1,100 @@
+/**
+ * The CPU side of the GPU engines: the nodes of each layout seen from the CPU,
+ * and the serial trace that finishes a gpu-bfs mark whose frontier stayed
+ * narrow (Maas et al. §5.4: with few entries in flight the GPU cannot hide its
+ * memory latency, while the CPU's caches hold the small active part of the
+ * queue). The decode rules must match kernels/layout-*.wgsl exactly.
+ */
+import type { CpuNodes } from './engine.js';
+import type { RefGraphs } from './mirror.js';
+
+export function sableNodes(
+  words: Int32Array,
+  young: boolean,
+  youngStart: number,
+  youngEnd: number,
+): CpuNodes {
+  const limit = words.length;
+  return {
+    decode(raw: number): number {
+      const r = raw >>> 0;
+      if (r === 0 || r >= limit) return 0;
+      if (young && (r < youngStart || r >= youngEnd)) return 0;
+      return r;
+    },
+    refs(n: number, visit: (raw: number) => void): void {
+      const count = words[n + 2]! >>> 0;
+      const end = Math.min(limit, n + 4 + count);
+      for (let i = n + 4; i < end; i++) visit(words[i]!);
+    },
+    address: (n) => n,
+  };
+}
+
+export function graphNodes(graphs: RefGraphs, young: boolean): CpuNodes {
+  const yn = graphs.young.vertexCount;
+  const nodeCount = yn + graphs.tenured.vertexCount + 1;
+  const locate = (n: number): [Uint32Array, Uint32Array, number] =>
+    n - 1 < yn
+      ? [graphs.young.vertices, graphs.young.edges, n - 1]
+      : [graphs.tenured.vertices, graphs.tenured.edges, n - 1 - yn];
+  return {
+    decode(raw: number): number {
+      const r = raw >>> 0;
+      if (r === 0) return 0;
+      if ((r & 0x80000000) === 0) return r <= yn ? r : 0;
+      if (young) return 0;
+      const n = yn + (r & 0x7fffffff);
+      return n < nodeCount ? n : 0;
+    },
+    refs(n: number, visit: (raw: number) => void): void {
+      const [vertices, edges, v] = locate(n);
+      const first = vertices[4 * v]!;
+      const end = first + vertices[4 * v + 1]!;
+      for (let i = first; i < end; i++) visit(edges[i]!);
+    },
+    address(n: number): number {
+      const [vertices, , v] = locate(n);
+      return vertices[4 * v + 2]!;
+    },
+  };
+}
+
+/** Marks everything reachable from the reference words in `frontier` that is not
+ *  marked in `marks` yet (bits by node id), appending young addresses to `live`. */
+export function finishOnCpu(
+  nodes: CpuNodes,
+  marks: Uint32Array,
+  frontier: ArrayLike<number>,
+  live: number[] | null,
+): void {
+  const stack: number[] = [];
+  const visit = (raw: number): void => {
+    const n = nodes.decode(raw);
+    if (n === 0) return;
+    const w = n >>> 5;
+    const bit = 1 << (n & 31);
+    if ((marks[w]! & bit) !== 0) return;
+    marks[w] = marks[w]! | bit;
+    if (live) live.push(nodes.address(n));
+    stack.push(n);
+  };
+  for (let i = 0; i < frontier.length; i++) visit(frontier[i]!);
+  while (stack.length > 0) nodes.refs(stack.pop()!, visit);
+}
+
+/** refgraph: sets the address bit of every marked node id in [1, last]. */
+export function translateOnCpu(nodes: CpuNodes, marks: Uint32Array, last: number, bitmap: Uint32Array): void {
+  const words = Math.min(marks.length, (last >>> 5) + 1);
+  for (let w = 0; w < words; w++) {
+    let m = marks[w]!;
+    while (m !== 0) {
+      const b = 31 - Math.clz32(m & -m);
+      m &= m - 1;
+      const n = w * 32 + b;
+      if (n < 1 || n > last) continue;
+      const a = nodes.address(n);
+      bitmap[a >>> 5] = bitmap[a >>> 5]! | (1 << (a & 31));
+    }
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The process's one WebGPU device, opened lazily on first use.
+ *
+ * Everything in gpu/ asks `openGpu()` for the device; the first call picks the
+ * adapter, requests its limits explicitly (WebGPU hands out the spec's small
+ * defaults unless asked, e.g. 8 storage buffers per stage and 16 KiB of
+ * workgroup memory) and `timestamp-query` where the adapter has it. There is no
+ * silent CPU fallback: without an adapter `NoGpuAdapterError` says how to get
+ * one, and the CLI exits 69 (EX_UNAVAILABLE) with its one-line message.
+ *
+ * Dawn prints "Warning: maxDynamic... artificially reduced" on lavapipe; those
+ * lines go to stderr, never to the program's stdout, so they are left alone.
+ */
+import { create, globals } from 'webgpu';
+
+/** Thrown when no WebGPU adapter is available; the message is one line. */
+export class NoGpuAdapterError extends Error {
+  constructor(detail?: string) {
+    super(
+      'no WebGPU adapter found: install a Vulkan driver (on Debian 12: sudo bash scripts/setup-vulkan.sh, ' +
+        "which installs Mesa's lavapipe from bookworm-backports)" +
+        (detail ? ` (${detail})` : ''),
+    );
+    this.name = 'NoGpuAdapterError';
+  }
+}
+
+/** What `--stats` prints about the adapter. */
+export interface GpuAdapterDescription {
+  readonly name: string;
+  readonly vendor: string;
+  readonly architecture: string;
+  readonly description: string;
+  /** True for CPU implementations (lavapipe/llvmpipe, SwiftShader): kernels are sized down for them. */
+  readonly software: boolean;
+}
+
+export interface GpuLimits {
+  readonly maxStorageBufferBindingSize: number;
+  readonly maxBufferSize: number;
+  readonly maxComputeWorkgroupStorageSize: number;
+  readonly maxComputeInvocationsPerWorkgroup: number;
+  readonly maxComputeWorkgroupSizeX: number;
+  readonly maxComputeWorkgroupsPerDimension: number;
+  readonly maxStorageBuffersPerShaderStage: number;
+  readonly minStorageBufferOffsetAlignment: number;
+}
+
+export interface GpuContext {
+  readonly device: GPUDevice;
+  readonly adapter: GpuAdapterDescription;
+  readonly limits: GpuLimits;
+  readonly timestamps: boolean;
+  /** Opened with Dawn's validation and robustness off (see `GpuOpenOptions.benchmark`). */
+  readonly benchmark: boolean;
+}
+
+export interface GpuOpenOptions {
+  /** Benchmark runs turn off Dawn's validation, robust buffer access and workgroup
+   *  zero-initialization, and keep timestamps unquantized. Correctness runs keep
+   *  Dawn's defaults so that an out-of-bounds kernel is clamped, not a crash. */
+  readonly benchmark?: boolean;
+}
+
+let opening: Promise<GpuContext> | null = null;
+let opened: GpuContext | null = null;
+// The GPU object returned by create() keeps Dawn alive (and Node from exiting):
+// held here and dropped by destroyGpu().
+let gpuRoot: GPU | null = null;
+let globalsInstalled = false;
+
+const LIMIT_NAMES = [
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxComputeWorkgroupStorageSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupsPerDimension',
+  'maxStorageBuffersPerShaderStage',
+  'minStorageBufferOffsetAlignment',
+] as const;
+
+/** Opens the device on first call; later calls return the same one. Options only
+ *  matter on the first call; asking for a different `benchmark` later throws. */
+export function openGpu(options: GpuOpenOptions = {}): Promise<GpuContext> {
+  const benchmark = options.benchmark ?? false;
+  if (opening) {
+    return opening.then((ctx) => {
+      if (ctx.benchmark !== benchmark) {
+        throw new Error(`the GPU device is already open with benchmark=${ctx.benchmark}`);
+      }
+      return ctx;
+    });
+  }
+  opening = doOpen(benchmark).catch((e: unknown) => {
+    opening = null;
+    throw e;
+  });
+  return opening;
+}
+
+/** The open device, or null: for `--stats` without opening one. */
+export function currentGpu(): GpuContext | null {
+  return opened;
+}
+
+async function doOpen(benchmark: boolean): Promise<GpuContext> {
+  if (!globalsInstalled) {
+    // GPUBufferUsage, GPUMapMode, ... are globals in browsers; Dawn's node
+    // bindings hand them out as an object.
+    Object.assign(globalThis, globals);
+    globalsInstalled = true;
+  }
+  const flags = benchmark
+    ? [
+        'enable-dawn-features=skip_validation,disable_robustness,disable_workgroup_init',
+        'disable-dawn-features=timestamp_quantization',
+      ]
+    : [];
+  let gpu: GPU;
+  try {
+    gpu = create(flags);
+  } catch (e) {
+    throw new NoGpuAdapterError(e instanceof Error ? e.message.split('\n')[0] : String(e));
+  }
+  const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+  if (!adapter) throw new NoGpuAdapterError();
+
+  const requiredLimits: Record<string, number> = {};
+  for (const name of LIMIT_NAMES) requiredLimits[name] = adapter.limits[name];
+  const timestamps = adapter.features.has('timestamp-query');
+  const device = await adapter.requestDevice({
+    requiredFeatures: timestamps ? ['timestamp-query'] : [],
+    requiredLimits,
+  });
+  device.lost.then((info) => {
+    if (info.reason !== 'destroyed') process.stderr.write(`minivm: GPU device lost: ${info.message}\n`);
+  });
+
+  const info = adapter.info;
+  const describe = info.description || info.device || '';
+  const software =
+    /llvmpipe|lavapipe|swiftshader/i.test(`${describe} ${info.device}`) || info.architecture === 'software';
+  const limits = Object.fromEntries(LIMIT_NAMES.map((n) => [n, device.limits[n]])) as unknown as GpuLimits;
+  gpuRoot = gpu;
+  opened = {
+    device,
+    adapter: {
+      name: info.device || describe || 'unknown',
+      vendor: info.vendor || 'unknown',
+      architecture: info.architecture || 'unknown',
+      description: describe,
+      software,
+    },
+    limits,
+    timestamps,
+    benchmark,
+  };
+  return opened;
+}
+
+/** Destroys the device and lets Node exit; the next openGpu() opens a fresh one. */
+export async function destroyGpu(): Promise<void> {
+  const ctx = opening ? await opening.catch(() => null) : null;
+  opening = null;
+  opened = null;
+  ctx?.device.destroy();
+  gpuRoot = null;
+}
+
+/** One line for `--stats`. */
+export function describeGpu(ctx: GpuContext): string {
+  const a = ctx.adapter;
+  return `${a.name} (vendor ${a.vendor}, architecture ${a.architecture}${a.software ? ', software' : ''})`;
+}
+
+// Keeps `gpuRoot` referenced for the linter's sake: it exists only to pin Dawn.
+export function gpuAlive(): boolean {
+  return gpuRoot !== null;
+}

@@ -1,0 +1,198 @@
+/**
+ * gpu-dfs, the host side of FastCollect (kernels/dfs.wgsl): sizes the linked
+ * stack and the threads, and runs rounds of bounded dispatches until no thread
+ * holds work.
+ *
+ * Each submit chains many (dfs_mark, dfs_advance) pairs in one compute pass and
+ * reads back only the control words: a submit-and-wait round trip costs about
+ * 15 µs on an H100, more than a small dispatch, and dispatches after the last
+ * round with work return at once. The number of pairs per submit doubles while
+ * work remains, so short traces need few and long ones few submits.
+ */
+import type { GpuContext } from './device.js';
+import { GrowableBuffer } from './buffers.js';
+import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from './engine.js';
+import { EngineBuffers, paramsBlock, programBody, programHeader, specialize } from './engine.js';
+import type { GpuOptions } from './options.js';
+import type { BindingSpec } from './shader.js';
+import { bindGroup, buildProgram } from './shader.js';
+
+const CTL_LAST_BUSY = 1;
+const CTL_ROUNDS = 2;
+const CTL_LIVE = 3;
+
+export class DfsEngine implements GpuEngineImpl {
+  private readonly bufs: EngineBuffers;
+  private readonly stack: GrowableBuffer;
+  private readonly threads: GrowableBuffer;
+  private readonly store: GrowableBuffer;
+  private readonly roots: GrowableBuffer;
+  /** The linked stack is all zero after a finished mark; not after a failed one. */
+  private stackClean = true;
+
+  constructor(
+    private readonly ctx: GpuContext,
+    private readonly target: MirrorTarget,
+    private readonly opts: GpuOptions,
+  ) {
+    const d = ctx.device;
+    const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
+    const max = ctx.limits.maxStorageBufferBindingSize;
+    this.bufs = new EngineBuffers(ctx);
+    this.stack = new GrowableBuffer(d, rw, 'linked stack', max);
+    this.threads = new GrowableBuffer(d, rw, 'thread state', max);
+    this.store = new GrowableBuffer(d, rw, 'storage stack', max);
+    this.roots = new GrowableBuffer(d, rw, 'roots', max);
+  }
+
+  async trace(job: TraceJob): Promise<TraceResult> {
+    const { ctx, opts, bufs } = this;
+    const device = ctx.device;
+    const young = job.kind === 'young';
+    const spec = specialize(ctx, opts, 'dfs');
+    const wg = spec.workgroupSize;
+    const lcap = opts.hybrid ? spec.lcap : 1;
+    const refgraph = this.target.layout === 'refgraph';
+
+    const bindings: BindingSpec[] = [
+      { name: 'params', kind: 'uniform', type: 'Params' },
+      { name: 'marks', kind: 'storage', type: 'array<atomic<u32>>' },
+      { name: 'ctl', kind: 'storage', type: 'array<atomic<u32>>' },
+      { name: 'roots', kind: 'read-only-storage', type: 'array<u32>' },
+      { name: 'stack', kind: 'storage', type: 'array<atomic<u32>>' },
+      { name: 'threads', kind: 'storage', type: 'array<u32>' },
+      { name: 'store', kind: 'storage', type: 'array<u32>' },
+      { name: 'live', kind: 'storage', type: 'array<u32>' },
+      ...(refgraph ? [{ name: 'addrBits', kind: 'storage', type: 'array<atomic<u32>>' } as const] : []),
+      ...this.target.bindings(opts.vector),
+    ];
+    const program = await buildProgram(ctx, {
+      header: programHeader({
+        WG: wg,
+        LCAP: lcap,
+        LSTACK_WORDS: opts.hybrid ? wg * lcap : 1,
+        STEP_BUDGET: spec.steps,
+        YOUNG: young,
+        ATOMIC_OPT: opts.atomic,
+        HYBRID: opts.hybrid,
+        BALANCE: opts.balance,
+        VECTOR: opts.vector,
+      }),
+      bindings,
+      body: programBody(this.target, opts.vector, ['dfs']),
+      entryPoints: ['dfs_init', 'dfs_mark', 'dfs_advance', ...(refgraph ? ['translate_marks'] : [])],
+    });
+
+    // One thread per root, as the paper has it, but at least the adapter's
+    // worth: idle threads take work from busy ones' stacks.
+    const groups = Math.min(
+      ctx.limits.maxComputeWorkgroupsPerDimension,
+      Math.max(spec.workgroups, Math.ceil(Math.min(job.roots.length, spec.workgroups * wg * 4) / wg)),
+    );
+    const threadCount = groups * wg;
+    const stackSize = Math.max(1, job.stackSize);
+    const areaLen = Math.ceil(stackSize / threadCount);
+    const marksWords = Math.ceil(job.nodeCount / 32) + 1;
+
+    const marks = bufs.marks.ensure(marksWords * 4).buffer;
+    const stack = this.stack.ensure(stackSize * 4);
+    const threads = this.threads.ensure(threadCount * 8).buffer;
+    const store = this.store.ensure(young ? stackSize * 4 : 16).buffer;
+    const live = bufs.live.ensure(young ? job.liveCap * 4 : 16).buffer;
+    const roots = this.roots.ensure(job.roots.length * 4).buffer;
+    const addrBits = refgraph ? bufs.addrBits.ensure(Math.ceil(job.heapWords / 32) * 4).buffer : null;
+    if (stack.fresh) this.stackClean = true;
+
+    device.queue.writeBuffer(bufs.params, 0, paramsBlock(job, { stackSize, threadCount, areaLen }));
+    if (job.roots.length > 0) device.queue.writeBuffer(roots, 0, job.roots);
+    const group = bindGroup(device, program, {
+      params: bufs.params,
+      marks,
+      ctl: bufs.ctl,
+      roots,
+      stack: stack.buffer,
+      threads,
+      store,
+      live,
+      ...(addrBits ? { addrBits } : {}),
+      ...this.target.buffers(),
+    });
+    const pipe = (name: string): GPUComputePipeline => program.pipelines.get(name)!;
+
+    const t0 = performance.now();
+    let kernel = 0;
+    let submits = 0;
+    let pairs = 4;
+    let ctl: Uint32Array;
+    // Until this mark finishes, a failure would leave stack elements behind.
+    const wasClean = this.stackClean;
+    this.stackClean = false;
+    for (let first = true; ; first = false) {
+      const enc = device.createCommandEncoder({ label: 'gpu-dfs' });
+      if (first) {
+        enc.clearBuffer(bufs.ctl);
+        enc.clearBuffer(threads, 0, threadCount * 8);
+        if (young && !refgraph) {
+          const from = Math.floor(job.youngStart / 32);
+          const to = Math.min(marksWords, Math.ceil(job.youngEnd / 32));
+          if (to > from) enc.clearBuffer(marks, from * 4, (to - from) * 4);
+        } else {
+          enc.clearBuffer(marks, 0, marksWords * 4);
+        }
+        if (!wasClean) enc.clearBuffer(stack.buffer, 0, stackSize * 4);
+      }
+      const pass = enc.beginComputePass(bufs.passDescriptor('gpu-dfs rounds'));
+      pass.setBindGroup(0, group);
+      if (first) {
+        pass.setPipeline(pipe('dfs_init'));
+        pass.dispatchWorkgroups(groups);
+        pass.setPipeline(pipe('dfs_advance'));
+        pass.dispatchWorkgroups(1);
+      }
+      for (let i = 0; i < pairs; i++) {
+        pass.setPipeline(pipe('dfs_mark'));
+        pass.dispatchWorkgroups(groups);
+        pass.setPipeline(pipe('dfs_advance'));
+        pass.dispatchWorkgroups(1);
+      }
+      pass.end();
+      const r = await bufs.submitAndReadCtl(enc);
+      submits++;
+      kernel += r.gpuMs;
+      ctl = r.ctl;
+      if (ctl[CTL_LAST_BUSY] === 0) break;
+      pairs = Math.min(pairs * 2, 256);
+    }
+    this.stackClean = true;
+    const markMs = performance.now() - t0;
+
+    const liveCount = young ? Math.min(ctl[CTL_LIVE]!, job.liveCap) : 0;
+    const t1 = performance.now();
+    const result = await bufs.readResult(addrBits ?? marks, job, liveCount, (enc) => {
+      if (!addrBits) return;
+      enc.clearBuffer(addrBits, 0, Math.ceil(job.heapWords / 32) * 4);
+      const pass = enc.beginComputePass({ label: 'translate marks' });
+      pass.setBindGroup(0, group);
+      pass.setPipeline(pipe('translate_marks'));
+      pass.dispatchWorkgroups(Math.min(spec.workgroups * 4, Math.ceil(marksWords / wg)) || 1);
+      pass.end();
+    });
+    const readback = performance.now() - t1;
+    return {
+      bitmap: result.bitmap,
+      live: young ? result.live : undefined,
+      times: { mark: markMs + readback, kernel: ctx.timestamps ? kernel : markMs, readback },
+      rounds: ctl[CTL_ROUNDS]!,
+      submits,
+      fallbackFrontier: -1,
+    };
+  }
+
+  destroy(): void {
+    this.bufs.destroy();
+    this.stack.destroy();
+    this.threads.destroy();
+    this.store.destroy();
+    this.roots.destroy();
+  }
+}

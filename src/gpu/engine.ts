@@ -1,0 +1,277 @@
+/**
+ * What gpu-dfs and gpu-bfs share: the trace job handed down by GpuMarker, the
+ * specialization of kernels to the adapter, the per-mark parameter block, the
+ * control-word read-back with timestamps, and the final read-back of the mark
+ * bitmap and the live list.
+ *
+ * An engine sees only node ids and reference words (see kernels/layout-*.wgsl);
+ * the layout (`MirrorTarget`) supplies the bindings and accessors to read nodes.
+ */
+import type { MarkTimes } from '../gc/marker.js';
+import type { GpuContext } from './device.js';
+import { GrowableBuffer, Readback } from './buffers.js';
+import type { GpuOptions } from './options.js';
+import type { BindingSpec } from './shader.js';
+import { kernelSource, wgslConstants } from './shader.js';
+
+/** The layout side of a mark: the mirror's bindings and WGSL accessors. */
+export interface MirrorTarget {
+  readonly layout: 'sable' | 'refgraph';
+  bindings(vector: boolean): BindingSpec[];
+  buffers(): Record<string, GPUBuffer>;
+  accessors(vector: boolean): string;
+}
+
+/** A CPU view of the same nodes, for the gpu-bfs fallback (cpu-trace.ts). */
+export interface CpuNodes {
+  /** As the kernels' decodeRef: a reference word to a node id, or 0 when not traced. */
+  decode(raw: number): number;
+  /** Calls `visit` with each reference word of node n. */
+  refs(n: number, visit: (raw: number) => void): void;
+  address(n: number): number;
+}
+
+export interface TraceJob {
+  readonly kind: 'young' | 'full';
+  /** Root reference words (sable: addresses; refgraph: edge values). */
+  readonly roots: Uint32Array<ArrayBuffer>;
+  readonly heapWords: number;
+  /** sable: the young range of addresses (both 0 for refgraph). */
+  readonly youngStart: number;
+  readonly youngEnd: number;
+  /** Bound on node ids: every id is below it (sable: heap words; refgraph: vertices + 1). */
+  readonly nodeCount: number;
+  /** refgraph: young vertices (tenured ids start after them); 0 for sable. */
+  readonly youngVertices: number;
+  /** Young collections: most live objects there can be. */
+  readonly liveCap: number;
+  /** Most reference words the trace can expand (sizes the bfs queue). */
+  readonly refBound: number;
+  /** Linked-stack elements needed (gpu-dfs) and the node id of element 0 (sable). */
+  readonly stackSize: number;
+  readonly nodeBase: number;
+  /** Addresses whose bits the result can hold: read back only their bitmap words. */
+  readonly resultStart: number;
+  readonly resultEnd: number;
+  readonly cpu: CpuNodes;
+}
+
+export interface TraceResult {
+  /** The MarkResult bitmap over heap addresses. */
+  readonly bitmap: Uint32Array;
+  readonly live?: Int32Array;
+  readonly times: MarkTimes;
+  /** Rounds (gpu-dfs) or levels (gpu-bfs) run on the GPU. */
+  readonly rounds: number;
+  readonly submits: number;
+  /** gpu-bfs: the frontier size handed to the CPU, -1 when the GPU finished. */
+  readonly fallbackFrontier: number;
+}
+
+export interface GpuEngineImpl {
+  trace(job: TraceJob): Promise<TraceResult>;
+  destroy(): void;
+}
+
+/** Workgroup sizes, counts and budgets for the adapter, unless the options set them. */
+export interface Specialization {
+  readonly workgroupSize: number;
+  readonly workgroups: number;
+  /** Hybrid stack elements per thread (gpu-dfs). */
+  readonly lcap: number;
+  readonly steps: number;
+}
+
+function floorPow2(n: number): number {
+  return 2 ** Math.floor(Math.log2(Math.max(1, n)));
+}
+
+/** Chooses sizes for the adapter, as TornadoVM specializes to the device's local memory.
+ *  FastCollect found 128 threads per workgroup best (with a 128-element local
+ *  stack from 64 KiB); Maas et al. ran 256. A software rasterizer runs every
+ *  thread on two or so CPU cores, so it gets few, small workgroups. */
+export function specialize(ctx: GpuContext, o: GpuOptions, engine: 'dfs' | 'bfs'): Specialization {
+  const soft = ctx.adapter.software;
+  const maxWg = floorPow2(Math.min(ctx.limits.maxComputeInvocationsPerWorkgroup, ctx.limits.maxComputeWorkgroupSizeX));
+  const wantWg = o.workgroupSize || (soft ? 64 : engine === 'dfs' ? 128 : 256);
+  const workgroupSize = Math.min(maxWg, floorPow2(wantWg));
+  const workgroups = Math.min(
+    ctx.limits.maxComputeWorkgroupsPerDimension,
+    o.workgroups || (soft ? 4 : engine === 'dfs' ? 1024 : 512),
+  );
+  // The hybrid stack takes its share of workgroup memory; the rest is left for
+  // the compiler's own use. At most 256 elements: deeper local stacks only delay
+  // spilling, which is what makes work visible to idle threads.
+  const share = Math.min(1, Math.max(0, o.hybridShare));
+  const lcap = Math.max(
+    1,
+    Math.min(256, Math.floor((share * ctx.limits.maxComputeWorkgroupStorageSize) / (workgroupSize * 4))),
+  );
+  const steps = o.dfsSteps || (soft ? 64 : 512);
+  return { workgroupSize, workgroups, lcap, steps };
+}
+
+/** The WGSL of a program: header constants, then (after the bindings) the
+ *  layout's accessors and files, common.wgsl and the engine's files. */
+export function programBody(target: MirrorTarget, vector: boolean, files: readonly string[]): string[] {
+  return [
+    target.accessors(vector),
+    kernelSource(target.layout === 'sable' ? 'layout-sable' : 'layout-refgraph'),
+    kernelSource('common'),
+    ...files.map(kernelSource),
+    ...(target.layout === 'refgraph' ? [kernelSource('translate')] : []),
+  ];
+}
+
+export function programHeader(constants: Record<string, number | boolean>): string {
+  return wgslConstants(constants);
+}
+
+export const PARAMS_WORDS = 16;
+export const CTL_WORDS = 16;
+
+export function paramsBlock(job: TraceJob, extra: Partial<Record<'rootCount' | 'stackSize' | 'threadCount' | 'areaLen' | 'queueCap' | 'fallbackThreshold' | 'fallbackMinIterations', number>>): Uint32Array<ArrayBuffer> {
+  const p = new Uint32Array(PARAMS_WORDS);
+  p[0] = job.youngStart;
+  p[1] = job.youngEnd;
+  p[2] = job.nodeBase;
+  p[3] = extra.rootCount ?? job.roots.length;
+  p[4] = extra.stackSize ?? 0;
+  p[5] = extra.threadCount ?? 0;
+  p[6] = extra.areaLen ?? 0;
+  p[7] = job.youngVertices;
+  p[8] = job.nodeCount;
+  p[9] = extra.queueCap ?? 0;
+  p[10] = job.liveCap;
+  p[11] = job.heapWords;
+  p[12] = extra.fallbackThreshold ?? 0;
+  p[13] = extra.fallbackMinIterations ?? 0;
+  return p;
+}
+
+/** Buffers every engine has: parameters, control words, marks, live list, the
+ *  refgraph address bitmap, and the read-backs. */
+export class EngineBuffers {
+  readonly params: GPUBuffer;
+  readonly ctl: GPUBuffer;
+  readonly marks: GrowableBuffer;
+  readonly live: GrowableBuffer;
+  readonly addrBits: GrowableBuffer;
+  readonly ctlReadback: Readback;
+  readonly resultReadback: Readback;
+  private readonly querySet: GPUQuerySet | null;
+  private readonly queryResolve: GPUBuffer | null;
+
+  constructor(private readonly ctx: GpuContext) {
+    const d = ctx.device;
+    const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    this.params = d.createBuffer({ size: PARAMS_WORDS * 4, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label: 'params' });
+    this.ctl = d.createBuffer({ size: CTL_WORDS * 4, usage: rw, label: 'ctl' });
+    this.marks = new GrowableBuffer(d, rw, 'marks', ctx.limits.maxStorageBufferBindingSize);
+    this.live = new GrowableBuffer(d, rw, 'live', ctx.limits.maxStorageBufferBindingSize);
+    this.addrBits = new GrowableBuffer(d, rw, 'address bitmap', ctx.limits.maxStorageBufferBindingSize);
+    this.ctlReadback = new Readback(d, 'ctl read-back');
+    this.resultReadback = new Readback(d, 'result read-back');
+    if (ctx.timestamps) {
+      this.querySet = d.createQuerySet({ type: 'timestamp', count: 2 });
+      this.queryResolve = d.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+    } else {
+      this.querySet = null;
+      this.queryResolve = null;
+    }
+  }
+
+  /** Timestamp writes for the one compute pass of a submit, if the adapter has them. */
+  passDescriptor(label: string): GPUComputePassDescriptor {
+    return this.querySet
+      ? { label, timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } }
+      : { label };
+  }
+
+  /** Ends a submit: copies the control words (and pass timestamps) to the
+   *  read-back, submits, and returns the control words and the pass's GPU ms. */
+  async submitAndReadCtl(enc: GPUCommandEncoder): Promise<{ ctl: Uint32Array; gpuMs: number }> {
+    const target = this.ctlReadback.target(CTL_WORDS * 4 + 16);
+    enc.copyBufferToBuffer(this.ctl, 0, target, 0, CTL_WORDS * 4);
+    if (this.querySet && this.queryResolve) {
+      enc.resolveQuerySet(this.querySet, 0, 2, this.queryResolve, 0);
+      enc.copyBufferToBuffer(this.queryResolve, 0, target, CTL_WORDS * 4, 16);
+    }
+    this.ctx.device.queue.submit([enc.finish()]);
+    const words = await this.ctlReadback.read(CTL_WORDS * 4 + 16);
+    let gpuMs = 0;
+    if (this.querySet) {
+      const t = new BigUint64Array(words.buffer, CTL_WORDS * 4, 2);
+      gpuMs = Number(t[1]! - t[0]!) / 1e6;
+    }
+    return { ctl: words.subarray(0, CTL_WORDS), gpuMs };
+  }
+
+  /** Reads words [from, to) of `bitmapBuf` and `liveCount` live entries, in one
+   *  submit; returns a full-size heap bitmap (bits outside the read words zero). */
+  async readResult(
+    bitmapBuf: GPUBuffer,
+    job: TraceJob,
+    liveCount: number,
+    prelude?: (enc: GPUCommandEncoder) => void,
+  ): Promise<{ bitmap: Uint32Array; live: Int32Array }> {
+    const bitmap = new Uint32Array(Math.ceil(job.heapWords / 32));
+    const from = Math.floor(job.resultStart / 32);
+    const to = Math.min(bitmap.length, Math.ceil(job.resultEnd / 32));
+    const n = Math.max(0, to - from);
+    const liveOff = Math.ceil(n / 4) * 4;
+    const bytes = (liveOff + liveCount) * 4;
+    if (bytes === 0) return { bitmap, live: new Int32Array(0) };
+    const target = this.resultReadback.target(bytes);
+    const enc = this.ctx.device.createCommandEncoder({ label: 'mark read-back' });
+    prelude?.(enc);
+    if (n > 0) enc.copyBufferToBuffer(bitmapBuf, from * 4, target, 0, n * 4);
+    if (liveCount > 0) enc.copyBufferToBuffer(this.live.buffer, 0, target, liveOff * 4, liveCount * 4);
+    this.ctx.device.queue.submit([enc.finish()]);
+    const words = await this.resultReadback.read(bytes);
+    bitmap.set(words.subarray(0, n), from);
+    maskRange(bitmap, job.resultStart, job.resultEnd);
+    return { bitmap, live: new Int32Array(words.buffer, liveOff * 4, liveCount).slice() };
+  }
+
+  /** Reads word ranges of device buffers in one submit. */
+  async readSegments(segs: readonly { buffer: GPUBuffer; word: number; count: number }[]): Promise<Uint32Array[]> {
+    const offsets: number[] = [];
+    let total = 0;
+    for (const s of segs) {
+      offsets.push(total);
+      total += Math.ceil(s.count / 4) * 4;
+    }
+    if (total === 0) return segs.map(() => new Uint32Array(0));
+    const target = this.resultReadback.target(total * 4);
+    const enc = this.ctx.device.createCommandEncoder({ label: 'segment read-back' });
+    segs.forEach((s, i) => {
+      if (s.count > 0) enc.copyBufferToBuffer(s.buffer, s.word * 4, target, offsets[i]! * 4, s.count * 4);
+    });
+    this.ctx.device.queue.submit([enc.finish()]);
+    const words = await this.resultReadback.read(total * 4);
+    return segs.map((s, i) => words.slice(offsets[i]!, offsets[i]! + s.count));
+  }
+
+  destroy(): void {
+    this.params.destroy();
+    this.ctl.destroy();
+    this.marks.destroy();
+    this.live.destroy();
+    this.addrBits.destroy();
+    this.ctlReadback.destroy();
+    this.resultReadback.destroy();
+    this.querySet?.destroy();
+    this.queryResolve?.destroy();
+  }
+}
+
+/** Clears the bits for addresses outside [start, end) in the two words that
+ *  straddle its ends (the words beyond were never read back). */
+export function maskRange(bitmap: Uint32Array, start: number, end: number): void {
+  if (end <= start) return;
+  const first = start >>> 5;
+  const last = (end - 1) >>> 5;
+  if (first < bitmap.length && (start & 31) !== 0) bitmap[first] = bitmap[first]! & ~((1 << (start & 31)) - 1);
+  if (last < bitmap.length && (end & 31) !== 0) bitmap[last] = bitmap[last]! & ((1 << (end & 31)) - 1);
+}

@@ -1,0 +1,42 @@
+// Shared by gpu-dfs and gpu-bfs: the per-mark parameters and the mark bitmap.
+//
+// Marks are bits in their own buffer (`marks`, one bit per node id), never in
+// the mirrored heap or graph: Dawn refuses a buffer bound writable twice in one
+// dispatch, and a read-only mirror can also be bound as vec4 for vector loads.
+// Setting a bit is an atomicOr whose old value tells the caller whether it was
+// first: the bitmap form of FastCollect's compare-and-exchange mark (§3.2).
+
+struct Params {
+  youngStart: u32,            // sable: young range [youngStart, youngEnd) of addresses
+  youngEnd: u32,
+  nodeBase: u32,              // sable: address of stack element 0 (a multiple of 32)
+  rootCount: u32,
+  stackSize: u32,             // gpu-dfs: elements of the linked stack in use
+  threadCount: u32,           // gpu-dfs: threads of one dispatch
+  areaLen: u32,               // gpu-dfs: elements of the stack each thread scans when idle
+  youngVertices: u32,         // refgraph: tenured node ids start after the young ones
+  nodeCount: u32,             // highest node id + 1 bound (sable: heap words)
+  queueCap: u32,              // gpu-bfs: frontier queue ring capacity
+  liveCap: u32,               // young collections: capacity of the live list
+  heapWords: u32,
+  fallbackThreshold: u32,     // gpu-bfs: Maas §5.4
+  fallbackMinIterations: u32,
+  pad0: u32,
+  pad1: u32,
+}
+
+fn isMarked(n: u32) -> bool {
+  return (atomicLoad(&marks[n >> 5u]) & (1u << (n & 31u))) != 0u;
+}
+
+// True for the one caller that set the bit. With the atomic optimization
+// (FastCollect §4.4) a plain load first skips the atomic for nodes already
+// marked, which is most of them on graphs with shared referents.
+fn tryMark(n: u32) -> bool {
+  let w = n >> 5u;
+  let bit = 1u << (n & 31u);
+  if (ATOMIC_OPT) {
+    if ((atomicLoad(&marks[w]) & bit) != 0u) { return false; }
+  }
+  return (atomicOr(&marks[w], bit) & bit) == 0u;
+}

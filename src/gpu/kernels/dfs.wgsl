@@ -1,0 +1,224 @@
+// gpu-dfs: FastCollect (Algorithms 1-5; sections 3.2, 3.3, 4.1-4.4).
+//
+// One DFS per root per thread over the space-efficient linked stack (§3.2): one
+// global array `stack`, indexed by node, whose element links to the next
+// element of the same thread's stack; a thread keeps only its top. A node is
+// pushed at most once per collection, by the thread whose mark succeeded, so
+// one element per node serves every thread's stack.
+//
+// Where this departs from the paper, and why:
+// - Bounded dispatches. WebGPU promises no forward progress between workgroups,
+//   so no thread ever waits for another. A dispatch runs at most STEP_BUDGET
+//   expansions per thread, spills its hybrid stack to the global stack, saves
+//   its top in `threads` and counts itself busy; dfs_advance publishes the
+//   count, and the host repeats (dfs_mark, dfs_advance) until a round ends with
+//   no busy thread.
+// - Sound work taking (§4.2). In Algorithm 5 an idle thread pushes an element
+//   found in its area onto its own stack, relinking a node that its owner's
+//   stack still links to. Here the idle thread claims the element by setting
+//   its CLAIMED bit with a compare-and-exchange and expands the node itself; the
+//   node stays linked, and its owner unlinks it when popping (an atomic
+//   exchange, so pop and claim are ordered) and skips its expansion.
+// - Element encoding: 0 = not in a stack (clearBuffer initializes the array, and
+//   a finished mark leaves it all zero), BOTTOM = last element of its stack,
+//   otherwise the next node id; bit 31 = CLAIMED. Algorithm 1 uses -1 and -2.
+//
+// Young collections (Algorithm 4): each thread links the young nodes it marks
+// into its storage stack (`store`, indexed like `stack`) and appends them to
+// `live` with one atomicAdd per batch, at the end of each dispatch.
+
+const CLAIMED: u32 = 0x80000000u;
+const BOTTOM: u32 = 0x7fffffffu;
+
+const CTL_BUSY: u32 = 0u;
+const CTL_LAST_BUSY: u32 = 1u;
+const CTL_ROUNDS: u32 = 2u;
+const CTL_LIVE: u32 = 3u;
+
+var<private> top: u32;      // top of this thread's global stack, 0 = empty
+var<private> lcount: u32;   // depth of this thread's hybrid stack
+var<private> lbase: u32;    // this thread's slice of lstack
+var<private> shead: u32;    // storage stack of marked young nodes
+var<private> scount: u32;
+
+// The hybrid stack (§4.1): LCAP elements per thread in workgroup memory, LCAP
+// derived at start-up from the adapter's workgroup storage and the workgroup size.
+var<workgroup> lstack: array<u32, LSTACK_WORDS>;
+
+fn pushGlobal(n: u32) {
+  atomicStore(&stack[stackIndex(n)], select(top, BOTTOM, top == 0u));
+  top = n;
+}
+
+// Algorithm 1, with the hybrid stack in front: workgroup memory first, the
+// global stack once it is full.
+fn push(n: u32) {
+  if (HYBRID && lcount < LCAP) {
+    lstack[lbase + lcount] = n;
+    lcount += 1u;
+    return;
+  }
+  pushGlobal(n);
+}
+
+// Algorithm 2. The global stack holds the newest elements whenever it is not
+// empty (pushes only go there while the hybrid stack is full), so it is popped
+// first; elements claimed by an idle thread are unlinked and skipped.
+fn pop() -> u32 {
+  loop {
+    if (top != 0u) {
+      let n = top;
+      let i = stackIndex(n);
+      var v: u32;
+      if (BALANCE) {
+        v = atomicExchange(&stack[i], 0u);
+      } else {
+        v = atomicLoad(&stack[i]);
+        atomicStore(&stack[i], 0u);
+      }
+      let next = v & BOTTOM;
+      top = select(next, 0u, next == BOTTOM);
+      if ((v & CLAIMED) != 0u) { continue; }
+      return n;
+    }
+    if (HYBRID && lcount > 0u) {
+      lcount -= 1u;
+      return lstack[lbase + lcount];
+    }
+    return 0u;
+  }
+}
+
+fn record(n: u32) {
+  if (YOUNG) {
+    store[stackIndex(n)] = shead;
+    shead = n;
+    scount += 1u;
+  }
+}
+
+fn visit(raw: u32) {
+  let n = decodeRef(raw);
+  if (n != 0u && tryMark(n)) {
+    push(n);
+    record(n);
+  }
+}
+
+// Algorithm 3, lines 10-12. With the vector optimization (§4.3) references are
+// read as aligned vec4 and the lanes outside [s, e) are dropped.
+fn expand(n: u32) -> u32 {
+  let r = nodeRefs(n);
+  let s = r.y;
+  let e = r.y + r.z;
+  if (VECTOR) {
+    let qe = (e + 3u) >> 2u;
+    for (var q = s >> 2u; q < qe; q += 1u) {
+      let v = refQuad(r.x, q);
+      let i = q << 2u;
+      if (i >= s) { visit(v.x); }
+      if (i + 1u >= s && i + 1u < e) { visit(v.y); }
+      if (i + 2u >= s && i + 2u < e) { visit(v.z); }
+      if (i + 3u < e) { visit(v.w); }
+    }
+  } else {
+    for (var i = s; i < e; i += 1u) { visit(refWord(r.x, i)); }
+  }
+  return r.z;
+}
+
+// Algorithm 5, made sound (see the top): scan this thread's area of the global
+// stack, resuming where the last scan stopped, at most once around per dispatch.
+fn steal(t: u32, cursor: ptr<function, u32>, scanned: ptr<function, u32>) -> u32 {
+  let start = t * params.areaLen;
+  let end = min(start + params.areaLen, params.stackSize);
+  if (start >= end) { return 0u; }
+  let span = end - start;
+  loop {
+    if (*scanned >= span) { return 0u; }
+    *scanned += 1u;
+    if (*cursor >= span) { *cursor = 0u; }
+    let i = start + *cursor;
+    *cursor += 1u;
+    let v = atomicLoad(&stack[i]);
+    if (v == 0u || (v & CLAIMED) != 0u) { continue; }
+    let n = nodeFromStackIndex(i);
+    if (n == 0u) { continue; }
+    if (atomicCompareExchangeWeak(&stack[i], v, v | CLAIMED).exchanged) { return n; }
+  }
+}
+
+// Algorithm 4, lines 14-17: one atomicAdd reserves room for the whole batch.
+fn flushYoung() {
+  if (!YOUNG || scount == 0u) { return; }
+  var at = atomicAdd(&ctl[CTL_LIVE], scount);
+  var n = shead;
+  for (var k = 0u; k < scount; k += 1u) {
+    if (at < params.liveCap) { live[at] = nodeAddress(n); }
+    at += 1u;
+    n = store[stackIndex(n)];
+  }
+  shead = 0u;
+  scount = 0u;
+}
+
+fn finish(t: u32) {
+  // Workgroup memory does not outlive the dispatch: spill the hybrid stack,
+  // oldest first, which also lets idle threads find this work next round.
+  if (HYBRID) {
+    for (var k = 0u; k < lcount; k += 1u) { pushGlobal(lstack[lbase + k]); }
+    lcount = 0u;
+  }
+  threads[2u * t] = top;
+  if (top != 0u) { atomicAdd(&ctl[CTL_BUSY], 1u); }
+  flushYoung();
+}
+
+// Marks and pushes the roots: thread t takes roots t, t+T, t+2T, ...
+@compute @workgroup_size(WG)
+fn dfs_init(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let t = gid.x;
+  top = 0u;
+  lcount = 0u;
+  lbase = lid * LCAP;
+  shead = 0u;
+  scount = 0u;
+  for (var r = t; r < params.rootCount; r += params.threadCount) { visit(roots[r]); }
+  finish(t);
+}
+
+@compute @workgroup_size(WG)
+fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  // After the last round with work, the host's remaining dispatches cost nothing.
+  if (atomicLoad(&ctl[CTL_LAST_BUSY]) == 0u) { return; }
+  let t = gid.x;
+  top = threads[2u * t];
+  var cursor = threads[2u * t + 1u];
+  lcount = 0u;
+  lbase = lid * LCAP;
+  shead = 0u;
+  scount = 0u;
+  var budget = STEP_BUDGET;
+  var scanned = 0u;
+  loop {
+    if (budget == 0u) { break; }
+    var n = pop();
+    if (n == 0u) {
+      if (!BALANCE) { break; }
+      n = steal(t, &cursor, &scanned);
+      if (n == 0u) { break; }
+    }
+    let refs = expand(n);
+    budget -= min(budget, 1u + (refs >> 4u));
+  }
+  threads[2u * t + 1u] = cursor;
+  finish(t);
+}
+
+// One thread between rounds: publishes how many threads still hold work.
+@compute @workgroup_size(1)
+fn dfs_advance() {
+  atomicStore(&ctl[CTL_LAST_BUSY], atomicLoad(&ctl[CTL_BUSY]));
+  atomicStore(&ctl[CTL_BUSY], 0u);
+  atomicAdd(&ctl[CTL_ROUNDS], 1u);
+}

@@ -1,0 +1,37 @@
+// Layout `refgraph` (FastCollect §3.1, Maas et al. §4.3): the CSR reference graph
+// of each generation. A vertex is 4 u32 (first edge, edge count, object address,
+// mark); each vertex's edges start at a multiple of 4 so they load as vec4.
+// Node ids: young vertex v is v+1 (as stored in edges), tenured vertex v is
+// youngVertices+v+1, so one bitmap and one linked stack cover both graphs.
+// edgeWord/edgeQuad are generated for the vector or scalar binding of the edges.
+
+fn vertexOf(n: u32) -> vec4<u32> {
+  let v = n - 1u;
+  if (v < params.youngVertices) { return yv[v]; }
+  return tv[v - params.youngVertices];
+}
+
+fn nodeRefs(n: u32) -> vec3<u32> {
+  let v = vertexOf(n);
+  return vec3<u32>(select(1u, 0u, n - 1u < params.youngVertices), v.x, v.y);
+}
+
+fn refWord(g: u32, i: u32) -> u32 { return edgeWord(g, i); }
+fn refQuad(g: u32, q: u32) -> vec4<u32> { return edgeQuad(g, q); }
+
+// An edge value to a node id, or 0: null, or (young collections) a tenured
+// vertex, whose edges are not followed.
+fn decodeRef(raw: u32) -> u32 {
+  if (raw == 0u) { return 0u; }
+  if ((raw & 0x80000000u) == 0u) {
+    return select(0u, raw, raw <= params.youngVertices);
+  }
+  if (YOUNG) { return 0u; }
+  let n = params.youngVertices + (raw & 0x7fffffffu);
+  return select(0u, n, n < params.nodeCount);
+}
+
+fn nodeAddress(n: u32) -> u32 { return vertexOf(n).z; }
+
+fn stackIndex(n: u32) -> u32 { return n - 1u; }
+fn nodeFromStackIndex(i: u32) -> u32 { return i + 1u; }

@@ -1,0 +1,214 @@
+/**
+ * `GpuMarker`: the gc/ `Marker` that traces on the GPU, for either engine
+ * (gpu-dfs: FastCollect; gpu-bfs: Maas et al.) and either layout (sable: the
+ * heap words themselves; refgraph: the per-generation CSR reference graphs).
+ *
+ * Each mark: open the device (once per process), bring the mirror up to date
+ * with what changed since the last mark, translate the roots into the layout's
+ * reference words, trace, and return the bitmap over heap addresses (and, for a
+ * young collection, the list of reachable young objects).
+ */
+import type { MarkRequest, MarkResult, Marker } from '../gc/marker.js';
+import { BfsEngine } from './bfs.js';
+import { graphNodes, sableNodes } from './cpu-trace.js';
+import { DfsEngine } from './dfs.js';
+import type { GpuContext } from './device.js';
+import { openGpu } from './device.js';
+import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from './engine.js';
+import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror.js';
+import { GraphMirror, HeapMirror, StagingUploader } from './mirror.js';
+import type { GpuEngine, GpuOptions } from './options.js';
+import { DEFAULT_GPU_OPTIONS, optionsLabel, parseGpuOptions } from './options.js';
+
+/** The sable layout's input: the heap itself. */
+export interface SableInput {
+  readonly layout: 'sable';
+  /** The heap's words (never reallocated). */
+  readonly words: Int32Array;
+  /** Word ranges written since the previous call ([start, end) pairs: allocations
+   *  since the last collection, dirty cards, moved objects), or 'all'. Absent:
+   *  every mark uploads the whole heap. */
+  takeDirtyRanges?(): DirtyRanges | 'all';
+}
+
+/** The refgraph layout's input: the heap (for root vertex ids at a+2) and its graphs. */
+export interface RefGraphInput {
+  readonly layout: 'refgraph';
+  readonly words: Int32Array;
+  /** The graphs as they are now (the arrays may be replaced between marks). */
+  graphs(): RefGraphs;
+  /** Words of each graph array written since the previous call; absent fields
+   *  (or an absent method) upload all words in use of that array. */
+  takeDirtyGraphs?(): GraphDirty;
+}
+
+export interface GpuMarkerConfig {
+  readonly engine: GpuEngine;
+  readonly input: SableInput | RefGraphInput;
+  /** A `--gpu-opt` list or options; default: all optimizations. */
+  readonly options?: string | Partial<GpuOptions>;
+  /** Open the device for benchmarking (see device.ts); only the first opener decides. */
+  readonly benchmark?: boolean;
+}
+
+/** What the last mark did, for `--stats` and tests. */
+export interface GpuMarkStats {
+  readonly label: string;
+  readonly rounds: number;
+  readonly submits: number;
+  readonly fallbackFrontier: number;
+}
+
+export class GpuMarker implements Marker {
+  readonly name: string;
+  readonly options: GpuOptions;
+  lastStats: GpuMarkStats | null = null;
+  private uploader: StagingUploader | null = null;
+  private mirror: HeapMirror | GraphMirror | null = null;
+  private engine: GpuEngineImpl | null = null;
+
+  constructor(private readonly config: GpuMarkerConfig) {
+    const o = config.options;
+    this.options =
+      typeof o === 'string' ? parseGpuOptions(o, config.engine) : { ...DEFAULT_GPU_OPTIONS, ...(o ?? {}) };
+    this.name = `${config.engine}/${config.input.layout}`;
+  }
+
+  async mark(request: MarkRequest): Promise<MarkResult> {
+    const t0 = performance.now();
+    await this.ready();
+    const input = this.config.input;
+    const young = request.kind === 'young';
+    let upload;
+    let job: TraceJob;
+    if (input.layout === 'sable') {
+      const mirror = this.mirror as HeapMirror;
+      upload = await mirror.update(input.words, input.takeDirtyRanges ? input.takeDirtyRanges() : 'all');
+      job = sableJob(input.words, request);
+    } else {
+      const mirror = this.mirror as GraphMirror;
+      const graphs = input.graphs();
+      upload = await mirror.update(graphs, input.takeDirtyGraphs ? input.takeDirtyGraphs() : {});
+      job = graphJob(input.words, graphs, request);
+    }
+    const r: TraceResult = await this.engine!.trace(job);
+    this.lastStats = {
+      label: optionsLabel(this.options, this.config.engine),
+      rounds: r.rounds,
+      submits: r.submits,
+      fallbackFrontier: r.fallbackFrontier,
+    };
+    return {
+      bitmap: r.bitmap,
+      live: young ? (r.live ?? new Int32Array(0)) : undefined,
+      times: {
+        ...r.times,
+        mark: performance.now() - t0,
+        upload: upload.ms,
+        uploadBytes: upload.bytes,
+      },
+    };
+  }
+
+  private async ready(): Promise<void> {
+    if (this.engine) return;
+    const ctx: GpuContext = await openGpu({ benchmark: this.config.benchmark });
+    this.uploader = new StagingUploader(ctx.device, ctx.adapter.software ? 4 << 20 : 16 << 20);
+    const input = this.config.input;
+    let target: MirrorTarget;
+    if (input.layout === 'sable') {
+      const m = new HeapMirror(ctx, input.words.length, this.uploader, this.options.chunkWords);
+      this.mirror = m;
+      target = {
+        layout: 'sable',
+        bindings: (v) => m.bindings(v),
+        buffers: () => m.buffers(),
+        accessors: (v) => m.accessors(v),
+      };
+    } else {
+      const m = new GraphMirror(ctx, this.uploader);
+      this.mirror = m;
+      target = {
+        layout: 'refgraph',
+        bindings: (v) => m.bindings(v),
+        buffers: () => m.buffers(),
+        accessors: (v) => m.accessors(v),
+      };
+    }
+    this.engine =
+      this.config.engine === 'gpu-dfs'
+        ? new DfsEngine(ctx, target, this.options)
+        : new BfsEngine(ctx, target, this.options);
+  }
+
+  dispose(): void {
+    this.engine?.destroy();
+    this.mirror?.destroy();
+    this.uploader?.destroy();
+    this.engine = null;
+    this.mirror = null;
+    this.uploader = null;
+  }
+}
+
+function sableJob(words: Int32Array, req: MarkRequest): TraceJob {
+  const heapWords = words.length;
+  const young = req.kind === 'young';
+  const ys = young ? Math.max(0, req.youngStart) : 0;
+  const ye = young ? Math.min(heapWords, req.youngEnd) : heapWords;
+  // The linked stack covers the traced range only; its base is a multiple of 32
+  // so that an element's 4 words share one bitmap word (stackIndex inverse).
+  const nodeBase = ys & ~31;
+  const roots = new Uint32Array(req.roots.length);
+  roots.set(req.roots);
+  return {
+    kind: req.kind,
+    roots,
+    heapWords,
+    youngStart: ys,
+    youngEnd: ye,
+    nodeCount: heapWords,
+    youngVertices: 0,
+    liveCap: young ? Math.max(1, Math.ceil((ye - ys) / 4)) : 0,
+    refBound: ye - ys,
+    stackSize: Math.max(1, Math.ceil((ye - nodeBase) / 4)),
+    nodeBase,
+    resultStart: ys,
+    resultEnd: ye,
+    cpu: sableNodes(words, young, ys, ye),
+  };
+}
+
+function graphJob(words: Int32Array, graphs: RefGraphs, req: MarkRequest): TraceJob {
+  const young = req.kind === 'young';
+  const yn = graphs.young.vertexCount;
+  const tn = graphs.tenured.vertexCount;
+  const roots = new Uint32Array(req.roots.length);
+  for (let i = 0; i < req.roots.length; i++) roots[i] = rootEdge(words, graphs, req.roots[i]!);
+  const hasRange = young && req.youngEnd > req.youngStart;
+  return {
+    kind: req.kind,
+    roots,
+    heapWords: words.length,
+    youngStart: 0,
+    youngEnd: 0,
+    nodeCount: yn + tn + 1,
+    youngVertices: yn,
+    liveCap: young ? Math.max(1, yn) : 0,
+    refBound: young ? graphs.young.edgeCount : graphs.young.edgeCount + graphs.tenured.edgeCount,
+    stackSize: young ? Math.max(1, yn) : Math.max(1, yn + tn),
+    nodeBase: 0,
+    resultStart: hasRange ? Math.max(0, req.youngStart) : 0,
+    resultEnd: hasRange ? Math.min(words.length, req.youngEnd) : words.length,
+    cpu: graphNodes(graphs, young),
+  };
+}
+
+/** A root address to its vertex as an edge value: the vertex id is at a+2, and
+ *  the vertex's address field says which generation's graph holds it. */
+function rootEdge(words: Int32Array, graphs: RefGraphs, a: number): number {
+  const v = words[a + 2]! >>> 0;
+  if (v < graphs.young.vertexCount && graphs.young.vertices[4 * v + 2] === a) return v + 1;
+  if (v < graphs.tenured.vertexCount && graphs.tenured.vertices[4 * v + 2] === a) return (0x80000000 | (v + 1)) >>> 0;
+  throw new Error(`refgraph: root ${a} has no vertex (a+2 holds ${v})`);
+}

@@ -1,0 +1,168 @@
+/**
+ * The optimization switches of the GPU marking engines and `--gpu-opt` parsing.
+ *
+ * Each optimization of the two seed papers can be turned off on its own, so the
+ * papers' ablations can be rerun. `--gpu-opt all` (the default) turns all on,
+ * `none` is each paper's baseline ("GPU" in both papers' Table 1). Names:
+ *
+ *   gpu-dfs, FastCollect Table 1         letter  name
+ *     atomic optimization (§4.4)           +A    atomic
+ *     hybrid stack (§4.1)                  +H    hybrid
+ *     load balancing (§4.2)                +D    balance
+ *     vectorized memory access (§4.3)      +V    vector
+ *     everything                           +O    all
+ *   gpu-bfs, Maas et al. Table 1
+ *     prefix-sum offsets instead of the    +P    prefix   (histogram is the default)
+ *       histogram (§5.1)
+ *     vectorized loads (§5.3)              +V    vector
+ *     CPU fallback for narrow tails (§5.4) +F    fallback
+ *     divergence handling (§5.2)           +D    divergence
+ *     (the check-before-atomic mark of FastCollect applies to both engines: atomic)
+ *
+ * The letter D means load balancing in FastCollect and divergence handling in
+ * Maas et al., so letters are read per engine. A list is applied left to right:
+ * `none,hybrid`, `all,-vector`, `A,H` (starts from none when the first item is
+ * not all/none), `threshold=32,min-iters=5,wg=128`.
+ */
+
+export type GpuEngine = 'gpu-dfs' | 'gpu-bfs';
+
+export interface GpuOptions {
+  /** Check the mark with a plain load before the atomic (FastCollect §4.4, +A). */
+  atomic: boolean;
+  /** gpu-dfs: per-thread stack in workgroup memory spilling to the global stack (§4.1, +H). */
+  hybrid: boolean;
+  /** gpu-dfs: idle threads scan their area of the global stack for work (§4.2, +D). */
+  balance: boolean;
+  /** Both engines: vec4 loads of references (FastCollect §4.3, Maas §5.3, +V). */
+  vector: boolean;
+  /** gpu-bfs: output offsets by histogram (Maas's default) or by prefix sum (+P). */
+  offsets: 'histogram' | 'prefix';
+  /** gpu-bfs: objects with more than 16 references are copied by the whole workgroup (§5.2, +D). */
+  divergence: boolean;
+  /** gpu-bfs: finish on the CPU once the frontier stays narrow (§5.4, +F). */
+  fallback: boolean;
+  /** gpu-bfs fallback: frontier size below which the CPU takes over (paper: 20). */
+  fallbackThreshold: number;
+  /** gpu-bfs fallback: GPU iterations (levels) run before the CPU may take over (paper: 5). */
+  fallbackMinIterations: number;
+  /** Workgroup size; 0 = chosen for the adapter at start-up. */
+  workgroupSize: number;
+  /** Workgroups per dispatch; 0 = chosen for the adapter. */
+  workgroups: number;
+  /** gpu-dfs: share of workgroup memory given to the hybrid stack (the rest is headroom). */
+  hybridShare: number;
+  /** gpu-dfs: node expansions per thread per dispatch; kernels never wait on another
+   *  workgroup, so each dispatch is bounded and the host repeats them. 0 = adapter default. */
+  dfsSteps: number;
+  /** Test hook: words per heap-mirror binding (power of two); 0 = from the adapter's limit. */
+  chunkWords: number;
+}
+
+const OPTIMIZATIONS = ['atomic', 'hybrid', 'balance', 'vector', 'divergence', 'fallback'] as const;
+type Optimization = (typeof OPTIMIZATIONS)[number];
+
+export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
+  atomic: true,
+  hybrid: true,
+  balance: true,
+  vector: true,
+  offsets: 'histogram',
+  divergence: true,
+  fallback: true,
+  fallbackThreshold: 20,
+  fallbackMinIterations: 5,
+  workgroupSize: 0,
+  workgroups: 0,
+  hybridShare: 0.75,
+  dfsSteps: 0,
+  chunkWords: 0,
+});
+
+/** The paper baselines: every optimization off, histogram offsets. */
+export function baselineOptions(): GpuOptions {
+  const o: GpuOptions = { ...DEFAULT_GPU_OPTIONS };
+  for (const k of OPTIMIZATIONS) o[k] = false;
+  return o;
+}
+
+const LETTERS: Record<GpuEngine, Record<string, Optimization | 'prefix'>> = {
+  'gpu-dfs': { A: 'atomic', H: 'hybrid', D: 'balance', V: 'vector' },
+  'gpu-bfs': { A: 'atomic', V: 'vector', F: 'fallback', D: 'divergence', P: 'prefix' },
+};
+
+const NUMERIC: Record<string, keyof GpuOptions> = {
+  threshold: 'fallbackThreshold',
+  'min-iters': 'fallbackMinIterations',
+  wg: 'workgroupSize',
+  workgroups: 'workgroups',
+  'hybrid-share': 'hybridShare',
+  steps: 'dfsSteps',
+  'chunk-words': 'chunkWords',
+};
+
+/** Parses a `--gpu-opt` list for `engine`; throws with a one-line message on a bad item. */
+export function parseGpuOptions(spec: string, engine: GpuEngine): GpuOptions {
+  const items = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const first = items[0]?.replace(/^\+/, '');
+  let o: GpuOptions =
+    items.length === 0 || first === 'all' || first === 'O' || first?.startsWith('-') || first?.includes('=')
+      ? { ...DEFAULT_GPU_OPTIONS }
+      : baselineOptions();
+  for (const raw of items) {
+    const eq = raw.indexOf('=');
+    if (eq >= 0) {
+      const key = raw.slice(0, eq);
+      const field = NUMERIC[key];
+      const value = Number(raw.slice(eq + 1));
+      if (!field || !Number.isFinite(value) || value < 0) {
+        throw new Error(`--gpu-opt: bad setting '${raw}' (known: ${Object.keys(NUMERIC).join(', ')})`);
+      }
+      (o as unknown as Record<string, number>)[field] = value;
+      continue;
+    }
+    const off = raw.startsWith('-');
+    const name = raw.replace(/^[+-]/, '');
+    if (name === 'all' || name === 'O') {
+      o = { ...o, ...pick(DEFAULT_GPU_OPTIONS) };
+      continue;
+    }
+    if (name === 'none') {
+      o = { ...o, ...pick(baselineOptions()) };
+      continue;
+    }
+    const opt: string = LETTERS[engine][name] ?? name;
+    if (opt === 'prefix' || opt === 'histogram') {
+      o.offsets = off === (opt === 'prefix') ? 'histogram' : 'prefix';
+    } else if ((OPTIMIZATIONS as readonly string[]).includes(opt)) {
+      o[opt as Optimization] = !off;
+    } else {
+      throw new Error(
+        `--gpu-opt: unknown optimization '${raw}' for ${engine} (known: all, none, ${OPTIMIZATIONS.join(', ')}, prefix, histogram, letters ${Object.keys(LETTERS[engine]).join('')})`,
+      );
+    }
+  }
+  return o;
+}
+
+function pick(o: Readonly<GpuOptions>): Partial<GpuOptions> {
+  const r: Partial<GpuOptions> = { offsets: o.offsets };
+  for (const k of OPTIMIZATIONS) r[k] = o[k];
+  return r;
+}
+
+/** The paper-style label of a configuration, e.g. "GPU+A+H" or "GPU+O". */
+export function optionsLabel(o: GpuOptions, engine: GpuEngine): string {
+  const letters = LETTERS[engine];
+  let label = 'GPU';
+  let all = true;
+  for (const [letter, opt] of Object.entries(letters)) {
+    const on = opt === 'prefix' ? o.offsets === 'prefix' : o[opt];
+    if (on) label += `+${letter}`;
+    else if (opt !== 'prefix') all = false;
+  }
+  return all && o.offsets === 'histogram' && engine === 'gpu-dfs' ? 'GPU+O' : label;
+}

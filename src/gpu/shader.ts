@@ -1,0 +1,150 @@
+/**
+ * Loading, specializing and compiling the WGSL kernels.
+ *
+ * Kernels live in `src/gpu/kernels/*.wgsl`. tsc does not copy them to `dist/`, so
+ * they are found from the package root (the nearest directory above this module
+ * holding package.json), which works both for vitest running `src/gpu/*.ts` and
+ * for the compiled `dist/gpu/*.js`.
+ *
+ * A program is one WGSL module assembled from: a header of constants chosen at
+ * start-up for the adapter and the options (workgroup size, the hybrid stack's
+ * share of workgroup memory, each optimization as a `const bool` so that the
+ * compiler drops the code of disabled ones, as TornadoVM specializes its kernels
+ * to the device's local memory), the binding declarations, the layout's accessor
+ * functions, and the kernel files. Bindings get an explicit layout shared by all
+ * entry points, so one bind group serves every dispatch of a mark.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { GpuContext } from './device.js';
+
+export interface BindingSpec {
+  readonly name: string;
+  readonly kind: 'uniform' | 'storage' | 'read-only-storage';
+  /** WGSL type, e.g. `array<atomic<u32>>`. */
+  readonly type: string;
+}
+
+export interface Program {
+  readonly layout: GPUBindGroupLayout;
+  readonly bindings: readonly BindingSpec[];
+  readonly pipelines: ReadonlyMap<string, GPUComputePipeline>;
+}
+
+let root: string | null = null;
+
+/** The directory holding package.json, found by walking up from this module. */
+export function packageRoot(): string {
+  if (root) return root;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return (root = dir);
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`cannot find package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = up;
+  }
+}
+
+const sources = new Map<string, string>();
+
+/** The text of `src/gpu/kernels/<name>.wgsl`. */
+export function kernelSource(name: string): string {
+  let text = sources.get(name);
+  if (text === undefined) {
+    text = readFileSync(join(packageRoot(), 'src', 'gpu', 'kernels', `${name}.wgsl`), 'utf8');
+    sources.set(name, text);
+  }
+  return text;
+}
+
+/** WGSL `const` declarations for the specialization header. */
+export function wgslConstants(values: Record<string, number | boolean>): string {
+  return Object.entries(values)
+    .map(([k, v]) => `const ${k}: ${typeof v === 'boolean' ? 'bool' : 'u32'} = ${typeof v === 'boolean' ? v : `${v >>> 0}u`};`)
+    .join('\n');
+}
+
+function declarations(bindings: readonly BindingSpec[]): string {
+  return bindings
+    .map((b, i) => {
+      const space = b.kind === 'uniform' ? 'uniform' : b.kind === 'storage' ? 'storage, read_write' : 'storage, read';
+      return `@group(0) @binding(${i}) var<${space}> ${b.name}: ${b.type};`;
+    })
+    .join('\n');
+}
+
+const cache = new WeakMap<GPUDevice, Map<string, Promise<Program>>>();
+
+export interface ProgramSource {
+  /** Constants, structs and helper code placed before the binding declarations. */
+  readonly header: string;
+  readonly bindings: readonly BindingSpec[];
+  /** WGSL placed after the declarations: generated accessors, then kernel files. */
+  readonly body: readonly string[];
+  readonly entryPoints: readonly string[];
+}
+
+/** Compiles (once per distinct source) the module and one pipeline per entry point. */
+export function buildProgram(ctx: GpuContext, src: ProgramSource): Promise<Program> {
+  const code = `${src.header}\n${declarations(src.bindings)}\n${src.body.join('\n')}`;
+  let perDevice = cache.get(ctx.device);
+  if (!perDevice) cache.set(ctx.device, (perDevice = new Map()));
+  const key = `${src.entryPoints.join(',')}\n${code}`;
+  let p = perDevice.get(key);
+  if (!p) {
+    p = compile(ctx.device, code, src);
+    perDevice.set(key, p);
+    p.catch(() => perDevice.delete(key));
+  }
+  return p;
+}
+
+async function compile(device: GPUDevice, code: string, src: ProgramSource): Promise<Program> {
+  device.pushErrorScope('validation');
+  const module = device.createShaderModule({ code });
+  const info = await module.getCompilationInfo();
+  const errors = info.messages.filter((m) => m.type === 'error');
+  if (errors.length > 0) {
+    await device.popErrorScope();
+    const lines = code.split('\n');
+    throw new Error(
+      'WGSL compilation failed:\n' +
+        errors.map((m) => `  line ${m.lineNum}: ${m.message}\n    ${lines[m.lineNum - 1] ?? ''}`).join('\n'),
+    );
+  }
+  const layout = device.createBindGroupLayout({
+    entries: src.bindings.map((b, i) => ({
+      binding: i,
+      visibility: GPUShaderStage.COMPUTE,
+      buffer: { type: b.kind },
+    })),
+  });
+  const pipelineLayout = device.createPipelineLayout({ bindGroupLayouts: [layout] });
+  const pipelines = new Map<string, GPUComputePipeline>();
+  for (const entryPoint of src.entryPoints) {
+    pipelines.set(
+      entryPoint,
+      await device.createComputePipelineAsync({ layout: pipelineLayout, compute: { module, entryPoint } }),
+    );
+  }
+  const err = await device.popErrorScope();
+  if (err) throw new Error(`GPU pipeline creation failed: ${err.message}`);
+  return { layout, bindings: src.bindings, pipelines };
+}
+
+/** Creates a bind group for `program` from buffers named as its bindings. */
+export function bindGroup(
+  device: GPUDevice,
+  program: Program,
+  buffers: Readonly<Record<string, GPUBuffer>>,
+): GPUBindGroup {
+  return device.createBindGroup({
+    layout: program.layout,
+    entries: program.bindings.map((b, i) => {
+      const buffer = buffers[b.name];
+      if (!buffer) throw new Error(`no buffer for binding '${b.name}'`);
+      return { binding: i, resource: { buffer } };
+    }),
+  });
+}
