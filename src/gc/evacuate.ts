@@ -1,18 +1,20 @@
 /**
  * Evacuation of the live young objects, shared by young and full collections.
  *
- * Three passes over the marker's live list, all in typed arrays:
- *  1. assign: choose each object's destination without moving anything: the
- *     to-survivor space (bump) while the object's age is below `tenureAge` and it
- *     fits, else tenured (promotion by age, or early promotion when the survivor
- *     space overflows). If tenured cannot take an object the pass is undone (the
- *     chunks taken go back to the free list) and the caller escalates: a young
- *     collection becomes a full one ("promotion failed"), as in HotSpot; nothing has
- *     moved yet, so the heap is intact.
- *  2. copy: copy each object, give the copy its new age, and turn the old header
- *     into a forwarding header (status | forwarded, new address in a+1).
- *  3. fix: redirect the young references inside the copies through the forwarding
- *     headers; promoted copies that still refer to young objects dirty their cards.
+ * Two passes over the marker's live list, all in typed arrays:
+ *  1. assign: choose each object's destination: the to-survivor space (bump) while
+ *     the object's age is below `tenureAge` and it fits, else tenured (promotion by
+ *     age, or early promotion when the survivor space overflows), and install the
+ *     forwarding header at once (status | forwarded, new address in a+1), saving the
+ *     old status and type words aside. If tenured cannot take an object the pass is
+ *     undone (headers restored, chunks back to the free list) and the caller
+ *     escalates: a young collection becomes a full one ("promotion failed"), as in
+ *     HotSpot; nothing has been copied, so the heap is intact.
+ *  2. copy: copy each object, give the copy its type and new age from the saved
+ *     words, and redirect the young references inside it through the forwarding
+ *     headers, all of which exist by then; promoted copies that still refer to young
+ *     objects dirty their cards. One pass over the copies instead of two keeps the
+ *     1M-object young collection well inside its time budget.
  * The plan fixes the root slots and the remembered-set slots itself.
  */
 
@@ -21,6 +23,7 @@ import {
   AGE_MASK,
   AGE_SHIFT,
   HEADER_TAG,
+  KIND_FLOAT_ARRAY,
   KIND_INSTANCE,
   KIND_REF_ARRAY,
   STATUS_FORWARDED,
@@ -30,9 +33,11 @@ import { IntList } from './int-list.js';
 export class Evacuator {
   /** New header address of each live object (parallel to the live list). */
   readonly forward = new IntList();
-  /** Words taken to the left of the header, and total size, of each live object. */
+  /** Words left of the header, total size, and the old status and type words. */
   private readonly left = new IntList();
   private readonly size = new IntList();
+  private readonly savedStatus = new IntList();
+  private readonly savedType = new IntList();
   toTop = 0;
   survivedWords = 0;
   promotedWords = 0;
@@ -48,11 +53,17 @@ export class Evacuator {
     const h = this.heap;
     const words = h.words;
     const types = h.types;
+    const kinds = types.kind;
+    const typeLeft = types.left;
+    const typeRight = types.right;
     const n = live.length;
     const fwd = this.forward.reserve(n);
     const lefts = this.left.reserve(n);
     const sizes = this.size.reserve(n);
+    const statuses = this.savedStatus.reserve(n);
+    const typeIds = this.savedType.reserve(n);
     this.forward.length = this.left.length = this.size.length = n;
+    this.savedStatus.length = this.savedType.length = n;
     const tenureAge = h.tenureAge;
     const toEnd = h.toEnd;
     let toTop = h.toStart;
@@ -60,12 +71,21 @@ export class Evacuator {
     let promoted = 0;
     for (let i = 0; i < n; i++) {
       const a = live[i]!;
+      const status = words[a]!;
       const t = words[a + 1]!;
-      const left = types.kind[t] === KIND_INSTANCE ? types.left[t]! : 0;
-      const size = left + 4 + types.rightWords(words, a);
+      const k = kinds[t]!;
+      let left = 0;
+      let size: number;
+      if (k === KIND_INSTANCE) {
+        left = typeLeft[t]!;
+        size = left + 4 + typeRight[t]!;
+      } else {
+        const len = words[a + 3]!;
+        size = 4 + (k === KIND_FLOAT_ARRAY ? 2 * len : len);
+      }
       lefts[i] = left;
       sizes[i] = size;
-      const age = (words[a]! >> AGE_SHIFT) & AGE_MASK;
+      const age = (status >> AGE_SHIFT) & AGE_MASK;
       let start = 0;
       if (age < tenureAge && toTop + size <= toEnd) {
         start = toTop;
@@ -80,11 +100,16 @@ export class Evacuator {
           toTop += size;
           survived += size;
         } else {
-          this.undo(i);
+          this.undo(live, i);
           return false;
         }
       }
-      fwd[i] = start + left;
+      const na = start + left;
+      fwd[i] = na;
+      statuses[i] = status;
+      typeIds[i] = t;
+      words[a] = status | STATUS_FORWARDED;
+      words[a + 1] = na;
     }
     this.toTop = toTop;
     this.survivedWords = survived;
@@ -92,25 +117,35 @@ export class Evacuator {
     return true;
   }
 
-  /** Gives back the tenured chunks taken for the first `count` objects. */
-  private undo(count: number): void {
+  /** Restores the first `count` headers and gives back the tenured chunks they took. */
+  private undo(live: Int32Array, count: number): void {
     const h = this.heap;
+    const words = h.words;
     const fwd = this.forward.data;
     for (let i = 0; i < count; i++) {
+      const a = live[i]!;
+      words[a] = this.savedStatus.data[i]!;
+      words[a + 1] = this.savedType.data[i]!;
       const dest = fwd[i]!;
-      if (dest >= h.tenuredStart) {
-        const start = dest - this.left.data[i]!;
-        h.freeList.addFree(start, this.size.data[i]!);
-      }
+      if (dest >= h.tenuredStart) h.freeList.addFree(dest - this.left.data[i]!, this.size.data[i]!);
     }
   }
 
-  /** Pass 2: copy and forward. */
+  /** Pass 2: copy, then redirect the young references inside each copy. */
   copy(live: Int32Array): void {
-    const words = this.heap.words;
+    const h = this.heap;
+    const words = h.words;
+    const types = h.types;
+    const ys = h.youngStart;
+    const ye = h.youngEnd;
+    const tenuredStart = h.tenuredStart;
+    const cards = h.cards.cards;
+    const sable = h.layout.contiguousRefs;
     const fwd = this.forward.data;
     const lefts = this.left.data;
     const sizes = this.size.data;
+    const statuses = this.savedStatus.data;
+    const typeIds = this.savedType.data;
     const n = live.length;
     for (let i = 0; i < n; i++) {
       const a = live[i]!;
@@ -124,32 +159,12 @@ export class Evacuator {
       } else {
         words.copyWithin(dst, src, src + size);
       }
-      const status = words[a]!;
-      let age = ((status >> AGE_SHIFT) & AGE_MASK) + 1;
+      let age = ((statuses[i]! >> AGE_SHIFT) & AGE_MASK) + 1;
       if (age > AGE_MASK) age = AGE_MASK;
-      // A promoted copy keeps its age only for the logs' sake; survivors age by one.
+      const t = typeIds[i]!;
       words[na] = HEADER_TAG | (age << AGE_SHIFT);
-      words[a] = status | STATUS_FORWARDED;
-      words[a + 1] = na;
-    }
-  }
-
-  /** Pass 3: redirect young references inside the copies. */
-  fix(): void {
-    const h = this.heap;
-    const words = h.words;
-    const types = h.types;
-    const ys = h.youngStart;
-    const ye = h.youngEnd;
-    const tenuredStart = h.tenuredStart;
-    const cards = h.cards.cards;
-    const sable = h.layout.contiguousRefs;
-    const fwd = this.forward.data;
-    const n = this.forward.length;
-    for (let i = 0; i < n; i++) {
-      const na = fwd[i]!;
+      words[na + 1] = t;
       const promoted = na >= tenuredStart;
-      const t = words[na + 1]!;
       const k = types.kind[t];
       if (sable || k === KIND_REF_ARRAY) {
         const end = na + 4 + (sable ? words[na + 2]! : words[na + 3]!);

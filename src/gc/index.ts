@@ -53,5 +53,5 @@ export function createCollector(name: string, heap: HeapImpl, options: Collector
 export { GenerationalPlan } from './plan.js';
 export { SerialMarker } from './serial-marker.js';
 export { NoneCollector } from './none.js';
-export { HeapVerificationError, verifyHeap, verifyMarks } from './verify.js';
+export { HeapVerificationError, verifyHeap, verifyMarks, verifyRefGraph } from './verify.js';
 export type { Marker, MarkRequest, MarkResult, MarkTimes } from './marker.js';

@@ -48,6 +48,8 @@ export class GenerationalPlan implements Collector {
   private readonly roots = new IntList();
   private readonly dirtyCards = new IntList();
   private readonly rememberedSlots = new IntList();
+  /** The object of each remembered slot (refgraph only, to rewrite its edge). */
+  private readonly rememberedObjects = new IntList();
   private readonly youngLive = new IntList();
   private readonly evacuator: Evacuator;
   private markTimes: MarkTimes = { mark: 0 };
@@ -135,8 +137,9 @@ export class GenerationalPlan implements Collector {
     this.roots.clear();
     this.dirtyCards.clear();
     this.rememberedSlots.clear();
+    this.rememberedObjects.clear();
     gatherRoots(h, true, this.roots);
-    scanDirtyCards(h, this.dirtyCards, this.rememberedSlots, this.roots);
+    scanDirtyCards(h, this.dirtyCards, this.rememberedSlots, this.roots, this.objectsList());
     phases.roots += performance.now() - t;
 
     const result = await this.runMarker('young', phases);
@@ -147,8 +150,8 @@ export class GenerationalPlan implements Collector {
       phases.copy += performance.now() - t;
       return false;
     }
-    this.finishEvacuation(live);
-    phases.copy += performance.now() - t;
+    this.finishEvacuation(live, phases);
+    phases.copy += performance.now() - t - phases.graph;
     return true;
   }
 
@@ -162,7 +165,18 @@ export class GenerationalPlan implements Collector {
     const result = await this.runMarker('full', phases);
 
     t = performance.now();
-    sweepTenured(h, result.bitmap);
+    const graph = h.graph;
+    if (graph !== null) {
+      // The sweep meets the live tenured objects in address order: their vertices
+      // move into a compacted tenured graph as it goes.
+      graph.beginTenuredCompaction();
+      sweepTenured(h, result.bitmap, (a) => graph.keepTenured(a));
+      const tg = performance.now();
+      graph.endTenuredCompaction();
+      phases.graph += performance.now() - tg;
+    } else {
+      sweepTenured(h, result.bitmap);
+    }
     phases.sweep += performance.now() - t;
 
     // After the sweep the dirty cards hold live objects only: their young slots
@@ -170,7 +184,8 @@ export class GenerationalPlan implements Collector {
     t = performance.now();
     this.dirtyCards.clear();
     this.rememberedSlots.clear();
-    scanDirtyCards(h, this.dirtyCards, this.rememberedSlots, null);
+    this.rememberedObjects.clear();
+    scanDirtyCards(h, this.dirtyCards, this.rememberedSlots, null, this.objectsList());
     phases.roots += performance.now() - t;
 
     t = performance.now();
@@ -180,22 +195,27 @@ export class GenerationalPlan implements Collector {
         `out of memory: heap of ${formatHeapSize(h.plan.heapBytes)} exhausted (raise it with --heap)`,
       );
     }
-    this.finishEvacuation(live);
-    phases.copy += performance.now() - t;
+    const graphBefore = phases.graph;
+    this.finishEvacuation(live, phases);
+    phases.copy += performance.now() - t - (phases.graph - graphBefore);
+  }
+
+  private objectsList(): IntList | null {
+    return this.heap.graph === null ? null : this.rememberedObjects;
   }
 
   /** Copies, forwards and fixes every reference to the moved objects. */
-  private finishEvacuation(live: Int32Array): void {
+  private finishEvacuation(live: Int32Array, phases: PhaseTimes): void {
     const h = this.heap;
     const words = h.words;
     const ev = this.evacuator;
-    ev.copy(live);
-    // Clean the scanned cards before fixing: fixing re-dirties the cards whose slots
-    // still refer to young objects (survivors), including promoted copies' slots.
+    // Clean the scanned cards first: copying re-dirties the cards of promoted copies
+    // that refer to survivors, and fixing the remembered slots those still holding
+    // old-to-young references.
     const cards = h.cards.cards;
     const dc = this.dirtyCards.data;
     for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
-    ev.fix();
+    ev.copy(live);
     const ys = h.youngStart;
     const ye = h.youngEnd;
     const base = h.tenuredStart;
@@ -209,6 +229,17 @@ export class GenerationalPlan implements Collector {
       if (nv >= ys && nv < ye) cards[(s - base) >> 7] = CARD_DIRTY;
     }
     fixRoots(h);
+    if (h.graph !== null) {
+      const tg = performance.now();
+      h.graph.rebuildAfterEvacuation(
+        ev.forward.data,
+        ev.forward.length,
+        this.rememberedObjects.data,
+        slots,
+        this.rememberedSlots.length,
+      );
+      phases.graph += performance.now() - tg;
+    }
     h.flipSurvivors(ev.toTop);
   }
 

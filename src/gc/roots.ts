@@ -29,13 +29,15 @@ export function gatherRoots(heap: HeapImpl, youngOnly: boolean, out: IntList): v
 
 /**
  * Scans the dirty cards: appends each card index to `cardsOut`, each slot holding a
- * young reference to `slotsOut`, and (when given) the young referent to `referentsOut`.
+ * young reference to `slotsOut`, and (when given) the young referent to
+ * `referentsOut` and the slot's object header to `objectsOut` (for the refgraph).
  */
 export function scanDirtyCards(
   heap: HeapImpl,
   cardsOut: IntList,
   slotsOut: IntList,
   referentsOut: IntList | null,
+  objectsOut: IntList | null = null,
 ): void {
   const words = heap.words;
   const types = heap.types;
@@ -69,6 +71,7 @@ export function scanDirtyCards(
           if (v >= ys && v < ye) {
             slotsOut.push(s);
             referentsOut?.push(v);
+            objectsOut?.push(a);
           }
         }
       } else if (types.kind[t] === KIND_INSTANCE) {
@@ -81,6 +84,7 @@ export function scanDirtyCards(
           if (v >= ys && v < ye) {
             slotsOut.push(s);
             referentsOut?.push(v);
+            objectsOut?.push(a);
           }
         }
       }

@@ -187,7 +187,78 @@ export function verifyHeap(heap: HeapImpl): void {
       stack.push(v);
     });
   }
-  if (heap.graph !== null) heap.graph.verify(headers);
+  if (heap.graph !== null) verifyRefGraph(heap, headers);
+}
+
+/** The header bitmap of every object in eden, the occupied survivor and tenured. */
+function objectHeaders(heap: HeapImpl): Uint32Array {
+  const headers = new Uint32Array((heap.words.length + 31) >>> 5);
+  const noop = (): void => {};
+  walkSpace(heap, 'eden', heap.edenStart, heap.edenTop, headers, noop);
+  walkSpace(heap, 'survivor', heap.fromStart, heap.fromTop, headers, noop);
+  walkSpace(heap, 'tenured', heap.tenuredStart, heap.tenuredEnd, headers, noop);
+  return headers;
+}
+
+const hex = (x: number): string => `0x${(x >>> 0).toString(16)}`;
+
+/**
+ * refgraph: the reference graphs must equal the heap. Every object has a vertex in its
+ * generation's graph that records its address and its edge count, each edge encodes
+ * what the corresponding reference slot holds, edge runs start on 4-word boundaries,
+ * and each graph has exactly one vertex per object (dead vertices dropped).
+ */
+export function verifyRefGraph(heap: HeapImpl, headers: Uint32Array = objectHeaders(heap)): void {
+  const graph = heap.graph;
+  if (graph === null) return;
+  const words = heap.words;
+  const types = heap.types;
+  const counts = [0, 0];
+  for (let w = 0; w < headers.length; w++) {
+    let bits = headers[w]!;
+    while (bits !== 0) {
+      const b = 31 - Math.clz32(bits & -bits);
+      bits &= bits - 1;
+      const a = w * 32 + b;
+      const tenured = a >= heap.tenuredStart;
+      const gen = tenured ? 'tenured' : 'young';
+      const g = tenured ? graph.tenured : graph.young;
+      counts[tenured ? 1 : 0]!++;
+      const what = `the ${heap.typeName(words[a + 1]!)} at ${a}`;
+      const id = words[a + 2]!;
+      if (id < 0 || id >= g.vertexCount) {
+        fail(`refgraph: ${what} has vertex id ${id}, but the ${gen} graph has ${g.vertexCount} vertices`);
+      }
+      const o = id * 4;
+      if (g.vertices[o + 2] !== a) {
+        fail(`refgraph: ${what} claims ${gen} vertex ${id}, which records address ${g.vertices[o + 2]}`);
+      }
+      const n = types.edgeCount(words, a);
+      if (g.vertices[o + 1] !== n) {
+        fail(`refgraph: ${gen} vertex ${id} (${what}) has ${g.vertices[o + 1]} edges, the object has ${n} references`);
+      }
+      const first = g.vertices[o]!;
+      if (first % 4 !== 0 || first + n > g.edgeCount) {
+        fail(`refgraph: ${gen} vertex ${id} (${what}) has its edges at ${first}, not a 4-word boundary within ${g.edgeCount}`);
+      }
+      for (let j = 0; j < n; j++) {
+        const s = types.refSlot(words, a, j);
+        const expected = graph.encode(words[s]!);
+        if (g.edges[first + j] !== expected) {
+          fail(
+            `refgraph: edge ${j} of ${gen} vertex ${id} (${what}, slot ${s}) is ${hex(g.edges[first + j]!)}, ` +
+              `the heap says ${hex(expected)} (reference ${words[s]})`,
+          );
+        }
+      }
+    }
+  }
+  if (counts[0] !== graph.young.vertexCount) {
+    fail(`refgraph: the young graph has ${graph.young.vertexCount} vertices for ${counts[0]} young objects`);
+  }
+  if (counts[1] !== graph.tenured.vertexCount) {
+    fail(`refgraph: the tenured graph has ${graph.tenured.vertexCount} vertices for ${counts[1]} tenured objects`);
+  }
 }
 
 /**

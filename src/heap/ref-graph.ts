@@ -1,22 +1,229 @@
 /**
- * The reference graphs of the refgraph layout (FastCollect section 3.1): placeholder
- * until the graphs are implemented.
+ * The reference graphs of the refgraph layout (FastCollect section 3.1 and 5): the
+ * heap's shape in compressed sparse row form, one graph per generation, kept up to
+ * date while the program runs so that a GPU marker can trace vertices and edges
+ * instead of heap objects.
+ *
+ * A generation graph has
+ *  - a vertex array of 4 u32 per vertex: first edge, edge count, object address, mark;
+ *  - an edge array in which each vertex's edges start on a 4-word boundary (padding
+ *    is 0), so a kernel reads them as vec4<u32> (FastCollect section 4.3).
+ * An edge value is 0 for null, v+1 for young vertex v, 0x80000000 | (v+1) for tenured
+ * vertex v. The object's header word a+2 holds its vertex id in its generation.
+ *
+ * Maintenance (FastCollect section 5, "Maintenance of Heap Reference Graph"):
+ *  - allocation appends a vertex and reserves its edges (`addVertex`);
+ *  - every reference store writes the edge too (`writeEdge`, the double write);
+ *  - a young collection rebuilds the young graph from the survivors and appends the
+ *    promoted objects' vertices to the tenured graph (`rebuildAfterEvacuation`);
+ *  - a full collection compacts the tenured graph in address order as the sweep
+ *    meets live objects (`beginTenuredCompaction`, `keepTenured`,
+ *    `endTenuredCompaction`): dead vertices disappear, ids are renumbered, and edges
+ *    pointing at tenured vertices are renumbered through a remap table.
+ * The heap stays the source of truth: moved vertices take their edges from the moved
+ * objects' reference slots, and gc/verify.ts checks graph against heap.
  */
 
 import type { HeapImpl } from './heap.js';
+import { HEADER_WORDS, KIND_INSTANCE, KIND_REF_ARRAY } from './layout.js';
+
+export const TENURED_EDGE = 0x80000000;
+/** Words per vertex: first edge, edge count, address, mark. */
+export const VERTEX_WORDS = 4;
+
+/** One generation's graph. Arrays grow by doubling; only the prefixes in use matter. */
+export class GenerationGraph {
+  vertices = new Uint32Array(VERTEX_WORDS * 1024);
+  edges = new Uint32Array(4096);
+  vertexCount = 0;
+  /** Edge words in use, padding included (a multiple of 4). */
+  edgeCount = 0;
+
+  reset(): this {
+    this.vertexCount = 0;
+    this.edgeCount = 0;
+    return this;
+  }
+
+  /** Appends a vertex for the object at `addr` with `edgeCount` null edges; returns its id. */
+  addVertex(addr: number, edgeCount: number): number {
+    const id = this.vertexCount;
+    if ((id + 1) * VERTEX_WORDS > this.vertices.length) {
+      const v = new Uint32Array(this.vertices.length * 2);
+      v.set(this.vertices);
+      this.vertices = v;
+    }
+    const first = this.edgeCount;
+    const padded = (edgeCount + 3) & ~3;
+    if (first + padded > this.edges.length) {
+      let cap = this.edges.length * 2;
+      while (cap < first + padded) cap *= 2;
+      const e = new Uint32Array(cap);
+      e.set(this.edges.subarray(0, first));
+      this.edges = e;
+    } else if (padded > 0) {
+      this.edges.fill(0, first, first + padded);
+    }
+    const v = this.vertices;
+    const o = id * VERTEX_WORDS;
+    v[o] = first;
+    v[o + 1] = edgeCount;
+    v[o + 2] = addr;
+    v[o + 3] = 0;
+    this.vertexCount = id + 1;
+    this.edgeCount = first + padded;
+    return id;
+  }
+
+  bytesInUse(): number {
+    return 4 * (this.vertexCount * VERTEX_WORDS + this.edgeCount);
+  }
+}
 
 export class RefGraph {
+  young = new GenerationGraph();
+  tenured = new GenerationGraph();
+  /** The graphs being rebuilt swap with these, so collections allocate nothing. */
+  private spareYoung = new GenerationGraph();
+  private spareTenured = new GenerationGraph();
+  private remap = new Uint32Array(1024);
   edgeWrites = 0;
   vertexAppends = 0;
-  constructor(_heap: HeapImpl) {
-    throw new Error('refgraph layout: not implemented yet');
+
+  constructor(private readonly heap: HeapImpl) {}
+
+  /** Allocation: a vertex in the generation the address belongs to. */
+  addVertex(a: number, edgeCount: number): number {
+    this.vertexAppends++;
+    const g = a >= this.heap.tenuredStart ? this.tenured : this.young;
+    return g.addVertex(a, edgeCount);
   }
-  addVertex(_a: number, _edges: number): number {
-    return 0;
+
+  /** The edge value for a reference to the object at `value` (0 for null). */
+  encode(value: number): number {
+    if (value === 0) return 0;
+    const id = this.heap.words[value + 2]! + 1;
+    return value >= this.heap.tenuredStart ? (TENURED_EDGE | id) >>> 0 : id;
   }
-  writeEdge(_obj: number, _edge: number, _value: number): void {}
-  verify(_headers: Uint32Array): void {}
+
+  /** The write barrier's second write: edge `edge` of the object at `obj`. */
+  writeEdge(obj: number, edge: number, value: number): void {
+    const h = this.heap;
+    const g = obj >= h.tenuredStart ? this.tenured : this.young;
+    const id = h.words[obj + 2]!;
+    g.edges[g.vertices[id * VERTEX_WORDS]! + edge] = this.encode(value);
+    this.edgeWrites++;
+  }
+
+  /** The edge index of reference slot `slot` of the object at `a`. */
+  edgeIndexOfSlot(a: number, slot: number): number {
+    const h = this.heap;
+    const t = h.words[a + 1]!;
+    const types = h.types;
+    if (types.kind[t] === KIND_REF_ARRAY) return slot - a - HEADER_WORDS;
+    const b = types.refBegin[t]!;
+    const n = types.refCount[t]!;
+    for (let j = 0; j < n; j++) if (a + types.refOffsets[b + j]! === slot) return j;
+    return -1;
+  }
+
+  /** Rewrites every edge of the vertex of the object at `a` from its reference slots. */
+  private syncEdges(g: GenerationGraph, a: number): void {
+    const h = this.heap;
+    const words = h.words;
+    const types = h.types;
+    const t = words[a + 1]!;
+    const o = words[a + 2]! * VERTEX_WORDS;
+    const first = g.vertices[o]!;
+    const edges = g.edges;
+    const k = types.kind[t];
+    if (k === KIND_INSTANCE) {
+      const b = types.refBegin[t]!;
+      const n = types.refCount[t]!;
+      for (let j = 0; j < n; j++) edges[first + j] = this.encode(words[a + types.refOffsets[b + j]!]!);
+    } else if (k === KIND_REF_ARRAY) {
+      const n = words[a + 3]!;
+      for (let j = 0; j < n; j++) edges[first + j] = this.encode(words[a + HEADER_WORDS + j]!);
+    }
+  }
+
+  /**
+   * After evacuation, with every reference in the heap already redirected: gives the
+   * moved objects (`moved`: their new header addresses) fresh vertices in the new
+   * young graph or, if promoted, at the end of the tenured graph, then rewrites their
+   * edges and those of the remembered-set slots (tenured objects `remObjects[k]`
+   * holding slot `remSlots[k]`), the only other edges that can name young vertices.
+   */
+  rebuildAfterEvacuation(
+    moved: Int32Array,
+    count: number,
+    remObjects: Int32Array,
+    remSlots: Int32Array,
+    remCount: number,
+  ): void {
+    const h = this.heap;
+    const words = h.words;
+    const types = h.types;
+    const tenuredStart = h.tenuredStart;
+    const young = this.spareYoung.reset();
+    const tenured = this.tenured;
+    // Pass 1: new ids for every moved object, so pass 2 can encode edges to them.
+    for (let i = 0; i < count; i++) {
+      const a = moved[i]!;
+      const n = types.edgeCount(words, a);
+      words[a + 2] = a >= tenuredStart ? tenured.addVertex(a, n) : young.addVertex(a, n);
+    }
+    this.spareYoung = this.young;
+    this.young = young;
+    for (let i = 0; i < count; i++) {
+      const a = moved[i]!;
+      this.syncEdges(a >= tenuredStart ? tenured : young, a);
+    }
+    for (let k = 0; k < remCount; k++) {
+      const a = remObjects[k]!;
+      const s = remSlots[k]!;
+      const o = words[a + 2]! * VERTEX_WORDS;
+      tenured.edges[tenured.vertices[o]! + this.edgeIndexOfSlot(a, s)] = this.encode(words[s]!);
+    }
+  }
+
+  /** Full collection, before the sweep: start a new, empty tenured graph. */
+  beginTenuredCompaction(): void {
+    const old = this.tenured;
+    if (this.remap.length < old.vertexCount) this.remap = new Uint32Array(old.vertexCount * 2);
+    this.remap.fill(0, 0, old.vertexCount);
+    this.tenured = this.spareTenured.reset();
+    this.spareTenured = old;
+  }
+
+  /** The sweep met the live tenured object at `a`: move its vertex into the new graph. */
+  keepTenured(a: number): void {
+    const words = this.heap.words;
+    const old = this.spareTenured;
+    const oldId = words[a + 2]!;
+    const o = oldId * VERTEX_WORDS;
+    const first = old.vertices[o]!;
+    const n = old.vertices[o + 1]!;
+    const g = this.tenured;
+    const id = g.addVertex(a, n);
+    const nf = g.vertices[id * VERTEX_WORDS]!;
+    g.edges.set(old.edges.subarray(first, first + n), nf);
+    this.remap[oldId] = id + 1;
+    words[a + 2] = id;
+  }
+
+  /** After the sweep: renumber the edges that point at tenured vertices. */
+  endTenuredCompaction(): void {
+    const g = this.tenured;
+    const edges = g.edges;
+    const remap = this.remap;
+    for (let e = 0; e < g.edgeCount; e++) {
+      const x = edges[e]!;
+      if (x >= TENURED_EDGE) edges[e] = (TENURED_EDGE | remap[(x & 0x7fffffff) - 1]!) >>> 0;
+    }
+  }
+
   bytesInUse(): number {
-    return 0;
+    return this.young.bytesInUse() + this.tenured.bytesInUse();
   }
 }

@@ -161,23 +161,28 @@ export async function runModel(options: HeapOptions, steps: number, seed: number
   return heap;
 }
 
-describe('random mutation against a model', () => {
-  for (const [name, options] of [
-    ['default sizes, gc-stress 7', { gcStress: 7, verifyGc: true }],
-    ['tiny survivors, tenureAge 1', { gcStress: 13, tenureAge: 1, survivorRatio: 30, verifyGc: true }],
-    ['no stress, small young generation', { heapBytes: 128 * 1024, youngBytes: 12 * 1024, verifyGc: true, largeObjectBytes: 2048 }],
-  ] as Array<[string, HeapOptions]>) {
-    it(name, async () => {
-      const heap = await runModel(options, 3000, 42);
-      const s = heap.stats;
-      expect(s.youngCollections + s.fullCollections).toBeGreaterThan(5);
-    });
-  }
+for (const layout of ['sable', 'refgraph']) {
+  describe(`random mutation against a model (${layout})`, () => {
+    for (const [name, options] of [
+      ['default sizes, gc-stress 7', { gcStress: 7, verifyGc: true }],
+      ['tiny survivors, tenureAge 1', { gcStress: 13, tenureAge: 1, survivorRatio: 30, verifyGc: true }],
+      [
+        'no stress, small young generation',
+        { heapBytes: 128 * 1024, youngBytes: 12 * 1024, verifyGc: true, largeObjectBytes: 2048 },
+      ],
+    ] as Array<[string, HeapOptions]>) {
+      it(name, async () => {
+        const heap = await runModel({ ...options, layout }, 3000, 42);
+        const s = heap.stats;
+        expect(s.youngCollections + s.fullCollections).toBeGreaterThan(5);
+      });
+    }
 
-  it('gc-stress makes every 4th stress collection a full one', async () => {
-    const heap = await runModel({ gcStress: 5, verifyGc: true, heapBytes: 4 * 1024 * 1024 }, 1000, 7);
-    const s = heap.stats;
-    expect(s.fullCollections).toBeGreaterThan(0);
-    expect(Math.abs(s.youngCollections - 3 * s.fullCollections)).toBeLessThanOrEqual(3);
+    it('gc-stress makes every 4th stress collection a full one', async () => {
+      const heap = await runModel({ gcStress: 5, verifyGc: true, heapBytes: 4 * 1024 * 1024, layout }, 1000, 7);
+      const s = heap.stats;
+      expect(s.fullCollections).toBeGreaterThan(0);
+      expect(Math.abs(s.youngCollections - 3 * s.fullCollections)).toBeLessThanOrEqual(3);
+    });
   });
-});
+}
