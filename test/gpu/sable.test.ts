@@ -45,6 +45,7 @@ async function check(engine: 'gpu-dfs' | 'gpu-bfs', g: ObjectGraph, kind: 'young
     const req = request(g, kind, heap.addr, heap.youngRange);
     const res = await marker.mark(req);
     const want = expectedMarks(g, req, heap.addr);
+    expect(marker.lastStats!.fallbackFrontier).not.toBe(-2);
     expect(bitmapSet(res.bitmap)).toEqual(want);
     if (kind === 'young') {
       const live = [...res.live!].sort((a, b) => a - b);

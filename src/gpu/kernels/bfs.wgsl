@@ -137,7 +137,7 @@ fn bfs_level(@builtin(local_invocation_index) lid: u32,
       var ob = 0u;
       if (total > 0u) { ob = atomicAdd(&ctl[Q_TAIL], total); }
       skipW = 0u;
-      if (ob + total - qs > params.queueCap) {
+      if (total > 0u && ob + total - qs > params.queueCap) {
         atomicStore(&ctl[Q_OVERFLOW], 1u);
         skipW = 1u;
       }

@@ -1,0 +1,58 @@
+/** `--gpu-opt` parsing and the papers' ablation labels (no device needed). */
+import { describe, expect, it } from 'vitest';
+import { NoGpuAdapterError } from '../../src/gpu/device.js';
+import { baselineOptions, DEFAULT_GPU_OPTIONS, optionsLabel, parseGpuOptions } from '../../src/gpu/options.js';
+
+describe('--gpu-opt', () => {
+  it('defaults to all optimizations', () => {
+    expect(parseGpuOptions('', 'gpu-dfs')).toEqual(DEFAULT_GPU_OPTIONS);
+    expect(parseGpuOptions('all', 'gpu-bfs')).toEqual(DEFAULT_GPU_OPTIONS);
+  });
+
+  it('none is the paper baseline', () => {
+    const o = parseGpuOptions('none', 'gpu-dfs');
+    expect(o).toEqual(baselineOptions());
+    expect(o.atomic || o.hybrid || o.balance || o.vector || o.divergence || o.fallback).toBe(false);
+    expect(o.offsets).toBe('histogram');
+  });
+
+  it('a list of names starts from none', () => {
+    const o = parseGpuOptions('atomic,hybrid', 'gpu-dfs');
+    expect([o.atomic, o.hybrid, o.balance, o.vector]).toEqual([true, true, false, false]);
+  });
+
+  it('reads FastCollect letters for gpu-dfs (D = load balancing)', () => {
+    const o = parseGpuOptions('A,D', 'gpu-dfs');
+    expect([o.atomic, o.hybrid, o.balance, o.vector]).toEqual([true, false, true, false]);
+    expect(optionsLabel(o, 'gpu-dfs')).toBe('GPU+A+D');
+    expect(optionsLabel(parseGpuOptions('O', 'gpu-dfs'), 'gpu-dfs')).toBe('GPU+O');
+  });
+
+  it('reads Maas letters for gpu-bfs (D = divergence, P = prefix sum, F = fallback)', () => {
+    const o = parseGpuOptions('P,D,F', 'gpu-bfs');
+    expect(o.offsets).toBe('prefix');
+    expect([o.divergence, o.fallback, o.vector]).toEqual([true, true, false]);
+    expect(optionsLabel(o, 'gpu-bfs')).toBe('GPU+F+D+P');
+  });
+
+  it('removes with a minus and sets numbers with =', () => {
+    const o = parseGpuOptions('all,-vector,threshold=32,min-iters=3,wg=128', 'gpu-bfs');
+    expect(o.vector).toBe(false);
+    expect(o.atomic).toBe(true);
+    expect([o.fallbackThreshold, o.fallbackMinIterations, o.workgroupSize]).toEqual([32, 3, 128]);
+    expect(parseGpuOptions('-hybrid', 'gpu-dfs').hybrid).toBe(false);
+    expect(parseGpuOptions('prefix,-prefix', 'gpu-bfs').offsets).toBe('histogram');
+  });
+
+  it('rejects unknown names in one line', () => {
+    expect(() => parseGpuOptions('turbo', 'gpu-dfs')).toThrow(/unknown optimization 'turbo'/);
+    expect(() => parseGpuOptions('P', 'gpu-dfs')).toThrow(/unknown optimization/);
+    expect(() => parseGpuOptions('threshold=x', 'gpu-bfs')).toThrow(/bad setting/);
+  });
+
+  it('NoGpuAdapterError says in one line how to get an adapter', () => {
+    const e = new NoGpuAdapterError();
+    expect(e.message).not.toContain('\n');
+    expect(e.message).toMatch(/^no WebGPU adapter found: .*setup-vulkan\.sh/);
+  });
+});

@@ -1,0 +1,241 @@
+/**
+ * Every optimization switch of both engines, the bfs offset variants and CPU
+ * fallback, load balancing's effect, heaps split over several bindings, and
+ * markers reused across collections with incremental mirror updates.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { GpuMarker } from '../../src/gpu/marker.js';
+import { destroyGpu } from '../../src/gpu/device.js';
+import type { GpuOptions } from '../../src/gpu/options.js';
+import type { ObjectGraph } from './graphs.js';
+import {
+  binaryTree,
+  bitmapSet,
+  complete,
+  expectedMarks,
+  generational,
+  layoutRefgraph,
+  layoutSable,
+  list,
+  randomGraph,
+  request,
+  rng,
+  wide,
+} from './graphs.js';
+
+afterAll(async () => {
+  await destroyGpu();
+});
+
+type Engine = 'gpu-dfs' | 'gpu-bfs';
+
+/** One graph with every feature: wide objects, long chains, cycles, sharing. */
+function mixed(): ObjectGraph {
+  const parts = [randomGraph(700, 3, 8, 31), wide(700), list(150), complete(25, 2)];
+  const refs: number[][] = [];
+  const roots: number[] = [];
+  for (const p of parts) {
+    const base = refs.length;
+    for (const rs of p.refs) refs.push(rs.map((t) => (t < 0 ? -1 : t + base)));
+    for (const r of p.roots) roots.push(r + base);
+  }
+  const r = rng(99);
+  return { name: 'mixed', refs, roots, young: refs.map(() => r() < 0.6) };
+}
+
+async function markOnce(engine: Engine, g: ObjectGraph, kind: 'young' | 'full', options: string | Partial<GpuOptions>, layout: 'sable' | 'refgraph' = 'sable') {
+  const heap = layout === 'sable' ? layoutSable(g) : layoutRefgraph(g);
+  const marker = new GpuMarker({
+    engine,
+    input:
+      layout === 'sable'
+        ? { layout, words: heap.words }
+        : { layout, words: heap.words, graphs: () => heap.graphs! },
+    options,
+  });
+  try {
+    const req = request(g, kind, heap.addr, heap.youngRange);
+    const res = await marker.mark(req);
+    const want = expectedMarks(g, req, heap.addr);
+    expect(bitmapSet(res.bitmap)).toEqual(want);
+    if (kind === 'young') expect([...res.live!].sort((a, b) => a - b)).toEqual([...want].sort((a, b) => a - b));
+    // -2: the frontier ring overflowed and the CPU marked everything, which the
+    // queue's sizing rules out on these heaps.
+    expect(marker.lastStats!.fallbackFrontier).not.toBe(-2);
+    return { res, stats: marker.lastStats! };
+  } finally {
+    marker.dispose();
+  }
+}
+
+describe('gpu-dfs: every combination of +A +H +D +V', () => {
+  const g = mixed();
+  for (let bits = 0; bits < 16; bits++) {
+    const names = ['atomic', 'hybrid', 'balance', 'vector'].filter((_, i) => bits & (1 << i));
+    const spec = names.length === 0 ? 'none' : names.join(',');
+    it(spec, async () => {
+      await markOnce('gpu-dfs', g, 'full', spec);
+      if (bits === 0 || bits === 15) await markOnce('gpu-dfs', g, 'young', spec);
+    });
+  }
+});
+
+describe('gpu-bfs: offsets, divergence, vector, atomic', () => {
+  const g = mixed();
+  for (const offsets of ['histogram', 'prefix'] as const) {
+    for (const divergence of [false, true]) {
+      for (const vector of [false, true]) {
+        it(`${offsets} divergence=${divergence} vector=${vector}`, async () => {
+          const o = { offsets, divergence, vector, atomic: true, fallback: false };
+          await markOnce('gpu-bfs', g, 'full', o);
+          await markOnce('gpu-bfs', g, 'young', o, 'refgraph');
+        });
+      }
+    }
+  }
+  it('none (Maas baseline) and without the atomic optimization', async () => {
+    await markOnce('gpu-bfs', g, 'full', 'none');
+    await markOnce('gpu-bfs', g, 'young', 'all,-atomic');
+  });
+});
+
+describe('gpu-bfs CPU fallback (Maas §5.4)', () => {
+  it('a long list falls back after the minimum iterations and is correct', async () => {
+    const { stats } = await markOnce('gpu-bfs', list(400), 'full', 'all');
+    expect(stats.fallbackFrontier).toBeGreaterThan(0);
+    expect(stats.rounds).toBe(5);
+  });
+  it('with the fallback off the GPU finishes the list', async () => {
+    const { stats } = await markOnce('gpu-bfs', list(400), 'full', 'all,-fallback');
+    expect(stats.fallbackFrontier).toBe(-1);
+    expect(stats.rounds).toBeGreaterThanOrEqual(400);
+  });
+  it('threshold and minimum iterations are settable', async () => {
+    const a = await markOnce('gpu-bfs', binaryTree(9), 'full', 'all,threshold=1000,min-iters=3');
+    expect(a.stats.rounds).toBe(3);
+    expect(a.stats.fallbackFrontier).toBe(8);
+    const b = await markOnce('gpu-bfs', binaryTree(9), 'full', 'all,threshold=1000,min-iters=6');
+    expect(b.stats.rounds).toBe(6);
+  });
+  it('young collections fall back correctly (live list merged)', async () => {
+    const g = list(300);
+    const { stats } = await markOnce('gpu-bfs', { ...g, young: g.refs.map((_, i) => i > 20) , roots: [0, 25] }, 'young', 'all', 'refgraph');
+    expect(stats.fallbackFrontier).toBeGreaterThan(0);
+    await markOnce('gpu-bfs', { ...g, young: g.refs.map((_, i) => i > 20), roots: [0, 25] }, 'young', 'all');
+  });
+});
+
+describe('gpu-dfs load balancing (FastCollect §4.2)', () => {
+  it('spreads one deep tree over idle threads', async () => {
+    const g = binaryTree(13);
+    const alone = await markOnce('gpu-dfs', g, 'full', 'atomic,hybrid,vector');
+    const shared = await markOnce('gpu-dfs', g, 'full', 'all');
+    // Without load balancing one thread expands all 8191 nodes, a step budget per round.
+    expect(shared.stats.rounds * 4).toBeLessThan(alone.stats.rounds);
+  });
+});
+
+describe('heap mirror over several bindings', () => {
+  const g = generational(1200, 3, 41);
+  for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
+    for (const vector of [false, true]) {
+      it(`${engine} vector=${vector}, 4096-word chunks`, async () => {
+        const heap = layoutSable(g);
+        expect(heap.words.length).toBeGreaterThan(2 * 4096);
+        await markOnce(engine, g, 'full', { vector, chunkWords: 4096 });
+        await markOnce(engine, g, 'young', { vector, chunkWords: 4096 });
+      });
+    }
+  }
+});
+
+describe('markers reused across collections', () => {
+  for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
+    it(`${engine} sable: young, full, young with dirty ranges`, async () => {
+      const g = generational(1000, 3, 77);
+      const heap = layoutSable(g);
+      let dirty: number[] = [];
+      const marker = new GpuMarker({
+        engine,
+        input: {
+          layout: 'sable',
+          words: heap.words,
+          takeDirtyRanges: () => {
+            const d = dirty;
+            dirty = [];
+            return d;
+          },
+        },
+      });
+      const r = rng(5);
+      try {
+        for (let round = 0; round < 4; round++) {
+          const kind = round % 2 === 0 ? 'young' : 'full';
+          const req = request(g, kind, heap.addr, heap.youngRange);
+          const res = await marker.mark(req);
+          expect(bitmapSet(res.bitmap)).toEqual(expectedMarks(g, req, heap.addr));
+          if (round === 0) expect(res.times.uploadBytes).toBe(heap.words.length * 4);
+          else expect(res.times.uploadBytes!).toBeLessThan(heap.words.length * 2);
+          // The mutator rewires some references; the barrier reports the words.
+          for (let k = 0; k < 40; k++) {
+            const i = Math.floor(r() * g.refs.length);
+            const rs = g.refs[i]!;
+            if (rs.length === 0) continue;
+            const slot = Math.floor(r() * rs.length);
+            const t = r() < 0.2 ? -1 : Math.floor(r() * g.refs.length);
+            rs[slot] = t;
+            const w = heap.addr[i]! + 4 + slot;
+            heap.words[w] = t < 0 ? 0 : heap.addr[t]!;
+            dirty.push(w, w + 1);
+          }
+        }
+      } finally {
+        marker.dispose();
+      }
+    });
+
+    it(`${engine} refgraph: edges rewritten between collections`, async () => {
+      const g = generational(800, 3, 13);
+      const heap = layoutRefgraph(g);
+      const graphs = heap.graphs!;
+      let dirtyEdges: number[] = [];
+      const marker = new GpuMarker({
+        engine,
+        input: {
+          layout: 'refgraph',
+          words: heap.words,
+          graphs: () => graphs,
+          takeDirtyGraphs: () => {
+            const d = { youngVertices: [], tenuredVertices: [], youngEdges: dirtyEdges, tenuredEdges: [] };
+            dirtyEdges = [];
+            return d;
+          },
+        },
+      });
+      const r = rng(8);
+      const youngIds = g.refs.map((_, i) => i).filter((i) => g.young[i]);
+      try {
+        for (let round = 0; round < 3; round++) {
+          const req = request(g, round === 1 ? 'full' : 'young', heap.addr, heap.youngRange);
+          const res = await marker.mark(req);
+          expect(bitmapSet(res.bitmap)).toEqual(expectedMarks(g, req, heap.addr));
+          // Rewire young objects' edges to other young objects.
+          for (let k = 0; k < 30; k++) {
+            const i = youngIds[Math.floor(r() * youngIds.length)]!;
+            const rs = g.refs[i]!;
+            if (rs.length === 0) continue;
+            const slot = Math.floor(r() * rs.length);
+            const t = youngIds[Math.floor(r() * youngIds.length)]!;
+            rs[slot] = t;
+            const v = heap.words[heap.addr[i]! + 2]!;
+            const e = graphs.young.vertices[4 * v]! + slot;
+            graphs.young.edges[e] = heap.words[heap.addr[t]! + 2]! + 1;
+            dirtyEdges.push(e, e + 1);
+          }
+        }
+      } finally {
+        marker.dispose();
+      }
+    });
+  }
+});
