@@ -226,6 +226,7 @@ export class GenerationalPlan implements Collector {
       if (v < ys || v >= ye) continue;
       const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + 1]! : v;
       words[s] = nv;
+      h.noteTenuredWrite(s, s + 1);
       if (nv >= ys && nv < ye) cards[(s - base) >> 7] = CARD_DIRTY;
     }
     fixRoots(h);

@@ -112,6 +112,14 @@ export class HeapImpl implements Heap {
   private stressCount = 0;
   private stressYoungCount = 0;
 
+  /**
+   * For GPU heap mirrors: tenured cards written since the last `takeDirtyRanges`
+   * (any reference store, allocation, promotion, remembered-slot fix-up), unlike the
+   * card table, which records old-to-young stores only and is cleaned by collections.
+   */
+  private readonly mirrorCards: Uint8Array;
+  private mirrorTaken = false;
+
   private readonly f64 = new Float64Array(1);
   private readonly f64Words = new Int32Array(this.f64.buffer);
 
@@ -137,6 +145,7 @@ export class HeapImpl implements Heap {
     this.largeObjectWords = p.largeObjectWords;
     this.cards = new CardTable(p.tenuredStart, p.tenuredEnd);
     this.freeList = new FreeList(this.words);
+    this.mirrorCards = new Uint8Array(this.cards.count);
     this.freeList.addFree(p.tenuredStart, p.tenuredEnd - p.tenuredStart);
     this.stressInterval = options.gcStress ?? 0;
     this.totals = emptyStats(this.layout.name);
@@ -228,6 +237,7 @@ export class HeapImpl implements Heap {
       start = this.freeList.alloc(size);
       if (start === 0) return this.fail(PENDING_FULL, 'tenured full');
       this.cards.recordBlock(start, start + size);
+      this.noteTenuredWrite(start, start + size);
     }
     const words = this.words;
     const end = start + size;
@@ -271,7 +281,10 @@ export class HeapImpl implements Heap {
    */
   allocTenured(size: number): number {
     const s = this.freeList.alloc(size);
-    if (s !== 0) this.cards.recordBlock(s, s + size);
+    if (s !== 0) {
+      this.cards.recordBlock(s, s + size);
+      this.noteTenuredWrite(s, s + size);
+    }
     return s;
   }
 
@@ -308,9 +321,11 @@ export class HeapImpl implements Heap {
   writeRef(obj: number, offset: number, edge: number, value: number): void {
     const slot = obj + offset;
     this.words[slot] = value;
-    // A filtering barrier: only old-to-young stores can matter to a young collection.
-    if (obj >= this.tenuredStart && value >= this.youngStart && value < this.youngEnd) {
-      this.cards.cards[(slot - this.tenuredStart) >> 7] = 1;
+    if (obj >= this.tenuredStart) {
+      const card = (slot - this.tenuredStart) >> 7;
+      this.mirrorCards[card] = 1;
+      // A filtering barrier: only old-to-young stores matter to a young collection.
+      if (value >= this.youngStart && value < this.youngEnd) this.cards.cards[card] = 1;
     }
     if (this.graph !== null) this.graph.writeEdge(obj, edge, value);
   }
@@ -325,6 +340,40 @@ export class HeapImpl implements Heap {
     this.f64[0] = value;
     this.words[addr] = this.f64Words[0]!;
     this.words[addr + 1] = this.f64Words[1]!;
+  }
+
+  /** Records that tenured words [start, end) changed (see `takeDirtyRanges`). */
+  noteTenuredWrite(start: number, end: number): void {
+    const first = (start - this.tenuredStart) >> 7;
+    const last = (end - 1 - this.tenuredStart) >> 7;
+    this.mirrorCards.fill(1, first, last + 1);
+  }
+
+  /**
+   * The word ranges ([start, end) pairs) that a mirror of the heap made at the
+   * previous call must re-read before tracing: the occupied young spaces whole (they
+   * change wholesale between collections) and the tenured cards written since. The
+   * first call answers 'all'. Words outside these ranges may differ only where no
+   * reachable object lies (free chunks, swept or dead objects' mark bits). This is
+   * gpu/marker.ts's SableInput.takeDirtyRanges.
+   */
+  takeDirtyRanges(): number[] | 'all' {
+    const mc = this.mirrorCards;
+    if (!this.mirrorTaken) {
+      this.mirrorTaken = true;
+      mc.fill(0);
+      return 'all';
+    }
+    const out = [this.edenStart, this.edenTop, this.fromStart, this.fromTop];
+    const base = this.tenuredStart;
+    const n = mc.length;
+    for (let c = 0; c < n; c++) {
+      if (mc[c] === 0) continue;
+      const start = c;
+      while (c < n && mc[c] !== 0) mc[c++] = 0;
+      out.push(base + (start << 7), Math.min(this.tenuredEnd, base + (c << 7)));
+    }
+    return out;
   }
 
   // ------------------------------------------------------------- accounting

@@ -127,26 +127,6 @@ export class RefGraph {
     return -1;
   }
 
-  /** Rewrites every edge of the vertex of the object at `a` from its reference slots. */
-  private syncEdges(g: GenerationGraph, a: number): void {
-    const h = this.heap;
-    const words = h.words;
-    const types = h.types;
-    const t = words[a + 1]!;
-    const o = words[a + 2]! * VERTEX_WORDS;
-    const first = g.vertices[o]!;
-    const edges = g.edges;
-    const k = types.kind[t];
-    if (k === KIND_INSTANCE) {
-      const b = types.refBegin[t]!;
-      const n = types.refCount[t]!;
-      for (let j = 0; j < n; j++) edges[first + j] = this.encode(words[a + types.refOffsets[b + j]!]!);
-    } else if (k === KIND_REF_ARRAY) {
-      const n = words[a + 3]!;
-      for (let j = 0; j < n; j++) edges[first + j] = this.encode(words[a + HEADER_WORDS + j]!);
-    }
-  }
-
   /**
    * After evacuation, with every reference in the heap already redirected: gives the
    * moved objects (`moved`: their new header addresses) fresh vertices in the new
@@ -167,17 +147,42 @@ export class RefGraph {
     const tenuredStart = h.tenuredStart;
     const young = this.spareYoung.reset();
     const tenured = this.tenured;
+    const kinds = types.kind;
+    const refBegin = types.refBegin;
+    const refCount = types.refCount;
+    const refOffsets = types.refOffsets;
     // Pass 1: new ids for every moved object, so pass 2 can encode edges to them.
     for (let i = 0; i < count; i++) {
       const a = moved[i]!;
-      const n = types.edgeCount(words, a);
+      const t = words[a + 1]!;
+      const k = kinds[t];
+      const n = k === KIND_INSTANCE ? refCount[t]! : k === KIND_REF_ARRAY ? words[a + 3]! : 0;
       words[a + 2] = a >= tenuredStart ? tenured.addVertex(a, n) : young.addVertex(a, n);
     }
     this.spareYoung = this.young;
     this.young = young;
+    // Pass 2: every edge of every moved vertex from its object's slots (encode inlined).
     for (let i = 0; i < count; i++) {
       const a = moved[i]!;
-      this.syncEdges(a >= tenuredStart ? tenured : young, a);
+      const g = a >= tenuredStart ? tenured : young;
+      const first = g.vertices[words[a + 2]! * VERTEX_WORDS]!;
+      const edges = g.edges;
+      const t = words[a + 1]!;
+      const k = kinds[t];
+      if (k === KIND_INSTANCE) {
+        const b = refBegin[t]!;
+        const n = refCount[t]!;
+        for (let j = 0; j < n; j++) {
+          const v = words[a + refOffsets[b + j]!]!;
+          edges[first + j] = v === 0 ? 0 : v >= tenuredStart ? (TENURED_EDGE | (words[v + 2]! + 1)) >>> 0 : words[v + 2]! + 1;
+        }
+      } else if (k === KIND_REF_ARRAY) {
+        const n = words[a + 3]!;
+        for (let j = 0; j < n; j++) {
+          const v = words[a + HEADER_WORDS + j]!;
+          edges[first + j] = v === 0 ? 0 : v >= tenuredStart ? (TENURED_EDGE | (words[v + 2]! + 1)) >>> 0 : words[v + 2]! + 1;
+        }
+      }
     }
     for (let k = 0; k < remCount; k++) {
       const a = remObjects[k]!;
