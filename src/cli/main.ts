@@ -9,7 +9,7 @@ import { writeFileSync, writeSync } from 'node:fs';
 import { parseArgs, USAGE, UsageError, type Command } from './args.js';
 import { disassemble } from '../bytecode/disasm.js';
 import { compileSource, EXIT, readSource, runProgram, type Io } from './run.js';
-import { formatStats } from './memory.js';
+import { formatStats, releaseGpu } from './memory.js';
 
 /** Synchronous writes: output must be complete even when the process exits right after. */
 function writeAll(fd: number, text: string): void {
@@ -56,14 +56,10 @@ async function main(argv: string[]): Promise<number> {
       io.stdout(disassemble(program));
       return EXIT.ok;
     }
-    case 'compare': {
-      const { compareCommand } = await import('./compare.js');
-      return compareCommand(cmd, source, io);
-    }
-    case 'heapshape': {
-      const { heapshapeCommand } = await import('./heapshape.js');
-      return heapshapeCommand(cmd, source, io);
-    }
+    case 'compare':
+    case 'heapshape':
+      io.stderr(`minivm: '${cmd.command}' is not available yet\n`);
+      return EXIT.usage;
     default: {
       const program = compileSource(cmd.file, source, io);
       if (!program) return EXIT.compile;
@@ -78,7 +74,10 @@ async function main(argv: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => {
+    releaseGpu();
+    process.exit(code);
+  },
   (e: unknown) => {
     if (process.env['MINIVM_DEBUG']) console.error(e);
     else io.stderr(`minivm: internal error: ${e instanceof Error ? e.message : String(e)} (set MINIVM_DEBUG=1 for details)\n`);

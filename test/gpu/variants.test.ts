@@ -238,4 +238,26 @@ describe('markers reused across collections', () => {
       }
     });
   }
+
+  it('gpu-dfs sable: changes pushed with update() before the mark', async () => {
+    const g = generational(600, 3, 12);
+    const heap = layoutSable(g);
+    const marker = new GpuMarker({ engine: 'gpu-dfs', input: { layout: 'sable', words: heap.words } });
+    try {
+      const req = request(g, 'full', heap.addr, heap.youngRange);
+      expect(bitmapSet((await marker.mark(req)).bitmap)).toEqual(expectedMarks(g, req, heap.addr));
+      // Cut every reference of the first root: it alone stays marked among its referents.
+      const root = g.roots[0]!;
+      const a = heap.addr[root]!;
+      g.refs[root] = g.refs[root]!.map(() => -1);
+      heap.words.fill(0, a + 4, a + 4 + g.refs[root]!.length);
+      const pushed = await marker.update([a + 4, a + 4 + g.refs[root]!.length]);
+      const res = await marker.mark(req);
+      expect(res.times.uploadBytes).toBe(pushed.bytes);
+      expect(pushed.bytes).toBeLessThan(4096);
+      expect(bitmapSet(res.bitmap)).toEqual(expectedMarks(g, req, heap.addr));
+    } finally {
+      marker.dispose();
+    }
+  });
 });

@@ -1,0 +1,169 @@
+/**
+ * Memory set-up for one run: the heap with its layout and the chosen collector, the
+ * GPU markers registered for `gpu-dfs` / `gpu-bfs` (the CLI is the one place that
+ * sees both gc/ and gpu/), and the run's statistics for `--stats`, `--json-stats`
+ * and `compare`.
+ */
+
+import { createCollector, registerMarker } from '../gc/index.js';
+import { createHeap, formatGcRecord, formatGcStats, type GcRecord, type HeapImpl } from '../heap/index.js';
+import { currentGpu, describeGpu, destroyGpu, GpuMarker, NoGpuAdapterError } from '../gpu/index.js';
+import type { CollectorName, RunOptions } from './args.js';
+import { UsageError } from './args.js';
+
+export interface Io {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** Statistics of one run; the JSON field names are documented in docs/cli.md. */
+export interface RunStats {
+  collector: CollectorName;
+  layout: string;
+  heapBytes: number;
+  wallMs: number;
+  mutatorMs: number;
+  gcMs: number;
+  youngCollections: number;
+  fullCollections: number;
+  totalPauseMs: number;
+  maxPauseMs: number;
+  p95PauseMs: number;
+  markMs: number;
+  transferMs: number;
+  bytesAllocated: number;
+  bytesPromoted: number;
+  peakHeapBytes: number;
+  refGraph: { graphBytes: number; edgeWrites: number; vertexAppends: number; maintenanceMs: number } | null;
+  gpu: { adapter: string; vendor: string; options: string } | null;
+  collections: GcRecord[];
+}
+
+export interface Memory {
+  readonly heap: HeapImpl;
+  finish(wallMs: number): RunStats;
+  dispose(): Promise<void>;
+}
+
+export function isNoGpuError(e: unknown): boolean {
+  return e instanceof NoGpuAdapterError;
+}
+
+let gpuRegistered = false;
+let gpuMarkerOptions: { gpuOpt: string; benchmark: boolean } = { gpuOpt: 'all', benchmark: false };
+const liveGpuMarkers: GpuMarker[] = [];
+
+/** Registers the GPU engines as collectors; each run reads its own --gpu-opt. */
+function registerGpuCollectors(): void {
+  if (gpuRegistered) return;
+  gpuRegistered = true;
+  for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
+    registerMarker(engine, (heap) => {
+      const marker = new GpuMarker({
+        engine,
+        input: heap.graph
+          ? { layout: 'refgraph', words: heap.words, graphs: () => heap.graph! }
+          : { layout: 'sable', words: heap.words },
+        options: gpuMarkerOptions.gpuOpt,
+        benchmark: gpuMarkerOptions.benchmark,
+      });
+      liveGpuMarkers.push(marker);
+      return marker;
+    });
+  }
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export async function createMemory(options: RunOptions, io: Io): Promise<Memory> {
+  if (options.gc === 'parallel' || options.gc === 'auto') {
+    throw new UsageError(`--gc ${options.gc} is not available yet (use none, serial, gpu-dfs or gpu-bfs)`);
+  }
+  const records: GcRecord[] = [];
+  let peak = 0;
+  const heap = createHeap({
+    heapBytes: options.heapBytes,
+    youngBytes: options.youngBytes,
+    survivorRatio: options.survivorRatio,
+    tenureAge: options.tenureAge,
+    layout: options.layout,
+    gcStress: options.gcStress,
+    verifyGc: options.verifyGc,
+    logGc: (line, record) => {
+      records.push(record);
+      peak = Math.max(peak, record.usedBefore);
+      if (options.logGc) io.stderr(line + '\n');
+    },
+  });
+  const gpu = options.gc === 'gpu-dfs' || options.gc === 'gpu-bfs';
+  if (gpu) {
+    registerGpuCollectors();
+    gpuMarkerOptions = { gpuOpt: options.gpuOpt, benchmark: options.gpuBenchmark };
+  }
+  const collector = createCollector(options.gc, heap);
+  return {
+    heap,
+    finish(wallMs: number): RunStats {
+      const s = heap.stats;
+      const pauses = records.map((r) => r.pauseMs);
+      const gcMs = records.reduce((t, r) => t + r.pauseMs + r.phases.verify, 0);
+      const marker = gpu ? liveGpuMarkers[liveGpuMarkers.length - 1] : undefined;
+      const ctx = gpu ? currentGpu() : null;
+      return {
+        collector: options.gc,
+        layout: options.layout,
+        heapBytes: options.heapBytes,
+        wallMs,
+        mutatorMs: wallMs - gcMs,
+        gcMs,
+        youngCollections: s.youngCollections,
+        fullCollections: s.fullCollections,
+        totalPauseMs: s.totalPauseMs,
+        maxPauseMs: s.maxPauseMs,
+        p95PauseMs: percentile(pauses, 95),
+        markMs: records.reduce((t, r) => t + r.phases.mark, 0),
+        transferMs: records.reduce((t, r) => t + (r.marker.upload ?? 0) + (r.marker.readback ?? 0), 0),
+        bytesAllocated: s.bytesAllocated,
+        bytesPromoted: s.bytesPromoted,
+        peakHeapBytes: Math.max(peak, heap.usedBytes()),
+        refGraph: options.layout === 'refgraph' ? { ...s.layout } : null,
+        gpu: ctx && marker
+          ? { adapter: describeGpu(ctx), vendor: ctx.adapter.vendor, options: marker.lastStats?.label ?? options.gpuOpt }
+          : null,
+        collections: records,
+      };
+    },
+    async dispose(): Promise<void> {
+      collector.dispose();
+      liveGpuMarkers.length = 0;
+    },
+  };
+}
+
+/** Destroys the GPU device, if one was opened; the CLI calls it before exiting. */
+export function releaseGpu(): void {
+  destroyGpu();
+}
+
+/** The `--stats` summary. */
+export function formatStats(s: RunStats): string {
+  const ms = (x: number): string => `${x.toFixed(2)}ms`;
+  const lines = [
+    `collector: ${s.collector}, layout: ${s.layout}, heap ${s.heapBytes / 2 ** 20} MiB`,
+    `time: wall ${ms(s.wallMs)}, mutator ${ms(s.mutatorMs)}, gc ${ms(s.gcMs)}`,
+    formatGcStats({
+      youngCollections: s.youngCollections, fullCollections: s.fullCollections, totalPauseMs: s.totalPauseMs,
+      maxPauseMs: s.maxPauseMs, bytesAllocated: s.bytesAllocated, bytesPromoted: s.bytesPromoted,
+      layout: { name: s.layout, ...(s.refGraph ?? { graphBytes: 0, edgeWrites: 0, vertexAppends: 0, maintenanceMs: 0 }) },
+    }),
+    `gc pause p95 ${ms(s.p95PauseMs)}, mark ${ms(s.markMs)}, transfer ${ms(s.transferMs)}, peak heap ${(s.peakHeapBytes / 2 ** 20).toFixed(1)} MiB`,
+  ];
+  if (s.gpu) lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}`);
+  return lines.join('\n');
+}
+
+export { formatGcRecord };
