@@ -24,8 +24,10 @@
  */
 
 import { OutOfMemoryError } from '../heap/api.js';
+import { CARD_CLEAN, CARD_DIRTY } from '../heap/card-table.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
+import { STATUS_FORWARDED } from '../heap/layout.js';
 import { formatHeapSize } from '../heap/options.js';
 import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
 import { Evacuator } from './evacuate.js';
@@ -34,8 +36,6 @@ import type { MarkResult, MarkTimes, Marker } from './marker.js';
 import { fixRoots, gatherRoots, scanDirtyCards } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap } from './verify.js';
-import { CARD_CLEAN, CARD_DIRTY } from '../heap/card-table.js';
-import { STATUS_FORWARDED } from '../heap/layout.js';
 
 export const GENERATIONAL_PLAN_CONSTRAINTS = {
   movesYoungObjects: true,
@@ -69,24 +69,12 @@ export class GenerationalPlan implements Collector {
     const t0 = performance.now();
     const phases = emptyPhases();
     let done = kind;
-    let survived = 0;
-    let promoted = 0;
-    let live = 0;
-    if (kind === 'young') {
-      const ok = await this.young(phases);
-      if (ok) {
-        live = this.evacuator.forward.length;
-      } else {
-        done = 'full';
-        cause = 'promotion failed';
-      }
+    if (kind === 'young' && !(await this.young(phases))) {
+      done = 'full';
+      cause = 'promotion failed';
     }
-    if (done === 'full') {
-      await this.full(phases);
-      live = this.evacuator.forward.length;
-    }
-    survived = this.evacuator.survivedWords * 4;
-    promoted = this.evacuator.promotedWords * 4;
+    if (done === 'full') await this.full(phases);
+    const ev = this.evacuator;
     const pauseMs = performance.now() - t0;
     const record: GcRecord = {
       number: h.nextCollectionNumber(),
@@ -99,16 +87,22 @@ export class GenerationalPlan implements Collector {
       pauseMs,
       phases,
       marker: this.markTimes,
-      liveYoungObjects: live,
-      survivedBytes: survived,
-      promotedBytes: promoted,
+      liveYoungObjects: ev.forward.length,
+      survivedBytes: ev.survivedWords * 4,
+      promotedBytes: ev.promotedWords * 4,
     };
     if (h.options.verifyGc) {
       const tv = performance.now();
-      verifyHeap(h);
-      phases.verify = performance.now() - tv;
+      try {
+        verifyHeap(h);
+      } finally {
+        // Logged even when verification fails, so the log shows the collection at fault.
+        phases.verify = performance.now() - tv;
+        h.recordCollection(record);
+      }
+    } else {
+      h.recordCollection(record);
     }
-    h.recordCollection(record);
     return done;
   }
 

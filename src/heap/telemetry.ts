@@ -30,7 +30,8 @@ export interface PhaseTimes {
   copy: number;
   /** Sweeping tenured into the free list (full collections). */
   sweep: number;
-  /** Reference-graph maintenance (refgraph layout). */
+  /** Reference-graph maintenance (refgraph layout): rebuilding the young graph and
+   *  renumbering tenured edges. Moving tenured vertices during a sweep counts as sweep. */
   graph: number;
   /** `--verify-gc` checks (not part of the pause). */
   verify: number;
