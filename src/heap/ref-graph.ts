@@ -30,6 +30,9 @@ import { HEADER_WORDS, KIND_INSTANCE, KIND_REF_ARRAY } from './layout.js';
 export const TENURED_EDGE = 0x80000000;
 /** Words per vertex: first edge, edge count, address, mark. */
 export const VERTEX_WORDS = 4;
+/** In-place tenured edge writes are tracked for GPU mirrors in blocks of 128 edges. */
+const EDGE_BLOCK_SHIFT = 7;
+const EDGE_BLOCK = 1 << EDGE_BLOCK_SHIFT;
 
 /** One generation's graph. Arrays grow by doubling; only the prefixes in use matter. */
 export class GenerationGraph {
@@ -109,10 +112,71 @@ export class RefGraph {
   /** The write barrier's second write: edge `edge` of the object at `obj`. */
   writeEdge(obj: number, edge: number, value: number): void {
     const h = this.heap;
-    const g = obj >= h.tenuredStart ? this.tenured : this.young;
     const id = h.words[obj + 2]!;
-    g.edges[g.vertices[id * VERTEX_WORDS]! + edge] = this.encode(value);
+    if (obj >= h.tenuredStart) {
+      const g = this.tenured;
+      const e = g.vertices[id * VERTEX_WORDS]! + edge;
+      g.edges[e] = this.encode(value);
+      this.noteTenuredEdge(e);
+    } else {
+      const g = this.young;
+      g.edges[g.vertices[id * VERTEX_WORDS]! + edge] = this.encode(value);
+    }
     this.edgeWrites++;
+  }
+
+  // ---------------------------------------------------------- GPU mirrors
+
+  /** Tenured edges written in place since the last `takeDirtyGraphs`, by block. */
+  private dirtyEdgeBlocks = new Uint8Array(64);
+  /** Tenured vertices and edges below these existed at the last `takeDirtyGraphs`. */
+  private takenVertexCount = 0;
+  private takenEdgeCount = 0;
+  /** Set by a full collection's compaction: every tenured word may have moved. */
+  private tenuredRenumbered = true;
+
+  private noteTenuredEdge(e: number): void {
+    const b = e >> EDGE_BLOCK_SHIFT;
+    if (b >= this.dirtyEdgeBlocks.length) {
+      const d = new Uint8Array(Math.max(b + 1, this.dirtyEdgeBlocks.length * 2));
+      d.set(this.dirtyEdgeBlocks);
+      this.dirtyEdgeBlocks = d;
+    }
+    this.dirtyEdgeBlocks[b] = 1;
+  }
+
+  /**
+   * Word ranges of the graph arrays written since the previous call, for GPU mirrors
+   * (gpu/mirror.ts GraphDirty): the young graph is rebuilt by every collection and
+   * grows with every allocation, so it is always uploaded whole (fields absent); the
+   * tenured graph reports its appended vertices and edges plus the edge blocks
+   * written in place, or everything after a full collection renumbered it.
+   */
+  takeDirtyGraphs(): { tenuredVertices?: number[]; tenuredEdges?: number[] } {
+    const g = this.tenured;
+    const blocks = this.dirtyEdgeBlocks;
+    let out: { tenuredVertices?: number[]; tenuredEdges?: number[] } = {};
+    if (!this.tenuredRenumbered) {
+      const edges: number[] = [];
+      const appended = this.takenEdgeCount;
+      const n = Math.min(blocks.length, (appended + EDGE_BLOCK - 1) >> EDGE_BLOCK_SHIFT);
+      for (let b = 0; b < n; b++) {
+        if (blocks[b] === 0) continue;
+        const start = b;
+        while (b < n && blocks[b] !== 0) b++;
+        edges.push(start << EDGE_BLOCK_SHIFT, Math.min(appended, b << EDGE_BLOCK_SHIFT));
+      }
+      if (g.edgeCount > appended) edges.push(appended, g.edgeCount);
+      out = {
+        tenuredVertices: g.vertexCount > this.takenVertexCount ? [this.takenVertexCount * VERTEX_WORDS, g.vertexCount * VERTEX_WORDS] : [],
+        tenuredEdges: edges,
+      };
+    }
+    blocks.fill(0);
+    this.takenVertexCount = g.vertexCount;
+    this.takenEdgeCount = g.edgeCount;
+    this.tenuredRenumbered = false;
+    return out;
   }
 
   /** The edge index of reference slot `slot` of the object at `a`. */
@@ -188,7 +252,9 @@ export class RefGraph {
       const a = remObjects[k]!;
       const s = remSlots[k]!;
       const o = words[a + 2]! * VERTEX_WORDS;
-      tenured.edges[tenured.vertices[o]! + this.edgeIndexOfSlot(a, s)] = this.encode(words[s]!);
+      const e = tenured.vertices[o]! + this.edgeIndexOfSlot(a, s);
+      tenured.edges[e] = this.encode(words[s]!);
+      this.noteTenuredEdge(e);
     }
   }
 
@@ -199,6 +265,7 @@ export class RefGraph {
     this.remap.fill(0, 0, old.vertexCount);
     this.tenured = this.spareTenured.reset();
     this.spareTenured = old;
+    this.tenuredRenumbered = true;
   }
 
   /** The sweep met the live tenured object at `a`: move its vertex into the new graph. */
