@@ -41,8 +41,8 @@ registerMarker('mirror-check', (heap) => new MirrorMarker(heap));
  *  and checks, at every mark, that the copies equal the graph's words in use. */
 class GraphMirrorMarker implements Marker {
   readonly name = 'graph-mirror-check';
-  private vertices = new Uint32Array(0);
-  private edges = new Uint32Array(0);
+  private vertices: Uint32Array = new Uint32Array(0);
+  private edges: Uint32Array = new Uint32Array(0);
   private readonly inner: SerialMarker;
   constructor(private readonly heap: HeapImpl) {
     this.inner = new SerialMarker(heap);
