@@ -32,10 +32,10 @@ import { formatHeapSize } from '../heap/options.js';
 import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
 import { Evacuator } from './evacuate.js';
 import { IntList } from './int-list.js';
-import type { MarkResult, MarkTimes, Marker } from './marker.js';
+import type { MarkRequest, MarkResult, MarkTimes, Marker } from './marker.js';
 import { fixRoots, gatherRoots, scanDirtyCards } from './roots.js';
 import { sweepTenured } from './sweep.js';
-import { verifyHeap } from './verify.js';
+import { verifyHeap, verifyMarks } from './verify.js';
 
 export const GENERATIONAL_PLAN_CONSTRAINTS = {
   movesYoungObjects: true,
@@ -75,7 +75,7 @@ export class GenerationalPlan implements Collector {
     }
     if (done === 'full') await this.full(phases);
     const ev = this.evacuator;
-    const pauseMs = performance.now() - t0;
+    const pauseMs = performance.now() - t0 - phases.verify;
     const record: GcRecord = {
       number: h.nextCollectionNumber(),
       kind: done,
@@ -97,7 +97,7 @@ export class GenerationalPlan implements Collector {
         verifyHeap(h);
       } finally {
         // Logged even when verification fails, so the log shows the collection at fault.
-        phases.verify = performance.now() - tv;
+        phases.verify += performance.now() - tv;
         h.recordCollection(record);
       }
     } else {
@@ -113,14 +113,21 @@ export class GenerationalPlan implements Collector {
   private async runMarker(kind: CollectionKind, phases: PhaseTimes): Promise<MarkResult> {
     const h = this.heap;
     const t = performance.now();
-    const result = await this.marker.mark({
+    const request: MarkRequest = {
       roots: this.roots.view(),
       kind,
       youngStart: h.youngStart,
       youngEnd: h.youngEnd,
-    });
+    };
+    const result = await this.marker.mark(request);
     phases.mark += performance.now() - t;
     this.markTimes = result.times;
+    if (h.options.verifyGc) {
+      // Every marker's result is checked against an independent traversal.
+      const tv = performance.now();
+      verifyMarks(h, request, result, this.marker.name);
+      phases.verify += performance.now() - tv;
+    }
     return result;
   }
 

@@ -33,7 +33,7 @@ export interface PhaseTimes {
   /** Reference-graph maintenance (refgraph layout): rebuilding the young graph and
    *  renumbering tenured edges. Moving tenured vertices during a sweep counts as sweep. */
   graph: number;
-  /** `--verify-gc` checks (not part of the pause). */
+  /** `--verify-gc` checks: the heap walk and verifyMarks (not part of the pause). */
   verify: number;
 }
 

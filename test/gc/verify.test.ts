@@ -69,8 +69,8 @@ describe('verifyHeap', () => {
     const { heap, roots, left } = await smallGraph().then((g) => ({ ...g }));
     (heap.options as { verifyGc?: boolean }).verifyGc = true;
     const child = heap.words[roots.get(0) + left]!;
-    heap.words[child + 2] = 5; // a wrong reference count
-    await expect(collect(heap, 'full')).rejects.toThrow(/bad header at \d+ in survivor: reference count 5/);
+    heap.words[child + 3] = 7; // a length word on an instance
+    await expect(collect(heap, 'full')).rejects.toThrow(/bad header at \d+ in survivor: instance of Node with length word 7/);
   });
 });
 
@@ -104,6 +104,14 @@ describe('verifyMarks', () => {
     expect(() => verifyMarks(heap, request, { ...result, bitmap }, 'gpu-x')).toThrow(
       new RegExp(`gpu-x missed the reachable Node at ${victim} \\(young mark\\)`),
     );
+  });
+
+  it('runs on every collection under verifyGc, whatever the marker', async () => {
+    const { heap, roots } = await smallGraph();
+    (heap.options as { verifyGc?: boolean }).verifyGc = true;
+    const child = heap.words[roots.get(0) + 4]!;
+    heap.words[child + 2] = 0; // the marker now sees no references in the child
+    await expect(collect(heap, 'young')).rejects.toThrow(/serial missed the reachable Node at \d+ \(young mark\)/);
   });
 
   it('names an extra mark', async () => {
