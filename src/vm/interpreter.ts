@@ -81,7 +81,16 @@ export class Interpreter implements RootProvider {
   async run(): Promise<void> {
     await this.internStrings();
     try {
-      while (this.execute() === COLLECT) await this.heap.collectPending();
+      while (this.execute() === COLLECT) {
+        try {
+          await this.heap.collectPending();
+        } catch (e) {
+          // A collection that cannot make room (promotion failed in a full heap):
+          // the program stops at the allocating instruction, where its state was saved.
+          if (e instanceof OutOfMemoryError) throw this.withTrace(new MiniRuntimeError(e.message));
+          throw e;
+        }
+      }
     } finally {
       this.flush();
     }
