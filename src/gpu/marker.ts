@@ -15,7 +15,7 @@ import { DfsEngine } from './dfs.js';
 import type { GpuContext } from './device.js';
 import { openGpu } from './device.js';
 import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from './engine.js';
-import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror.js';
+import type { DirtyRanges, GraphDirty, RefGraphs, UploadStats } from './mirror.js';
 import { GraphMirror, HeapMirror, StagingUploader } from './mirror.js';
 import type { GpuEngine, GpuOptions } from './options.js';
 import { DEFAULT_GPU_OPTIONS, optionsLabel, parseGpuOptions } from './options.js';
@@ -66,6 +66,8 @@ export class GpuMarker implements Marker {
   private uploader: StagingUploader | null = null;
   private mirror: HeapMirror | GraphMirror | null = null;
   private engine: GpuEngineImpl | null = null;
+  /** `update` was called since the last mark: mark uploads nothing more. */
+  private pushed = false;
 
   constructor(private readonly config: GpuMarkerConfig) {
     const o = config.options;
@@ -74,23 +76,50 @@ export class GpuMarker implements Marker {
     this.name = `${config.engine}/${config.input.layout}`;
   }
 
+  /**
+   * Pushes changes to the mirror ahead of the next mark, for callers that prefer
+   * to push rather than be asked (`takeDirtyRanges`/`takeDirtyGraphs`): sable
+   * takes word ranges of the heap, refgraph the ranges of each graph array. The
+   * next mark then uploads nothing more. Without either, a mark uploads all.
+   */
+  async update(dirty: DirtyRanges | 'all' | GraphDirty): Promise<UploadStats> {
+    await this.ready();
+    const input = this.config.input;
+    const stats =
+      input.layout === 'sable'
+        ? await (this.mirror as HeapMirror).update(input.words, dirty as DirtyRanges | 'all')
+        : await (this.mirror as GraphMirror).update(input.graphs(), dirty === 'all' ? {} : (dirty as GraphDirty));
+    this.pushed = true;
+    this.pushedStats.bytes += stats.bytes;
+    this.pushedStats.ms += stats.ms;
+    return stats;
+  }
+
+  private pushedStats: UploadStats = { bytes: 0, ms: 0 };
+
   async mark(request: MarkRequest): Promise<MarkResult> {
     const t0 = performance.now();
     await this.ready();
     const input = this.config.input;
     const young = request.kind === 'young';
-    let upload;
+    let upload: UploadStats;
     let job: TraceJob;
     if (input.layout === 'sable') {
       const mirror = this.mirror as HeapMirror;
-      upload = await mirror.update(input.words, input.takeDirtyRanges ? input.takeDirtyRanges() : 'all');
+      upload = this.pushed
+        ? this.pushedStats
+        : await mirror.update(input.words, input.takeDirtyRanges ? input.takeDirtyRanges() : 'all');
       job = sableJob(input.words, request);
     } else {
       const mirror = this.mirror as GraphMirror;
       const graphs = input.graphs();
-      upload = await mirror.update(graphs, input.takeDirtyGraphs ? input.takeDirtyGraphs() : {});
+      upload = this.pushed
+        ? this.pushedStats
+        : await mirror.update(graphs, input.takeDirtyGraphs ? input.takeDirtyGraphs() : {});
       job = graphJob(input.words, graphs, request);
     }
+    this.pushed = false;
+    this.pushedStats = { bytes: 0, ms: 0 };
     const r: TraceResult = await this.engine!.trace(job);
     this.lastStats = {
       label: optionsLabel(this.options, this.config.engine),
