@@ -11,8 +11,8 @@ const files = [...miniFiles('programs'), ...miniFiles('test/programs')];
 const configs: { name: string; options: Partial<RunOptions> }[] = [
   { name: 'none/sable', options: { gc: 'none', layout: 'sable', heapBytes: 512 * 2 ** 20 } },
   { name: 'none/refgraph', options: { gc: 'none', layout: 'refgraph', heapBytes: 512 * 2 ** 20 } },
-  { name: 'serial/sable', options: { gc: 'serial', layout: 'sable', heapBytes: 8 * 2 ** 20, gcStress: 97, verifyGc: true } },
-  { name: 'serial/refgraph', options: { gc: 'serial', layout: 'refgraph', heapBytes: 8 * 2 ** 20, gcStress: 97, verifyGc: true } },
+  { name: 'serial/sable', options: { gc: 'serial', layout: 'sable', heapBytes: 8 * 2 ** 20, gcStress: 251, verifyGc: true } },
+  { name: 'serial/refgraph', options: { gc: 'serial', layout: 'refgraph', heapBytes: 8 * 2 ** 20, gcStress: 997, verifyGc: true } },
 ];
 
 describe('programs', () => {

@@ -61,9 +61,11 @@ function registerGpuCollectors(): void {
     registerMarker(engine, (heap) => {
       const marker = new GpuMarker({
         engine,
+        // The mirror on the GPU is brought up to date with only what changed since
+        // the last collection (allocations, stores into tenured, moved objects).
         input: heap.graph
-          ? { layout: 'refgraph', words: heap.words, graphs: () => heap.graph! }
-          : { layout: 'sable', words: heap.words },
+          ? { layout: 'refgraph', words: heap.words, graphs: () => heap.graph!, takeDirtyGraphs: () => heap.graph!.takeDirtyGraphs() }
+          : { layout: 'sable', words: heap.words, takeDirtyRanges: () => heap.takeDirtyRanges() },
         options: gpuMarkerOptions.gpuOpt,
         benchmark: gpuMarkerOptions.benchmark,
       });
