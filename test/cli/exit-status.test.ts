@@ -1,0 +1,148 @@
+// The command line as a user meets it: the real `minivm` binary (built by `npm test`)
+// with bad flags, missing files, compile errors, runtime faults, out of memory and no
+// GPU adapter. Each gets its documented exit status and a clear message, never a
+// JavaScript stack trace.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const dir = mkdtempSync(join(tmpdir(), 'minivm-cli-'));
+
+function minivm(args: string[], env: Record<string, string> = {}): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['bin/minivm.js', ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+function program(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function expectNoJsTrace(stderr: string): void {
+  expect(stderr).not.toMatch(/\n\s+at .*\.(js|ts):\d+:\d+/);
+  expect(stderr).not.toMatch(/TypeError|ReferenceError|RangeError/);
+}
+
+describe('exit statuses', () => {
+  it('runs a program: exit 0, output on stdout', () => {
+    const r = minivm(['run', program('ok.mini', 'print(1 + 2);\nprint("done");\n')]);
+    expect(r).toMatchObject({ status: 0, stdout: '3\ndone\n' });
+  });
+
+  it('accepts the file without the run command', () => {
+    expect(minivm([program('ok2.mini', 'print(true);\n')]).stdout).toBe('true\n');
+  });
+
+  it('missing file: 64 with a one-line message and the usage', () => {
+    const r = minivm(['run', join(dir, 'nope.mini')]);
+    expect(r.status).toBe(64);
+    expect(r.stderr).toMatch(/^minivm: cannot read '.*nope\.mini': no such file\nusage: minivm run FILE/);
+  });
+
+  it.each([
+    [['run', 'x.mini', '--gc', 'bogus'], /--gc must be one of none, serial/],
+    [['run', 'x.mini', '--frobnicate'], /unknown option '--frobnicate'/],
+    [['run', 'x.mini', '--heap', 'lots'], /--heap: 'lots' is not a size/],
+    [['run', 'x.mini', '--tenure-age'], /--tenure-age needs an integer/],
+    [['run'], /no program file given/],
+  ])('bad command line %j: 64', (args, message) => {
+    const r = minivm(args);
+    expect(r.status).toBe(64);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toContain('usage:');
+  });
+
+  it('compile errors: 65, every error with position, source line and caret', () => {
+    const file = program('bad.mini', 'var x: int = true;\nprint(y);\n');
+    const r = minivm(['run', file]);
+    expect(r.status).toBe(65);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`${file}:1:14: error: `);
+    expect(r.stderr).toContain(`${file}:2:7: error: `);
+    expect(r.stderr).toContain('var x: int = true;\n             ^');
+    expectNoJsTrace(r.stderr);
+  });
+
+  it('syntax errors: 65', () => {
+    const r = minivm(['run', program('syntax.mini', 'print(1 +);\n')]);
+    expect(r.status).toBe(65);
+    expect(r.stderr).toMatch(/syntax\.mini:1:\d+: error: /);
+  });
+
+  it('runtime errors: 70 with the stack, one line per frame', () => {
+    const file = program('npe.mini', [
+      'class Node { var next: Node; fun last(): Node { return this.next.next; } }',
+      'fun walk(n: Node): Node {',
+      '  return n.last();',
+      '}',
+      'print("before");',
+      'walk(new Node());',
+    ].join('\n'));
+    const r = minivm(['run', file]);
+    expect(r.status).toBe(70);
+    expect(r.stdout).toBe('before\n');
+    expect(r.stderr).toBe([
+      'runtime error: null dereference',
+      `  at Node.last (${file}:1)`,
+      `  at walk (${file}:3)`,
+      `  at main (${file}:6)`,
+      '',
+    ].join('\n'));
+  });
+
+  it('stack overflow: 70', () => {
+    const r = minivm(['run', program('deep.mini', 'fun f(n: int): int { return f(n + 1) + 1; }\nprint(f(0));\n')]);
+    expect(r.status).toBe(70);
+    expect(r.stderr).toMatch(/^runtime error: stack overflow\n  at f \(.*deep\.mini:1\)/);
+    expect(r.stderr.split('\n').length).toBeLessThan(50);
+  });
+
+  it('out of memory: 70, naming the heap size and --heap', () => {
+    const file = program('oom.mini', [
+      'class Cell { var next: Cell; var pad: int[]; }',
+      'var head: Cell = null;',
+      'while (true) { var c = new Cell(); c.pad = new int[64]; c.next = head; head = c; }',
+    ].join('\n'));
+    for (const gc of ['serial', 'none']) {
+      const r = minivm(['run', file, '--gc', gc, '--heap', '2m']);
+      expect(r.status).toBe(70);
+      expect(r.stderr).toMatch(/^runtime error: out of memory: heap of 2 MiB exhausted \(raise it with --heap\)\n  at main/);
+    }
+  });
+
+  it('no GPU adapter: 69 with how to get one', () => {
+    const env = { VK_DRIVER_FILES: '/nonexistent/icd.json', VK_ICD_FILENAMES: '/nonexistent/icd.json' };
+    const r = minivm(['run', program('gc.mini', 'gc();\nprint(1);\n'), '--gc', 'gpu-dfs'], env);
+    expect(r.status).toBe(69);
+    expect(r.stderr).toMatch(/minivm: no WebGPU adapter found: .*scripts\/setup-vulkan\.sh/);
+    expectNoJsTrace(r.stderr);
+  });
+
+  it('disasm prints the bytecode', () => {
+    const r = minivm(['disasm', program('d.mini', 'class A { fun f(): int { return 1; } }\nprint(new A().f());\n')]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('fun #0 main');
+    expect(r.stdout).toMatch(/INVOKE\s+0 1/);
+    expect(r.stdout).toContain('vtable: 0=A.f');
+  });
+
+  it('delivers all output when stdout is a pipe', () => {
+    const r = minivm(['run', program('many.mini', 'for (var i = 0; i < 100000; i = i + 1) print(i);\n')]);
+    expect(r.status).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines.length).toBe(100001);
+    expect(lines[99999]).toBe('99999');
+  });
+
+  it('--log-gc and --stats write to stderr', () => {
+    const r = minivm(['run', program('gcs.mini', 'gc();\nminorGc();\nprint(1);\n'), '--log-gc', '--stats']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('1\n');
+    expect(r.stderr).toMatch(/\[gc 1\] full \(gc\(\) call\) serial /);
+    expect(r.stderr).toMatch(/\[gc 2\] young \(minorGc\(\) call\) serial /);
+    expect(r.stderr).toMatch(/gc: 1 young, 1 full collections/);
+  });
+});
