@@ -1,0 +1,39 @@
+// Every program prints the same output under the GPU collectors as its expectations
+// say, for both engines and both layouts, with --verify-gc checking each GPU mark set
+// against an independent CPU traversal. On CI this runs the WGSL kernels for real on
+// lavapipe, so the heap is small (collections happen naturally) instead of stressed.
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { miniFiles, mismatch, readExpectations, runCaptured } from './expectations.js';
+import { releaseGpu } from '../src/cli/memory.js';
+import type { RunOptions } from '../src/cli/args.js';
+
+const files = [...miniFiles('programs'), ...miniFiles('test/programs')];
+
+const configs: { name: string; options: Partial<RunOptions> }[] = [];
+for (const gc of ['gpu-dfs', 'gpu-bfs'] as const) {
+  for (const layout of ['sable', 'refgraph'] as const) {
+    configs.push({ name: `${gc}/${layout}`, options: { gc, layout, heapBytes: 4 * 2 ** 20, verifyGc: true } });
+  }
+}
+
+afterAll(() => releaseGpu());
+
+describe('programs on the GPU collectors', () => {
+  for (const file of files) {
+    const exp = readExpectations(readFileSync(file, 'utf8'));
+    if (exp.compileErrors.length > 0) continue; // nothing runs, nothing to collect
+    for (const c of configs) {
+      it(`${file} [${c.name}]`, async () => {
+        const run = await runCaptured(file, c.options, exp.flags);
+        const problem = mismatch(exp, run);
+        expect(problem, problem).toBeUndefined();
+        // A program that allocates past the small heap has had GPU collections.
+        if (run.exitCode === 0 && run.stats && run.stats.bytesAllocated > 4 * 2 ** 20) {
+          expect(run.stats.youngCollections + run.stats.fullCollections).toBeGreaterThan(0);
+          expect(run.stats.gpu?.adapter).toBeTruthy();
+        }
+      });
+    }
+  }
+});
