@@ -44,6 +44,12 @@ export class Interpreter implements RootProvider {
   private readonly globalRefs: Int32Array;
   private readonly constRefs: Int32Array;
   private readonly startTime = performance.now();
+  // Function metadata and vtables flattened into typed arrays, so a call reads no
+  // JavaScript objects: per function [valParams, refParams, valLocals, refLocals],
+  // and per heap type id the start of its class's vtable in `vtables`.
+  private readonly fnInfo: Int32Array;
+  private readonly vtableBase: Int32Array;
+  private readonly vtables: Int32Array;
 
   // Saved loop state between entries.
   private fn: number;
@@ -64,6 +70,16 @@ export class Interpreter implements RootProvider {
     this.globalVals = new Float64Array(p.globalValNames.length);
     this.globalRefs = new Int32Array(p.globalRefNames.length);
     this.constRefs = new Int32Array(p.stringConstants.length);
+    this.fnInfo = new Int32Array(4 * p.functions.length);
+    p.functions.forEach((f, i) => this.fnInfo.set([f.nValParams, f.nRefParams, f.nValLocals, f.nRefLocals], 4 * i));
+    this.vtableBase = new Int32Array(linked.classOfType.length).fill(-1);
+    const tables: number[] = [];
+    linked.classOfType.forEach((cid, typeId) => {
+      if (cid < 0) return;
+      this.vtableBase[typeId] = tables.length;
+      tables.push(...p.classes[cid]!.vtable);
+    });
+    this.vtables = Int32Array.from(tables);
     this.fn = p.mainFunction;
     const main = p.functions[this.fn]!;
     this.vsp = main.nValLocals;
@@ -196,6 +212,7 @@ export class Interpreter implements RootProvider {
   private execute(): number {
     const L = this.linked, heap = this.heap, P = L.program;
     const functions = P.functions, codes = L.code, shapes = L.shapes;
+    const fnInfo = this.fnInfo, vtableBase = this.vtableBase, vtables = this.vtables;
     const vals = this.vals, refs = this.refs, words = heap.words;
     const frameFn = this.frameFn, framePc = this.framePc, frameVb = this.frameVb, frameRb = this.frameRb;
     const gv = this.globalVals, gr = this.globalRefs, consts = this.constRefs, fconsts = P.floatConstants;
@@ -569,21 +586,22 @@ export class Interpreter implements RootProvider {
             } else {
               const recv = refs[rsp - code[pc + 1]!]!;
               if (recv === 0) throw new MiniRuntimeError('null dereference');
-              callee = P.classes[L.classOfType[words[recv + typeOff]!]!]!.vtable[code[pc]!]!;
+              callee = vtables[vtableBase[words[recv + typeOff]!]! + code[pc]!]!;
               pc += 2;
             }
-            const f = functions[callee]!;
-            if (fp + 1 >= MAX_FRAMES || rsp + f.nRefLocals + OPERAND_MARGIN >= STACK_SLOTS
-              || vsp + f.nValLocals + OPERAND_MARGIN >= STACK_SLOTS) throw new MiniRuntimeError('stack overflow');
+            const info = 4 * callee;
+            const nValLocals = fnInfo[info + 2]!, nRefLocals = fnInfo[info + 3]!;
+            if (fp + 1 >= MAX_FRAMES || rsp + nRefLocals + OPERAND_MARGIN >= STACK_SLOTS
+              || vsp + nValLocals + OPERAND_MARGIN >= STACK_SLOTS) throw new MiniRuntimeError('stack overflow');
             frameFn[fp] = fn; framePc[fp] = pc; frameVb[fp] = vb; frameRb[fp] = rb;
             fp++;
             fn = callee;
             code = codes[fn]!;
             pc = 0;
-            vb = vsp - f.nValParams;
-            rb = rsp - f.nRefParams;
-            vsp = vb + f.nValLocals;
-            const top = rb + f.nRefLocals;
+            vb = vsp - fnInfo[info]!;
+            rb = rsp - fnInfo[info + 1]!;
+            vsp = vb + nValLocals;
+            const top = rb + nRefLocals;
             // Reference locals start null so that the roots never hold stale addresses.
             for (let i = rsp; i < top; i++) refs[i] = 0;
             rsp = top;
