@@ -27,6 +27,7 @@ export class DfsEngine implements GpuEngineImpl {
   private readonly threads: GrowableBuffer;
   private readonly store: GrowableBuffer;
   private readonly roots: GrowableBuffer;
+  private readonly wide: GrowableBuffer;
   /** The linked stack is all zero after a finished mark; not after a failed one. */
   private stackClean = true;
 
@@ -43,6 +44,7 @@ export class DfsEngine implements GpuEngineImpl {
     this.threads = new GrowableBuffer(d, rw, 'thread state', max);
     this.store = new GrowableBuffer(d, rw, 'storage stack', max);
     this.roots = new GrowableBuffer(d, rw, 'roots', max);
+    this.wide = new GrowableBuffer(d, rw, 'wide objects', max);
   }
 
   async trace(job: TraceJob): Promise<TraceResult> {
@@ -63,6 +65,7 @@ export class DfsEngine implements GpuEngineImpl {
       { name: 'threads', kind: 'storage', type: 'array<u32>' },
       { name: 'store', kind: 'storage', type: 'array<u32>' },
       { name: 'live', kind: 'storage', type: 'array<u32>' },
+      { name: 'wide', kind: 'storage', type: 'array<u32>' },
       ...(refgraph ? [{ name: 'addrBits', kind: 'storage', type: 'array<atomic<u32>>' } as const] : []),
       ...this.target.bindings(opts.vector),
     ];
@@ -77,10 +80,11 @@ export class DfsEngine implements GpuEngineImpl {
         HYBRID: opts.hybrid,
         BALANCE: opts.balance,
         VECTOR: opts.vector,
+        DIVERGENCE: opts.divergence,
       }),
       bindings,
       body: programBody(this.target, opts.vector, ['dfs']),
-      entryPoints: ['dfs_init', 'dfs_mark', 'dfs_advance', ...(refgraph ? ['translate_marks'] : [])],
+      entryPoints: ['dfs_init', 'dfs_mark', 'dfs_wide', 'dfs_advance', ...(refgraph ? ['translate_marks'] : [])],
     });
 
     // One thread per root, as the paper has it, but at least the adapter's
@@ -93,6 +97,8 @@ export class DfsEngine implements GpuEngineImpl {
     const stackSize = Math.max(1, job.stackSize);
     const areaLen = Math.ceil(stackSize / threadCount);
     const marksWords = Math.ceil(job.nodeCount / 32) + 1;
+    // Each wide object has more than SPLIT (64) references: refBound / 64 bounds them.
+    const wideCap = opts.divergence ? Math.ceil(job.refBound / 64) + 1 : 1;
 
     const marks = bufs.marks.ensure(marksWords * 4).buffer;
     const stack = this.stack.ensure(stackSize * 4);
@@ -100,10 +106,11 @@ export class DfsEngine implements GpuEngineImpl {
     const store = this.store.ensure(young ? stackSize * 4 : 16).buffer;
     const live = bufs.live.ensure(young ? job.liveCap * 4 : 16).buffer;
     const roots = this.roots.ensure(job.roots.length * 4).buffer;
+    const wide = this.wide.ensure(wideCap * 4).buffer;
     const addrBits = refgraph ? bufs.addrBits.ensure(Math.ceil(job.heapWords / 32) * 4).buffer : null;
     if (stack.fresh) this.stackClean = true;
 
-    device.queue.writeBuffer(bufs.params, 0, paramsBlock(job, { stackSize, threadCount, areaLen }));
+    device.queue.writeBuffer(bufs.params, 0, paramsBlock(job, { stackSize, threadCount, areaLen, wideCap }));
     if (job.roots.length > 0) device.queue.writeBuffer(roots, 0, job.roots);
     const group = bindGroup(device, program, {
       params: bufs.params,
@@ -114,6 +121,7 @@ export class DfsEngine implements GpuEngineImpl {
       threads,
       store,
       live,
+      wide,
       ...(addrBits ? { addrBits } : {}),
       ...this.target.buffers(),
     });
@@ -152,6 +160,10 @@ export class DfsEngine implements GpuEngineImpl {
       for (let i = 0; i < pairs; i++) {
         pass.setPipeline(pipe('dfs_mark'));
         pass.dispatchWorkgroups(groups);
+        if (opts.divergence) {
+          pass.setPipeline(pipe('dfs_wide'));
+          pass.dispatchWorkgroups(groups);
+        }
         pass.setPipeline(pipe('dfs_advance'));
         pass.dispatchWorkgroups(1);
       }
@@ -194,5 +206,6 @@ export class DfsEngine implements GpuEngineImpl {
     this.threads.destroy();
     this.store.destroy();
     this.roots.destroy();
+    this.wide.destroy();
   }
 }

@@ -130,7 +130,7 @@ export function programHeader(constants: Record<string, number | boolean>): stri
 export const PARAMS_WORDS = 16;
 export const CTL_WORDS = 16;
 
-export function paramsBlock(job: TraceJob, extra: Partial<Record<'rootCount' | 'stackSize' | 'threadCount' | 'areaLen' | 'queueCap' | 'fallbackThreshold' | 'fallbackMinIterations', number>>): Uint32Array<ArrayBuffer> {
+export function paramsBlock(job: TraceJob, extra: Partial<Record<'rootCount' | 'stackSize' | 'threadCount' | 'areaLen' | 'queueCap' | 'fallbackThreshold' | 'fallbackMinIterations' | 'wideCap', number>>): Uint32Array<ArrayBuffer> {
   const p = new Uint32Array(PARAMS_WORDS);
   p[0] = job.youngStart;
   p[1] = job.youngEnd;
@@ -146,6 +146,7 @@ export function paramsBlock(job: TraceJob, extra: Partial<Record<'rootCount' | '
   p[11] = job.heapWords;
   p[12] = extra.fallbackThreshold ?? 0;
   p[13] = extra.fallbackMinIterations ?? 0;
+  p[14] = extra.wideCap ?? 0;
   return p;
 }
 

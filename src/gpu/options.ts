@@ -10,6 +10,8 @@
  *     hybrid stack (§4.1)                  +H    hybrid
  *     load balancing (§4.2)                +D    balance
  *     vectorized memory access (§4.3)      +V    vector
+ *     wide objects spread over the grid    +W    divergence  (not in FastCollect:
+ *       (Maas §5.2 applied to DFS)                           Maas's +D for DFS)
  *     everything                           +O    all
  *   gpu-bfs, Maas et al. Table 1
  *     prefix-sum offsets instead of the    +P    prefix   (histogram is the default)
@@ -38,7 +40,8 @@ export interface GpuOptions {
   vector: boolean;
   /** gpu-bfs: output offsets by histogram (Maas's default) or by prefix sum (+P). */
   offsets: 'histogram' | 'prefix';
-  /** gpu-bfs: objects with more than 16 references are copied by the whole workgroup (§5.2, +D). */
+  /** gpu-bfs: objects with more than 16 references are copied by the whole workgroup
+   *  (§5.2, +D); gpu-dfs: references beyond an object's 64th are visited by the whole grid (+W). */
   divergence: boolean;
   /** gpu-bfs: finish on the CPU once the frontier stays narrow (§5.4, +F). */
   fallback: boolean;
@@ -87,7 +90,7 @@ export function baselineOptions(): GpuOptions {
 }
 
 const LETTERS: Record<GpuEngine, Record<string, Optimization | 'prefix'>> = {
-  'gpu-dfs': { A: 'atomic', H: 'hybrid', D: 'balance', V: 'vector' },
+  'gpu-dfs': { A: 'atomic', H: 'hybrid', D: 'balance', V: 'vector', W: 'divergence' },
   'gpu-bfs': { A: 'atomic', V: 'vector', F: 'fallback', D: 'divergence', P: 'prefix' },
 };
 

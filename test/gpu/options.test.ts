@@ -26,6 +26,7 @@ describe('--gpu-opt', () => {
     expect([o.atomic, o.hybrid, o.balance, o.vector]).toEqual([true, false, true, false]);
     expect(optionsLabel(o, 'gpu-dfs')).toBe('GPU+A+D');
     expect(optionsLabel(parseGpuOptions('O', 'gpu-dfs'), 'gpu-dfs')).toBe('GPU+O');
+    expect(parseGpuOptions('W', 'gpu-dfs').divergence).toBe(true);
   });
 
   it('reads Maas letters for gpu-bfs (D = divergence, P = prefix sum, F = fallback)', () => {

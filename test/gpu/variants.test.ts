@@ -80,6 +80,16 @@ describe('gpu-dfs: every combination of +A +H +D +V', () => {
   }
 });
 
+describe('gpu-dfs: wide objects spread over the grid (+W)', () => {
+  for (const spec of ['divergence', 'divergence,vector', 'divergence,hybrid,balance', 'all']) {
+    it(spec, async () => {
+      await markOnce('gpu-dfs', mixed(), 'full', spec);
+      await markOnce('gpu-dfs', wide(5000), 'full', spec, 'refgraph');
+      await markOnce('gpu-dfs', mixed(), 'young', spec, 'refgraph');
+    });
+  }
+});
+
 describe('gpu-bfs: offsets, divergence, vector, atomic', () => {
   const g = mixed();
   for (const offsets of ['histogram', 'prefix'] as const) {

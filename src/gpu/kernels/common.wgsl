@@ -21,7 +21,7 @@ struct Params {
   heapWords: u32,
   fallbackThreshold: u32,     // gpu-bfs: Maas §5.4
   fallbackMinIterations: u32,
-  pad0: u32,
+  wideCap: u32,               // gpu-dfs: capacity of the wide-object list
   pad1: u32,
 }
 

@@ -23,6 +23,13 @@
 //   a finished mark leaves it all zero), BOTTOM = last element of its stack,
 //   otherwise the next node id; bit 31 = CLAIMED. Algorithm 1 uses -1 and -2.
 //
+// - Wide objects (with DIVERGENCE; Maas et al. §5.2 brought to DFS). One thread
+//   expanding an array of 100,000 references serializes the whole mark (80 ms on
+//   an H100). A thread expands the first SPLIT references itself and appends the
+//   object to the `wide` list; the next dispatch, dfs_wide, has every thread of
+//   the grid visit the rest, one reference (or vec4) each, pushing what it marks
+//   onto its own stack.
+//
 // Young collections (Algorithm 4): each thread links the young nodes it marks
 // into its storage stack (`store`, indexed like `stack`) and appends them to
 // `live` with one atomicAdd per batch, at the end of each dispatch.
@@ -34,6 +41,10 @@ const CTL_BUSY: u32 = 0u;
 const CTL_LAST_BUSY: u32 = 1u;
 const CTL_ROUNDS: u32 = 2u;
 const CTL_LIVE: u32 = 3u;
+const CTL_WIDE_HEAD: u32 = 4u;
+const CTL_WIDE_TAIL: u32 = 5u;
+
+const SPLIT: u32 = 64u;
 
 var<private> top: u32;      // top of this thread's global stack, 0 = empty
 var<private> lcount: u32;   // depth of this thread's hybrid stack
@@ -105,26 +116,38 @@ fn visit(raw: u32) {
   }
 }
 
-// Algorithm 3, lines 10-12. With the vector optimization (§4.3) references are
-// read as aligned vec4 and the lanes outside [s, e) are dropped.
-fn expand(n: u32) -> u32 {
-  let r = nodeRefs(n);
-  let s = r.y;
-  let e = r.y + r.z;
+// Visits references [s, e) of generation g, quads q0, q0+stride, ... of them
+// with the vector optimization (§4.3: aligned vec4 loads, lanes outside [s, e)
+// dropped), else words s+k0, s+k0+stride, ...
+fn visitRange(g: u32, s: u32, e: u32, k0: u32, stride: u32) {
   if (VECTOR) {
     let qe = (e + 3u) >> 2u;
-    for (var q = s >> 2u; q < qe; q += 1u) {
-      let v = refQuad(r.x, q);
+    for (var q = (s >> 2u) + k0; q < qe; q += stride) {
+      let v = refQuad(g, q);
       let i = q << 2u;
       if (i >= s) { visit(v.x); }
       if (i + 1u >= s && i + 1u < e) { visit(v.y); }
       if (i + 2u >= s && i + 2u < e) { visit(v.z); }
-      if (i + 3u < e) { visit(v.w); }
+      if (i + 3u >= s && i + 3u < e) { visit(v.w); }
     }
   } else {
-    for (var i = s; i < e; i += 1u) { visit(refWord(r.x, i)); }
+    for (var i = s + k0; i < e; i += stride) { visit(refWord(g, i)); }
   }
-  return r.z;
+}
+
+// Algorithm 3, lines 10-12.
+fn expand(n: u32) -> u32 {
+  let r = nodeRefs(n);
+  var count = r.z;
+  if (DIVERGENCE && count > SPLIT) {
+    let w = atomicAdd(&ctl[CTL_WIDE_TAIL], 1u);
+    if (w < params.wideCap) {
+      wide[w] = n;
+      count = SPLIT;
+    }
+  }
+  visitRange(r.x, r.y, r.y + count, 0u, 1u);
+  return count;
 }
 
 // Algorithm 5, made sound (see the top): scan this thread's area of the global
@@ -215,10 +238,31 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   finish(t);
 }
 
+// The grid visits the references of this round's wide objects beyond the first
+// SPLIT, one quad or word per thread.
+@compute @workgroup_size(WG)
+fn dfs_wide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let head = atomicLoad(&ctl[CTL_WIDE_HEAD]);
+  let tail = min(atomicLoad(&ctl[CTL_WIDE_TAIL]), params.wideCap);
+  if (head >= tail) { return; }
+  let t = gid.x;
+  top = threads[2u * t];
+  lcount = 0u;
+  lbase = lid * LCAP;
+  shead = 0u;
+  scount = 0u;
+  for (var w = head; w < tail; w += 1u) {
+    let r = nodeRefs(wide[w]);
+    visitRange(r.x, r.y + SPLIT, r.y + r.z, t, params.threadCount);
+  }
+  finish(t);
+}
+
 // One thread between rounds: publishes how many threads still hold work.
 @compute @workgroup_size(1)
 fn dfs_advance() {
   atomicStore(&ctl[CTL_LAST_BUSY], atomicLoad(&ctl[CTL_BUSY]));
   atomicStore(&ctl[CTL_BUSY], 0u);
+  atomicStore(&ctl[CTL_WIDE_HEAD], min(atomicLoad(&ctl[CTL_WIDE_TAIL]), params.wideCap));
   atomicAdd(&ctl[CTL_ROUNDS], 1u);
 }
