@@ -56,10 +56,15 @@ async function main(argv: string[]): Promise<number> {
       io.stdout(disassemble(program));
       return EXIT.ok;
     }
-    case 'compare':
-    case 'heapshape':
-      io.stderr(`minivm: '${cmd.command}' is not available yet\n`);
-      return EXIT.usage;
+    case 'compare': {
+      // Loaded on demand: `run` should not pay for the comparison and report code.
+      const { compareCommand } = await import('./compare.js');
+      return compareCommand(cmd, source, io, { progress: process.stderr.isTTY === true });
+    }
+    case 'heapshape': {
+      const { heapshapeCommand } = await import('./heapshape.js');
+      return heapshapeCommand(cmd, source, io, { progress: process.stderr.isTTY === true });
+    }
     default: {
       const program = compileSource(cmd.file, source, io);
       if (!program) return EXIT.compile;

@@ -1,0 +1,208 @@
+/**
+ * `minivm heapshape FILE [--gc NAME] [--layout NAME] [--json] [--report F]`: runs the
+ * program and, at every collection (young, full, gc() and minorGc() calls alike),
+ * analyses the shape of the reachable heap as Maas et al. section 3 does: objects per
+ * BFS depth from the roots and the out-degree distribution (gc/heap-shape.ts), with
+ * a one-line verdict per snapshot on whether the heap suits GPU marking.
+ *
+ * The analysis is hooked in by wrapping the collector's marker in a ShapeMarker, so
+ * every collection of the run is analysed exactly when it happens, with the heap as
+ * the collector sees it. The program's own output is not shown.
+ */
+
+import { writeFileSync } from 'node:fs';
+import type { Command } from './args.js';
+import { UsageError } from './args.js';
+import { compileSource, EXIT, type Io } from './run.js';
+import { createMemory, isNoGpuError, type Memory, type RunStats } from './memory.js';
+import { createCollector, GenerationalPlan, type Marker } from '../gc/index.js';
+import { NARROW_THRESHOLD, OUT_DEGREE_BINS, ShapeMarker, shapeVerdict, type ShapeVerdict } from '../gc/heap-shape.js';
+import { link } from '../vm/link.js';
+import { Interpreter } from '../vm/interpreter.js';
+import { MiniRuntimeError } from '../vm/format.js';
+import { formatTextTable, Progress, type CompareDeps } from './compare.js';
+import { heapshapeReport } from './report.js';
+
+/** One analysed collection, as printed and as `--json` writes it (docs/cli.md). */
+export interface HeapshapeSnapshot {
+  collection: number;
+  kind: 'young' | 'full';
+  cause: string;
+  objects: number;
+  edges: number;
+  depth: number;
+  maxWidth: number;
+  maxWidthDepth: number;
+  tailLevels: number;
+  longestNarrowRun: number;
+  maxOutDegree: number;
+  /** Objects per out-degree bin, in `outDegreeBins` order. */
+  outDegree: number[];
+  /** Objects per BFS depth. */
+  widths: number[];
+  verdict: ShapeVerdict;
+}
+
+export interface HeapshapeResult {
+  file: string;
+  collector: string;
+  layout: string;
+  narrowThreshold: number;
+  outDegreeBins: string[];
+  /** The program's exit status (its output is not shown). */
+  exitCode: number;
+  snapshots: HeapshapeSnapshot[];
+}
+
+/** Runs the program with every collection analysed. */
+export async function runHeapshape(
+  cmd: Command,
+  source: string,
+  io: Io,
+  deps: CompareDeps = {},
+): Promise<{ exitCode: number; result?: HeapshapeResult }> {
+  const options = { ...cmd.run, logGc: false, stats: false, jsonStats: undefined };
+  if (options.gc === 'none') {
+    io.stderr(`minivm: heapshape needs a collector that collects (--gc none never does; the default is serial)\n`);
+    return { exitCode: EXIT.usage };
+  }
+  const program = compileSource(cmd.file, source, io);
+  if (!program) return { exitCode: EXIT.compile };
+  const progress = new Progress(io, deps.progress ?? false);
+  let memory: Memory | undefined;
+  let shapes: ShapeMarker | undefined;
+  let stats: RunStats | undefined;
+  let exitCode: number = EXIT.ok;
+  const t0 = performance.now();
+  const quiet: Io = { stdout: () => {}, stderr: (t) => io.stderr(t) };
+  try {
+    memory = await createMemory(options, quiet);
+    const heap = memory.heap;
+    const plan = heap.collector;
+    if (!(plan instanceof GenerationalPlan)) throw new UsageError(`heapshape needs a generational collector, not '${options.gc}'`);
+    // Same plan, same marker underneath; the wrapper looks at the heap first. The
+    // original plan (kept by `memory`) still disposes the wrapped marker.
+    shapes = new ShapeMarker(heap, plan.marker);
+    const marker = shapes;
+    const analysing: Marker = {
+      name: marker.name,
+      mark: (request) => {
+        progress.show(`heapshape ${cmd.file}: collection ${marker.snapshots.length + 1}`);
+        return marker.mark(request);
+      },
+      dispose: () => marker.dispose(),
+    };
+    createCollector(options.gc, heap, { marker: analysing });
+    const vm = new Interpreter(link(program, heap), heap, { write: () => {} });
+    await vm.run();
+  } catch (e) {
+    if (e instanceof MiniRuntimeError) {
+      io.stderr(e.format(program.file) + '\n');
+      exitCode = EXIT.runtime;
+    } else if (e instanceof UsageError) {
+      io.stderr(`minivm: ${e.message}\n`);
+      return { exitCode: EXIT.usage };
+    } else if (isNoGpuError(e)) {
+      io.stderr(`minivm: ${(e as Error).message}\n`);
+      return { exitCode: EXIT.noGpu };
+    } else {
+      throw e;
+    }
+  } finally {
+    progress.done();
+    stats = memory?.finish(performance.now() - t0);
+    await memory?.dispose();
+  }
+  const causes = new Map((stats?.collections ?? []).map((c) => [c.number, c]));
+  const snapshots: HeapshapeSnapshot[] = (shapes?.snapshots ?? []).map((s) => {
+    const rec = causes.get(s.collection);
+    const { widths, outDegree, ...shape } = s.shape;
+    return {
+      collection: s.collection,
+      kind: rec?.kind ?? s.kind,
+      cause: rec?.cause ?? '?',
+      objects: shape.objects,
+      edges: shape.edges,
+      depth: shape.depth,
+      maxWidth: shape.maxWidth,
+      maxWidthDepth: shape.maxWidthDepth,
+      tailLevels: shape.tailLevels,
+      longestNarrowRun: shape.longestNarrowRun,
+      maxOutDegree: shape.maxOutDegree,
+      outDegree,
+      widths,
+      verdict: shapeVerdict(s.shape),
+    };
+  });
+  return {
+    exitCode,
+    result: {
+      file: cmd.file,
+      collector: options.gc,
+      layout: options.layout,
+      narrowThreshold: NARROW_THRESHOLD,
+      outDegreeBins: OUT_DEGREE_BINS.map((b) => b.label),
+      exitCode,
+      snapshots,
+    },
+  };
+}
+
+/** Widths per depth, run-length encoded: "3 1 256x200 1" (at most `max` runs shown). */
+export function widthProfile(widths: number[], max = 14): string {
+  const runs: Array<[number, number]> = [];
+  for (const w of widths) {
+    const last = runs[runs.length - 1];
+    if (last !== undefined && last[0] === w) last[1]++;
+    else runs.push([w, 1]);
+  }
+  const shown = runs.slice(0, max).map(([w, n]) => (n === 1 ? String(w) : `${w}x${n}`));
+  if (runs.length > max) {
+    const rest = runs.slice(max).reduce((t, [, n]) => t + n, 0);
+    shown.push(`... (${rest} more levels)`);
+  }
+  return shown.join(' ');
+}
+
+export function heapshapeTable(r: HeapshapeResult): { header: string[]; rows: string[][] } {
+  const header = [
+    'gc', 'kind', 'cause', 'objects', 'edges', 'depth', 'max width', 'at depth', `tail <${r.narrowThreshold}`,
+    'narrow run', ...r.outDegreeBins.map((b) => `deg ${b}`),
+  ];
+  const rows = r.snapshots.map((s) => [
+    String(s.collection), s.kind, s.cause, String(s.objects), String(s.edges), String(s.depth), String(s.maxWidth),
+    String(s.maxWidthDepth), String(s.tailLevels), String(s.longestNarrowRun), ...s.outDegree.map(String),
+  ]);
+  return { header, rows };
+}
+
+export function formatHeapshape(r: HeapshapeResult): string {
+  const t = heapshapeTable(r);
+  const lines = [
+    `heap shape of ${r.file} under ${r.collector}/${r.layout}: ${r.snapshots.length} snapshots ` +
+      `(BFS from the roots; a level is narrow under ${r.narrowThreshold} objects; deg N: objects with N non-null references)`,
+  ];
+  if (r.snapshots.length === 0) {
+    lines.push('no collections happened (call gc() in the program, or use a smaller --heap or --gc-stress N)');
+    return lines.join('\n') + '\n';
+  }
+  lines.push(formatTextTable(t.header, t.rows, 3));
+  lines.push('', 'objects per BFS depth (run-length: WIDTHxLEVELS)');
+  for (const s of r.snapshots) lines.push(`  gc ${s.collection}: ${widthProfile(s.widths)}`);
+  lines.push('', 'verdicts (Maas et al. section 3)');
+  for (const s of r.snapshots) lines.push(`  gc ${s.collection}: ${s.verdict.text}`);
+  return lines.join('\n') + '\n';
+}
+
+/** The `heapshape` command. */
+export async function heapshapeCommand(cmd: Command, source: string, io: Io, deps: CompareDeps = {}): Promise<number> {
+  const { exitCode, result } = await runHeapshape(cmd, source, io, deps);
+  if (result === undefined) return exitCode;
+  if (cmd.compare.json) io.stdout(JSON.stringify(result) + '\n');
+  else io.stdout(formatHeapshape(result));
+  if (cmd.compare.report !== undefined) {
+    writeFileSync(cmd.compare.report, heapshapeReport(result, heapshapeTable(result)));
+    io.stderr(`report written to ${cmd.compare.report}\n`);
+  }
+  return exitCode;
+}
