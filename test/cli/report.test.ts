@@ -1,0 +1,128 @@
+// The HTML reports of `compare --report` and `heapshape --report`, rendered for real
+// in headless Chromium (Debian's `chromium` package, /usr/bin/chromium, which .ci/run
+// installs): the rendered DOM must hold the table rows and the SVG plots, and the
+// screenshot must be a real picture. Also the plotting helpers on their own.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseArgs } from '../../src/cli/args.js';
+import { compareCommand } from '../../src/cli/compare.js';
+import { heapshapeCommand } from '../../src/cli/heapshape.js';
+import { barChart, escapeHtml, linePlot, niceTicks, thin } from '../../src/cli/report.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const dir = mkdtempSync(join(tmpdir(), 'minivm-report-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function writeReport(command: 'compare' | 'heapshape', argv: string[], out: string): Promise<string> {
+  const cmd = parseArgs([command, ...argv, '--report', out]);
+  let stderr = '';
+  const io = { stdout: () => {}, stderr: (t: string) => (stderr += t) };
+  const run = command === 'compare' ? compareCommand : heapshapeCommand;
+  const code = await run(cmd, readFileSync(cmd.file, 'utf8'), io);
+  expect(code, stderr).toBe(0);
+  expect(stderr).toContain(`report written to ${out}`);
+  return readFileSync(out, 'utf8');
+}
+
+/** Chromium, headless, in a fresh profile, offline-minded flags; returns its stdout. */
+function chromium(args: string[]): string {
+  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (as .ci/run does)`).toBe(true);
+  const profile = mkdtempSync(join(dir, 'profile-'));
+  return execFileSync(
+    CHROMIUM,
+    [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      `--user-data-dir=${profile}`, '--window-size=1200,1600', ...args,
+    ],
+    { encoding: 'utf8', timeout: 90_000, maxBuffer: 64 * 2 ** 20, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+}
+
+function count(text: string, re: RegExp): number {
+  return (text.match(re) ?? []).length;
+}
+
+/** Nothing in the page may be fetched: no scripts, links, images, imports or URLs. */
+function expectSelfContained(html: string): void {
+  expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(|\bsrc=|\bhref=/i);
+  expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
+}
+
+function expectScreenshot(page: string, png: string): void {
+  chromium([`--screenshot=${png}`, `file://${page}`]);
+  expect(existsSync(png), 'chromium wrote no screenshot').toBe(true);
+  const bytes = readFileSync(png);
+  expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+  // A blank 1200x1600 page compresses to a few KB; tables and plots make far more.
+  expect(statSync(png).size).toBeGreaterThan(30_000);
+}
+
+describe('reports in headless Chromium', () => {
+  it('compare --report: table rows, pause and occupancy plots per collector', async () => {
+    const page = join(dir, 'compare.html');
+    const html = await writeReport('compare', ['programs/cycles.mini', '--gc', 'none,serial', '--layout', 'sable,refgraph'], page);
+    expectSelfContained(html);
+    const dom = chromium(['--dump-dom', `file://${page}`]);
+    for (const [gc, layout] of [['none', 'sable'], ['none', 'refgraph'], ['serial', 'sable'], ['serial', 'refgraph']]) {
+      expect(dom).toMatch(new RegExp(`<tr><td class="l">${gc}</td><td class="l">${layout}</td><td>`));
+    }
+    expect(count(dom, /<tbody>[\s\S]*?<\/tbody>/g)).toBe(1);
+    expect(count(dom, /<tr><td/g)).toBe(4);
+    expect(dom).toContain('output identical across 4 runs');
+    expect(count(dom, /<svg/g)).toBe(2);
+    // Only serial collects: one pause series and one occupancy series per layout.
+    expect(count(dom, /<polyline/g)).toBe(4);
+    expect(count(dom, /<rect class="marker"/g)).toBeGreaterThan(0);
+    expect(dom).toContain('serial/sable');
+    expect(dom).toContain('serial/refgraph');
+    expect(dom).toContain('GC pause per collection');
+    expect(dom).toContain('Heap occupancy');
+    expectScreenshot(page, join(dir, 'compare.png'));
+  });
+
+  it('heapshape --report: shape tables, verdicts, histogram bars and width plots', async () => {
+    const page = join(dir, 'heapshape.html');
+    const html = await writeReport('heapshape', ['programs/complete_graph.mini'], page);
+    expectSelfContained(html);
+    const dom = chromium(['--dump-dom', `file://${page}`]);
+    const snapshots = count(dom, /<li[^>]*>gc \d+: /g);
+    expect(snapshots).toBeGreaterThan(0);
+    expect(dom).toMatch(/<td class="l">gc\(\) call<\/td>/);
+    expect(count(dom, /<svg/g)).toBe(1 + snapshots); // the histogram + one width plot each
+    expect(count(dom, /<rect class="bar"/g)).toBeGreaterThan(0);
+    expect(count(dom, /<polyline/g)).toBe(snapshots);
+    expect(dom).toContain('Out-degree distribution');
+    expectScreenshot(page, join(dir, 'heapshape.png'));
+  });
+});
+
+describe('plot helpers', () => {
+  it('niceTicks picks round steps', () => {
+    expect(niceTicks(0, 10)).toEqual([0, 2, 4, 6, 8, 10]);
+    expect(niceTicks(0, 0.9)).toEqual([0, 0.2, 0.4, 0.6, 0.8]);
+    expect(niceTicks(5, 5).length).toBeGreaterThan(0);
+  });
+
+  it('thin keeps the envelope of long series', () => {
+    const pts = Array.from({ length: 50_000 }, (_, i) => [i, i === 31_337 ? 999 : 1] as [number, number]);
+    const t = thin(pts, 1000);
+    expect(t.length).toBeLessThanOrEqual(1000);
+    expect(t.some(([, y]) => y === 999)).toBe(true);
+    expect(t.map(([x]) => x)).toEqual([...t.map(([x]) => x)].sort((a, b) => a - b));
+  });
+
+  it('plots escape names and draw what they are given', () => {
+    expect(escapeHtml('<a & "b">')).toBe('&lt;a &amp; &quot;b&quot;&gt;');
+    const svg = linePlot([{ name: '<x>', points: [[0, 1], [1, 2]], markers: true }], { title: 't', xLabel: 'x', yLabel: 'y' });
+    expect(svg).toContain('&lt;x&gt;');
+    expect(count(svg, /<polyline/g)).toBe(1);
+    expect(count(svg, /class="marker"/g)).toBe(2);
+    const bars = barChart(['a', 'b'], [{ name: 's', values: [3, 0] }], { title: 'b', xLabel: '', yLabel: '', logY: true });
+    expect(count(bars, /class="bar"/g)).toBe(1);
+    expect(linePlot([], { title: 'empty', xLabel: '', yLabel: '' })).toContain('no data');
+  });
+});
