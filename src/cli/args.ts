@@ -22,7 +22,8 @@ options:
   --gpu-opt LIST         GPU marking optimizations: all (default), none, or a list
   --gpu-benchmark        open the GPU with validation and robustness checks off
   --threads N            marking threads of the parallel collector
-compare options: --gc LIST, --layout LIST, --repeat N, --json, --report FILE.html`;
+compare options: --gc LIST, --layout LIST, --repeat N, --json, --report FILE.html
+heapshape options: --json, --report FILE.html (see docs/cli.md)`;
 
 export class UsageError extends Error {}
 

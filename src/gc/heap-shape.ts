@@ -201,7 +201,7 @@ const WORKGROUP = 128;
 export function shapeVerdict(s: HeapShape): ShapeVerdict {
   const narrow = s.longestNarrowRun;
   const big = s.outDegree[8]!;
-  const heavy = big > 0 ? `; ${big} object${big === 1 ? '' : 's'} with 65+ references cause divergence (3.2)` : '';
+  const heavy = big > 0 ? `; ${big} object${big === 1 ? ' with 65+ references causes' : 's with 65+ references cause'} divergence (3.2)` : '';
   if (s.objects === 0) return { rating: 'poor', text: 'poor: nothing reachable, nothing to parallelise' };
   if (narrow >= LONG_TAIL_LEVELS && narrow * 2 >= s.depth) {
     return {
