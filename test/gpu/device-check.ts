@@ -5,7 +5,7 @@
  *
  *   npx tsc --outDir .gpu-check --rootDir . --module nodenext --moduleResolution nodenext \
  *     --target es2022 --types node,@webgpu/types --skipLibCheck test/gpu/device-check.ts
- *   node .gpu-check/test/gpu/device-check.js [scale]
+ *   node .gpu-check/test/gpu/device-check.js [scale] [options,appended] [graph-name-prefix] [engine]
  *
  * Prints one line per (engine, layout, options, heap, kind): the mark times of
  * the last of three marks and whether all three matched the CPU trace; exits 1
@@ -30,6 +30,9 @@ import {
 } from './graphs.js';
 
 const scale = Number(process.argv[2] ?? '1');
+const extra = process.argv[3] ?? '';
+const only = process.argv[4] ?? '';
+const onlyEngine = process.argv[5] ?? '';
 const s = (n: number): number => Math.max(4, Math.round(n * scale));
 
 const graphs: ObjectGraph[] = [
@@ -59,15 +62,18 @@ async function main(): Promise<void> {
   let failures = 0;
   for (const layout of ['sable', 'refgraph'] as const) {
     for (const g of graphs) {
+      if (only && !g.name.startsWith(only)) continue;
       const heap: LaidOut = layout === 'sable' ? layoutSable(g) : layoutRefgraph(g);
       const kinds = g.young.some((y) => y) ? (['full', 'young'] as const) : (['full'] as const);
       for (const kind of kinds) {
         const req = request(g, kind, heap.addr, heap.youngRange);
         const want = expectedMarks(g, req, heap.addr);
         for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
-          for (const opts of optionSets[engine]!) {
+          if (onlyEngine && engine !== onlyEngine) continue;
+          for (const base of optionSets[engine]!) {
+            const opts = extra ? `${base},${extra}` : base;
             // The baselines are the papers' slow cases; keep them to the smaller heaps.
-            if (opts === 'none' && (g.name.startsWith('binaryTree') || g.name.startsWith('list')) && engine === 'gpu-dfs' && scale > 0.1) continue;
+            if (base === 'none' && (g.name.startsWith('binaryTree') || g.name.startsWith('list')) && engine === 'gpu-dfs' && scale > 0.1) continue;
             const marker = new GpuMarker({
               engine,
               input:
