@@ -1,0 +1,125 @@
+// Section `interp`: the interpreter against CPython and Lua on the programs that have
+// twins (binary_trees, method_calls, the AWFY ports), side by side in one run: each
+// repeat runs minivm, then python3, then lua on one program before the next program,
+// so that the machine's load falls on all three alike.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { runMinivm, sizeGlobals } from './minivm.mjs';
+import { fmt, fx, geomean, have, log, median, ratio, runTimed, table } from './util.mjs';
+
+/** Programs with their size global; the twins take the same value as their one argument. */
+export function interpPrograms(root) {
+  const list = [
+    { name: 'binary_trees', program: 'bench/programs/binary_trees.mini', size: 'MAX_DEPTH', quick: 12 },
+    { name: 'method_calls', program: 'bench/programs/method_calls.mini', size: 'N', quick: 250000 },
+  ];
+  for (const name of ['bounce', 'deltablue', 'list', 'mandelbrot', 'nbody', 'permute', 'queens', 'richards', 'sieve', 'storage', 'towers']) {
+    const program = `bench/programs/awfy/${name}.mini`;
+    if (!existsSync(join(root, program))) continue;
+    const n = sizeGlobals(root, program).INNER_ITERATIONS;
+    list.push({ name, program, size: 'INNER_ITERATIONS', quick: n ? Math.max(1, Math.round(n / 10)) : null });
+  }
+  return list.map((p) => ({
+    ...p,
+    python: existsSync(join(root, 'bench', 'python', `${p.name}.py`)) ? join(root, 'bench', 'python', `${p.name}.py`) : null,
+    lua: existsSync(join(root, 'bench', 'lua', `${p.name}.lua`)) ? join(root, 'bench', 'lua', `${p.name}.lua`) : null,
+  }));
+}
+
+/** The spec of a program's minivm run, shared with the layouts section. */
+export function interpSpec(p, quick) {
+  return { program: p.program, gc: 'serial', layout: 'sable', sizes: quick && p.quick ? { [p.size]: p.quick } : null };
+}
+
+const norm = (s) => s.replace(/\r/g, '').trim();
+
+export async function interp(ctx) {
+  const { root, quick } = ctx;
+  const repeat = ctx.repeat ?? 5;
+  const python = have('python3') ? 'python3' : null;
+  const lua = have('lua5.4') ? 'lua5.4' : have('lua') ? 'lua' : null;
+  const programs = interpPrograms(root);
+  const rows = new Map(programs.map((p) => [p.name, { mini: [], vmWall: [], mutator: [], py: [], lua: [], notes: new Set() }]));
+  for (let i = 0; i < repeat; i++) {
+    for (const p of programs) {
+      const row = rows.get(p.name);
+      const arg = quick && p.quick ? [String(p.quick)] : [];
+      log(`interp ${i + 1}/${repeat} ${p.name}`);
+      const m = await runMinivm(root, interpSpec(p, quick), i);
+      if (m.error) row.notes.add(`minivm ${m.error}`);
+      else {
+        row.mini.push(m.ms);
+        row.vmWall.push(m.stats?.wallMs);
+        row.mutator.push(m.stats?.mutatorMs);
+      }
+      if (python && p.python) {
+        const r = await runTimed(python, [p.python, ...arg], { cwd: root });
+        if (r.code !== 0) row.notes.add(`python exit ${r.code}`);
+        else {
+          row.py.push(r.ms);
+          if (!m.error && norm(r.stdout) !== norm(m.stdout)) row.notes.add('python output differs');
+        }
+      }
+      if (lua && p.lua) {
+        const r = await runTimed(lua, [p.lua, ...arg], { cwd: root });
+        if (r.code !== 0) row.notes.add(`lua exit ${r.code}`);
+        else {
+          row.lua.push(r.ms);
+          if (!m.error && norm(r.stdout) !== norm(m.stdout)) row.notes.add('lua output differs');
+        }
+      }
+    }
+  }
+  const raw = [];
+  const out = [];
+  for (const p of programs) {
+    const r = rows.get(p.name);
+    const rec = {
+      program: p.name,
+      size: quick && p.quick ? `${p.size}=${p.quick}` : 'default',
+      minivmMs: median(r.mini),
+      minivmVmWallMs: median(r.vmWall),
+      minivmMutatorMs: median(r.mutator),
+      pythonMs: median(r.py),
+      luaMs: median(r.lua),
+      notes: [...r.notes],
+      samples: { minivm: r.mini, python: r.py, lua: r.lua },
+    };
+    rec.vsPython = ratio(rec.minivmMs, rec.pythonMs);
+    rec.vsLua = ratio(rec.minivmMs, rec.luaMs);
+    rec.vmWallVsPython = ratio(rec.minivmVmWallMs, rec.pythonMs);
+    raw.push(rec);
+    out.push([
+      p.name,
+      fmt(rec.minivmMs, 0),
+      fmt(rec.minivmMutatorMs, 0),
+      fmt(rec.pythonMs, 0),
+      fmt(rec.luaMs, 0),
+      fx(rec.vsPython),
+      fx(rec.vsLua),
+      fx(rec.vmWallVsPython),
+      rec.notes.join('; '),
+    ]);
+  }
+  const gPy = geomean(raw.map((r) => r.vsPython));
+  const gLua = geomean(raw.map((r) => r.vsLua));
+  const gVm = geomean(raw.map((r) => r.vmWallVsPython));
+  out.push(['geometric mean', '', '', '', '', fx(gPy), fx(gLua), fx(gVm), '']);
+  const within2 = raw.filter((r) => r.vsPython !== null && r.vsPython <= 2).length;
+  const withPy = raw.filter((r) => r.vsPython !== null).length;
+  const text = [
+    `### interp: minivm (--gc serial, default heap) vs CPython and Lua, median of ${repeat} run(s)${quick ? ' (--quick sizes)' : ''}`,
+    '',
+    'Times in ms, wall clock of the whole process (minivm includes Node start-up and compiling the program); "mutator" is minivm\'s own',
+    'mutator time from --json-stats (its wall time less GC pauses). Ratios are process times; "-": no twin or interpreter.',
+    '"VM wall/CPython" uses minivm\'s own wall time (--json-stats wallMs: no Node start-up, no compile) against CPython\'s process time.',
+    '',
+    table(['program', 'minivm ms', 'minivm mutator ms', 'CPython ms', 'Lua ms', 'minivm/CPython', 'minivm/Lua', 'VM wall/CPython', 'notes'], out),
+    '',
+    withPy
+      ? `Bar (within 2x of CPython): ${within2} of ${withPy} programs within 2x; geometric mean minivm/CPython ${fx(gPy)} ` +
+        `(${fx(gVm)} counting minivm's own wall time only).`
+      : 'Bar (within 2x of CPython): not measured (python3 not installed).',
+  ].join('\n');
+  return { text, raw: { repeat, python: python ?? null, lua: lua ?? null, programs: raw, geomeanVsPython: gPy, geomeanVsLua: gLua, geomeanVmWallVsPython: gVm } };
+}

@@ -1,0 +1,115 @@
+// Section `layouts`: SableVM's bidirectional layout against the reference graph (CSR
+// beside the heap) on allocation-heavy programs, serial collector. Per layout: mutator
+// time (the refgraph write barrier's double write lands there), peak heap and graph
+// bytes, and serial mark time per live object. Mark per object is computed from young
+// collections only: a full collection's record does not say how many objects it
+// marked, while a young one's liveYoungObjects is exactly the objects its mark found.
+import { gcShapes, gcSpec } from './gc.mjs';
+import { interpPrograms, interpSpec } from './interp.mjs';
+import { layoutOverhead } from './papers.mjs';
+import { runMinivm } from './minivm.mjs';
+import { fmt, log, median, mib, ratio, table } from './util.mjs';
+
+function layoutPrograms(root, quick, heap) {
+  const interp = interpPrograms(root);
+  const byName = (n) => interp.find((p) => p.name === n);
+  const shape = (n) => gcShapes.find((s) => s.name === n);
+  const list = [];
+  for (const n of ['binary_trees', 'storage']) {
+    const p = byName(n);
+    if (p) list.push({ name: n, spec: (layout) => ({ ...interpSpec(p, quick), layout }) });
+  }
+  for (const n of ['long_linked_list', 'parallel_lists_256', 'parallel_lists_2560', 'vp_linked_list']) {
+    list.push({ name: n, spec: (layout) => gcSpec(shape(n), { collector: 'serial', layout, heap, quick }) });
+  }
+  for (const n of ['gc_stress', 'old_to_young', 'hash_table']) {
+    list.push({ name: `programs/${n}`, spec: (layout) => ({ program: `programs/${n}.mini`, gc: 'serial', layout }) });
+  }
+  return list;
+}
+
+/** Serial mark ns per live young object over one run's young collections. */
+function markNsPerObject(stats) {
+  const ys = (stats?.collections ?? []).filter((c) => c.kind === 'young' && c.liveYoungObjects > 0);
+  const objs = ys.reduce((t, c) => t + c.liveYoungObjects, 0);
+  if (objs === 0) return null;
+  return (ys.reduce((t, c) => t + c.phases.mark, 0) * 1e6) / objs;
+}
+
+export async function layouts(ctx) {
+  const { root, quick, heap } = ctx;
+  const repeat = ctx.repeat ?? 5;
+  const programs = layoutPrograms(root, quick, heap);
+  const acc = new Map(programs.map((p) => [p.name, { sable: [], refgraph: [], errors: [] }]));
+  for (let i = 0; i < repeat; i++) {
+    for (const p of programs) {
+      for (const layout of ['sable', 'refgraph']) {
+        log(`layouts ${i + 1}/${repeat} ${p.name} ${layout}`);
+        const r = await runMinivm(root, p.spec(layout), i);
+        if (r.error) acc.get(p.name).errors.push(`${layout}: ${r.error}`);
+        else acc.get(p.name)[layout].push(r.stats);
+      }
+    }
+  }
+  const raw = [];
+  const rows = [];
+  for (const p of programs) {
+    const a = acc.get(p.name);
+    const s = (layout) => {
+      const st = a[layout];
+      return {
+        runs: st.length,
+        mutatorMs: median(st.map((x) => x.mutatorMs)),
+        wallMs: median(st.map((x) => x.wallMs)),
+        gcMs: median(st.map((x) => x.gcMs)),
+        peakHeapBytes: median(st.map((x) => x.peakHeapBytes)),
+        graphBytes: median(st.map((x) => x.refGraph?.graphBytes ?? 0)),
+        edgeWrites: median(st.map((x) => x.refGraph?.edgeWrites ?? 0)),
+        markNsPerYoungObject: median(st.map(markNsPerObject)),
+        youngCollections: median(st.map((x) => x.youngCollections)),
+      };
+    };
+    const sa = s('sable');
+    const rg = s('refgraph');
+    const mut = ratio(rg.mutatorMs, sa.mutatorMs);
+    const bytes = ratio(
+      rg.peakHeapBytes === null ? null : rg.peakHeapBytes + (rg.graphBytes ?? 0),
+      sa.peakHeapBytes,
+    );
+    raw.push({ program: p.name, sable: sa, refgraph: rg, mutatorRatio: mut, bytesRatio: bytes, errors: a.errors });
+    rows.push([
+      p.name,
+      fmt(sa.mutatorMs, 0),
+      fmt(rg.mutatorMs, 0),
+      mut === null ? '-' : `${((mut - 1) * 100).toFixed(1)}%`,
+      mib(sa.peakHeapBytes),
+      mib(rg.peakHeapBytes),
+      mib(rg.graphBytes),
+      mut === null ? '-' : `${((bytes - 1) * 100).toFixed(0)}%`,
+      fmt(sa.markNsPerYoungObject, 0),
+      fmt(rg.markNsPerYoungObject, 0),
+      a.errors.slice(0, 2).join('; '),
+    ]);
+  }
+  const overheads = raw.map((r) => r.mutatorRatio).filter((x) => x !== null);
+  const medOver = median(overheads);
+  const under10 = overheads.filter((x) => x < 1.1).length;
+  const text = [
+    `### layouts: sable vs refgraph, --gc serial, median of ${repeat} run(s)${quick ? ' (--quick sizes)' : ''}`,
+    '',
+    `Mutator ms = wall less GC pauses (from --json-stats). Heap MiB = peak heap occupancy; graph MiB = refGraph.graphBytes at exit;`,
+    `"+bytes" = (refgraph peak heap + graph) / sable peak heap - 1. Mark ns/object = serial phases.mark / liveYoungObjects over young`,
+    `collections only (full-collection records do not count marked objects). The list programs run at --heap ${heap}, the others at the default heap.`,
+    '',
+    table(
+      ['program', 'sable mutator ms', 'refgraph mutator ms', 'mutator overhead', 'sable heap MiB', 'refgraph heap MiB', 'graph MiB', '+bytes', 'sable mark ns/obj', 'refgraph mark ns/obj', 'errors'],
+      rows,
+    ),
+    '',
+    overheads.length
+      ? `Bar (refgraph mutator overhead < 10%; Maas et al. report ${layoutOverhead.maas * 100}%, FastCollect ${layoutOverhead.fastCollect * 100}%): ` +
+        `median overhead ${((medOver - 1) * 100).toFixed(1)}%, ${under10} of ${overheads.length} programs under 10%.`
+      : 'Bar (refgraph mutator overhead < 10%): not measured.',
+  ].join('\n');
+  return { text, raw: { repeat, programs: raw, medianMutatorRatio: medOver } };
+}

@@ -1,0 +1,55 @@
+// The machine a run was taken on: CPU, cores, memory, tool versions, GPU adapter.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { versionOf } from './util.mjs';
+
+export function cpuModel() {
+  try {
+    const text = readFileSync('/proc/cpuinfo', 'utf8');
+    const m = text.match(/^model name\s*:\s*(.+)$/m);
+    if (m) return m[1].trim();
+  } catch {
+    /* not Linux */
+  }
+  return os.cpus()[0]?.model ?? 'unknown';
+}
+
+export function loadAverage() {
+  return os.loadavg().map((x) => x.toFixed(2)).join(', ');
+}
+
+/** Everything but the GPU (which the gc section probes only when it needs to). */
+export function machineInfo(root) {
+  const java = versionOf('java', ['-version']);
+  return {
+    cpu: cpuModel(),
+    cores: os.cpus().length,
+    memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    python: versionOf('python3', ['--version']),
+    lua: (versionOf('lua5.4', ['-v']) ?? versionOf('lua', ['-v']))?.replace(/\s+Copyright.*$/, '') ?? null,
+    java,
+    loadAverage: loadAverage(),
+    commit: gitCommit(root),
+  };
+}
+
+/** The checkout's commit, with "+changes" when the work tree differs from it. */
+export function gitCommit(root = process.cwd()) {
+  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' });
+  if (head.status !== 0) return null;
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src'], { cwd: root, encoding: 'utf8' });
+  return `${head.stdout.trim()}${dirty.stdout.trim() ? ' (+uncommitted changes in src/)' : ''}`;
+}
+
+export function formatMachine(m, gpu) {
+  const lines = [
+    `- CPU: ${m.cpu}, ${m.cores} cores; memory ${m.memoryGiB} GiB; ${m.os}`,
+    `- node ${m.node}; ${m.python ?? 'python3: not installed'}; ${m.lua ?? 'lua: not installed'}; ${m.java ?? 'java: not installed'}`,
+    `- load average at start: ${m.loadAverage}; minivm commit ${m.commit ?? 'unknown'}`,
+  ];
+  if (gpu) lines.push(`- GPU: ${gpu}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,131 @@
+// Running minivm: the build check, programs resized by rewriting their size globals,
+// runs with --json-stats (cached per configuration and repeat index, so that sections
+// share runs), and the GPU adapter probe.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { log, runTimed, scratch } from './util.mjs';
+
+/** Newest modification time under dir of files ending in ext. */
+function newest(dir, ext) {
+  let t = 0;
+  if (!existsSync(dir)) return t;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) t = Math.max(t, newest(p, ext));
+    else if (e.name.endsWith(ext)) t = Math.max(t, statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/** Builds dist/ with tsc when it is missing or older than src/ (or tsconfig.json). */
+export function ensureBuilt(root, { force = false } = {}) {
+  const main = join(root, 'dist', 'cli', 'main.js');
+  const built = existsSync(main) ? statSync(main).mtimeMs : 0;
+  const src = Math.max(newest(join(root, 'src'), '.ts'), statSync(join(root, 'tsconfig.json')).mtimeMs);
+  if (!force && built >= src) return;
+  log(built ? 'dist/ is older than src/: building (tsc -p tsconfig.json)' : 'dist/ missing: building (tsc -p tsconfig.json)');
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const r = existsSync(tsc)
+    ? spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' })
+    : spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' });
+  if (r.status !== 0) {
+    process.stderr.write(r.stdout + r.stderr);
+    if (!existsSync(main)) throw new Error('build failed and there is no dist/: run npm install, then npx tsc -p tsconfig.json');
+    log('warning: tsc reported errors (output above); going on with what it emitted');
+  }
+}
+
+/**
+ * The program with its size globals replaced (`var NAME = value;` at the top level),
+ * written to the scratch directory; the program itself when there is nothing to replace.
+ */
+export function sizedProgram(root, program, sizes) {
+  const path = join(root, program);
+  if (!sizes || Object.keys(sizes).length === 0) return path;
+  let text = readFileSync(path, 'utf8');
+  for (const [name, value] of Object.entries(sizes)) {
+    const re = new RegExp(`^var ${name} = [^;]+;`, 'm');
+    if (!re.test(text)) throw new Error(`${program}: no size global ${name}`);
+    text = text.replace(re, `var ${name} = ${value};`);
+  }
+  const tag = Object.entries(sizes).map(([k, v]) => `${k}${v}`).join('-');
+  const dir = join(scratch(), 'programs', tag);
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, basename(program));
+  writeFileSync(out, text);
+  return out;
+}
+
+/** Size globals of a program and their values. */
+export function sizeGlobals(root, program) {
+  const text = readFileSync(join(root, program), 'utf8');
+  const out = {};
+  for (const m of text.matchAll(/^var ([A-Z][A-Z0-9_]*) = (-?\d+);/gm)) out[m[1]] = Number(m[2]);
+  return out;
+}
+
+const cache = new Map();
+let counter = 0;
+
+/**
+ * One run of `minivm run PROGRAM` with the given options; `index` is the repeat number,
+ * and a configuration's run with the same index is taken only once per harness run.
+ * Result: { code, ms (process wall clock), stdout, stderr, stats (the --json-stats
+ * object, or null), error (a line, when the run failed) }.
+ */
+export async function runMinivm(root, spec, index) {
+  const { program, gc = 'serial', layout = 'sable', heap = null, sizes = null, gpuBenchmark = false } = spec;
+  const key = JSON.stringify({ program, gc, layout, heap, sizes, gpuBenchmark });
+  let runs = cache.get(key);
+  if (!runs) cache.set(key, (runs = []));
+  if (runs[index]) return runs[index];
+  const file = sizedProgram(root, program, sizes);
+  const json = join(scratch(), `stats-${++counter}.json`);
+  const args = [join(root, 'bin', 'minivm.js'), 'run', file, '--gc', gc, '--layout', layout, '--json-stats', json];
+  if (heap) args.push('--heap', heap);
+  if (gpuBenchmark) args.push('--gpu-benchmark');
+  const r = await runTimed(process.execPath, args, { cwd: root });
+  let stats = null;
+  if (r.code === 0 && existsSync(json)) {
+    try {
+      stats = JSON.parse(readFileSync(json, 'utf8'));
+    } catch {
+      stats = null;
+    }
+  }
+  const result = { code: r.code, ms: r.ms, stdout: r.stdout, stderr: r.stderr, stats, error: null };
+  if (r.code === 69) result.error = 'no adapter';
+  else if (r.code !== 0) {
+    const line = r.stderr.split('\n').find((l) => /error|Error/.test(l)) ?? r.stderr.trim().split('\n').pop() ?? '';
+    result.error = `exit ${r.code}: ${line.replace(/^minivm: /, '').slice(0, 160)}`;
+  }
+  runs[index] = result;
+  return result;
+}
+
+/**
+ * Probes the GPU: a tiny program under gpu-dfs with --stats. Returns
+ * { available, software, adapter, line } (available false: exit 69, no adapter).
+ */
+export async function probeGpu(root) {
+  const file = join(scratch(), 'gpu_probe.mini');
+  writeFileSync(file, 'class N { var next: N; }\nvar a = new N();\na.next = new N();\ngc();\nprint(1);\n');
+  const r = await runTimed(process.execPath, [join(root, 'bin', 'minivm.js'), 'run', file, '--gc', 'gpu-dfs', '--stats'], {
+    cwd: root,
+    timeoutMs: 120000,
+  });
+  if (r.code === 69) return { available: false, software: false, adapter: null, line: 'no adapter (exit 69)' };
+  const m = r.stderr.match(/^gpu: (.+)$/m);
+  if (r.code !== 0 || !m) {
+    return { available: false, software: false, adapter: null, line: `probe failed (exit ${r.code}): ${r.stderr.trim().split('\n').pop() ?? ''}` };
+  }
+  const adapter = m[1].trim();
+  const software = /software|llvmpipe|lavapipe|swiftshader/i.test(adapter);
+  return { available: true, software, adapter, line: adapter };
+}
+
+/** The forced collections of a run: cause "gc() call" or "minorGc() call". */
+export function forcedCollections(stats) {
+  return (stats?.collections ?? []).filter((c) => c.cause === 'gc() call' || c.cause === 'minorGc() call');
+}

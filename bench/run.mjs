@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// minivm's benchmark harness.
+//
+//   node bench/run.mjs [section...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build]
+//
+// Sections (all by default, in this order):
+//   interp   minivm vs CPython vs Lua on binary_trees, method_calls and the AWFY ports
+//   gc       the seed papers' GC microbenchmarks under serial / gpu-dfs / gpu-bfs, both layouts
+//   layouts  sable vs refgraph: mutator time, heap + graph bytes, mark time per object
+//   young1m  the serial young collection of 1 million live objects
+//   java     Java 17 twins under SerialGC / ParallelGC (-Xlog:gc pauses) beside minivm's
+//
+// Options:
+//   --repeat N   runs per configuration (default 5 for interp and layouts; 3 for gc,
+//                young1m and java, whose runs each give several collections)
+//   --quick      1 run each and smaller sizes (programs' size globals rewritten)
+//   --out FILE   write the raw numbers as JSON
+//   --gpu        run the GPU collectors in `gc` even on a software adapter (lavapipe);
+//                without it they run only when the adapter is a hardware one
+//   --heap SIZE  heap of the GC microbenchmarks (default 1g)
+//   --no-build   do not rebuild dist/ when it is older than src/
+//
+// Tables go to stdout as markdown; progress goes to stderr. Peers that are not
+// installed (python3, lua5.4, java) show as "-" or a skipped section.
+import { writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gc } from './lib/gc.mjs';
+import { interp } from './lib/interp.mjs';
+import { java } from './lib/java.mjs';
+import { layouts } from './lib/layouts.mjs';
+import { formatMachine, loadAverage, machineInfo } from './lib/machine.mjs';
+import { ensureBuilt, probeGpu } from './lib/minivm.mjs';
+import { log } from './lib/util.mjs';
+import { young1m } from './lib/young1m.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SECTIONS = { interp, gc, layouts, young1m, java };
+
+function usage(msg) {
+  if (msg) process.stderr.write(`bench/run.mjs: ${msg}\n`);
+  process.stderr.write(
+    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build]\n',
+  );
+  process.exit(64);
+}
+
+const opts = { sections: [], repeat: undefined, quick: false, out: null, gpu: false, heap: '1g', build: true };
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  if (a === '--repeat') {
+    const n = Number(argv[++i]);
+    if (!Number.isInteger(n) || n < 1) usage('--repeat needs a positive integer');
+    opts.repeat = n;
+  } else if (a === '--quick') opts.quick = true;
+  else if (a === '--out') opts.out = argv[++i] ?? usage('--out needs a file');
+  else if (a === '--gpu') opts.gpu = true;
+  else if (a === '--heap') opts.heap = argv[++i] ?? usage('--heap needs a size');
+  else if (a === '--no-build') opts.build = false;
+  else if (a === '-h' || a === '--help') usage();
+  else if (SECTIONS[a]) opts.sections.push(a);
+  else usage(`unknown argument ${a}`);
+}
+if (opts.sections.length === 0) opts.sections = Object.keys(SECTIONS);
+if (opts.quick && opts.repeat === undefined) opts.repeat = 1;
+
+if (opts.build) ensureBuilt(root);
+
+const started = new Date();
+const machine = machineInfo(root);
+let gpu = { use: false, available: false, software: false, adapter: null, line: 'not probed' };
+if (opts.sections.includes('gc')) {
+  log('probing the GPU adapter (gpu-dfs on a tiny program)');
+  const p = await probeGpu(root);
+  // With --gpu, run the GPU rows unless there is certainly no adapter (exit 69), so that
+  // any other failure shows in the rows; without it, only on a hardware adapter.
+  const noAdapter = !p.available && p.line.startsWith('no adapter');
+  gpu = { ...p, use: opts.gpu ? !noAdapter : p.available && !p.software };
+  if (opts.gpu && !p.available) log(`--gpu given but ${p.line}: GPU rows will say so`);
+}
+
+const cmd = `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim();
+console.log(`## minivm benchmarks, ${started.toISOString().slice(0, 10)}\n`);
+console.log(`Command: \`${cmd}\`\n`);
+console.log(formatMachine(machine, gpu.use || gpu.available ? `${gpu.adapter}${gpu.use ? '' : ' (not used)'}` : null));
+console.log('');
+
+const ctx = { root, repeat: opts.repeat, quick: opts.quick, gpu, heap: opts.heap };
+const results = { date: started.toISOString(), command: cmd, machine, gpu, options: { ...opts }, sections: {} };
+for (const name of opts.sections) {
+  const t0 = Date.now();
+  log(`section ${name}`);
+  try {
+    const r = await SECTIONS[name](ctx);
+    const secs = ((Date.now() - t0) / 1000).toFixed(0);
+    console.log(`${r.text}\n\n(section ${name}: ${secs} s)\n`);
+    results.sections[name] = { ...r.raw, seconds: Number(secs) };
+  } catch (e) {
+    console.log(`### ${name}: failed: ${e?.stack ?? e}\n`);
+    results.sections[name] = { error: String(e?.stack ?? e) };
+  }
+}
+const total = ((Date.now() - started.getTime()) / 1000).toFixed(0);
+console.log(`Total: ${total} s; load average at end: ${loadAverage()}`);
+results.seconds = Number(total);
+if (opts.out) {
+  writeFileSync(opts.out, JSON.stringify(results, null, 2) + '\n');
+  log(`raw numbers written to ${opts.out}`);
+}
