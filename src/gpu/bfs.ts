@@ -182,7 +182,8 @@ export class BfsEngine implements GpuEngineImpl {
     const firstLen = Math.min(qe - qs, queueCap - a);
     const markFrom = refgraph ? 0 : Math.floor(job.resultStart / 32);
     const markTo = refgraph ? marksWords : Math.min(marksWords, Math.ceil(job.resultEnd / 32));
-    const [m, f1, f2, l] = await bufs.readSegments(
+    const nodeMarks = new Uint32Array(marksWords);
+    const [, f1, f2, l] = await bufs.readSegments(
       overflow
         ? [
             { buffer: marks, word: 0, count: 0 },
@@ -196,11 +197,14 @@ export class BfsEngine implements GpuEngineImpl {
             { buffer: queue, word: 0, count: qe - qs - firstLen },
             { buffer: live, word: 0, count: liveCount },
           ],
+      (i, words) => {
+        if (i !== 0) return false;
+        nodeMarks.set(words, markFrom);
+        return true;
+      },
     );
     const readback = performance.now() - t1;
     const t2 = performance.now();
-    const nodeMarks = new Uint32Array(marksWords);
-    nodeMarks.set(m!, markFrom);
     const liveList: number[] | null = young ? Array.from(l!) : null;
     const frontier = overflow ? job.roots : concat(f1!, f2!);
     finishOnCpu(job.cpu, nodeMarks, frontier, liveList);

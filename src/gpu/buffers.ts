@@ -72,12 +72,20 @@ export class Readback {
 
   /** Maps the buffer (after the copies were submitted) and returns a copy of `bytes` from 0. */
   async read(bytes: number): Promise<Uint32Array> {
+    return this.readWith(bytes, (words) => words.slice());
+  }
+
+  /** Maps the buffer and hands `fn` a view of the first `bytes` (valid only
+   *  during the call), then unmaps: callers copy straight to where they need it. */
+  async readWith<T>(bytes: number, fn: (words: Uint32Array) => T): Promise<T> {
     const buffer = this.grow.buffer;
     const size = bufferSize(bytes);
     await buffer.mapAsync(GPUMapMode.READ, 0, size);
-    const out = new Uint32Array(buffer.getMappedRange(0, size).slice(0, bytes));
-    buffer.unmap();
-    return out;
+    try {
+      return fn(new Uint32Array(buffer.getMappedRange(0, size), 0, bytes >>> 2));
+    } finally {
+      buffer.unmap();
+    }
   }
 
   destroy(): void {

@@ -98,3 +98,85 @@ export function translateOnCpu(nodes: CpuNodes, marks: Uint32Array, last: number
     }
   }
 }
+
+/** A growable list of int32, cheaper than number[] for millions of entries. */
+export class IntBuf {
+  data: Int32Array;
+  length = 0;
+  constructor(capacity = 1024) {
+    this.data = new Int32Array(Math.max(16, capacity));
+  }
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Int32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  view(): Int32Array {
+    return this.data.subarray(0, this.length);
+  }
+}
+
+/**
+ * gpu-dfs fallback (our addition, not in FastCollect): expands on the CPU the
+ * nodes the GPU's stacks still held (`pending`: marked, not yet expanded) and
+ * everything they reach that is not marked in `marks` (bits by node id),
+ * appending newly marked young addresses to `live`.
+ */
+export function expandOnCpu(nodes: CpuNodes, marks: Uint32Array, pending: ArrayLike<number>, live: IntBuf | null): void {
+  const stack = new IntBuf(Math.max(1024, pending.length));
+  for (let i = 0; i < pending.length; i++) stack.push(pending[i]!);
+  const visit = (raw: number): void => {
+    const n = nodes.decode(raw);
+    if (n === 0) return;
+    const w = n >>> 5;
+    const bit = 1 << (n & 31);
+    if ((marks[w]! & bit) !== 0) return;
+    marks[w] = marks[w]! | bit;
+    if (live) live.push(nodes.address(n));
+    stack.push(n);
+  };
+  while (stack.length > 0) nodes.refs(stack.data[--stack.length]!, visit);
+}
+
+/** `expandOnCpu` for the sable layout, without closures: node ids are header
+ *  addresses, a+2 counts the references that follow the 4-word header. */
+export function expandSableOnCpu(
+  words: Int32Array,
+  marks: Uint32Array,
+  pending: ArrayLike<number>,
+  young: boolean,
+  youngStart: number,
+  youngEnd: number,
+  live: IntBuf | null,
+): void {
+  const limit = words.length;
+  const lo = Math.max(1, young ? youngStart : 1);
+  const hi = young ? youngEnd : limit;
+  let stack = new Int32Array(Math.max(1024, pending.length * 2));
+  let sp = 0;
+  for (let i = 0; i < pending.length; i++) stack[sp++] = pending[i]!;
+  while (sp > 0) {
+    const n = stack[--sp]!;
+    const count = words[n + 2]! >>> 0;
+    const end = Math.min(limit, n + 4 + count);
+    for (let i = n + 4; i < end; i++) {
+      const r = words[i]!;
+      if (r < lo || r >= hi) continue;
+      const w = r >>> 5;
+      const bit = 1 << (r & 31);
+      const m = marks[w]!;
+      if ((m & bit) !== 0) continue;
+      marks[w] = m | bit;
+      if (live) live.push(r);
+      if (sp === stack.length) {
+        const next = new Int32Array(stack.length * 2);
+        next.set(stack);
+        stack = next;
+      }
+      stack[sp++] = r;
+    }
+  }
+}

@@ -11,8 +11,9 @@
  */
 import type { GpuContext } from './device.js';
 import { GrowableBuffer } from './buffers.js';
+import { expandOnCpu, expandSableOnCpu, IntBuf, translateOnCpu } from './cpu-trace.js';
 import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from './engine.js';
-import { EngineBuffers, paramsBlock, programBody, programHeader, specialize } from './engine.js';
+import { EngineBuffers, maskRange, paramsBlock, programBody, programHeader, specialize } from './engine.js';
 import type { GpuOptions } from './options.js';
 import type { BindingSpec } from './shader.js';
 import { bindGroup, buildProgram } from './shader.js';
@@ -20,6 +21,12 @@ import { bindGroup, buildProgram } from './shader.js';
 const CTL_LAST_BUSY = 1;
 const CTL_ROUNDS = 2;
 const CTL_LIVE = 3;
+const CTL_PENDING = 6;
+const CTL_DRAIN_OVERFLOW = 7;
+
+/** Most nodes the fallback's drain hands over (and most links one thread walks):
+ *  a thread holding more than this is not a narrow tail. */
+const DRAIN_CAP = 65536;
 
 export class DfsEngine implements GpuEngineImpl {
   private readonly bufs: EngineBuffers;
@@ -44,10 +51,12 @@ export class DfsEngine implements GpuEngineImpl {
     this.threads = new GrowableBuffer(d, rw, 'thread state', max);
     this.store = new GrowableBuffer(d, rw, 'storage stack', max);
     this.roots = new GrowableBuffer(d, rw, 'roots', max);
-    this.wide = new GrowableBuffer(d, rw, 'wide objects', max);
+    // COPY_SRC: the fallback's drain reads its pending nodes back from here.
+    this.wide = new GrowableBuffer(d, rw | GPUBufferUsage.COPY_SRC, 'wide objects', max);
   }
 
   async trace(job: TraceJob): Promise<TraceResult> {
+    const tStart = performance.now();
     const { ctx, opts, bufs } = this;
     const device = ctx.device;
     const young = job.kind === 'young';
@@ -81,10 +90,11 @@ export class DfsEngine implements GpuEngineImpl {
         BALANCE: opts.balance,
         VECTOR: opts.vector,
         DIVERGENCE: opts.divergence,
+        DRAIN_CAP,
       }),
       bindings,
       body: programBody(this.target, opts.vector, ['dfs']),
-      entryPoints: ['dfs_init', 'dfs_mark', 'dfs_wide', 'dfs_advance', ...(refgraph ? ['translate_marks'] : [])],
+      entryPoints: ['dfs_init', 'dfs_mark', 'dfs_wide', 'dfs_advance', 'dfs_drain', ...(refgraph ? ['translate_marks'] : [])],
     });
 
     // One thread per root, as the paper has it, but at least the adapter's
@@ -106,7 +116,8 @@ export class DfsEngine implements GpuEngineImpl {
     const store = this.store.ensure(young ? stackSize * 4 : 16).buffer;
     const live = bufs.live.ensure(young ? job.liveCap * 4 : 16).buffer;
     const roots = this.roots.ensure(job.roots.length * 4).buffer;
-    const wide = this.wide.ensure(wideCap * 4).buffer;
+    // The fallback's drain lists pending nodes into `wide` once the rounds stopped.
+    const wide = this.wide.ensure(Math.max(wideCap, opts.fallback ? DRAIN_CAP : 0) * 4).buffer;
     const addrBits = refgraph ? bufs.addrBits.ensure(Math.ceil(job.heapWords / 32) * 4).buffer : null;
     if (stack.fresh) this.stackClean = true;
 
@@ -127,6 +138,7 @@ export class DfsEngine implements GpuEngineImpl {
     });
     const pipe = (name: string): GPUComputePipeline => program.pipelines.get(name)!;
 
+    const tSetup = performance.now() - tStart;
     const t0 = performance.now();
     let kernel = 0;
     let submits = 0;
@@ -135,6 +147,12 @@ export class DfsEngine implements GpuEngineImpl {
     // Until this mark finishes, a failure would leave stack elements behind.
     const wasClean = this.stackClean;
     this.stackClean = false;
+    // Narrow-tail fallback (our addition beyond FastCollect): consecutive
+    // submits that ended with few busy threads after the minimum rounds.
+    let narrow = 0;
+    let fallbackOk = opts.fallback;
+    let pending: Uint32Array | null = null;
+    let drainMs = 0;
     for (let first = true; ; first = false) {
       const enc = device.createCommandEncoder({ label: 'gpu-dfs' });
       if (first) {
@@ -172,11 +190,83 @@ export class DfsEngine implements GpuEngineImpl {
       submits++;
       kernel += r.gpuMs;
       ctl = r.ctl;
-      if (ctl[CTL_LAST_BUSY] === 0) break;
+      const busy = ctl[CTL_LAST_BUSY]!;
+      if (busy === 0) break;
+      if (fallbackOk && ctl[CTL_ROUNDS]! >= opts.fallbackMinIterations && busy <= opts.fallbackThreshold) {
+        narrow++;
+        if (narrow >= 2) {
+          const td = performance.now();
+          pending = await this.drain(group, pipe('dfs_drain'), groups);
+          drainMs = performance.now() - td;
+          if (pending) break;
+          fallbackOk = false;
+        }
+      } else {
+        narrow = 0;
+      }
       pairs = Math.min(pairs * 2, 256);
     }
-    this.stackClean = true;
     const markMs = performance.now() - t0;
+    const phases: Record<string, number> = { setup: tSetup, rounds: markMs - drainMs, gpu: kernel };
+
+    if (pending) {
+      // The CPU finishes: read the marks (young: the young range) and the live
+      // list, then expand the pending nodes. The stack keeps the pending
+      // elements, so the next mark clears it.
+      phases.drain = drainMs;
+      const t1 = performance.now();
+      const liveCount = young ? Math.min(ctl[CTL_LIVE]!, job.liveCap) : 0;
+      const markFrom = refgraph ? 0 : Math.floor(job.resultStart / 32);
+      const markTo = refgraph ? marksWords : Math.min(marksWords, Math.ceil(job.resultEnd / 32));
+      const bitmapWords = Math.ceil(job.heapWords / 32);
+      const nodeMarks = new Uint32Array(Math.max(marksWords, bitmapWords));
+      const segs = await bufs.readSegments(
+        [
+          { buffer: marks, word: markFrom, count: markTo - markFrom },
+          { buffer: bufs.live.buffer, word: 0, count: liveCount },
+        ],
+        (i, words) => {
+          if (i !== 0) return false;
+          nodeMarks.set(words, markFrom);
+          return true;
+        },
+      );
+      const liveGpu = segs[1];
+      const readback = performance.now() - t1;
+      const t2 = performance.now();
+      let liveList: IntBuf | null = null;
+      if (young) {
+        liveList = new IntBuf(liveCount + 1024);
+        liveList.data.set(liveGpu!.subarray(0, liveCount));
+        liveList.length = liveCount;
+      }
+      if (job.sableWords && !refgraph) {
+        expandSableOnCpu(job.sableWords, nodeMarks, pending, young, job.youngStart, job.youngEnd, liveList);
+      } else {
+        expandOnCpu(job.cpu, nodeMarks, pending, liveList);
+      }
+      let bitmap: Uint32Array;
+      if (refgraph) {
+        bitmap = new Uint32Array(bitmapWords);
+        translateOnCpu(job.cpu, nodeMarks, young ? job.youngVertices : job.nodeCount - 1, bitmap);
+      } else {
+        bitmap = nodeMarks.length === bitmapWords ? nodeMarks : nodeMarks.subarray(0, bitmapWords);
+        maskRange(bitmap, job.resultStart, job.resultEnd);
+      }
+      const cpuFallback = performance.now() - t2;
+      phases.readback = readback;
+      phases.cpu = cpuFallback;
+      return {
+        bitmap,
+        live: liveList ? liveList.view().slice() : undefined,
+        times: { mark: markMs + readback + cpuFallback, kernel: ctx.timestamps ? kernel : markMs, readback, cpuFallback },
+        rounds: ctl[CTL_ROUNDS]!,
+        submits,
+        fallbackFrontier: pending.length,
+        phases,
+      };
+    }
+    this.stackClean = true;
 
     const liveCount = young ? Math.min(ctl[CTL_LIVE]!, job.liveCap) : 0;
     const t1 = performance.now();
@@ -190,6 +280,7 @@ export class DfsEngine implements GpuEngineImpl {
       pass.end();
     });
     const readback = performance.now() - t1;
+    phases.readback = readback;
     return {
       bitmap: result.bitmap,
       live: young ? result.live : undefined,
@@ -197,7 +288,26 @@ export class DfsEngine implements GpuEngineImpl {
       rounds: ctl[CTL_ROUNDS]!,
       submits,
       fallbackFrontier: -1,
+      phases,
     };
+  }
+
+  /** Lists the nodes left in the threads' stacks (dfs_drain), or null when
+   *  there are more than DRAIN_CAP of them. */
+  private async drain(group: GPUBindGroup, pipeline: GPUComputePipeline, groups: number): Promise<Uint32Array | null> {
+    const { ctx, bufs } = this;
+    const enc = ctx.device.createCommandEncoder({ label: 'gpu-dfs drain' });
+    enc.clearBuffer(bufs.ctl, CTL_PENDING * 4, 8);
+    const pass = enc.beginComputePass({ label: 'gpu-dfs drain' });
+    pass.setBindGroup(0, group);
+    pass.setPipeline(pipeline);
+    pass.dispatchWorkgroups(groups);
+    pass.end();
+    const r = await bufs.submitAndReadCtl(enc, false);
+    if (r.ctl[CTL_DRAIN_OVERFLOW] !== 0) return null;
+    const count = Math.min(r.ctl[CTL_PENDING]!, DRAIN_CAP);
+    const [list] = await bufs.readSegments([{ buffer: this.wide.buffer, word: 0, count }]);
+    return list!;
   }
 
   destroy(): void {

@@ -54,6 +54,8 @@ export interface TraceJob {
   readonly resultStart: number;
   readonly resultEnd: number;
   readonly cpu: CpuNodes;
+  /** sable: the heap's words, for the closure-free CPU fallback (cpu-trace.ts). */
+  readonly sableWords?: Int32Array;
 }
 
 export interface TraceResult {
@@ -64,8 +66,10 @@ export interface TraceResult {
   /** Rounds (gpu-dfs) or levels (gpu-bfs) run on the GPU. */
   readonly rounds: number;
   readonly submits: number;
-  /** gpu-bfs: the frontier size handed to the CPU, -1 when the GPU finished. */
+  /** The frontier (gpu-bfs) or pending nodes (gpu-dfs) handed to the CPU, -1 when the GPU finished. */
   readonly fallbackFrontier: number;
+  /** Host milliseconds by step, for `GpuMarkStats` (setup, rounds, gpu, drain, readback, cpu). */
+  readonly phases?: Record<string, number>;
 }
 
 export interface GpuEngineImpl {
@@ -195,17 +199,17 @@ export class EngineBuffers {
 
   /** Ends a submit: copies the control words (and pass timestamps) to the
    *  read-back, submits, and returns the control words and the pass's GPU ms. */
-  async submitAndReadCtl(enc: GPUCommandEncoder): Promise<{ ctl: Uint32Array; gpuMs: number }> {
+  async submitAndReadCtl(enc: GPUCommandEncoder, timed = true): Promise<{ ctl: Uint32Array; gpuMs: number }> {
     const target = this.ctlReadback.target(CTL_WORDS * 4 + 16);
     enc.copyBufferToBuffer(this.ctl, 0, target, 0, CTL_WORDS * 4);
-    if (this.querySet && this.queryResolve) {
+    if (timed && this.querySet && this.queryResolve) {
       enc.resolveQuerySet(this.querySet, 0, 2, this.queryResolve, 0);
       enc.copyBufferToBuffer(this.queryResolve, 0, target, CTL_WORDS * 4, 16);
     }
     this.ctx.device.queue.submit([enc.finish()]);
     const words = await this.ctlReadback.read(CTL_WORDS * 4 + 16);
     let gpuMs = 0;
-    if (this.querySet) {
+    if (timed && this.querySet) {
       const t = new BigUint64Array(words.buffer, CTL_WORDS * 4, 2);
       gpuMs = Number(t[1]! - t[0]!) / 1e6;
     }
@@ -233,14 +237,22 @@ export class EngineBuffers {
     if (n > 0) enc.copyBufferToBuffer(bitmapBuf, from * 4, target, 0, n * 4);
     if (liveCount > 0) enc.copyBufferToBuffer(this.live.buffer, 0, target, liveOff * 4, liveCount * 4);
     this.ctx.device.queue.submit([enc.finish()]);
-    const words = await this.resultReadback.read(bytes);
-    bitmap.set(words.subarray(0, n), from);
+    // Straight from the mapped range into the result: no intermediate copy.
+    const live = await this.resultReadback.readWith(bytes, (words) => {
+      bitmap.set(words.subarray(0, n), from);
+      return new Int32Array(words.buffer, words.byteOffset + liveOff * 4, liveCount).slice();
+    });
     maskRange(bitmap, job.resultStart, job.resultEnd);
-    return { bitmap, live: new Int32Array(words.buffer, liveOff * 4, liveCount).slice() };
+    return { bitmap, live };
   }
 
-  /** Reads word ranges of device buffers in one submit. */
-  async readSegments(segs: readonly { buffer: GPUBuffer; word: number; count: number }[]): Promise<Uint32Array[]> {
+  /** Reads word ranges of device buffers in one submit. A `sink` takes segment i
+   *  straight from the mapped range (the view dies on return; that segment then
+   *  comes back empty), which saves a copy of large segments. */
+  async readSegments(
+    segs: readonly { buffer: GPUBuffer; word: number; count: number }[],
+    sink?: (i: number, words: Uint32Array) => boolean | void,
+  ): Promise<Uint32Array[]> {
     const offsets: number[] = [];
     let total = 0;
     for (const s of segs) {
@@ -254,8 +266,13 @@ export class EngineBuffers {
       if (s.count > 0) enc.copyBufferToBuffer(s.buffer, s.word * 4, target, offsets[i]! * 4, s.count * 4);
     });
     this.ctx.device.queue.submit([enc.finish()]);
-    const words = await this.resultReadback.read(total * 4);
-    return segs.map((s, i) => words.slice(offsets[i]!, offsets[i]! + s.count));
+    return this.resultReadback.readWith(total * 4, (words) =>
+      segs.map((s, i) => {
+        const view = words.subarray(offsets[i]!, offsets[i]! + s.count);
+        if (sink && sink(i, view) !== false) return new Uint32Array(0);
+        return view.slice();
+      }),
+    );
   }
 
   destroy(): void {

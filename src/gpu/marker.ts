@@ -26,8 +26,9 @@ export interface SableInput {
   /** The heap's words (never reallocated). */
   readonly words: Int32Array;
   /** Word ranges written since the previous call ([start, end) pairs: allocations
-   *  since the last collection, dirty cards, moved objects), or 'all'. Absent:
-   *  every mark uploads the whole heap. */
+   *  since the last collection, dirty cards, moved objects), or 'all'; the first
+   *  call's ranges must cover every word written since the words were all zero
+   *  (the device copy starts zeroed). Absent: every mark uploads the whole heap. */
   takeDirtyRanges?(): DirtyRanges | 'all';
 }
 
@@ -57,6 +58,10 @@ export interface GpuMarkStats {
   readonly rounds: number;
   readonly submits: number;
   readonly fallbackFrontier: number;
+  /** Host milliseconds of the last mark by step: prepare (device, roots), upload,
+   *  setup (program, buffers), rounds (the GPU loop, waits included), gpu (its
+   *  timestamped kernel time), drain, readback, cpu (fallback), total. */
+  readonly phases: Readonly<Record<string, number>>;
 }
 
 export class GpuMarker implements Marker {
@@ -104,11 +109,13 @@ export class GpuMarker implements Marker {
     const young = request.kind === 'young';
     let upload: UploadStats;
     let job: TraceJob;
+    let dirtyMs = 0;
     if (input.layout === 'sable') {
       const mirror = this.mirror as HeapMirror;
-      upload = this.pushed
-        ? this.pushedStats
-        : await mirror.update(input.words, input.takeDirtyRanges ? input.takeDirtyRanges() : 'all');
+      const td = performance.now();
+      const ranges = this.pushed ? [] : input.takeDirtyRanges ? input.takeDirtyRanges() : 'all';
+      dirtyMs = performance.now() - td;
+      upload = this.pushed ? this.pushedStats : await mirror.update(input.words, ranges);
       job = sableJob(input.words, request);
     } else {
       const mirror = this.mirror as GraphMirror;
@@ -120,20 +127,34 @@ export class GpuMarker implements Marker {
     }
     this.pushed = false;
     this.pushedStats = { bytes: 0, ms: 0 };
+    const tTrace = performance.now();
     const r: TraceResult = await this.engine!.trace(job);
+    const total = performance.now() - t0;
+    const phases = { dirty: dirtyMs, prepare: tTrace - t0 - upload.ms - dirtyMs, upload: upload.ms, ...(r.phases ?? {}), total };
     this.lastStats = {
       label: optionsLabel(this.options, this.config.engine),
       rounds: r.rounds,
       submits: r.submits,
       fallbackFrontier: r.fallbackFrontier,
+      phases,
     };
+    if (process.env.MINIVM_GPU_PHASES) {
+      process.stderr.write(
+        `gpu-phases ${this.name} ${request.kind} rounds=${r.rounds} submits=${r.submits} fallback=${r.fallbackFrontier} ` +
+          Object.entries(phases)
+            .map(([k, v]) => `${k}=${v.toFixed(2)}`)
+            .join(' ') +
+          '\n',
+      );
+    }
     return {
       bitmap: r.bitmap,
       live: young ? (r.live ?? new Int32Array(0)) : undefined,
       times: {
         ...r.times,
-        mark: performance.now() - t0,
-        upload: upload.ms,
+        mark: total,
+        // Taking the dirty ranges (a scan of the heap's mirror cards) is part of the upload.
+        upload: upload.ms + dirtyMs,
         uploadBytes: upload.bytes,
       },
     };
@@ -205,6 +226,7 @@ function sableJob(words: Int32Array, req: MarkRequest): TraceJob {
     resultStart: ys,
     resultEnd: ye,
     cpu: sableNodes(words, young, ys, ye),
+    sableWords: words,
   };
 }
 

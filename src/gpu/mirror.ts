@@ -6,8 +6,11 @@
  * The contract: before a mark, the caller passes the word ranges written since
  * the last update (what was allocated since the last collection, dirty cards,
  * objects moved by evacuation, graph vertices and edges written); `'all'` (or
- * no ranges for a graph array) uploads everything in use. The first update of a
- * mirror always uploads everything.
+ * no ranges for a graph array) uploads everything in use. A heap mirror starts
+ * all zero (WebGPU zero-initializes buffers), as the heap's words did, so its
+ * first update too takes only the ranges written since the heap was created
+ * (heap.ts takeDirtyRanges: the occupied young spaces and tenured's written
+ * cards, not the whole 1 GiB); a caller that cannot tell passes 'all'.
  *
  * Uploads go through reused MAP_WRITE staging buffers: the probe on an H100
  * measured queue.writeBuffer at 1.5 GB/s against 5-9 GB/s for a mapped staging
@@ -172,7 +175,6 @@ function floorPow2(n: number): number {
 export class HeapMirror {
   readonly chunkWords: number;
   readonly chunks: GPUBuffer[] = [];
-  private synced = false;
 
   constructor(
     ctx: GpuContext,
@@ -201,11 +203,12 @@ export class HeapMirror {
     }
   }
 
-  /** Uploads the words of `ranges` (all of them on the first update). */
+  /** Uploads the words of `ranges`; the device copy starts all zero, so on the
+   *  first update `ranges` must cover every word written since the words were. */
   async update(words: Int32Array | Uint32Array, ranges: DirtyRanges | 'all'): Promise<UploadStats> {
     const t0 = performance.now();
     const src = words32(words);
-    const merged = coalesce(this.synced ? ranges : 'all', Math.min(src.length, this.heapWords));
+    const merged = coalesce(ranges, Math.min(src.length, this.heapWords));
     let bytes = 0;
     for (let i = 0; i < merged.length; i += 2) {
       let s = merged[i]!;
@@ -219,7 +222,6 @@ export class HeapMirror {
       }
     }
     if (bytes > 0) await this.uploader.flush();
-    this.synced = true;
     return { bytes, ms: performance.now() - t0 };
   }
 

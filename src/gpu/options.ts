@@ -12,6 +12,9 @@
  *     vectorized memory access (§4.3)      +V    vector
  *     wide objects spread over the grid    +W    divergence  (not in FastCollect:
  *       (Maas §5.2 applied to DFS)                           Maas's +D for DFS)
+ *     CPU finishes narrow tails            +F    fallback    (not in FastCollect:
+ *       (Maas §5.4 applied to DFS)                           threshold = busy threads,
+ *                                                            min-iters = rounds)
  *     everything                           +O    all
  *   gpu-bfs, Maas et al. Table 1
  *     prefix-sum offsets instead of the    +P    prefix   (histogram is the default)
@@ -43,11 +46,14 @@ export interface GpuOptions {
   /** gpu-bfs: objects with more than 16 references are copied by the whole workgroup
    *  (§5.2, +D); gpu-dfs: references beyond an object's 64th are visited by the whole grid (+W). */
   divergence: boolean;
-  /** gpu-bfs: finish on the CPU once the frontier stays narrow (§5.4, +F). */
+  /** gpu-bfs: finish on the CPU once the frontier stays narrow (§5.4, +F).
+   *  gpu-dfs (our addition): finish on the CPU once at most `fallbackThreshold`
+   *  threads held work at the end of two submits in a row, after
+   *  `fallbackMinIterations` rounds (a long list is one thread's pointer chase). */
   fallback: boolean;
-  /** gpu-bfs fallback: frontier size below which the CPU takes over (paper: 20). */
+  /** Fallback: frontier size (gpu-bfs; paper: 20) or busy threads (gpu-dfs) at or below which the CPU takes over. */
   fallbackThreshold: number;
-  /** gpu-bfs fallback: GPU iterations (levels) run before the CPU may take over (paper: 5). */
+  /** Fallback: GPU levels (gpu-bfs; paper: 5) or rounds (gpu-dfs) run before the CPU may take over. */
   fallbackMinIterations: number;
   /** Workgroup size; 0 = chosen for the adapter at start-up. */
   workgroupSize: number;
@@ -90,7 +96,7 @@ export function baselineOptions(): GpuOptions {
 }
 
 const LETTERS: Record<GpuEngine, Record<string, Optimization | 'prefix'>> = {
-  'gpu-dfs': { A: 'atomic', H: 'hybrid', D: 'balance', V: 'vector', W: 'divergence' },
+  'gpu-dfs': { A: 'atomic', H: 'hybrid', D: 'balance', V: 'vector', W: 'divergence', F: 'fallback' },
   'gpu-bfs': { A: 'atomic', V: 'vector', F: 'fallback', D: 'divergence', P: 'prefix' },
 };
 

@@ -118,7 +118,6 @@ export class HeapImpl implements Heap {
    * card table, which records old-to-young stores only and is cleaned by collections.
    */
   private readonly mirrorCards: Uint8Array;
-  private mirrorTaken = false;
 
   private readonly f64 = new Float64Array(1);
   private readonly f64Words = new Int32Array(this.f64.buffer);
@@ -352,18 +351,16 @@ export class HeapImpl implements Heap {
   /**
    * The word ranges ([start, end) pairs) that a mirror of the heap made at the
    * previous call must re-read before tracing: the occupied young spaces whole (they
-   * change wholesale between collections) and the tenured cards written since. The
-   * first call answers 'all'. Words outside these ranges may differ only where no
-   * reachable object lies (free chunks, swept or dead objects' mark bits). This is
-   * gpu/marker.ts's SableInput.takeDirtyRanges.
+   * change wholesale between collections) and the tenured cards written since. Words
+   * outside these ranges may differ only where no reachable object lies (free
+   * chunks, swept or dead objects' mark bits). The first call answers the same way,
+   * for a mirror that started all zero as the heap did: the occupied young spaces
+   * and every tenured card written since the heap was created (tenured writes are
+   * noted from the start), not the whole heap. This is gpu/marker.ts's
+   * SableInput.takeDirtyRanges.
    */
-  takeDirtyRanges(): number[] | 'all' {
+  takeDirtyRanges(): number[] {
     const mc = this.mirrorCards;
-    if (!this.mirrorTaken) {
-      this.mirrorTaken = true;
-      mc.fill(0);
-      return 'all';
-    }
     const out = [this.edenStart, this.edenTop, this.fromStart, this.fromTop];
     const base = this.tenuredStart;
     const n = mc.length;

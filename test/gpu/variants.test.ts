@@ -17,6 +17,7 @@ import {
   layoutRefgraph,
   layoutSable,
   list,
+  parallelLists,
   randomGraph,
   request,
   rng,
@@ -135,6 +136,57 @@ describe('gpu-bfs CPU fallback (Maas §5.4)', () => {
   });
 });
 
+describe('gpu-dfs CPU fallback for narrow tails (+F, our addition)', () => {
+  it('a long list falls back after the minimum rounds and is correct', async () => {
+    const { stats } = await markOnce('gpu-dfs', list(5000), 'full', 'all');
+    expect(stats.fallbackFrontier).toBeGreaterThan(0);
+    // Two submits (4 rounds, then 8 more) saw one busy thread: 5000 nodes would take ~80.
+    expect(stats.rounds).toBeLessThan(20);
+    expect(stats.phases.cpu).toBeGreaterThanOrEqual(0);
+  });
+  it('refgraph, and young collections with the live list merged', async () => {
+    const g = list(3000);
+    const y = { ...g, young: g.refs.map((_, i) => i > 20), roots: [0, 25] };
+    expect((await markOnce('gpu-dfs', g, 'full', 'all', 'refgraph')).stats.fallbackFrontier).toBeGreaterThan(0);
+    expect((await markOnce('gpu-dfs', y, 'young', 'all')).stats.fallbackFrontier).toBeGreaterThan(0);
+    expect((await markOnce('gpu-dfs', y, 'young', 'all', 'refgraph')).stats.fallbackFrontier).toBeGreaterThan(0);
+  });
+  it('a list hanging off a tree: pending nodes of several threads', async () => {
+    const t = binaryTree(8);
+    const l = list(4000);
+    const n = t.refs.length;
+    const refs = [...t.refs.map((rs) => [...rs]), ...l.refs.map((rs) => rs.map((x) => (x < 0 ? -1 : x + n)))];
+    // Every leaf of the tree points into the list at a different place.
+    let k = 0;
+    for (const rs of refs.slice(0, n)) if (rs.every((x) => x < 0)) rs.push(n + (k++ * 37) % 4000);
+    const g = { name: 'tree+list', refs, roots: [0], young: refs.map((_, i) => i % 3 !== 0) };
+    await markOnce('gpu-dfs', g, 'full', 'all');
+    await markOnce('gpu-dfs', g, 'young', 'all');
+    await markOnce('gpu-dfs', g, 'full', 'all,threshold=100000,min-iters=1');
+    await markOnce('gpu-dfs', g, 'young', 'all,threshold=100000,min-iters=1', 'refgraph');
+  });
+  it('off (-fallback, none) the GPU finishes; wide work never falls back', async () => {
+    expect((await markOnce('gpu-dfs', list(600), 'full', 'all,-fallback')).stats.fallbackFrontier).toBe(-1);
+    expect((await markOnce('gpu-dfs', list(600), 'full', 'none')).stats.fallbackFrontier).toBe(-1);
+    expect((await markOnce('gpu-dfs', parallelLists(512, 40), 'full', 'all')).stats.fallbackFrontier).toBe(-1);
+  });
+  it('a marker reused after a fallback clears the stack it left', async () => {
+    const g = list(3000);
+    const heap = layoutSable(g);
+    const marker = new GpuMarker({ engine: 'gpu-dfs', input: { layout: 'sable', words: heap.words } });
+    try {
+      for (const opts of ['full', 'young', 'full'] as const) {
+        const req = request(g, opts, heap.addr, heap.youngRange);
+        const res = await marker.mark(req);
+        expect(bitmapSet(res.bitmap)).toEqual(expectedMarks(g, req, heap.addr));
+      }
+      expect(marker.lastStats!.fallbackFrontier).toBeGreaterThan(0);
+    } finally {
+      marker.dispose();
+    }
+  });
+});
+
 describe('gpu-dfs load balancing (FastCollect §4.2)', () => {
   it('spreads one deep tree over idle threads', async () => {
     const g = binaryTree(13);
@@ -164,7 +216,7 @@ describe('markers reused across collections', () => {
     it(`${engine} sable: young, full, young with dirty ranges`, async () => {
       const g = generational(1000, 3, 77);
       const heap = layoutSable(g);
-      let dirty: number[] = [];
+      let dirty: number[] | 'all' = 'all';
       const marker = new GpuMarker({
         engine,
         input: {
@@ -196,7 +248,7 @@ describe('markers reused across collections', () => {
             rs[slot] = t;
             const w = heap.addr[i]! + 4 + slot;
             heap.words[w] = t < 0 ? 0 : heap.addr[t]!;
-            dirty.push(w, w + 1);
+            (dirty as number[]).push(w, w + 1);
           }
         }
       } finally {
@@ -248,6 +300,28 @@ describe('markers reused across collections', () => {
       }
     });
   }
+
+  it('gpu-dfs sable: the first update uploads only the ranges given (the mirror starts zeroed)', async () => {
+    const g = generational(600, 3, 21);
+    const heap = layoutSable(g);
+    // A heap three times as large as its objects: only the objects are written.
+    const words = new Int32Array(heap.words.length * 3);
+    words.set(heap.words);
+    let used = 0;
+    for (let i = words.length - 1; i >= 0; i--) if (words[i] !== 0) { used = i + 1; break; }
+    const marker = new GpuMarker({
+      engine: 'gpu-dfs',
+      input: { layout: 'sable', words, takeDirtyRanges: () => [0, used] },
+    });
+    try {
+      const req = request(g, 'full', heap.addr, heap.youngRange);
+      const res = await marker.mark(req);
+      expect(res.times.uploadBytes).toBe(used * 4);
+      expect(bitmapSet(res.bitmap)).toEqual(expectedMarks(g, req, heap.addr));
+    } finally {
+      marker.dispose();
+    }
+  });
 
   it('gpu-dfs sable: changes pushed with update() before the mark', async () => {
     const g = generational(600, 3, 12);

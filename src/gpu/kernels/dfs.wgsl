@@ -30,6 +30,13 @@
 //   the grid visit the rest, one reference (or vec4) each, pushing what it marks
 //   onto its own stack.
 //
+// - Narrow tails (our addition, not in FastCollect; Maas et al. §5.4 for DFS).
+//   When only a few threads hold work round after round (a long linked list is
+//   one thread's pointer chase, ~1 µs a node on the GPU), the host stops the
+//   rounds and dfs_drain lists the nodes still waiting in the threads' global
+//   stacks into `wide` (free once the rounds stopped); the CPU expands them
+//   from the mark bitmap read back (dfs.ts, cpu-trace.ts).
+//
 // Young collections (Algorithm 4): each thread links the young nodes it marks
 // into its storage stack (`store`, indexed like `stack`) and appends them to
 // `live` with one atomicAdd per batch, at the end of each dispatch.
@@ -43,6 +50,8 @@ const CTL_ROUNDS: u32 = 2u;
 const CTL_LIVE: u32 = 3u;
 const CTL_WIDE_HEAD: u32 = 4u;
 const CTL_WIDE_TAIL: u32 = 5u;
+const CTL_PENDING: u32 = 6u;
+const CTL_DRAIN_OVERFLOW: u32 = 7u;
 
 const SPLIT: u32 = 64u;
 
@@ -265,4 +274,36 @@ fn dfs_advance() {
   atomicStore(&ctl[CTL_BUSY], 0u);
   atomicStore(&ctl[CTL_WIDE_HEAD], min(atomicLoad(&ctl[CTL_WIDE_TAIL]), params.wideCap));
   atomicAdd(&ctl[CTL_ROUNDS], 1u);
+}
+
+// The CPU fallback's hand-over: each thread lists the unclaimed elements of its
+// global stack (claimed ones were expanded by the thief) into `wide`, at most
+// DRAIN_CAP in all; past that ctl[CTL_DRAIN_OVERFLOW] tells the host to go on
+// on the GPU. Reads only: the stacks are left as they are.
+@compute @workgroup_size(WG)
+fn dfs_drain(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let t = gid.x;
+  if (t >= params.threadCount) { return; }
+  var n = threads[2u * t];
+  var walked = 0u;
+  loop {
+    if (n == 0u) { break; }
+    if (walked >= DRAIN_CAP) {
+      atomicStore(&ctl[CTL_DRAIN_OVERFLOW], 1u);
+      break;
+    }
+    walked += 1u;
+    let v = atomicLoad(&stack[stackIndex(n)]);
+    if (v == 0u) { break; }
+    if ((v & CLAIMED) == 0u) {
+      let at = atomicAdd(&ctl[CTL_PENDING], 1u);
+      if (at >= DRAIN_CAP) {
+        atomicStore(&ctl[CTL_DRAIN_OVERFLOW], 1u);
+        break;
+      }
+      wide[at] = n;
+    }
+    let next = v & BOTTOM;
+    n = select(next, 0u, next == BOTTOM);
+  }
 }
