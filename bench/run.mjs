@@ -11,8 +11,7 @@
 //   java     Java 17 twins under SerialGC / ParallelGC (-Xlog:gc pauses) beside minivm's
 //
 // Options:
-//   --repeat N   runs per configuration (default 5 for interp and layouts; 3 for gc,
-//                young1m and java, whose runs each give several collections)
+//   --repeat N   runs per configuration (default 5)
 //   --quick      1 run each and smaller sizes (programs' size globals rewritten)
 //   --out FILE   write the raw numbers as JSON
 //   --gpu        run the GPU collectors in `gc` even on a software adapter (lavapipe);

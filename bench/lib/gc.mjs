@@ -47,7 +47,7 @@ export function summarizeForced(results, kind) {
 
 export async function gc(ctx) {
   const { root, quick, gpu, heap } = ctx;
-  const repeat = ctx.repeat ?? 3;
+  const repeat = ctx.repeat ?? 5;
   const layouts = ['sable', 'refgraph'];
   const collectors = ['serial', 'gpu-dfs', 'gpu-bfs'];
   const runGpu = gpu.use;
@@ -83,12 +83,12 @@ export async function gc(ctx) {
           // table), or no adapter at all (one row per shape and collector).
           const why = gpu.available ? 'skipped (software adapter; pass --gpu)' : 'no adapter';
           raw.push({ shape: shape.name, collector, layout, skipped: why });
-          if (!gpu.available && layout === 'sable') rows.push([shape.name, collector, 'both', why, '', '', '', '', '', '', '']);
+          if (!gpu.available && layout === 'sable') rows.push([shape.name, collector, 'both', why, '', '', '', '', '', '', '', '']);
           continue;
         }
         if (e.runs.length === 0) {
           const why = e.errors.includes('no adapter') ? 'no adapter' : e.errors[0];
-          rows.push([shape.name, collector, layout, why, '', '', '', '', '', '', '']);
+          rows.push([shape.name, collector, layout, why, '', '', '', '', '', '', '', '']);
           raw.push({ shape: shape.name, collector, layout, error: why });
           continue;
         }
@@ -108,6 +108,7 @@ export async function gc(ctx) {
           shape.name,
           collector,
           layout,
+          y ? fmt(y.live, 0) : '-',
           cell(y, 'mark'),
           cell(y, 'transfer'),
           cell(y, 'kernel'),
@@ -169,10 +170,12 @@ export async function gc(ctx) {
     `### gc: forced collections of the GC microbenchmarks (--heap ${heap}), median of all forced collections in ${repeat} run(s)${quick ? ' (--quick sizes)' : ''}`,
     '',
     `GPU collectors: ${gpu.use ? `run (${gpu.adapter})` : gpu.available ? `skipped, software adapter (${gpu.adapter}); pass --gpu to run them` : `no adapter (${gpu.line})`}.`,
-    'All times in ms. transfer = marker upload + readback, kernel = marker.kernel (GPU collectors only), pause = the whole collection.',
+    'All times in ms. transfer = marker upload + readback, kernel = marker.kernel (GPU collectors only), pause = the whole collection;',
+    'young live = live young objects the young collection found (median): after the first forced young collection part of the shape is',
+    'in tenured (promoted when the survivor space overflowed) and is reached through dirty cards, not marked.',
     '',
     table(
-      ['shape', 'collector', 'layout', 'young mark', 'young transfer', 'young kernel', 'young pause', 'full mark', 'full transfer', 'full kernel', 'full pause'],
+      ['shape', 'collector', 'layout', 'young live', 'young mark', 'young transfer', 'young kernel', 'young pause', 'full mark', 'full transfer', 'full kernel', 'full pause'],
       rows,
     ),
     '',

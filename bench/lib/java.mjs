@@ -50,7 +50,7 @@ function javaHeap(heap) {
 
 export async function java(ctx) {
   const { root, quick, heap } = ctx;
-  const repeat = ctx.repeat ?? 3;
+  const repeat = ctx.repeat ?? 5;
   if (!have('java') || !have('javac')) {
     const text = '### java: skipped (java/javac not installed)';
     return { text, raw: { skipped: 'java not installed' } };

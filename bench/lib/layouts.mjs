@@ -39,7 +39,9 @@ function markNsPerObject(stats) {
 export async function layouts(ctx) {
   const { root, quick, heap } = ctx;
   const repeat = ctx.repeat ?? 5;
-  const programs = layoutPrograms(root, quick, heap);
+  // Own runs (tag), sable and refgraph back to back, so that both layouts of a program
+  // see the same load on a shared machine.
+  const programs = layoutPrograms(root, quick, heap).map((p) => ({ ...p, spec: (layout) => ({ ...p.spec(layout), tag: 'layouts' }) }));
   const acc = new Map(programs.map((p) => [p.name, { sable: [], refgraph: [], errors: [] }]));
   for (let i = 0; i < repeat; i++) {
     for (const p of programs) {
@@ -100,6 +102,7 @@ export async function layouts(ctx) {
     `Mutator ms = wall less GC pauses (from --json-stats). Heap MiB = peak heap occupancy; graph MiB = refGraph.graphBytes at exit;`,
     `"+bytes" = (refgraph peak heap + graph) / sable peak heap - 1. Mark ns/object = serial phases.mark / liveYoungObjects over young`,
     `collections only (full-collection records do not count marked objects). The list programs run at --heap ${heap}, the others at the default heap.`,
+    'Each repeat runs a program under sable, then at once under refgraph (runs not shared with other sections).',
     '',
     table(
       ['program', 'sable mutator ms', 'refgraph mutator ms', 'mutator overhead', 'sable heap MiB', 'refgraph heap MiB', 'graph MiB', '+bytes', 'sable mark ns/obj', 'refgraph mark ns/obj', 'errors'],

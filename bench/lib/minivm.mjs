@@ -30,7 +30,7 @@ export function ensureBuilt(root, { force = false } = {}) {
     ? spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' })
     : spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' });
   if (r.status !== 0) {
-    process.stderr.write(r.stdout + r.stderr);
+    process.stderr.write(`${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? `${r.error}\n` : ''}`);
     if (!existsSync(main)) throw new Error('build failed and there is no dist/: run npm install, then npx tsc -p tsconfig.json');
     log('warning: tsc reported errors (output above); going on with what it emitted');
   }
@@ -75,8 +75,9 @@ let counter = 0;
  * object, or null), error (a line, when the run failed) }.
  */
 export async function runMinivm(root, spec, index) {
-  const { program, gc = 'serial', layout = 'sable', heap = null, sizes = null, gpuBenchmark = false } = spec;
-  const key = JSON.stringify({ program, gc, layout, heap, sizes, gpuBenchmark });
+  const { program, gc = 'serial', layout = 'sable', heap = null, sizes = null, gpuBenchmark = false, tag = null } = spec;
+  // tag: a section that must not share runs (e.g. to pair runs in time) gives its own.
+  const key = JSON.stringify({ program, gc, layout, heap, sizes, gpuBenchmark, tag });
   let runs = cache.get(key);
   if (!runs) cache.set(key, (runs = []));
   if (runs[index]) return runs[index];

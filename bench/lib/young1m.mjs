@@ -11,7 +11,7 @@ const WARMUP = 2;
 
 export async function young1m(ctx) {
   const { root, quick } = ctx;
-  const repeat = ctx.repeat ?? 3;
+  const repeat = ctx.repeat ?? 5;
   const n = quick ? 200000 : 1000000;
   const acc = { sable: [], refgraph: [] };
   const errors = [];
