@@ -7,7 +7,7 @@
 
 import { createCollector, registerMarker } from '../gc/index.js';
 import { createHeap, formatGcRecord, formatGcStats, type GcRecord, type HeapImpl } from '../heap/index.js';
-import { currentGpu, describeGpu, destroyGpu, GpuMarker, NoGpuAdapterError } from '../gpu/index.js';
+import { currentGpu, describeGpu, destroyGpu, GpuMarker, NoGpuAdapterError, parseGpuOptions } from '../gpu/index.js';
 import type { CollectorName, RunOptions } from './args.js';
 import { UsageError } from './args.js';
 
@@ -103,6 +103,11 @@ export async function createMemory(options: RunOptions, io: Io): Promise<Memory>
   });
   const gpu = options.gc === 'gpu-dfs' || options.gc === 'gpu-bfs';
   if (gpu) {
+    try {
+      parseGpuOptions(options.gpuOpt, options.gc as 'gpu-dfs' | 'gpu-bfs');
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
     registerGpuCollectors();
     gpuMarkerOptions = { gpuOpt: options.gpuOpt, benchmark: options.gpuBenchmark };
   }

@@ -14,7 +14,7 @@ import { Interpreter } from '../vm/interpreter.js';
 import { MiniRuntimeError } from '../vm/format.js';
 import type { RunOptions } from './args.js';
 import { createMemory, isNoGpuError, type Memory, type RunStats } from './memory.js';
-import { UsageError } from './args.js';
+import { USAGE, UsageError } from './args.js';
 
 export const EXIT = { ok: 0, usage: 64, compile: 65, noGpu: 69, runtime: 70 } as const;
 
@@ -64,7 +64,7 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
       return { exitCode: EXIT.runtime, stats: memory?.finish(performance.now() - t0) };
     }
     if (e instanceof UsageError) {
-      io.stderr(`minivm: ${e.message}\n`);
+      io.stderr(`minivm: ${e.message}\n${USAGE}\n`);
       return { exitCode: EXIT.usage, stats: undefined };
     }
     if (isNoGpuError(e)) {

@@ -48,6 +48,7 @@ describe('exit statuses', () => {
     [['run', 'x.mini', '--heap', 'lots'], /--heap: 'lots' is not a size/],
     [['run', 'x.mini', '--tenure-age'], /--tenure-age needs an integer/],
     [['run'], /no program file given/],
+    [['run', 'programs/arrays.mini', '--gc', 'gpu-dfs', '--gpu-opt', 'bogus'], /--gpu-opt: unknown optimization 'bogus'/],
   ])('bad command line %j: 64', (args, message) => {
     const r = minivm(args);
     expect(r.status).toBe(64);

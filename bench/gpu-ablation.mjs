@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// The seed papers' ablations on a real GPU: each optimization alone over the paper's
+// baseline, and all of them, for gpu-dfs (FastCollect Table 1: GPU, +A, +H, +D, +V,
+// +O) and gpu-bfs (Maas et al. Table 1: GPU, +P, +V, +F, +D, all), on the FastCollect
+// microbenchmarks, sable layout. Figures: medians over the young collections the
+// programs force with minorGc() (FastCollect's table is of young collections): kernel
+// time (timestamp queries) and the marker's whole call (upload + kernel + read-back +
+// CPU work). Usage: node bench/gpu-ablation.mjs [--out file.json]  (needs dist/).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { forcedCollections, probeGpu } from './lib/minivm.mjs';
+import { fmt, median, runTimed, scratch, table } from './lib/util.mjs';
+import { fastCollect } from './lib/papers.mjs';
+
+const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
+const shapes = ['long_linked_list', 'parallel_lists_256', 'parallel_lists_2560', 'complete_graph'];
+const variants = {
+  'gpu-dfs': [['GPU', 'none'], ['+A', 'none,A'], ['+H', 'none,H'], ['+D', 'none,D'], ['+V', 'none,V'], ['+O', 'all']],
+  'gpu-bfs': [['GPU', 'none'], ['+P', 'none,P'], ['+V', 'none,V'], ['+F', 'none,F'], ['+D', 'none,D'], ['all', 'all']],
+};
+
+let counter = 0;
+/** One run with --json-stats; returns { error, stats }. */
+async function run(program, engine, opt) {
+  const json = join(scratch(), `ablation-${++counter}.json`);
+  const r = await runTimed(process.execPath, [join(root, 'bin', 'minivm.js'), 'run', program, '--gc', engine,
+    '--heap', '1g', '--gpu-benchmark', '--gpu-opt', opt, '--json-stats', json], { cwd: root });
+  if (r.code !== 0 || !existsSync(json)) return { error: `exit ${r.code}`, stats: null };
+  return { error: null, stats: JSON.parse(readFileSync(json, 'utf8')) };
+}
+
+const probe = await probeGpu(root);
+console.log(`adapter: ${probe.line}`);
+if (!probe.available) process.exit(69);
+const raw = {};
+for (const [engine, list] of Object.entries(variants)) {
+  const rows = [];
+  for (const shape of shapes) {
+    const row = [shape];
+    for (const [label, opt] of list) {
+      const r = await run(`bench/programs/${shape}.mini`, engine, opt);
+      const young = forcedCollections(r.stats).filter((c) => c.kind === 'young');
+      raw[`${engine}|${shape}|${label}`] = r.error ?? young;
+      if (r.error || young.length === 0) { row.push(r.error ?? '-'); continue; }
+      const kernel = median(young.map((c) => c.marker.kernel ?? NaN));
+      const mark = median(young.map((c) => c.phases.mark));
+      row.push(`${fmt(kernel, 2)} / ${fmt(mark, 1)}`);
+    }
+    if (engine === 'gpu-dfs') {
+      const paper = fastCollect[shape];
+      row.push(paper ? `${paper['GPU+O']}` : '-');
+    }
+    rows.push(row);
+  }
+  console.log(`\n${engine}: median kernel ms / whole mark ms of forced young collections`);
+  const headers = ['shape', ...list.map(([l]) => l), ...(engine === 'gpu-dfs' ? ['FastCollect GPU+O ms'] : [])];
+  console.log(table(headers, rows));
+}
+const out = process.argv.indexOf('--out');
+if (out > 0) writeFileSync(process.argv[out + 1], JSON.stringify(raw, null, 1));
