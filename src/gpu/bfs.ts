@@ -14,6 +14,8 @@ import type { GpuContext } from './device.js';
 import { GrowableBuffer } from './buffers.js';
 import { finishOnCpu, translateOnCpu } from './cpu-trace.js';
 import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from './engine.js';
+import type { DeviceWriter } from './engine.js';
+import { writeRoots } from './engine.js';
 import { EngineBuffers, maskRange, paramsBlock, programBody, programHeader, specialize } from './engine.js';
 import type { GpuOptions } from './options.js';
 import type { BindingSpec } from './shader.js';
@@ -35,6 +37,7 @@ export class BfsEngine implements GpuEngineImpl {
     private readonly ctx: GpuContext,
     private readonly target: MirrorTarget,
     private readonly opts: GpuOptions,
+    private readonly writer?: DeviceWriter,
   ) {
     this.bufs = new EngineBuffers(ctx);
     this.queue = new GrowableBuffer(
@@ -98,7 +101,8 @@ export class BfsEngine implements GpuEngineImpl {
         fallbackMinIterations: opts.fallbackMinIterations,
       }),
     );
-    if (job.roots.length > 0) device.queue.writeBuffer(queue, 0, job.roots);
+    const rootsMs = await writeRoots(device, queue, job.roots, this.writer);
+    const rootBytes = job.roots.length * 4;
     const ctlInit = new Uint32Array(16);
     ctlInit[Q_END] = job.roots.length;
     ctlInit[Q_TAIL] = job.roots.length;
@@ -165,7 +169,7 @@ export class BfsEngine implements GpuEngineImpl {
       return {
         bitmap: result.bitmap,
         live: young ? result.live : undefined,
-        times: { mark: gpuMs + readback, kernel: ctx.timestamps ? kernel : gpuMs, readback },
+        times: { mark: gpuMs + readback, kernel: ctx.timestamps ? kernel : gpuMs, readback, upload: rootsMs, uploadBytes: rootBytes },
         rounds: ctl[Q_LEVEL]!,
         submits,
         fallbackFrontier: -1,
@@ -220,7 +224,14 @@ export class BfsEngine implements GpuEngineImpl {
     return {
       bitmap,
       live: liveList ? Int32Array.from(liveList) : undefined,
-      times: { mark: gpuMs + readback + cpuFallback, kernel: ctx.timestamps ? kernel : gpuMs, readback, cpuFallback },
+      times: {
+        mark: gpuMs + readback + cpuFallback,
+        kernel: ctx.timestamps ? kernel : gpuMs,
+        readback,
+        cpuFallback,
+        upload: rootsMs,
+        uploadBytes: rootBytes,
+      },
       rounds: ctl[Q_LEVEL]!,
       submits,
       fallbackFrontier: overflow ? -2 : qe - qs,

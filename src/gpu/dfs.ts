@@ -13,7 +13,8 @@ import type { GpuContext } from './device.js';
 import { GrowableBuffer } from './buffers.js';
 import { expandOnCpu, expandSableOnCpu, IntBuf, translateOnCpu } from './cpu-trace.js';
 import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from './engine.js';
-import { EngineBuffers, maskRange, paramsBlock, programBody, programHeader, specialize } from './engine.js';
+import type { DeviceWriter } from './engine.js';
+import { EngineBuffers, maskRange, paramsBlock, programBody, programHeader, resultSegments, specialize, writeRoots } from './engine.js';
 import type { GpuOptions } from './options.js';
 import type { BindingSpec } from './shader.js';
 import { bindGroup, buildProgram } from './shader.js';
@@ -42,6 +43,7 @@ export class DfsEngine implements GpuEngineImpl {
     private readonly ctx: GpuContext,
     private readonly target: MirrorTarget,
     private readonly opts: GpuOptions,
+    private readonly writer?: DeviceWriter,
   ) {
     const d = ctx.device;
     const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
@@ -122,7 +124,7 @@ export class DfsEngine implements GpuEngineImpl {
     if (stack.fresh) this.stackClean = true;
 
     device.queue.writeBuffer(bufs.params, 0, paramsBlock(job, { stackSize, threadCount, areaLen, wideCap }));
-    if (job.roots.length > 0) device.queue.writeBuffer(roots, 0, job.roots);
+    const rootsMs = await writeRoots(device, roots, job.roots, this.writer);
     const group = bindGroup(device, program, {
       params: bufs.params,
       marks,
@@ -207,7 +209,8 @@ export class DfsEngine implements GpuEngineImpl {
       pairs = Math.min(pairs * 2, 256);
     }
     const markMs = performance.now() - t0;
-    const phases: Record<string, number> = { setup: tSetup, rounds: markMs - drainMs, gpu: kernel };
+    const phases: Record<string, number> = { setup: tSetup - rootsMs, roots: rootsMs, rounds: markMs - drainMs, gpu: kernel };
+    const rootBytes = job.roots.length * 4;
 
     if (pending) {
       // The CPU finishes: read the marks (young: the young range) and the live
@@ -216,22 +219,23 @@ export class DfsEngine implements GpuEngineImpl {
       phases.drain = drainMs;
       const t1 = performance.now();
       const liveCount = young ? Math.min(ctl[CTL_LIVE]!, job.liveCap) : 0;
-      const markFrom = refgraph ? 0 : Math.floor(job.resultStart / 32);
-      const markTo = refgraph ? marksWords : Math.min(marksWords, Math.ceil(job.resultEnd / 32));
       const bitmapWords = Math.ceil(job.heapWords / 32);
       const nodeMarks = new Uint32Array(Math.max(marksWords, bitmapWords));
-      const segs = await bufs.readSegments(
-        [
-          { buffer: marks, word: markFrom, count: markTo - markFrom },
-          { buffer: bufs.live.buffer, word: 0, count: liveCount },
-        ],
-        (i, words) => {
-          if (i !== 0) return false;
-          nodeMarks.set(words, markFrom);
-          return true;
-        },
-      );
-      const liveGpu = segs[1];
+      // Marks by node id: refgraph's are all of them, sable's the result's words
+      // that the mirror holds.
+      const markSegs = refgraph ? [0, marksWords] : resultSegments(job, marksWords);
+      const reads: { buffer: GPUBuffer; word: number; count: number }[] = [
+        { buffer: bufs.live.buffer, word: 0, count: liveCount },
+      ];
+      for (let i = 0; i < markSegs.length; i += 2) {
+        reads.push({ buffer: marks, word: markSegs[i]!, count: markSegs[i + 1]! - markSegs[i]! });
+      }
+      const segs = await bufs.readSegments(reads, (i, words) => {
+        if (i === 0) return false;
+        nodeMarks.set(words, reads[i]!.word);
+        return true;
+      });
+      const liveGpu = segs[0];
       const readback = performance.now() - t1;
       const t2 = performance.now();
       let liveList: IntBuf | null = null;
@@ -259,7 +263,14 @@ export class DfsEngine implements GpuEngineImpl {
       return {
         bitmap,
         live: liveList ? liveList.view().slice() : undefined,
-        times: { mark: markMs + readback + cpuFallback, kernel: ctx.timestamps ? kernel : markMs, readback, cpuFallback },
+        times: {
+          mark: markMs + readback + cpuFallback,
+          kernel: ctx.timestamps ? kernel : markMs,
+          readback,
+          cpuFallback,
+          upload: rootsMs,
+          uploadBytes: rootBytes,
+        },
         rounds: ctl[CTL_ROUNDS]!,
         submits,
         fallbackFrontier: pending.length,
@@ -284,7 +295,13 @@ export class DfsEngine implements GpuEngineImpl {
     return {
       bitmap: result.bitmap,
       live: young ? result.live : undefined,
-      times: { mark: markMs + readback, kernel: ctx.timestamps ? kernel : markMs, readback },
+      times: {
+        mark: markMs + readback,
+        kernel: ctx.timestamps ? kernel : markMs,
+        readback,
+        upload: rootsMs,
+        uploadBytes: rootBytes,
+      },
       rounds: ctl[CTL_ROUNDS]!,
       submits,
       fallbackFrontier: -1,

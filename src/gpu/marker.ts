@@ -116,7 +116,7 @@ export class GpuMarker implements Marker {
       const ranges = this.pushed ? [] : input.takeDirtyRanges ? input.takeDirtyRanges() : 'all';
       dirtyMs = performance.now() - td;
       upload = this.pushed ? this.pushedStats : await mirror.update(input.words, ranges);
-      job = sableJob(input.words, request);
+      job = sableJob(input.words, request, mirror.bitmapRanges());
     } else {
       const mirror = this.mirror as GraphMirror;
       const graphs = input.graphs();
@@ -154,8 +154,9 @@ export class GpuMarker implements Marker {
         ...r.times,
         mark: total,
         // Taking the dirty ranges (a scan of the heap's mirror cards) is part of the upload.
-        upload: upload.ms + dirtyMs,
-        uploadBytes: upload.bytes,
+        // With the roots' upload (the engines time it) and the taking of the dirty ranges.
+        upload: upload.ms + dirtyMs + (r.times.upload ?? 0),
+        uploadBytes: upload.bytes + (r.times.uploadBytes ?? 0),
       },
     };
   }
@@ -185,10 +186,15 @@ export class GpuMarker implements Marker {
         accessors: (v) => m.accessors(v),
       };
     }
+    const uploader = this.uploader;
+    const writer = async (dst: GPUBuffer, words: Uint32Array<ArrayBuffer>): Promise<void> => {
+      await uploader.write(dst, 0, words);
+      await uploader.flush();
+    };
     this.engine =
       this.config.engine === 'gpu-dfs'
-        ? new DfsEngine(ctx, target, this.options)
-        : new BfsEngine(ctx, target, this.options);
+        ? new DfsEngine(ctx, target, this.options, writer)
+        : new BfsEngine(ctx, target, this.options, writer);
   }
 
   dispose(): void {
@@ -201,7 +207,7 @@ export class GpuMarker implements Marker {
   }
 }
 
-function sableJob(words: Int32Array, req: MarkRequest): TraceJob {
+function sableJob(words: Int32Array, req: MarkRequest, resultWords: number[]): TraceJob {
   const heapWords = words.length;
   const young = req.kind === 'young';
   const ys = young ? Math.max(0, req.youngStart) : 0;
@@ -209,11 +215,13 @@ function sableJob(words: Int32Array, req: MarkRequest): TraceJob {
   // The linked stack covers the traced range only; its base is a multiple of 32
   // so that an element's 4 words share one bitmap word (stackIndex inverse).
   const nodeBase = ys & ~31;
-  const roots = new Uint32Array(req.roots.length);
-  roots.set(req.roots);
+  // Addresses are positive: the same words seen unsigned, not copied (a young
+  // collection's remembered set can hold tens of millions of entries).
+  const roots = new Uint32Array(req.roots.buffer as ArrayBuffer, req.roots.byteOffset, req.roots.length);
   return {
     kind: req.kind,
     roots,
+    resultWords,
     heapWords,
     youngStart: ys,
     youngEnd: ye,

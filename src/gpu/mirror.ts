@@ -172,9 +172,15 @@ function floorPow2(n: number): number {
 }
 
 /** The heap's words on the device, in chunks of `chunkWords` (a power of two). */
+/** Heap words per block of `HeapMirror.touched` (1024 words of mark bitmap). */
+const TOUCH_SHIFT = 15;
+
 export class HeapMirror {
   readonly chunkWords: number;
   readonly chunks: GPUBuffer[] = [];
+  /** Blocks of 2^TOUCH_SHIFT words that any update wrote: the rest of the device
+   *  copy is still zero and holds no object. */
+  private readonly touched: Uint8Array;
 
   constructor(
     ctx: GpuContext,
@@ -184,6 +190,7 @@ export class HeapMirror {
   ) {
     const limit = floorPow2(Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize) / 4);
     this.chunkWords = chunkWords > 0 ? Math.min(floorPow2(chunkWords), limit) : limit;
+    this.touched = new Uint8Array((heapWords >>> TOUCH_SHIFT) + 1);
     const count = Math.max(1, Math.ceil(heapWords / this.chunkWords));
     const maxChunks = ctx.limits.maxStorageBuffersPerShaderStage - 8;
     if (count > maxChunks) {
@@ -213,6 +220,7 @@ export class HeapMirror {
     for (let i = 0; i < merged.length; i += 2) {
       let s = merged[i]!;
       const e = merged[i + 1]!;
+      this.touched.fill(1, s >>> TOUCH_SHIFT, ((e - 1) >>> TOUCH_SHIFT) + 1);
       while (s < e) {
         const c = Math.floor(s / this.chunkWords);
         const end = Math.min(e, (c + 1) * this.chunkWords);
@@ -223,6 +231,21 @@ export class HeapMirror {
     }
     if (bytes > 0) await this.uploader.flush();
     return { bytes, ms: performance.now() - t0 };
+  }
+
+  /** Mark-bitmap word ranges ([from, to) pairs, sorted) covering every heap word
+   *  an update ever wrote: objects lie only there. */
+  bitmapRanges(): number[] {
+    const out: number[] = [];
+    const t = this.touched;
+    const per = 1 << (TOUCH_SHIFT - 5);
+    for (let b = 0; b < t.length; b++) {
+      if (t[b] === 0) continue;
+      const start = b;
+      while (b < t.length && t[b] !== 0) b++;
+      out.push(start * per, b * per);
+    }
+    return out;
   }
 
   /** Binding specs (the heap chunks, read-only) for a kernel reading the heap. */

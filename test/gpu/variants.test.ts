@@ -197,6 +197,29 @@ describe('gpu-dfs load balancing (FastCollect §4.2)', () => {
   });
 });
 
+describe('large root sets go through the staging ring', () => {
+  it('a young collection with 200,000 remembered-set roots (duplicates) marks exactly', async () => {
+    const g = generational(3000, 3, 5);
+    const heap = layoutSable(g);
+    const marker = new GpuMarker({ engine: 'gpu-dfs', input: { layout: 'sable', words: heap.words } });
+    const bfs = new GpuMarker({ engine: 'gpu-bfs', input: { layout: 'sable', words: heap.words } });
+    try {
+      const base = request(g, 'young', heap.addr, heap.youngRange);
+      const roots = new Int32Array(200_000);
+      for (let i = 0; i < roots.length; i++) roots[i] = base.roots[i % base.roots.length]!;
+      const req = { ...base, roots };
+      for (const m of [marker, bfs]) {
+        const res = await m.mark(req);
+        expect(bitmapSet(res.bitmap)).toEqual(expectedMarks(g, base, heap.addr));
+        expect(res.times.uploadBytes).toBe(heap.words.length * 4 + roots.length * 4);
+      }
+    } finally {
+      marker.dispose();
+      bfs.dispose();
+    }
+  });
+});
+
 describe('heap mirror over several bindings', () => {
   const g = generational(1200, 3, 41);
   for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
@@ -236,7 +259,8 @@ describe('markers reused across collections', () => {
           const req = request(g, kind, heap.addr, heap.youngRange);
           const res = await marker.mark(req);
           expect(bitmapSet(res.bitmap)).toEqual(expectedMarks(g, req, heap.addr));
-          if (round === 0) expect(res.times.uploadBytes).toBe(heap.words.length * 4);
+          // uploadBytes counts the mirror's words and the roots.
+          if (round === 0) expect(res.times.uploadBytes).toBe(heap.words.length * 4 + req.roots.length * 4);
           else expect(res.times.uploadBytes!).toBeLessThan(heap.words.length * 2);
           // The mutator rewires some references; the barrier reports the words.
           for (let k = 0; k < 40; k++) {
@@ -316,7 +340,7 @@ describe('markers reused across collections', () => {
     try {
       const req = request(g, 'full', heap.addr, heap.youngRange);
       const res = await marker.mark(req);
-      expect(res.times.uploadBytes).toBe(used * 4);
+      expect(res.times.uploadBytes).toBe(used * 4 + req.roots.length * 4);
       expect(bitmapSet(res.bitmap)).toEqual(expectedMarks(g, req, heap.addr));
     } finally {
       marker.dispose();
@@ -337,7 +361,7 @@ describe('markers reused across collections', () => {
       heap.words.fill(0, a + 4, a + 4 + g.refs[root]!.length);
       const pushed = await marker.update([a + 4, a + 4 + g.refs[root]!.length]);
       const res = await marker.mark(req);
-      expect(res.times.uploadBytes).toBe(pushed.bytes);
+      expect(res.times.uploadBytes).toBe(pushed.bytes + req.roots.length * 4);
       expect(pushed.bytes).toBeLessThan(4096);
       expect(bitmapSet(res.bitmap)).toEqual(expectedMarks(g, req, heap.addr));
     } finally {
