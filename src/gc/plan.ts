@@ -131,6 +131,29 @@ export class GenerationalPlan implements Collector {
     return result;
   }
 
+  /**
+   * Keeps the first occurrence of each young root. Many old slots can point at one
+   * young object (CompleteGraph's remembered set names its 5000 nodes millions of
+   * times); a marker needs each once, and a GPU marker uploads every entry.
+   */
+  private dedupeRoots(): void {
+    const roots = this.roots, d = roots.data, ys = this.heap.youngStart;
+    const words = this.heap.youngEnd - ys;
+    if (this.seen.length * 32 < words) this.seen = new Uint32Array((words + 31) >>> 5);
+    const seen = this.seen;
+    let n = 0;
+    for (let i = 0; i < roots.length; i++) {
+      const v = d[i]!, o = v - ys, bit = 1 << (o & 31);
+      if ((seen[o >>> 5]! & bit) !== 0) continue;
+      seen[o >>> 5]! |= bit;
+      d[n++] = v;
+    }
+    roots.length = n;
+    for (let i = 0; i < n; i++) seen[(d[i]! - ys) >>> 5] = 0;
+  }
+
+  private seen = new Uint32Array(0);
+
   /** Returns false, having changed nothing, when the promotions would not fit. */
   private async young(phases: PhaseTimes): Promise<boolean> {
     const h = this.heap;
@@ -141,6 +164,7 @@ export class GenerationalPlan implements Collector {
     this.rememberedObjects.clear();
     gatherRoots(h, true, this.roots);
     scanDirtyCards(h, this.dirtyCards, this.rememberedSlots, this.roots, this.objectsList());
+    this.dedupeRoots();
     phases.roots += performance.now() - t;
 
     const result = await this.runMarker('young', phases);
