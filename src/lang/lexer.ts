@@ -7,7 +7,7 @@
  * Unterminated strings and block comments have their own tokens so that one
  * missing quote is one error, not a cascade of nonsense tokens.
  */
-import { createToken, Lexer } from 'chevrotain';
+import { createToken, Lexer } from './chevrotain.js';
 import type { IToken, TokenType } from 'chevrotain';
 
 // ---------------------------------------------------------------- skipped

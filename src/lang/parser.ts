@@ -6,7 +6,7 @@
  * Error recovery is on, so one run reports several syntax errors; the CST of a
  * program with syntax errors is never turned into an AST.
  */
-import { CstParser, EOF } from 'chevrotain';
+import { CstParser, EOF } from './chevrotain.js';
 import type { CstNode, IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
 import * as T from './lexer.js';
 import type { Pos } from './ast.js';
