@@ -155,7 +155,9 @@ export class DfsEngine implements GpuEngineImpl {
     let fallbackOk = opts.fallback;
     let pending: Uint32Array | null = null;
     let drainMs = 0;
+    let encodeMs = 0;
     for (let first = true; ; first = false) {
+      const te = performance.now();
       const enc = device.createCommandEncoder({ label: 'gpu-dfs' });
       if (first) {
         enc.clearBuffer(bufs.ctl);
@@ -188,7 +190,9 @@ export class DfsEngine implements GpuEngineImpl {
         pass.dispatchWorkgroups(1);
       }
       pass.end();
+      encodeMs += performance.now() - te;
       const r = await bufs.submitAndReadCtl(enc);
+      encodeMs += r.submitMs;
       submits++;
       kernel += r.gpuMs;
       ctl = r.ctl;
@@ -209,7 +213,7 @@ export class DfsEngine implements GpuEngineImpl {
       pairs = Math.min(pairs * 2, 256);
     }
     const markMs = performance.now() - t0;
-    const phases: Record<string, number> = { setup: tSetup - rootsMs, roots: rootsMs, rounds: markMs - drainMs, gpu: kernel };
+    const phases: Record<string, number> = { setup: tSetup - rootsMs, roots: rootsMs, rounds: markMs - drainMs, gpu: kernel, encode: encodeMs };
     const rootBytes = job.roots.length * 4;
 
     if (pending) {

@@ -241,7 +241,11 @@ export class EngineBuffers {
 
   /** Ends a submit: copies the control words (and pass timestamps) to the
    *  read-back, submits, and returns the control words and the pass's GPU ms. */
-  async submitAndReadCtl(enc: GPUCommandEncoder, timed = true): Promise<{ ctl: Uint32Array; gpuMs: number }> {
+  async submitAndReadCtl(
+    enc: GPUCommandEncoder,
+    timed = true,
+  ): Promise<{ ctl: Uint32Array; gpuMs: number; submitMs: number }> {
+    const ts = performance.now();
     const target = this.ctlReadback.target(CTL_WORDS * 4 + 16);
     enc.copyBufferToBuffer(this.ctl, 0, target, 0, CTL_WORDS * 4);
     if (timed && this.querySet && this.queryResolve) {
@@ -249,13 +253,14 @@ export class EngineBuffers {
       enc.copyBufferToBuffer(this.queryResolve, 0, target, CTL_WORDS * 4, 16);
     }
     this.ctx.device.queue.submit([enc.finish()]);
+    const submitMs = performance.now() - ts;
     const words = await this.ctlReadback.read(CTL_WORDS * 4 + 16);
     let gpuMs = 0;
     if (timed && this.querySet) {
       const t = new BigUint64Array(words.buffer, CTL_WORDS * 4, 2);
       gpuMs = Number(t[1]! - t[0]!) / 1e6;
     }
-    return { ctl: words.subarray(0, CTL_WORDS), gpuMs };
+    return { ctl: words.subarray(0, CTL_WORDS), gpuMs, submitMs };
   }
 
   /** Reads words [from, to) of `bitmapBuf` and `liveCount` live entries, in one
