@@ -5,7 +5,8 @@
 // microbenchmarks, sable layout. Figures: medians over the young collections the
 // programs force with minorGc() (FastCollect's table is of young collections): kernel
 // time (timestamp queries) and the marker's whole call (upload + kernel + read-back +
-// CPU work). Usage: node bench/gpu-ablation.mjs [--out file.json]  (needs dist/).
+// CPU work). Usage: node bench/gpu-ablation.mjs [--shapes LIST] [--engines LIST] [--out file.json]
+// (needs dist/).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { forcedCollections, probeGpu } from './lib/minivm.mjs';
@@ -15,7 +16,13 @@ import { fastCollect } from './lib/papers.mjs';
 const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 // Long Linked List is left out: without the CPU fallback (off in every column but the
 // last) one GPU thread chases 2M pointers, about 15 s a collection on an H100.
-const shapes = ['parallel_lists_256', 'parallel_lists_2560', 'complete_graph'];
+const argValue = (flag) => {
+  const i = process.argv.indexOf(flag);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+// --shapes a,b and --engines gpu-dfs,gpu-bfs narrow a run to what device time allows.
+const shapes = (argValue('--shapes') ?? 'parallel_lists_256,parallel_lists_2560,complete_graph').split(',');
+const engines = (argValue('--engines') ?? 'gpu-dfs,gpu-bfs').split(',');
 const variants = {
   'gpu-dfs': [['GPU', 'none'], ['+A', 'none,A'], ['+H', 'none,H'], ['+D', 'none,D'], ['+V', 'none,V'], ['+O', 'all']],
   'gpu-bfs': [['GPU', 'none'], ['+P', 'none,P'], ['+V', 'none,V'], ['+F', 'none,F'], ['+D', 'none,D'], ['all', 'all']],
@@ -35,9 +42,8 @@ const probe = await probeGpu(root);
 console.log(`adapter: ${probe.line}`);
 if (!probe.available) process.exit(69);
 const raw = {};
-const outAt = process.argv.indexOf('--out');
-const outFile = outAt > 0 ? process.argv[outAt + 1] : null;
-for (const [engine, list] of Object.entries(variants)) {
+const outFile = argValue('--out') ?? null;
+for (const [engine, list] of Object.entries(variants).filter(([e]) => engines.includes(e))) {
   const rows = [];
   for (const shape of shapes) {
     const row = [shape];
