@@ -30,7 +30,16 @@ export interface RunOutcome {
 
 /** Compiles a source text; on errors writes the diagnostics and returns undefined. */
 export function compileSource(file: string, source: string, io: Io): BytecodeProgram | undefined {
-  const checked = parseAndCheck(file, source);
+  let checked: ReturnType<typeof parseAndCheck>;
+  try {
+    checked = parseAndCheck(file, source);
+  } catch (e) {
+    // The parser and checker recurse over the program's nesting; thousands of nested
+    // parentheses or blocks exhaust JavaScript's stack before any limit of ours.
+    if (!(e instanceof RangeError)) throw e;
+    io.stderr(`${file}: error: the program is nested too deeply to compile (${e.message})\n`);
+    return undefined;
+  }
   if ('errors' in checked) {
     io.stderr(formatDiagnostics(checked.errors, source) + '\n');
     return undefined;

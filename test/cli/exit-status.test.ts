@@ -73,6 +73,12 @@ describe('exit statuses', () => {
     expect(r.stderr).toMatch(/syntax\.mini:1:\d+: error: /);
   });
 
+  it('absurdly deep nesting: 65, not a crash', () => {
+    const r = minivm(['run', program('deep.mini', `print(${'('.repeat(20000)}1${')'.repeat(20000)});\n`)]);
+    expect(r.status).toBe(65);
+    expect(r.stderr).toMatch(/deep\.mini: error: the program is nested too deeply to compile/);
+  });
+
   it('runtime errors: 70 with the stack, one line per frame', () => {
     const file = program('npe.mini', [
       'class Node { var next: Node; fun last(): Node { return this.next.next; } }',
