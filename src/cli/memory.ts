@@ -87,20 +87,27 @@ export async function createMemory(options: RunOptions, io: Io): Promise<Memory>
   }
   const records: GcRecord[] = [];
   let peak = 0;
-  const heap = createHeap({
-    heapBytes: options.heapBytes,
-    youngBytes: options.youngBytes,
-    survivorRatio: options.survivorRatio,
-    tenureAge: options.tenureAge,
-    layout: options.layout,
-    gcStress: options.gcStress,
-    verifyGc: options.verifyGc,
-    logGc: (line, record) => {
-      records.push(record);
-      peak = Math.max(peak, record.usedBefore);
-      if (options.logGc) io.stderr(line + '\n');
-    },
-  });
+  let heap: HeapImpl;
+  try {
+    heap = createHeap({
+      heapBytes: options.heapBytes,
+      youngBytes: options.youngBytes,
+      survivorRatio: options.survivorRatio,
+      tenureAge: options.tenureAge,
+      layout: options.layout,
+      gcStress: options.gcStress,
+      verifyGc: options.verifyGc,
+      logGc: (line, record) => {
+        records.push(record);
+        peak = Math.max(peak, record.usedBefore);
+        if (options.logGc) io.stderr(line + '\n');
+      },
+    });
+  } catch (e) {
+    // Sizes the heap cannot be laid out with (or memory the process cannot get) are
+    // mistakes on the command line, not faults of the program.
+    throw new UsageError(`cannot set up the heap: ${(e as Error).message}`);
+  }
   const gpu = options.gc === 'gpu-dfs' || options.gc === 'gpu-bfs';
   if (gpu) {
     try {

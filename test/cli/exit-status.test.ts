@@ -49,6 +49,8 @@ describe('exit statuses', () => {
     [['run', 'x.mini', '--tenure-age'], /--tenure-age needs an integer/],
     [['run'], /no program file given/],
     [['run', 'programs/arrays.mini', '--gc', 'gpu-dfs', '--gpu-opt', 'bogus'], /--gpu-opt: unknown optimization 'bogus'/],
+    [['run', 'programs/arrays.mini', '--heap', '1k'], /cannot set up the heap: heap too small/],
+    [['run', 'programs/arrays.mini', '--tenure-age', '40'], /cannot set up the heap: tenureAge must be at most 31/],
   ])('bad command line %j: 64', (args, message) => {
     const r = minivm(args);
     expect(r.status).toBe(64);
