@@ -18,7 +18,11 @@ function writeAll(fd: number, text: string): void {
     try {
       buf = buf.subarray(writeSync(fd, buf));
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      // The reader went away (`minivm run prog.mini | head`): stop quietly, as
+      // command-line tools do on SIGPIPE.
+      if (code === 'EPIPE') process.exit(EXIT.ok);
+      if (code !== 'EAGAIN') throw e;
     }
   }
 }
