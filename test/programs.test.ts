@@ -1,6 +1,6 @@
 // Every program in programs/ and test/programs/ prints its expected output under the
 // CPU collectors and both layouts: `none` with a heap large enough to never collect,
-// `serial` with a small heap, frequent stress collections and --verify-gc.
+// `serial` and `parallel` with a small heap, frequent stress collections and --verify-gc.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { miniFiles, mismatch, readExpectations, runCaptured } from './expectations.js';
@@ -13,6 +13,8 @@ const configs: { name: string; options: Partial<RunOptions> }[] = [
   { name: 'none/refgraph', options: { gc: 'none', layout: 'refgraph', heapBytes: 512 * 2 ** 20 } },
   { name: 'serial/sable', options: { gc: 'serial', layout: 'sable', heapBytes: 8 * 2 ** 20, gcStress: 251, verifyGc: true } },
   { name: 'serial/refgraph', options: { gc: 'serial', layout: 'refgraph', heapBytes: 8 * 2 ** 20, gcStress: 997, verifyGc: true } },
+  { name: 'parallel/sable', options: { gc: 'parallel', layout: 'sable', heapBytes: 8 * 2 ** 20, gcStress: 997, verifyGc: true } },
+  { name: 'parallel/refgraph', options: { gc: 'parallel', layout: 'refgraph', heapBytes: 8 * 2 ** 20, gcStress: 997, verifyGc: true } },
 ];
 
 describe('programs', () => {

@@ -6,6 +6,7 @@
  */
 
 import { createCollector, registerMarker } from '../gc/index.js';
+import { ParallelMarker } from '../gc/parallel-marker.js';
 import { createHeap, formatGcRecord, formatGcStats, type GcRecord, type HeapImpl } from '../heap/index.js';
 import { currentGpu, describeGpu, destroyGpu, GpuMarker, NoGpuAdapterError, parseGpuOptions } from '../gpu/index.js';
 import type { CollectorName, RunOptions } from './args.js';
@@ -82,8 +83,13 @@ function percentile(values: number[], p: number): number {
 }
 
 export async function createMemory(options: RunOptions, io: Io): Promise<Memory> {
-  if (options.gc === 'parallel' || options.gc === 'auto') {
-    throw new UsageError(`--gc ${options.gc} is not available yet (use none, serial, gpu-dfs or gpu-bfs)`);
+  if (options.gc === 'auto') {
+    throw new UsageError(`--gc ${options.gc} is not available yet (use none, serial, parallel, gpu-dfs or gpu-bfs)`);
+  }
+  if (options.gc === 'parallel') {
+    // Each run gets its own --threads (default: every available core, at least 2).
+    const threads = options.threads;
+    registerMarker('parallel', (heap) => new ParallelMarker(heap, threads));
   }
   const records: GcRecord[] = [];
   let peak = 0;
