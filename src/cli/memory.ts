@@ -8,7 +8,8 @@
 import { createCollector, registerMarker } from '../gc/index.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
 import { createHeap, formatGcRecord, formatGcStats, type GcRecord, type HeapImpl } from '../heap/index.js';
-import { currentGpu, describeGpu, destroyGpu, GpuMarker, NoGpuAdapterError, parseGpuOptions } from '../gpu/index.js';
+import { currentGpu, describeGpu, destroyGpu, GpuMarker, NoGpuAdapterError, openGpu, parseGpuOptions } from '../gpu/index.js';
+import { AutoMarker } from './auto-marker.js';
 import type { CollectorName, RunOptions } from './args.js';
 import { UsageError } from './args.js';
 
@@ -83,8 +84,27 @@ function percentile(values: number[], p: number): number {
 }
 
 export async function createMemory(options: RunOptions, io: Io): Promise<Memory> {
+  // auto: the engine of each collection goes into its record (and --log-gc line).
+  let autoMarker: AutoMarker | null = null;
   if (options.gc === 'auto') {
-    throw new UsageError(`--gc ${options.gc} is not available yet (use none, serial, parallel, gpu-dfs or gpu-bfs)`);
+    try {
+      parseGpuOptions(options.gpuOpt, 'gpu-dfs');
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { threads, gpuOpt, gpuBenchmark } = options;
+    registerMarker('auto', (heap) => (autoMarker = new AutoMarker(heap, {
+      threads,
+      probeGpu: async () => !(await openGpu({ benchmark: gpuBenchmark })).adapter.software,
+      gpuMarker: () => new GpuMarker({
+        engine: 'gpu-dfs',
+        input: heap.graph
+          ? { layout: 'refgraph', words: heap.words, graphs: () => heap.graph!, takeDirtyGraphs: () => heap.graph!.takeDirtyGraphs() }
+          : { layout: 'sable', words: heap.words, takeDirtyRanges: () => heap.takeDirtyRanges() },
+        options: gpuOpt,
+        benchmark: gpuBenchmark,
+      }),
+    })));
   }
   if (options.gc === 'parallel') {
     // Each run gets its own --threads (default: every available core, at least 2).
@@ -104,6 +124,10 @@ export async function createMemory(options: RunOptions, io: Io): Promise<Memory>
       gcStress: options.gcStress,
       verifyGc: options.verifyGc,
       logGc: (line, record) => {
+        if (autoMarker !== null) {
+          record.collector = autoMarker.name;
+          line = formatGcRecord(record);
+        }
         records.push(record);
         peak = Math.max(peak, record.usedBefore);
         if (options.logGc) io.stderr(line + '\n');
