@@ -7,9 +7,9 @@
  * Runs go through `runProgram` with an Io that captures the program's output (it is
  * compared, never shown) and the `--log-gc` lines, which are the one moment the
  * heap tells its caller that a collection ended: they give the time stamps of the
- * heap-occupancy plot. Unavailable collectors (`parallel`, `auto`, a GPU collector
- * without an adapter) are skipped with a note when they came from the default list,
- * and are errors (exit 64 / 69, as for `run`) when the user named them.
+ * heap-occupancy plot. An unavailable collector (a GPU collector without an adapter,
+ * or one refused with a usage error) is skipped with a note when it came from the
+ * default list, and is an error (exit 69 / 64, as for `run`) when the user named it.
  */
 
 import { writeFileSync } from 'node:fs';
@@ -248,7 +248,7 @@ export async function runComparison(
           progress.show(`[${index}/${total}] ${gc}/${layout} run ${r}/${repeat}`);
           const one = await runOnce(program, cmd, gc, layout);
           if (one.exitCode === EXIT.usage || one.exitCode === EXIT.noGpu) {
-            // The collector is not there (parallel/auto not built yet, or no GPU adapter).
+            // The collector cannot run here (no GPU adapter, or refused as a usage error).
             if (explicitGc) {
               progress.done();
               io.stderr(one.stderr);

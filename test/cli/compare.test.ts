@@ -95,10 +95,13 @@ describe('compare', () => {
     expect(r.stdout).toMatch(/note: none\/sable ran out of memory .*excluded from the output check/);
   });
 
-  it('fails with exit 64 when an unavailable collector is named explicitly', async () => {
-    const r = await compare([PROGRAM, '--gc', 'serial,parallel', '--layout', 'sable']);
-    expect(r.code).toBe(64);
-    expect(r.stderr).toMatch(/--gc parallel is not available yet/);
+  it('fails with exit 69 when a GPU collector is named explicitly and there is no adapter', () => {
+    // Every collector is built; the one thing that can be missing is a GPU adapter.
+    const env = { ...process.env, VK_DRIVER_FILES: '/nonexistent/icd.json', VK_ICD_FILENAMES: '/nonexistent/icd.json' };
+    const r = spawnSync(process.execPath, ['bin/minivm.js', 'compare', PROGRAM, '--gc', 'serial,gpu-dfs', '--layout', 'sable'],
+      { encoding: 'utf8', env });
+    expect(r.status, r.stderr).toBe(69);
+    expect(r.stderr).toMatch(/minivm: no WebGPU adapter found/);
     expect(r.stdout).toBe('');
   });
 
