@@ -1,14 +1,17 @@
 /**
- * Memory set-up for one run: the heap with its layout and the chosen collector, the
- * GPU markers registered for `gpu-dfs` / `gpu-bfs` (the CLI is the one place that
- * sees both gc/ and gpu/), and the run's statistics for `--stats`, `--json-stats`
+ * Memory set-up for one run: the heap with its layout and the chosen collector, whose
+ * marking engine is made here for parallel, auto and the GPU collectors (the CLI is the
+ * one place that sees both gc/ and gpu/), and the run's statistics for `--stats`, `--json-stats`
  * and `compare`.
  */
 
-import { createCollector, registerMarker } from '../gc/index.js';
+import { createCollector, type Marker } from '../gc/index.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
 import { createHeap, formatGcRecord, formatGcStats, type GcRecord, type HeapImpl } from '../heap/index.js';
-import { currentGpu, describeGpu, destroyGpu, GpuMarker, NoGpuAdapterError, openGpu, parseGpuOptions } from '../gpu/index.js';
+import {
+  currentGpu, describeGpu, destroyGpu, GpuMarker, NoGpuAdapterError, openGpu, parseGpuOptions,
+  type RefGraphInput, type SableInput,
+} from '../gpu/index.js';
 import { AutoMarker } from './auto-marker.js';
 import type { CollectorName, RunOptions } from './args.js';
 import { UsageError } from './args.js';
@@ -51,29 +54,44 @@ export function isNoGpuError(e: unknown): boolean {
   return e instanceof NoGpuAdapterError;
 }
 
-let gpuRegistered = false;
-let gpuMarkerOptions: { gpuOpt: string; benchmark: boolean } = { gpuOpt: 'all', benchmark: false };
-const liveGpuMarkers: GpuMarker[] = [];
+/** A GPU marker's view of the heap: its words (sable) or its reference graphs
+ *  (refgraph); the mirror on the GPU takes only what changed since the last
+ *  collection (allocations, stores into tenured, moved objects). */
+function gpuInput(heap: HeapImpl): SableInput | RefGraphInput {
+  const graph = heap.graph;
+  return graph
+    ? { layout: 'refgraph', words: heap.words, graphs: () => graph, takeDirtyGraphs: () => graph.takeDirtyGraphs() }
+    : { layout: 'sable', words: heap.words, takeDirtyRanges: () => heap.takeDirtyRanges() };
+}
 
-/** Registers the GPU engines as collectors; each run reads its own --gpu-opt. */
-function registerGpuCollectors(): void {
-  if (gpuRegistered) return;
-  gpuRegistered = true;
-  for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
-    registerMarker(engine, (heap) => {
-      const marker = new GpuMarker({
-        engine,
-        // The mirror on the GPU is brought up to date with only what changed since
-        // the last collection (allocations, stores into tenured, moved objects).
-        input: heap.graph
-          ? { layout: 'refgraph', words: heap.words, graphs: () => heap.graph!, takeDirtyGraphs: () => heap.graph!.takeDirtyGraphs() }
-          : { layout: 'sable', words: heap.words, takeDirtyRanges: () => heap.takeDirtyRanges() },
-        options: gpuMarkerOptions.gpuOpt,
-        benchmark: gpuMarkerOptions.benchmark,
+/** A bad --gpu-opt list is a usage error, found before anything runs. */
+function checkGpuOptions(spec: string, engine: 'gpu-dfs' | 'gpu-bfs'): void {
+  try {
+    parseGpuOptions(spec, engine);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** The marking engine of the chosen collector; undefined where gc/ has it built in
+ *  (serial) or there is none (none). */
+function markerFor(options: RunOptions, heap: HeapImpl): Marker | undefined {
+  const { gc, gpuOpt, gpuBenchmark: benchmark, threads } = options;
+  switch (gc) {
+    case 'gpu-dfs':
+    case 'gpu-bfs':
+      return new GpuMarker({ engine: gc, input: gpuInput(heap), options: gpuOpt, benchmark });
+    case 'parallel':
+      // Each run gets its own --threads (default: every available core, at least 2).
+      return new ParallelMarker(heap, threads);
+    case 'auto':
+      return new AutoMarker(heap, {
+        threads,
+        probeGpu: async () => !(await openGpu({ benchmark })).adapter.software,
+        gpuMarker: () => new GpuMarker({ engine: 'gpu-dfs', input: gpuInput(heap), options: gpuOpt, benchmark }),
       });
-      liveGpuMarkers.push(marker);
-      return marker;
-    });
+    default:
+      return undefined;
   }
 }
 
@@ -84,33 +102,11 @@ function percentile(values: number[], p: number): number {
 }
 
 export async function createMemory(options: RunOptions, io: Io): Promise<Memory> {
+  if (options.gc === 'gpu-dfs' || options.gc === 'gpu-bfs' || options.gc === 'auto') {
+    checkGpuOptions(options.gpuOpt, options.gc === 'auto' ? 'gpu-dfs' : options.gc);
+  }
   // auto: the engine of each collection goes into its record (and --log-gc line).
   let autoMarker: AutoMarker | null = null;
-  if (options.gc === 'auto') {
-    try {
-      parseGpuOptions(options.gpuOpt, 'gpu-dfs');
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-    const { threads, gpuOpt, gpuBenchmark } = options;
-    registerMarker('auto', (heap) => (autoMarker = new AutoMarker(heap, {
-      threads,
-      probeGpu: async () => !(await openGpu({ benchmark: gpuBenchmark })).adapter.software,
-      gpuMarker: () => new GpuMarker({
-        engine: 'gpu-dfs',
-        input: heap.graph
-          ? { layout: 'refgraph', words: heap.words, graphs: () => heap.graph!, takeDirtyGraphs: () => heap.graph!.takeDirtyGraphs() }
-          : { layout: 'sable', words: heap.words, takeDirtyRanges: () => heap.takeDirtyRanges() },
-        options: gpuOpt,
-        benchmark: gpuBenchmark,
-      }),
-    })));
-  }
-  if (options.gc === 'parallel') {
-    // Each run gets its own --threads (default: every available core, at least 2).
-    const threads = options.threads;
-    registerMarker('parallel', (heap) => new ParallelMarker(heap, threads));
-  }
   const records: GcRecord[] = [];
   let peak = 0;
   let heap: HeapImpl;
@@ -138,25 +134,17 @@ export async function createMemory(options: RunOptions, io: Io): Promise<Memory>
     // mistakes on the command line, not faults of the program.
     throw new UsageError(`cannot set up the heap: ${(e as Error).message}`);
   }
-  const gpu = options.gc === 'gpu-dfs' || options.gc === 'gpu-bfs';
-  if (gpu) {
-    try {
-      parseGpuOptions(options.gpuOpt, options.gc as 'gpu-dfs' | 'gpu-bfs');
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-    registerGpuCollectors();
-    gpuMarkerOptions = { gpuOpt: options.gpuOpt, benchmark: options.gpuBenchmark };
-  }
-  const collector = createCollector(options.gc, heap);
+  const marker = markerFor(options, heap);
+  if (marker instanceof AutoMarker) autoMarker = marker;
+  const gpuMarker = marker instanceof GpuMarker ? marker : undefined;
+  const collector = createCollector(options.gc, heap, marker ? { marker } : {});
   return {
     heap,
     finish(wallMs: number): RunStats {
       const s = heap.stats;
       const pauses = records.map((r) => r.pauseMs);
       const gcMs = records.reduce((t, r) => t + r.pauseMs + r.phases.verify, 0);
-      const marker = gpu ? liveGpuMarkers[liveGpuMarkers.length - 1] : undefined;
-      const ctx = gpu ? currentGpu() : null;
+      const ctx = gpuMarker ? currentGpu() : null;
       return {
         collector: options.gc,
         layout: options.layout,
@@ -175,15 +163,14 @@ export async function createMemory(options: RunOptions, io: Io): Promise<Memory>
         bytesPromoted: s.bytesPromoted,
         peakHeapBytes: Math.max(peak, heap.usedBytes()),
         refGraph: options.layout === 'refgraph' ? { ...s.layout } : null,
-        gpu: ctx && marker
-          ? { adapter: describeGpu(ctx), vendor: ctx.adapter.vendor, options: marker.lastStats?.label ?? options.gpuOpt }
+        gpu: ctx && gpuMarker
+          ? { adapter: describeGpu(ctx), vendor: ctx.adapter.vendor, options: gpuMarker.lastStats?.label ?? options.gpuOpt }
           : null,
         collections: records,
       };
     },
     async dispose(): Promise<void> {
       collector.dispose();
-      liveGpuMarkers.length = 0;
     },
   };
 }

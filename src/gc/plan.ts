@@ -23,12 +23,10 @@
  * (mark-sweep), needs the card-marking write barrier.
  */
 
-import { OutOfMemoryError } from '../heap/api.js';
 import { CARD_CLEAN, CARD_DIRTY } from '../heap/card-table.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import { STATUS_FORWARDED } from '../heap/layout.js';
-import { formatHeapSize } from '../heap/options.js';
 import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
 import { Evacuator } from './evacuate.js';
 import { IntList } from './int-list.js';
@@ -215,11 +213,7 @@ export class GenerationalPlan implements Collector {
 
     t = performance.now();
     const live = this.liveFromBitmap(result.bitmap);
-    if (!this.evacuator.assign(live, true)) {
-      throw new OutOfMemoryError(
-        `out of memory: heap of ${formatHeapSize(h.plan.heapBytes)} exhausted (raise it with --heap)`,
-      );
-    }
+    if (!this.evacuator.assign(live, true)) throw h.outOfMemory();
     const graphBefore = phases.graph;
     this.finishEvacuation(live, phases);
     phases.copy += performance.now() - t - (phases.graph - graphBefore);

@@ -203,9 +203,9 @@ export class HeapImpl implements Heap {
     if (kind === undefined || kind === KIND_INSTANCE || kind === 0) {
       throw new TypeError(`allocArray: type ${typeId} (${this.typeName(typeId)}) is not an array type`);
     }
-    if (!(length >= 0) || Math.floor(length) !== length || length > 0x3fffffff) {
-      throw new RangeError(`allocArray: bad length ${length}`);
-    }
+    if (!(length >= 0) || Math.floor(length) !== length) throw new RangeError(`allocArray: bad length ${length}`);
+    // An array larger than the whole heap can never be allocated: no collection helps.
+    if (length > this.words.length) throw this.outOfMemory();
     const size = HEADER_WORDS + (kind === KIND_FLOAT_ARRAY ? 2 * length : length);
     if (this.stressInterval !== 0 && this.stressTick()) return 0;
     const a = this.allocWords(size);
@@ -247,12 +247,15 @@ export class HeapImpl implements Heap {
     return start;
   }
 
+  /** The one out-of-memory error, naming the heap size and how to raise it. */
+  outOfMemory(): OutOfMemoryError {
+    return new OutOfMemoryError(
+      `out of memory: heap of ${formatHeapSize(this.plan.heapBytes)} exhausted (raise it with --heap)`,
+    );
+  }
+
   private fail(kind: number, cause: string): number {
-    if (this.afterFull || this.collector === null || !this.collector.collects) {
-      throw new OutOfMemoryError(
-        `out of memory: heap of ${formatHeapSize(this.plan.heapBytes)} exhausted (raise it with --heap)`,
-      );
-    }
+    if (this.afterFull || this.collector === null || !this.collector.collects) throw this.outOfMemory();
     this.setPending(kind, cause);
     return 0;
   }

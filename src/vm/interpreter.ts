@@ -20,6 +20,13 @@ import { OutOfMemoryError, type Heap, type RootProvider } from '../heap/api.js';
 import type { LinkedProgram } from './link.js';
 import { formatFloat, MiniRuntimeError } from './format.js';
 
+/** Throws the program's error for a null array (or string) or an index outside it. */
+function checkIndex(words: Int32Array, a: number, lenOff: number, i: number): void {
+  if (a === 0) throw new MiniRuntimeError('null dereference');
+  const n = words[a + lenOff]!;
+  if (i < 0 || i >= n) throw new MiniRuntimeError(`index ${i} out of bounds for length ${n}`);
+}
+
 /** Frames are bounded so that runaway recursion is a runtime error, not a crash. */
 const MAX_FRAMES = 20_000;
 /** Slots per stack; checked on every call with room for the callee's operands. */
@@ -467,25 +474,19 @@ export class Interpreter implements RootProvider {
           }
           case 59: { // ALOAD_V
             const a = refs[--rsp]!, i = vals[vsp - 1]!;
-            if (a === 0) throw new MiniRuntimeError('null dereference');
-            const n = words[a + lenOff]!;
-            if (i < 0 || i >= n) throw new MiniRuntimeError(`index ${i} out of bounds for length ${n}`);
+            checkIndex(words, a, lenOff, i);
             vals[vsp - 1] = words[a + dataOff + i]!;
             break;
           }
           case 60: { // ALOAD_F
             const a = refs[--rsp]!, i = vals[vsp - 1]!;
-            if (a === 0) throw new MiniRuntimeError('null dereference');
-            const n = words[a + lenOff]!;
-            if (i < 0 || i >= n) throw new MiniRuntimeError(`index ${i} out of bounds for length ${n}`);
+            checkIndex(words, a, lenOff, i);
             vals[vsp - 1] = heap.readFloat(a + dataOff + 2 * i);
             break;
           }
           case 61: { // ALOAD_R
             const a = refs[rsp - 1]!, i = vals[--vsp]!;
-            if (a === 0) throw new MiniRuntimeError('null dereference');
-            const n = words[a + lenOff]!;
-            if (i < 0 || i >= n) throw new MiniRuntimeError(`index ${i} out of bounds for length ${n}`);
+            checkIndex(words, a, lenOff, i);
             refs[rsp - 1] = words[a + dataOff + i]!;
             break;
           }
@@ -493,9 +494,7 @@ export class Interpreter implements RootProvider {
             const a = refs[--rsp]!;
             vsp -= 2;
             const i = vals[vsp]!;
-            if (a === 0) throw new MiniRuntimeError('null dereference');
-            const n = words[a + lenOff]!;
-            if (i < 0 || i >= n) throw new MiniRuntimeError(`index ${i} out of bounds for length ${n}`);
+            checkIndex(words, a, lenOff, i);
             words[a + dataOff + i] = vals[vsp + 1]!;
             break;
           }
@@ -503,18 +502,14 @@ export class Interpreter implements RootProvider {
             const a = refs[--rsp]!;
             vsp -= 2;
             const i = vals[vsp]!;
-            if (a === 0) throw new MiniRuntimeError('null dereference');
-            const n = words[a + lenOff]!;
-            if (i < 0 || i >= n) throw new MiniRuntimeError(`index ${i} out of bounds for length ${n}`);
+            checkIndex(words, a, lenOff, i);
             heap.writeFloat(a + dataOff + 2 * i, vals[vsp + 1]!);
             break;
           }
           case 64: { // ASTORE_R
             rsp -= 2;
             const a = refs[rsp]!, i = vals[--vsp]!;
-            if (a === 0) throw new MiniRuntimeError('null dereference');
-            const n = words[a + lenOff]!;
-            if (i < 0 || i >= n) throw new MiniRuntimeError(`index ${i} out of bounds for length ${n}`);
+            checkIndex(words, a, lenOff, i);
             heap.writeRef(a, dataOff + i, i, refs[rsp + 1]!);
             break;
           }
@@ -526,15 +521,12 @@ export class Interpreter implements RootProvider {
           }
           case 66: { // CHARAT
             const s = refs[--rsp]!, i = vals[vsp - 1]!;
-            if (s === 0) throw new MiniRuntimeError('null dereference');
-            const n = words[s + lenOff]!;
-            if (i < 0 || i >= n) throw new MiniRuntimeError(`index ${i} out of bounds for length ${n}`);
+            checkIndex(words, s, lenOff, i);
             vals[vsp - 1] = words[s + dataOff + i]!;
             break;
           }
           case 67: { // SUBSTR
-            const b = vals[vsp - 1]!, e = vals[vsp - 2]!;
-            const from = e, to = b;
+            const from = vals[vsp - 2]!, to = vals[vsp - 1]!;
             let s = refs[rsp - 1]!;
             if (s === 0) throw new MiniRuntimeError('null dereference');
             const n = words[s + lenOff]!;
