@@ -33,26 +33,16 @@ export interface CollectionPoint {
 
 export type RunStatus = 'ok' | 'out of memory' | 'runtime error';
 
+/** The run statistics a comparison row reports (medians over its repeats). */
+type RowFigures = Omit<RunStats, 'collector' | 'layout' | 'heapBytes' | 'refGraph' | 'gpu' | 'collections'>;
+
 /** One row of the comparison: a collector and layout, medians over its repeats. */
-export interface CompareRun {
+export interface CompareRun extends RowFigures {
   collector: CollectorName;
   layout: LayoutName;
   status: RunStatus;
   exitCode: number;
   repeats: number;
-  wallMs: number;
-  mutatorMs: number;
-  gcMs: number;
-  youngCollections: number;
-  fullCollections: number;
-  totalPauseMs: number;
-  maxPauseMs: number;
-  p95PauseMs: number;
-  markMs: number;
-  transferMs: number;
-  bytesAllocated: number;
-  bytesPromoted: number;
-  peakHeapBytes: number;
   /** The collections of the run whose wall time is the median one. */
   collections: CollectionPoint[];
 }

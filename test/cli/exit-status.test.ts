@@ -122,6 +122,12 @@ describe('exit statuses', () => {
     }
   });
 
+  it('an array larger than the whole heap: 70, out of memory', () => {
+    const r = minivm(['run', program('huge.mini', 'var a = new int[2000000000];\nprint(a.length);\n'), '--heap', '8m']);
+    expect(r.status).toBe(70);
+    expect(r.stderr).toMatch(/^runtime error: out of memory: heap of 8 MiB exhausted \(raise it with --heap\)\n  at main/);
+  });
+
   it('no GPU adapter: 69 with how to get one', () => {
     const env = { VK_DRIVER_FILES: '/nonexistent/icd.json', VK_ICD_FILENAMES: '/nonexistent/icd.json' };
     const r = minivm(['run', program('gc.mini', 'gc();\nprint(1);\n'), '--gc', 'gpu-dfs'], env);
