@@ -117,6 +117,19 @@ export class Evacuator {
     return true;
   }
 
+  /** Records the promoted copies as tenured writes for a heap mirror (when the
+   *  mirror was to replay this evacuation but did not). */
+  notePromotions(): void {
+    const h = this.heap;
+    const fwd = this.forward.data;
+    const lefts = this.left.data;
+    const sizes = this.size.data;
+    for (let i = 0; i < this.forward.length; i++) {
+      const na = fwd[i]!;
+      if (na >= h.tenuredStart) h.noteTenuredWrite(na - lefts[i]!, na - lefts[i]! + sizes[i]!);
+    }
+  }
+
   /** Restores the first `count` headers and gives back the tenured chunks they took. */
   private undo(live: Int32Array, count: number): void {
     const h = this.heap;

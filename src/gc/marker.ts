@@ -64,4 +64,18 @@ export interface Marker {
   mark(request: MarkRequest): MarkResult | Promise<MarkResult>;
   /** Releases any device or threads. */
   dispose(): void;
+  /** True when `replayEvacuation` may apply a young collection's moves to a copy
+   *  of the heap the marker keeps (the GPU mirror). The plan then leaves the
+   *  promoted copies out of the heap's record of written words. */
+  readonly replaysEvacuation?: boolean;
+  /**
+   * After a young collection evacuated `live` (the `live` array of the last young
+   * mark, in its order) to the header addresses `forward`: a marker that keeps a
+   * copy of the heap makes the same moves to it and resolves true; the moved
+   * objects then need not be handed to it again. False: nothing was done.
+   */
+  replayEvacuation?(live: Int32Array, forward: Int32Array): Promise<boolean>;
+  /** `--verify-gc`, for a marker that keeps a copy of the heap: brings the copy up
+   *  to date and hands it (one word per heap word) to `check`. */
+  verifyCopy?(check: (copy: Uint32Array) => void): Promise<void>;
 }

@@ -33,7 +33,7 @@ import { IntList } from './int-list.js';
 import type { MarkRequest, MarkResult, MarkTimes, Marker } from './marker.js';
 import { fixRoots, gatherRoots, scanDirtyCards } from './roots.js';
 import { sweepTenured } from './sweep.js';
-import { verifyHeap, verifyMarks } from './verify.js';
+import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
 
 export const GENERATIONAL_PLAN_CONSTRAINTS = {
   movesYoungObjects: true,
@@ -93,6 +93,9 @@ export class GenerationalPlan implements Collector {
       const tv = performance.now();
       try {
         verifyHeap(h);
+        if (this.marker.verifyCopy) {
+          await this.marker.verifyCopy((copy) => verifyHeapCopy(h, copy, this.marker.name));
+        }
       } finally {
         // Logged even when verification fails, so the log shows the collection at fault.
         phases.verify += performance.now() - tv;
@@ -169,12 +172,22 @@ export class GenerationalPlan implements Collector {
     const live = result.live ?? this.liveFromBitmap(result.bitmap);
 
     t = performance.now();
-    if (!this.evacuator.assign(live, false)) {
+    // A marker that replays the evacuation on its heap copy gets the promoted
+    // copies that way, not as tenured writes.
+    const replay = this.marker.replaysEvacuation === true && this.marker.replayEvacuation !== undefined;
+    h.setQuietPromotions(replay);
+    let assigned: boolean;
+    try {
+      assigned = this.evacuator.assign(live, false);
+    } finally {
+      h.setQuietPromotions(false);
+    }
+    if (!assigned) {
       phases.copy += performance.now() - t;
       return false;
     }
-    this.finishEvacuation(live, phases);
-    phases.copy += performance.now() - t - phases.graph;
+    await this.finishEvacuation(live, phases, replay);
+    phases.copy += performance.now() - t - phases.graph - phases.sync;
     return true;
   }
 
@@ -215,7 +228,7 @@ export class GenerationalPlan implements Collector {
     const live = this.liveFromBitmap(result.bitmap);
     if (!this.evacuator.assign(live, true)) throw h.outOfMemory();
     const graphBefore = phases.graph;
-    this.finishEvacuation(live, phases);
+    await this.finishEvacuation(live, phases, false);
     phases.copy += performance.now() - t - (phases.graph - graphBefore);
   }
 
@@ -223,8 +236,9 @@ export class GenerationalPlan implements Collector {
     return this.heap.graph === null ? null : this.rememberedObjects;
   }
 
-  /** Copies, forwards and fixes every reference to the moved objects. */
-  private finishEvacuation(live: Int32Array, phases: PhaseTimes): void {
+  /** Copies, forwards and fixes every reference to the moved objects; `replay`:
+   *  the marker is asked to make the same moves on its heap copy. */
+  private async finishEvacuation(live: Int32Array, phases: PhaseTimes, replay: boolean): Promise<void> {
     const h = this.heap;
     const words = h.words;
     const ev = this.evacuator;
@@ -260,7 +274,14 @@ export class GenerationalPlan implements Collector {
       );
       phases.graph += performance.now() - tg;
     }
-    h.flipSurvivors(ev.toTop);
+    let mirrored = false;
+    if (replay) {
+      const ts = performance.now();
+      mirrored = await this.marker.replayEvacuation!(live, ev.forward.view());
+      if (!mirrored) ev.notePromotions();
+      phases.sync += performance.now() - ts;
+    }
+    h.flipSurvivors(ev.toTop, mirrored);
   }
 
   /** The live young objects of a full mark (or of a marker that gives no list). */

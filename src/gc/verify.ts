@@ -108,6 +108,31 @@ function walkSpace(
   }
 }
 
+/**
+ * A marker's copy of the heap (the GPU mirror, sable layout) must equal the heap
+ * in every header word and reference word of every object in the occupied
+ * survivor space and tenured, after the copy took the writes still pending.
+ * Scalar words may differ: no marker reads them.
+ */
+export function verifyHeapCopy(heap: HeapImpl, copy: Uint32Array, markerName = 'marker'): void {
+  const words = heap.words;
+  const headers = new Uint32Array((words.length + 31) >>> 5);
+  const check = (space: string) => (a: number): void => {
+    const slots = [a, a + 1, a + 2, a + 3];
+    forEachRefSlot(heap, a, (s) => slots.push(s));
+    for (const s of slots) {
+      if ((copy[s]! | 0) !== words[s]) {
+        fail(
+          `${markerName}'s copy of the heap differs at word ${s} of the ${heap.types.names[words[a + 1]!]} at ${a} ` +
+            `in ${space}: the heap holds ${words[s]}, the copy ${copy[s]! | 0}`,
+        );
+      }
+    }
+  };
+  walkSpace(heap, 'survivor', heap.fromStart, heap.fromTop, headers, check('survivor'));
+  walkSpace(heap, 'tenured', heap.tenuredStart, heap.tenuredEnd, headers, check('tenured'));
+}
+
 /** Where `v` points, in words for an error message. */
 function describe(heap: HeapImpl, v: number): string {
   if (v < 0 || v >= heap.words.length) return `${v}, outside the heap`;

@@ -18,7 +18,7 @@ import type { DeviceWriter } from './engine.js';
 import { writeRoots } from './engine.js';
 import { EngineBuffers, maskRange, paramsBlock, programBody, programHeader, specialize } from './engine.js';
 import type { GpuOptions } from './options.js';
-import type { BindingSpec } from './shader.js';
+import type { BindingSpec, Program } from './shader.js';
 import { bindGroup, buildProgram } from './shader.js';
 
 const Q_START = 0;
@@ -48,14 +48,11 @@ export class BfsEngine implements GpuEngineImpl {
     );
   }
 
-  async trace(job: TraceJob): Promise<TraceResult> {
-    const { ctx, opts, bufs } = this;
-    const device = ctx.device;
-    const young = job.kind === 'young';
-    const spec = specialize(ctx, opts, 'bfs');
-    const wg = spec.workgroupSize;
+  /** The kernels for a young or a full mark (compiled once per process). */
+  private program(young: boolean): Promise<Program> {
+    const { ctx, opts } = this;
+    const wg = specialize(ctx, opts, 'bfs').workgroupSize;
     const refgraph = this.target.layout === 'refgraph';
-
     const bindings: BindingSpec[] = [
       { name: 'params', kind: 'uniform', type: 'Params' },
       { name: 'marks', kind: 'storage', type: 'array<atomic<u32>>' },
@@ -65,7 +62,7 @@ export class BfsEngine implements GpuEngineImpl {
       ...(refgraph ? [{ name: 'addrBits', kind: 'storage', type: 'array<atomic<u32>>' } as const] : []),
       ...this.target.bindings(opts.vector),
     ];
-    const program = await buildProgram(ctx, {
+    return buildProgram(ctx, {
       header: programHeader({
         WG: wg,
         YOUNG: young,
@@ -79,6 +76,22 @@ export class BfsEngine implements GpuEngineImpl {
       body: programBody(this.target, opts.vector, ['bfs']),
       entryPoints: ['bfs_level', 'bfs_advance', ...(refgraph ? ['translate_marks'] : [])],
     });
+
+  }
+
+  async prepare(): Promise<void> {
+    await Promise.all([this.program(true), this.program(false)]);
+  }
+
+  async trace(job: TraceJob): Promise<TraceResult> {
+    const { ctx, opts, bufs } = this;
+    const device = ctx.device;
+    const young = job.kind === 'young';
+    const spec = specialize(ctx, opts, 'bfs');
+    const wg = spec.workgroupSize;
+    const refgraph = this.target.layout === 'refgraph';
+
+    const program = await this.program(young);
 
     // Every expanded object appends all its references once, so roots plus the
     // references of the traced objects bound the queue; the ring only wraps
@@ -167,7 +180,11 @@ export class BfsEngine implements GpuEngineImpl {
       const result = await bufs.readResult(addrBits ?? marks, job, liveCount, translate);
       const readback = performance.now() - t1;
       return {
-        bitmap: result.bitmap,
+        // A getter: a young result builds its bitmap only when asked (engine.ts youngResult).
+        get bitmap() {
+          return result.bitmap;
+        },
+        deviceLive: liveCount,
         live: young ? result.live : undefined,
         times: { mark: gpuMs + readback, kernel: ctx.timestamps ? kernel : gpuMs, readback, upload: rootsMs, uploadBytes: rootBytes },
         rounds: ctl[Q_LEVEL]!,
@@ -224,6 +241,7 @@ export class BfsEngine implements GpuEngineImpl {
     return {
       bitmap,
       live: liveList ? Int32Array.from(liveList) : undefined,
+      deviceLive: overflow ? 0 : liveCount,
       times: {
         mark: gpuMs + readback + cpuFallback,
         kernel: ctx.timestamps ? kernel : gpuMs,
@@ -236,6 +254,10 @@ export class BfsEngine implements GpuEngineImpl {
       submits,
       fallbackFrontier: overflow ? -2 : qe - qs,
     };
+  }
+
+  liveBuffer(): GPUBuffer {
+    return this.bufs.live.buffer;
   }
 
   destroy(): void {

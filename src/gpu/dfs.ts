@@ -16,7 +16,7 @@ import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from './engin
 import type { DeviceWriter } from './engine.js';
 import { EngineBuffers, maskRange, paramsBlock, programBody, programHeader, resultSegments, specialize, writeRoots } from './engine.js';
 import type { GpuOptions } from './options.js';
-import type { BindingSpec } from './shader.js';
+import type { BindingSpec, Program } from './shader.js';
 import { bindGroup, buildProgram } from './shader.js';
 
 const CTL_LAST_BUSY = 1;
@@ -29,11 +29,18 @@ const CTL_DRAIN_OVERFLOW = 7;
  *  a thread holding more than this is not a narrow tail. */
 const DRAIN_CAP = 65536;
 
+/** Young nodes a thread collects before one atomicAdd appends them to `live`. */
+const YOUNG_BATCH = 64;
+
+/** Most submits' worth of (dfs_mark, dfs_advance) pairs: pairs double per submit
+ *  while work remains, and those after the last round with work still launch
+ *  (each returns at once, a few µs a dispatch on an H100). */
+const MAX_PAIRS = 64;
+
 export class DfsEngine implements GpuEngineImpl {
   private readonly bufs: EngineBuffers;
   private readonly stack: GrowableBuffer;
   private readonly threads: GrowableBuffer;
-  private readonly store: GrowableBuffer;
   private readonly roots: GrowableBuffer;
   private readonly wide: GrowableBuffer;
   /** The linked stack is all zero after a finished mark; not after a failed one. */
@@ -51,22 +58,18 @@ export class DfsEngine implements GpuEngineImpl {
     this.bufs = new EngineBuffers(ctx);
     this.stack = new GrowableBuffer(d, rw, 'linked stack', max);
     this.threads = new GrowableBuffer(d, rw, 'thread state', max);
-    this.store = new GrowableBuffer(d, rw, 'storage stack', max);
     this.roots = new GrowableBuffer(d, rw, 'roots', max);
     // COPY_SRC: the fallback's drain reads its pending nodes back from here.
     this.wide = new GrowableBuffer(d, rw | GPUBufferUsage.COPY_SRC, 'wide objects', max);
   }
 
-  async trace(job: TraceJob): Promise<TraceResult> {
-    const tStart = performance.now();
-    const { ctx, opts, bufs } = this;
-    const device = ctx.device;
-    const young = job.kind === 'young';
+  /** The kernels for a young or a full mark (compiled once per process). */
+  private program(young: boolean): Promise<Program> {
+    const { ctx, opts } = this;
     const spec = specialize(ctx, opts, 'dfs');
     const wg = spec.workgroupSize;
     const lcap = opts.hybrid ? spec.lcap : 1;
     const refgraph = this.target.layout === 'refgraph';
-
     const bindings: BindingSpec[] = [
       { name: 'params', kind: 'uniform', type: 'Params' },
       { name: 'marks', kind: 'storage', type: 'array<atomic<u32>>' },
@@ -74,13 +77,12 @@ export class DfsEngine implements GpuEngineImpl {
       { name: 'roots', kind: 'read-only-storage', type: 'array<u32>' },
       { name: 'stack', kind: 'storage', type: 'array<atomic<u32>>' },
       { name: 'threads', kind: 'storage', type: 'array<u32>' },
-      { name: 'store', kind: 'storage', type: 'array<u32>' },
       { name: 'live', kind: 'storage', type: 'array<u32>' },
       { name: 'wide', kind: 'storage', type: 'array<u32>' },
       ...(refgraph ? [{ name: 'addrBits', kind: 'storage', type: 'array<atomic<u32>>' } as const] : []),
       ...this.target.bindings(opts.vector),
     ];
-    const program = await buildProgram(ctx, {
+    return buildProgram(ctx, {
       header: programHeader({
         WG: wg,
         LCAP: lcap,
@@ -93,11 +95,31 @@ export class DfsEngine implements GpuEngineImpl {
         VECTOR: opts.vector,
         DIVERGENCE: opts.divergence,
         DRAIN_CAP,
+        BATCH: YOUNG_BATCH,
+        SCAN_BUDGET: spec.scan,
+        PREFETCH: opts.vector && !refgraph,
       }),
       bindings,
       body: programBody(this.target, opts.vector, ['dfs']),
       entryPoints: ['dfs_init', 'dfs_mark', 'dfs_wide', 'dfs_advance', 'dfs_drain', ...(refgraph ? ['translate_marks'] : [])],
     });
+
+  }
+
+  async prepare(): Promise<void> {
+    await Promise.all([this.program(true), this.program(false)]);
+  }
+
+  async trace(job: TraceJob): Promise<TraceResult> {
+    const tStart = performance.now();
+    const { ctx, opts, bufs } = this;
+    const device = ctx.device;
+    const young = job.kind === 'young';
+    const spec = specialize(ctx, opts, 'dfs');
+    const wg = spec.workgroupSize;
+    const refgraph = this.target.layout === 'refgraph';
+
+    const program = await this.program(young);
 
     // One thread per root, as the paper has it, but at least the adapter's
     // worth: idle threads take work from busy ones' stacks.
@@ -115,7 +137,6 @@ export class DfsEngine implements GpuEngineImpl {
     const marks = bufs.marks.ensure(marksWords * 4).buffer;
     const stack = this.stack.ensure(stackSize * 4);
     const threads = this.threads.ensure(threadCount * 8).buffer;
-    const store = this.store.ensure(young ? stackSize * 4 : 16).buffer;
     const live = bufs.live.ensure(young ? job.liveCap * 4 : 16).buffer;
     const roots = this.roots.ensure(job.roots.length * 4).buffer;
     // The fallback's drain lists pending nodes into `wide` once the rounds stopped.
@@ -132,7 +153,6 @@ export class DfsEngine implements GpuEngineImpl {
       roots,
       stack: stack.buffer,
       threads,
-      store,
       live,
       wide,
       ...(addrBits ? { addrBits } : {}),
@@ -210,7 +230,7 @@ export class DfsEngine implements GpuEngineImpl {
       } else {
         narrow = 0;
       }
-      pairs = Math.min(pairs * 2, 256);
+      pairs = Math.min(pairs * 2, MAX_PAIRS);
     }
     const markMs = performance.now() - t0;
     const phases: Record<string, number> = { setup: tSetup - rootsMs, roots: rootsMs, rounds: markMs - drainMs, gpu: kernel, encode: encodeMs };
@@ -267,6 +287,7 @@ export class DfsEngine implements GpuEngineImpl {
       return {
         bitmap,
         live: liveList ? liveList.view().slice() : undefined,
+        deviceLive: liveCount,
         times: {
           mark: markMs + readback + cpuFallback,
           kernel: ctx.timestamps ? kernel : markMs,
@@ -297,7 +318,11 @@ export class DfsEngine implements GpuEngineImpl {
     const readback = performance.now() - t1;
     phases.readback = readback;
     return {
-      bitmap: result.bitmap,
+      // A getter: a young result builds its bitmap only when asked (engine.ts youngResult).
+      get bitmap() {
+        return result.bitmap;
+      },
+      deviceLive: liveCount,
       live: young ? result.live : undefined,
       times: {
         mark: markMs + readback,
@@ -331,11 +356,14 @@ export class DfsEngine implements GpuEngineImpl {
     return list!;
   }
 
+  liveBuffer(): GPUBuffer {
+    return this.bufs.live.buffer;
+  }
+
   destroy(): void {
     this.bufs.destroy();
     this.stack.destroy();
     this.threads.destroy();
-    this.store.destroy();
     this.roots.destroy();
     this.wide.destroy();
   }

@@ -66,6 +66,9 @@ export interface TraceResult {
   /** The MarkResult bitmap over heap addresses. */
   readonly bitmap: Uint32Array;
   readonly live?: Int32Array;
+  /** Young marks: how many leading entries of `live` the engine's live buffer
+   *  (`liveBuffer()`) holds on the device, for replaying the evacuation there. */
+  readonly deviceLive?: number;
   readonly times: MarkTimes;
   /** Rounds (gpu-dfs) or levels (gpu-bfs) run on the GPU. */
   readonly rounds: number;
@@ -116,6 +119,10 @@ export function resultSegments(job: TraceJob, bitmapWords: number): number[] {
 
 export interface GpuEngineImpl {
   trace(job: TraceJob): Promise<TraceResult>;
+  /** Compiles the young and full kernels ahead of the first mark. */
+  prepare(): Promise<void>;
+  /** The device buffer of the last young trace's live list (see TraceResult.deviceLive). */
+  liveBuffer(): GPUBuffer;
   destroy(): void;
 }
 
@@ -126,6 +133,8 @@ export interface Specialization {
   /** Hybrid stack elements per thread (gpu-dfs). */
   readonly lcap: number;
   readonly steps: number;
+  /** gpu-dfs: stack elements an idle thread scans per dispatch. */
+  readonly scan: number;
 }
 
 function floorPow2(n: number): number {
@@ -158,7 +167,8 @@ export function specialize(ctx: GpuContext, o: GpuOptions, engine: 'dfs' | 'bfs'
   // expansions per round, 5.3 at 128 and 1.9 at 32, while a 50,000-element list
   // (no parallelism to find) went from 47 to 53 and 68 ms: 64 splits the difference.
   const steps = o.dfsSteps || 64;
-  return { workgroupSize, workgroups, lcap, steps };
+  const scan = o.dfsScan || 64;
+  return { workgroupSize, workgroups, lcap, steps, scan };
 }
 
 /** The WGSL of a program: header constants, then (after the bindings) the
@@ -264,13 +274,23 @@ export class EngineBuffers {
   }
 
   /** Reads words [from, to) of `bitmapBuf` and `liveCount` live entries, in one
-   *  submit; returns a full-size heap bitmap (bits outside the read words zero). */
+   *  submit; returns a full-size heap bitmap (bits outside the read words zero).
+   *  A young mark reads back its live list only: the plan evacuates from the
+   *  list, and the bitmap (for --verify-gc) is built from it when asked for.
+   *  Reading the young range's bitmap and zeroing a heap-sized one cost ~5 ms
+   *  of a 1 GiB heap's young collection. `prelude` (refgraph's translation of
+   *  vertex marks to addresses) then does not run either. */
   async readResult(
     bitmapBuf: GPUBuffer,
     job: TraceJob,
     liveCount: number,
     prelude?: (enc: GPUCommandEncoder) => void,
   ): Promise<{ bitmap: Uint32Array; live: Int32Array }> {
+    if (job.kind === 'young') {
+      const [words] = await this.readSegments([{ buffer: this.live.buffer, word: 0, count: liveCount }]);
+      const live = new Int32Array(words!.buffer, words!.byteOffset, liveCount);
+      return youngResult(live, job.heapWords);
+    }
     const bitmap = new Uint32Array(Math.ceil(job.heapWords / 32));
     const segs = resultSegments(job, bitmap.length);
     let n = 0;
@@ -341,6 +361,25 @@ export class EngineBuffers {
     this.querySet?.destroy();
     this.queryResolve?.destroy();
   }
+}
+
+/** A young mark's result: the live list, and the bitmap of the same objects
+ *  built from it on first use. */
+export function youngResult(live: Int32Array, heapWords: number): { readonly bitmap: Uint32Array; readonly live: Int32Array } {
+  let bits: Uint32Array | null = null;
+  return {
+    live,
+    get bitmap(): Uint32Array {
+      if (bits === null) {
+        bits = new Uint32Array(Math.ceil(heapWords / 32));
+        for (let i = 0; i < live.length; i++) {
+          const a = live[i]!;
+          bits[a >>> 5] = bits[a >>> 5]! | (1 << (a & 31));
+        }
+      }
+      return bits;
+    },
+  };
 }
 
 /** Clears the bits for addresses outside [start, end) in the two words that

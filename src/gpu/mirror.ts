@@ -128,8 +128,14 @@ export class StagingUploader {
 
   /** Submits what is staged; resolves when the copies have reached the device. */
   async flush(): Promise<void> {
-    if (this.slots[this.current]!.copies.length > 0) this.submitSlot();
+    this.submit();
     await this.device.queue.onSubmittedWorkDone();
+  }
+
+  /** Submits what is staged without waiting: work submitted after it sees the
+   *  copies (a queue runs its submits in order). */
+  submit(): void {
+    if (this.slots[this.current]!.copies.length > 0) this.submitSlot();
   }
 
   private async mapped(): Promise<Slot> {
@@ -172,25 +178,18 @@ function floorPow2(n: number): number {
 }
 
 /** The heap's words on the device, in chunks of `chunkWords` (a power of two). */
-/** Heap words per block of `HeapMirror.touched` (1024 words of mark bitmap). */
-const TOUCH_SHIFT = 15;
-
 export class HeapMirror {
   readonly chunkWords: number;
   readonly chunks: GPUBuffer[] = [];
-  /** Blocks of 2^TOUCH_SHIFT words that any update wrote: the rest of the device
-   *  copy is still zero and holds no object. */
-  private readonly touched: Uint8Array;
 
   constructor(
-    ctx: GpuContext,
+    private readonly ctx: GpuContext,
     readonly heapWords: number,
     private readonly uploader: StagingUploader,
     chunkWords = 0,
   ) {
     const limit = floorPow2(Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize) / 4);
     this.chunkWords = chunkWords > 0 ? Math.min(floorPow2(chunkWords), limit) : limit;
-    this.touched = new Uint8Array((heapWords >>> TOUCH_SHIFT) + 1);
     const count = Math.max(1, Math.ceil(heapWords / this.chunkWords));
     const maxChunks = ctx.limits.maxStorageBuffersPerShaderStage - 8;
     if (count > maxChunks) {
@@ -203,7 +202,8 @@ export class HeapMirror {
       this.chunks.push(
         ctx.device.createBuffer({
           size: bufferSize(words * 4),
-          usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
+          // COPY_SRC: --verify-gc reads the mirror back (`read`).
+          usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC,
           label: `heap chunk ${c}`,
         }),
       );
@@ -220,7 +220,6 @@ export class HeapMirror {
     for (let i = 0; i < merged.length; i += 2) {
       let s = merged[i]!;
       const e = merged[i + 1]!;
-      this.touched.fill(1, s >>> TOUCH_SHIFT, ((e - 1) >>> TOUCH_SHIFT) + 1);
       while (s < e) {
         const c = Math.floor(s / this.chunkWords);
         const end = Math.min(e, (c + 1) * this.chunkWords);
@@ -233,28 +232,47 @@ export class HeapMirror {
     return { bytes, ms: performance.now() - t0 };
   }
 
-  /** Mark-bitmap word ranges ([from, to) pairs, sorted) covering every heap word
-   *  an update ever wrote: objects lie only there. */
-  bitmapRanges(): number[] {
-    const out: number[] = [];
-    const t = this.touched;
-    const per = 1 << (TOUCH_SHIFT - 5);
-    for (let b = 0; b < t.length; b++) {
-      if (t[b] === 0) continue;
-      const start = b;
-      while (b < t.length && t[b] !== 0) b++;
-      out.push(start * per, b * per);
+  /** The device copy, read back whole (for --verify-gc; one chunk at a time). */
+  async read(): Promise<Uint32Array> {
+    const device = this.ctx.device;
+    const out = new Uint32Array(this.heapWords);
+    for (let c = 0; c < this.chunks.length; c++) {
+      const words = Math.min(this.chunkWords, this.heapWords - c * this.chunkWords);
+      const bytes = bufferSize(words * 4);
+      const rb = device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+      try {
+        const enc = device.createCommandEncoder({ label: 'mirror read-back' });
+        enc.copyBufferToBuffer(this.chunks[c]!, 0, rb, 0, bytes);
+        device.queue.submit([enc.finish()]);
+        await rb.mapAsync(GPUMapMode.READ);
+        out.set(new Uint32Array(rb.getMappedRange(), 0, words), c * this.chunkWords);
+        rb.unmap();
+      } finally {
+        rb.destroy();
+      }
     }
     return out;
   }
 
-  /** Binding specs (the heap chunks, read-only) for a kernel reading the heap. */
-  bindings(vector: boolean): BindingSpec[] {
+  /** Binding specs (the heap chunks) for a kernel reading the heap, or (`writable`,
+   *  word-wide only) writing it: the evacuation replay. */
+  bindings(vector: boolean, writable = false): BindingSpec[] {
     return this.chunks.map((_, c) => ({
       name: `heap${c}`,
-      kind: 'read-only-storage' as const,
-      type: vector ? 'array<vec4<u32>>' : 'array<u32>',
+      kind: writable ? ('storage' as const) : ('read-only-storage' as const),
+      type: vector && !writable ? 'array<vec4<u32>>' : 'array<u32>',
     }));
+  }
+
+  /** `heapStore(a, v)` over writable word-wide chunk bindings. */
+  storeAccessor(): string {
+    const shift = Math.log2(this.chunkWords);
+    if (this.chunks.length === 1) return 'fn heapStore(a: u32, v: u32) { heap0[a] = v; }';
+    const n = this.chunks.length;
+    const cases = this.chunks.map((_, c) =>
+      c === n - 1 ? `default: { heap${c}[o] = v; }` : `case ${c}u: { heap${c}[o] = v; }`,
+    );
+    return `fn heapStore(a: u32, v: u32) {\n  let o = a & ${this.chunkWords - 1}u;\n  switch (a >> ${shift}u) {\n    ${cases.join('\n    ')}\n  }\n}`;
   }
 
   buffers(): Record<string, GPUBuffer> {

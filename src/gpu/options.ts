@@ -64,6 +64,9 @@ export interface GpuOptions {
   /** gpu-dfs: node expansions per thread per dispatch; kernels never wait on another
    *  workgroup, so each dispatch is bounded and the host repeats them. 0 = adapter default. */
   dfsSteps: number;
+  /** gpu-dfs: stack elements an idle thread scans for work per dispatch (load
+   *  balancing); 0 = default (64). */
+  dfsScan: number;
   /** Test hook: words per heap-mirror binding (power of two); 0 = from the adapter's limit. */
   chunkWords: number;
 }
@@ -85,6 +88,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   workgroups: 0,
   hybridShare: 0.75,
   dfsSteps: 0,
+  dfsScan: 0,
   chunkWords: 0,
 });
 
@@ -107,6 +111,7 @@ const NUMERIC: Record<string, keyof GpuOptions> = {
   workgroups: 'workgroups',
   'hybrid-share': 'hybridShare',
   steps: 'dfsSteps',
+  scan: 'dfsScan',
   'chunk-words': 'chunkWords',
 };
 

@@ -58,6 +58,9 @@ export interface InstanceShape extends ClassShape {
   readonly rightWords: number;
 }
 
+/** Tenured blocks of `objectRanges` are 2^15 words (128 KiB). */
+const OBJECT_BLOCK_SHIFT = 15;
+
 const PENDING_NONE = 0;
 const PENDING_YOUNG = 1;
 const PENDING_FULL = 2;
@@ -113,11 +116,24 @@ export class HeapImpl implements Heap {
   private stressYoungCount = 0;
 
   /**
-   * For GPU heap mirrors: tenured cards written since the last `takeDirtyRanges`
-   * (any reference store, allocation, promotion, remembered-slot fix-up), unlike the
-   * card table, which records old-to-young stores only and is cleaned by collections.
+   * For GPU heap mirrors: cards of 128 words over the survivor spaces and tenured
+   * (from `mirrorBase`) written since the last `takeDirtyRanges`: reference stores
+   * into survivors and tenured, tenured allocation, promotion, remembered-slot
+   * fix-ups. Unlike the card table, which records old-to-young stores only and is
+   * cleaned by collections.
    */
   private readonly mirrorCards: Uint8Array;
+  private readonly mirrorBase: number;
+  /** The occupied survivor space is in the mirror as it is now: set when a
+   *  `takeDirtyRanges` hands it over or a collection's evacuation was replayed on
+   *  the mirror (`flipSurvivors(top, true)`); cleared by other evacuations. */
+  private survivorsMirrored = false;
+  /** Evacuation in progress whose promotions the mirror will replay: their
+   *  tenured words are not noted in `mirrorCards`. */
+  private quietPromotions = false;
+  /** Blocks of 2^OBJECT_BLOCK_SHIFT tenured words where objects were ever
+   *  allocated (see `objectRanges`). */
+  private readonly tenuredBlocks: Uint8Array;
 
   private readonly f64 = new Float64Array(1);
   private readonly f64Words = new Int32Array(this.f64.buffer);
@@ -144,7 +160,9 @@ export class HeapImpl implements Heap {
     this.largeObjectWords = p.largeObjectWords;
     this.cards = new CardTable(p.tenuredStart, p.tenuredEnd);
     this.freeList = new FreeList(this.words);
-    this.mirrorCards = new Uint8Array(this.cards.count);
+    this.mirrorBase = p.survivor0Start;
+    this.mirrorCards = new Uint8Array(((p.tenuredEnd - p.survivor0Start) >> 7) + 1);
+    this.tenuredBlocks = new Uint8Array(((p.tenuredEnd - p.tenuredStart) >>> OBJECT_BLOCK_SHIFT) + 1);
     this.freeList.addFree(p.tenuredStart, p.tenuredEnd - p.tenuredStart);
     this.stressInterval = options.gcStress ?? 0;
     this.totals = emptyStats(this.layout.name);
@@ -237,6 +255,7 @@ export class HeapImpl implements Heap {
       if (start === 0) return this.fail(PENDING_FULL, 'tenured full');
       this.cards.recordBlock(start, start + size);
       this.noteTenuredWrite(start, start + size);
+      this.noteTenuredObject(start, start + size);
     }
     const words = this.words;
     const end = start + size;
@@ -285,9 +304,45 @@ export class HeapImpl implements Heap {
     const s = this.freeList.alloc(size);
     if (s !== 0) {
       this.cards.recordBlock(s, s + size);
-      this.noteTenuredWrite(s, s + size);
+      if (!this.quietPromotions) this.noteTenuredWrite(s, s + size);
+      this.noteTenuredObject(s, s + size);
     }
     return s;
+  }
+
+  /**
+   * Brackets an evacuation whose copies a heap mirror will replay itself (gpu/
+   * replay.ts): promotions inside are not noted as tenured writes. If the replay
+   * then does not happen, the collector notes them (`noteTenuredWrite`).
+   */
+  setQuietPromotions(on: boolean): void {
+    this.quietPromotions = on;
+  }
+
+  private noteTenuredObject(start: number, end: number): void {
+    const b = this.tenuredBlocks;
+    const first = (start - this.tenuredStart) >>> OBJECT_BLOCK_SHIFT;
+    const last = (end - 1 - this.tenuredStart) >>> OBJECT_BLOCK_SHIFT;
+    if (first === last) b[first] = 1;
+    else b.fill(1, first, last + 1);
+  }
+
+  /**
+   * Word ranges ([start, end) pairs, sorted) outside which no object lies: the
+   * occupied young spaces and the tenured blocks where anything was ever
+   * allocated. A GPU marker reads back only these words' mark bits.
+   */
+  objectRanges(): number[] {
+    const out = [this.edenStart, this.edenTop, this.fromStart, this.fromTop];
+    const b = this.tenuredBlocks;
+    const base = this.tenuredStart;
+    for (let i = 0; i < b.length; i++) {
+      if (b[i] === 0) continue;
+      const s = i;
+      while (i < b.length && b[i] !== 0) i++;
+      out.push(base + (s << OBJECT_BLOCK_SHIFT), Math.min(this.tenuredEnd, base + (i << OBJECT_BLOCK_SHIFT)));
+    }
+    return out;
   }
 
   get collectionPending(): boolean {
@@ -323,11 +378,13 @@ export class HeapImpl implements Heap {
   writeRef(obj: number, offset: number, edge: number, value: number): void {
     const slot = obj + offset;
     this.words[slot] = value;
-    if (obj >= this.tenuredStart) {
-      const card = (slot - this.tenuredStart) >> 7;
-      this.mirrorCards[card] = 1;
+    // Eden comes first: a store into an eden object (the common case) costs one compare.
+    if (obj >= this.mirrorBase) {
+      this.mirrorCards[(slot - this.mirrorBase) >> 7] = 1;
       // A filtering barrier: only old-to-young stores matter to a young collection.
-      if (value >= this.youngStart && value < this.youngEnd) this.cards.cards[card] = 1;
+      if (obj >= this.tenuredStart && value >= this.youngStart && value < this.youngEnd) {
+        this.cards.cards[(slot - this.tenuredStart) >> 7] = 1;
+      }
     }
     if (this.graph !== null) this.graph.writeEdge(obj, edge, value);
   }
@@ -346,26 +403,30 @@ export class HeapImpl implements Heap {
 
   /** Records that tenured words [start, end) changed (see `takeDirtyRanges`). */
   noteTenuredWrite(start: number, end: number): void {
-    const first = (start - this.tenuredStart) >> 7;
-    const last = (end - 1 - this.tenuredStart) >> 7;
-    this.mirrorCards.fill(1, first, last + 1);
+    const first = (start - this.mirrorBase) >> 7;
+    const last = (end - 1 - this.mirrorBase) >> 7;
+    if (first === last) this.mirrorCards[first] = 1;
+    else this.mirrorCards.fill(1, first, last + 1);
   }
 
   /**
    * The word ranges ([start, end) pairs) that a mirror of the heap made at the
-   * previous call must re-read before tracing: the occupied young spaces whole (they
-   * change wholesale between collections) and the tenured cards written since. Words
-   * outside these ranges may differ only where no reachable object lies (free
-   * chunks, swept or dead objects' mark bits). The first call answers the same way,
-   * for a mirror that started all zero as the heap did: the occupied young spaces
-   * and every tenured card written since the heap was created (tenured writes are
-   * noted from the start), not the whole heap. This is gpu/marker.ts's
-   * SableInput.takeDirtyRanges.
+   * previous call must re-read before tracing: eden up to its top (it changes
+   * wholesale between collections), the occupied survivor space unless the mirror
+   * has it already (handed over by the last call, or moved there by a replayed
+   * evacuation, see `flipSurvivors`), and the survivor and tenured cards written
+   * since. Words outside these ranges may differ only where no reachable object
+   * lies (free chunks, swept or dead objects' mark bits) or in scalar words, which
+   * no marker reads (stores of scalars are not noted). The first call answers the
+   * same way, for a mirror that started all zero as the heap did: not the whole
+   * heap. This is gpu/marker.ts's SableInput.takeDirtyRanges.
    */
   takeDirtyRanges(): number[] {
     const mc = this.mirrorCards;
-    const out = [this.edenStart, this.edenTop, this.fromStart, this.fromTop];
-    const base = this.tenuredStart;
+    const out = [this.edenStart, this.edenTop];
+    if (!this.survivorsMirrored) out.push(this.fromStart, this.fromTop);
+    this.survivorsMirrored = true;
+    const base = this.mirrorBase;
     const n = mc.length;
     for (let c = 0; c < n; c++) {
       if (mc[c] === 0) continue;
@@ -392,8 +453,11 @@ export class HeapImpl implements Heap {
     return this.plan.heapBytes;
   }
 
-  /** After a young collection: the to-space becomes the occupied survivor, eden is empty. */
-  flipSurvivors(toTop: number): void {
+  /** After a young collection: the to-space becomes the occupied survivor, eden is
+   *  empty. `mirrored`: a heap mirror replayed this evacuation itself, so the new
+   *  survivor space need not be handed to it again (`takeDirtyRanges`). */
+  flipSurvivors(toTop: number, mirrored = false): void {
+    this.survivorsMirrored = mirrored;
     const s = this.fromStart;
     const e = this.fromEnd;
     this.fromStart = this.toStart;

@@ -186,6 +186,27 @@ export class TypeTable {
     return t;
   }
 
+  /**
+   * Each type's size rule as 4 words (left, fixed, perElement, 0): an object of
+   * that type spans [a - left, a - left + left + fixed + perElement * length),
+   * with length at a+3. For a GPU copy of the heap that moves objects itself
+   * (gpu/replay.ts); the rule is the one `rightWords` and the evacuator use.
+   */
+  sizeTable(): Uint32Array {
+    const out = new Uint32Array(4 * this.count);
+    for (let t = 1; t < this.count; t++) {
+      const k = this.kind[t]!;
+      if (k === KIND_INSTANCE) {
+        out[4 * t] = this.left[t]!;
+        out[4 * t + 1] = HEADER_WORDS + this.right[t]!;
+      } else {
+        out[4 * t + 1] = HEADER_WORDS;
+        out[4 * t + 2] = k === KIND_FLOAT_ARRAY ? 2 : 1;
+      }
+    }
+    return out;
+  }
+
   isValid(typeId: number): boolean {
     return typeId > 0 && typeId < this.count;
   }

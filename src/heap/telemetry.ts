@@ -33,6 +33,9 @@ export interface PhaseTimes {
   /** Reference-graph maintenance (refgraph layout): rebuilding the young graph and
    *  renumbering tenured edges. Moving tenured vertices during a sweep counts as sweep. */
   graph: number;
+  /** Keeping a GPU marker's heap mirror in step with the evacuation (uploading the
+   *  new addresses for the GPU to replay the moves, gpu/replay.ts). */
+  sync: number;
   /** `--verify-gc` checks: the heap walk and verifyMarks (not part of the pause). */
   verify: number;
 }
@@ -97,7 +100,7 @@ export function emptyStats(layout: string): GcStats {
 }
 
 export function emptyPhases(): PhaseTimes {
-  return { roots: 0, mark: 0, copy: 0, sweep: 0, graph: 0, verify: 0 };
+  return { roots: 0, mark: 0, copy: 0, sweep: 0, graph: 0, sync: 0, verify: 0 };
 }
 
 /** Adds one collection to the totals. */
@@ -142,6 +145,7 @@ export function formatGcRecord(r: GcRecord): string {
   if (r.kind === 'full') parts.push(`sweep=${ms(p.sweep)}`);
   parts.push(`copy=${ms(p.copy)}`);
   if (p.graph > 0) parts.push(`graph=${ms(p.graph)}`);
+  if (p.sync > 0) parts.push(`sync=${ms(p.sync)}`);
   const m = r.marker;
   if (m.upload !== undefined) parts.push(`upload=${ms(m.upload)}`);
   if (m.uploadBytes !== undefined) parts.push(`uploaded=${formatBytes(m.uploadBytes)}`);

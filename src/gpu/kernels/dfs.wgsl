@@ -37,9 +37,18 @@
 //   stacks into `wide` (free once the rounds stopped); the CPU expands them
 //   from the mark bitmap read back (dfs.ts, cpu-trace.ts).
 //
-// Young collections (Algorithm 4): each thread links the young nodes it marks
-// into its storage stack (`store`, indexed like `stack`) and appends them to
-// `live` with one atomicAdd per batch, at the end of each dispatch.
+// Young collections (Algorithm 4): each thread collects the young nodes it
+// marks in a batch and appends the batch to `live` with one atomicAdd. The
+// paper links the batch through a storage stack in global memory; walking that
+// chain to flush it is one dependent load per node (about 25 µs a round for a
+// thread that marked 64 nodes on an H100), so the batch is a private array
+// instead, flushed when full and at the end of each dispatch.
+//
+// Idle threads' scans (load balancing) are bounded to SCAN_BUDGET elements per
+// dispatch, resuming where they stopped: under the sable layout the stack is
+// indexed by address / 4 over the whole young range (~170 elements per thread
+// with a 1 GiB heap), and a full scan per dispatch cost every idle thread that
+// many dependent loads while busy threads chased lists.
 
 const CLAIMED: u32 = 0x80000000u;
 const BOTTOM: u32 = 0x7fffffffu;
@@ -58,8 +67,8 @@ const SPLIT: u32 = 64u;
 var<private> top: u32;      // top of this thread's global stack, 0 = empty
 var<private> lcount: u32;   // depth of this thread's hybrid stack
 var<private> lbase: u32;    // this thread's slice of lstack
-var<private> shead: u32;    // storage stack of marked young nodes
-var<private> scount: u32;
+var<private> batch: array<u32, BATCH>;  // young nodes marked, not yet in `live`
+var<private> bcount: u32;
 
 // The hybrid stack (§4.1): LCAP elements per thread in workgroup memory, LCAP
 // derived at start-up from the adapter's workgroup storage and the workgroup size.
@@ -111,9 +120,9 @@ fn pop() -> u32 {
 
 fn record(n: u32) {
   if (YOUNG) {
-    store[stackIndex(n)] = shead;
-    shead = n;
-    scount += 1u;
+    if (bcount == BATCH) { flushYoung(); }
+    batch[bcount] = nodeAddress(n);
+    bcount += 1u;
   }
 }
 
@@ -144,8 +153,27 @@ fn visitRange(g: u32, s: u32, e: u32, k0: u32, stride: u32) {
   }
 }
 
-// Algorithm 3, lines 10-12.
+// Visits references [s, e) of the heap, the first quad already loaded.
+fn visitFromQuad(first: vec4<u32>, s: u32, e: u32) {
+  if (e <= s) { return; }
+  var v = first;
+  let qe = (e + 3u) >> 2u;
+  for (var q = s >> 2u; q < qe; q += 1u) {
+    if (q != (s >> 2u)) { v = refQuad(0u, q); }
+    let i = q << 2u;
+    if (i >= s) { visit(v.x); }
+    if (i + 1u >= s && i + 1u < e) { visit(v.y); }
+    if (i + 2u >= s && i + 2u < e) { visit(v.z); }
+    if (i + 3u >= s && i + 3u < e) { visit(v.w); }
+  }
+}
+
+// Algorithm 3, lines 10-12. With PREFETCH (sable, vector loads) the first quad
+// of references is loaded beside the header word that counts them, so a list
+// node costs one memory round trip before its successor is known, not two.
 fn expand(n: u32) -> u32 {
+  var pre = vec4<u32>(0u);
+  if (PREFETCH) { pre = firstRefQuad(n); }
   let r = nodeRefs(n);
   var count = r.z;
   if (DIVERGENCE && count > SPLIT) {
@@ -155,19 +183,25 @@ fn expand(n: u32) -> u32 {
       count = SPLIT;
     }
   }
-  visitRange(r.x, r.y, r.y + count, 0u, 1u);
+  if (PREFETCH) {
+    visitFromQuad(pre, r.y, r.y + count);
+  } else {
+    visitRange(r.x, r.y, r.y + count, 0u, 1u);
+  }
   return count;
 }
 
 // Algorithm 5, made sound (see the top): scan this thread's area of the global
-// stack, resuming where the last scan stopped, at most once around per dispatch.
+// stack, resuming where the last scan stopped, at most once around and at most
+// SCAN_BUDGET elements per dispatch.
 fn steal(t: u32, cursor: ptr<function, u32>, scanned: ptr<function, u32>) -> u32 {
   let start = t * params.areaLen;
   let end = min(start + params.areaLen, params.stackSize);
   if (start >= end) { return 0u; }
   let span = end - start;
+  let limit = min(span, SCAN_BUDGET);
   loop {
-    if (*scanned >= span) { return 0u; }
+    if (*scanned >= limit) { return 0u; }
     *scanned += 1u;
     if (*cursor >= span) { *cursor = 0u; }
     let i = start + *cursor;
@@ -182,16 +216,12 @@ fn steal(t: u32, cursor: ptr<function, u32>, scanned: ptr<function, u32>) -> u32
 
 // Algorithm 4, lines 14-17: one atomicAdd reserves room for the whole batch.
 fn flushYoung() {
-  if (!YOUNG || scount == 0u) { return; }
-  var at = atomicAdd(&ctl[CTL_LIVE], scount);
-  var n = shead;
-  for (var k = 0u; k < scount; k += 1u) {
-    if (at < params.liveCap) { live[at] = nodeAddress(n); }
-    at += 1u;
-    n = store[stackIndex(n)];
+  if (!YOUNG || bcount == 0u) { return; }
+  let at = atomicAdd(&ctl[CTL_LIVE], bcount);
+  for (var k = 0u; k < bcount; k += 1u) {
+    if (at + k < params.liveCap) { live[at + k] = batch[k]; }
   }
-  shead = 0u;
-  scount = 0u;
+  bcount = 0u;
 }
 
 fn finish(t: u32) {
@@ -213,8 +243,7 @@ fn dfs_init(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   top = 0u;
   lcount = 0u;
   lbase = lid * LCAP;
-  shead = 0u;
-  scount = 0u;
+  bcount = 0u;
   for (var r = t; r < params.rootCount; r += params.threadCount) { visit(roots[r]); }
   finish(t);
 }
@@ -228,8 +257,7 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   var cursor = threads[2u * t + 1u];
   lcount = 0u;
   lbase = lid * LCAP;
-  shead = 0u;
-  scount = 0u;
+  bcount = 0u;
   var budget = STEP_BUDGET;
   var scanned = 0u;
   loop {
@@ -258,8 +286,7 @@ fn dfs_wide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   top = threads[2u * t];
   lcount = 0u;
   lbase = lid * LCAP;
-  shead = 0u;
-  scount = 0u;
+  bcount = 0u;
   for (var w = head; w < tail; w += 1u) {
     let r = nodeRefs(wide[w]);
     visitRange(r.x, r.y + SPLIT, r.y + r.z, t, params.threadCount);

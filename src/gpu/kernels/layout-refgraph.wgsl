@@ -16,6 +16,9 @@ fn nodeRefs(n: u32) -> vec3<u32> {
   return vec3<u32>(select(1u, 0u, n - 1u < params.youngVertices), v.x, v.y);
 }
 
+// No prefetch: the vertex must be read to find its edges.
+fn firstRefQuad(n: u32) -> vec4<u32> { return vec4<u32>(0u); }
+
 fn refWord(g: u32, i: u32) -> u32 { return edgeWord(g, i); }
 fn refQuad(g: u32, q: u32) -> vec4<u32> { return edgeQuad(g, q); }
 

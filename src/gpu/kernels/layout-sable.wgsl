@@ -8,6 +8,13 @@ fn nodeRefs(n: u32) -> vec3<u32> {
   return vec3<u32>(0u, n + 4u, heapWord(n + 2u));
 }
 
+// The quad holding the first reference word (a+4), whether or not there is
+// one: loaded beside a+2 so the two loads overlap (gpu-dfs PREFETCH). Clamped
+// to the heap for an object that ends at its last word.
+fn firstRefQuad(n: u32) -> vec4<u32> {
+  return heapQuad(min((n + 4u) >> 2u, (params.heapWords - 1u) >> 2u));
+}
+
 fn refWord(g: u32, i: u32) -> u32 { return heapWord(i); }
 fn refQuad(g: u32, q: u32) -> vec4<u32> { return heapQuad(q); }
 

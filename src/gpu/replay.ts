@@ -1,0 +1,170 @@
+/**
+ * Replaying a young collection's evacuation on the heap mirror (sable layout),
+ * so that the next mark need not re-send the objects that moved.
+ *
+ * The mirror is kept across collections and takes only what changed (mirror.ts).
+ * Survivors move at every young collection, though: on an H100 the 2560-list
+ * benchmark re-sent 34-68 MB of them per collection, 25-47 ms of a mark whose
+ * kernel took 6-18 ms. The CPU evacuates in the order of the marker's own live
+ * list, which the GPU still holds, so the moves are fully described by the new
+ * addresses: this uploads `forward` (4 bytes an object, through the staging
+ * ring) and runs kernels/replay.wgsl, which copies, forwards and fixes exactly
+ * as gc/evacuate.ts does. Nothing waits for it: the mutator runs while the GPU
+ * replays, and the next mark's work queues behind it.
+ *
+ * FastCollect and Maas et al. ran on integrated GPUs that share the heap with
+ * the CPU, so neither had this cost; this is our answer for a discrete GPU.
+ */
+import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../heap/layout.js';
+import { bufferSize, GrowableBuffer } from './buffers.js';
+import type { GpuContext } from './device.js';
+import type { HeapMirror, StagingUploader, UploadStats } from './mirror.js';
+import type { BindingSpec, Program } from './shader.js';
+import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
+
+/** Objects larger than this many words are copied and fixed by a whole workgroup. */
+const SMALL = 32;
+
+export interface ReplayJob {
+  /** The engine's device buffer holding the mark's live list. */
+  readonly liveBuffer: GPUBuffer;
+  /** How many leading entries of `live` that buffer holds; the rest is uploaded. */
+  readonly deviceLive: number;
+  readonly live: Int32Array;
+  /** New header address of each live object (parallel to `live`). */
+  readonly forward: Int32Array;
+  readonly youngStart: number;
+  readonly youngEnd: number;
+  /** heap/layout.ts TypeTable.sizeTable(). */
+  readonly sizeTable: Uint32Array;
+}
+
+export class EvacuationReplay {
+  private program: Promise<Program> | null = null;
+  private readonly params: GPUBuffer;
+  private readonly ctl: GPUBuffer;
+  private readonly fwd: GrowableBuffer;
+  private readonly big: GrowableBuffer;
+  private readonly types: GrowableBuffer;
+  private typesUploaded = -1;
+
+  constructor(
+    private readonly ctx: GpuContext,
+    private readonly mirror: HeapMirror,
+    private readonly uploader: StagingUploader,
+  ) {
+    const d = ctx.device;
+    const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
+    const max = ctx.limits.maxStorageBufferBindingSize;
+    this.params = d.createBuffer({ size: 32, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label: 'replay params' });
+    this.ctl = d.createBuffer({ size: 16, usage: rw, label: 'replay ctl' });
+    this.fwd = new GrowableBuffer(d, rw, 'replay forward', max);
+    this.big = new GrowableBuffer(d, rw, 'replay big objects', max);
+    this.types = new GrowableBuffer(d, rw, 'replay types', max);
+  }
+
+  /** Compiles the kernels (once); `GpuMarker.prepare` calls it at start-up. */
+  compile(): Promise<Program> {
+    if (!this.program) {
+      const soft = this.ctx.adapter.software;
+      const wg = soft ? 64 : 256;
+      const bindings: BindingSpec[] = [
+        { name: 'rp', kind: 'uniform', type: 'ReplayParams' },
+        { name: 'live', kind: 'read-only-storage', type: 'array<u32>' },
+        { name: 'fwd', kind: 'read-only-storage', type: 'array<u32>' },
+        { name: 'types', kind: 'read-only-storage', type: 'array<vec4<u32>>' },
+        { name: 'big', kind: 'storage', type: 'array<u32>' },
+        { name: 'rctl', kind: 'storage', type: 'array<atomic<u32>>' },
+        ...this.mirror.bindings(false, true),
+      ];
+      this.program = buildProgram(this.ctx, {
+        header: wgslConstants({
+          WG: wg,
+          SMALL,
+          AGE_SHIFT,
+          AGE_MASK,
+          HEADER_TAG,
+          STATUS_FORWARDED,
+        }),
+        bindings,
+        body: [this.mirror.accessors(false), this.mirror.storeAccessor(), kernelSource('replay')],
+        entryPoints: ['replay_copy', 'replay_copy_big', 'replay_headers', 'replay_fix', 'replay_fix_big'],
+      });
+    }
+    return this.program;
+  }
+
+  /** Uploads the new addresses and submits the replay; returns what the upload cost. */
+  async apply(job: ReplayJob): Promise<UploadStats> {
+    const t0 = performance.now();
+    const { ctx } = this;
+    const device = ctx.device;
+    const program = await this.compile();
+    const n = job.live.length;
+    let bytes = 0;
+    if (n === 0) return { bytes, ms: performance.now() - t0 };
+
+    const fwd = this.fwd.ensure(n * 4).buffer;
+    // Objects above SMALL words: at most the young range's words / SMALL of them.
+    const bigCap = Math.max(1, Math.min(n, Math.ceil((job.youngEnd - job.youngStart) / SMALL)));
+    const big = this.big.ensure(bigCap * 4).buffer;
+    const asU32 = (a: Int32Array): Uint32Array => new Uint32Array(a.buffer, a.byteOffset, a.length);
+    await this.uploader.write(fwd, 0, asU32(job.forward.subarray(0, n)));
+    bytes += n * 4;
+    if (job.deviceLive < n) {
+      // The CPU finished part of the mark (fallback): its entries are not on the device.
+      await this.uploader.write(job.liveBuffer, job.deviceLive, asU32(job.live.subarray(job.deviceLive, n)));
+      bytes += (n - job.deviceLive) * 4;
+    }
+    const typeCount = job.sizeTable.length >>> 2;
+    const { buffer: types, fresh } = this.types.ensure(job.sizeTable.byteLength);
+    if (fresh || this.typesUploaded !== typeCount) {
+      device.queue.writeBuffer(types, 0, job.sizeTable as Uint32Array<ArrayBuffer>);
+      this.typesUploaded = typeCount;
+    }
+    this.uploader.submit();
+    device.queue.writeBuffer(
+      this.params,
+      0,
+      new Uint32Array([n, job.youngStart, job.youngEnd, this.mirror.heapWords, typeCount, bigCap, 0, 0]),
+    );
+
+    const group = bindGroup(device, program, {
+      rp: this.params,
+      live: job.liveBuffer,
+      fwd,
+      types,
+      big,
+      rctl: this.ctl,
+      ...this.mirror.buffers(),
+    });
+    const wg = ctx.adapter.software ? 64 : 256;
+    const perObject = Math.max(1, Math.min(ctx.limits.maxComputeWorkgroupsPerDimension, Math.ceil(n / wg)));
+    const perBig = Math.max(1, Math.min(ctx.limits.maxComputeWorkgroupsPerDimension, ctx.adapter.software ? 4 : 1024));
+    const enc = device.createCommandEncoder({ label: 'evacuation replay' });
+    enc.clearBuffer(this.ctl, 0, bufferSize(4));
+    const pass = enc.beginComputePass({ label: 'evacuation replay' });
+    pass.setBindGroup(0, group);
+    for (const [entry, groups] of [
+      ['replay_copy', perObject],
+      ['replay_copy_big', perBig],
+      ['replay_headers', perObject],
+      ['replay_fix', perObject],
+      ['replay_fix_big', perBig],
+    ] as const) {
+      pass.setPipeline(program.pipelines.get(entry)!);
+      pass.dispatchWorkgroups(groups);
+    }
+    pass.end();
+    device.queue.submit([enc.finish()]);
+    return { bytes, ms: performance.now() - t0 };
+  }
+
+  destroy(): void {
+    this.params.destroy();
+    this.ctl.destroy();
+    this.fwd.destroy();
+    this.big.destroy();
+    this.types.destroy();
+  }
+}
