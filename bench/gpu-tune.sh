@@ -1,31 +1,32 @@
 #!/usr/bin/env bash
-# Per-collection figures and a small tuning sweep on a GPU host (after
-# `. .gpu-bundle/unpack.sh`): the forced young and full collections of the
-# 2560-list and CompleteGraph benchmarks under serial, gpu-dfs and gpu-bfs
-# (both layouts), with MINIVM_GPU_PHASES=1 for the marker's steps, then gpu-dfs
-# on sable over a few `steps=` and `scan=` settings. Logs go to $OUT (or /tmp).
+# Per-collection figures on a GPU host (after `. .gpu-bundle/unpack.sh`), for
+# tuning and for A/B comparisons with an older build: each configuration runs
+# one program at --heap 1g with --log-gc and MINIVM_GPU_PHASES=1, and
+# $OUT/summary.txt gets its forced collections (mark, kernel, upload, rounds);
+# the whole logs go to $OUT/logs.tgz.
+#
+# Configurations come one per line on stdin: name program collector layout
+# [gpu-opt [minivm-bin]], e.g.
+#   cg.dfs complete_graph gpu-dfs sable all
+#   cg.old complete_graph gpu-dfs sable all .ab/old/bin/minivm.js
 set -u
 out=${OUT:-/tmp}
-progs=${PROGS:-"parallel_lists_2560 complete_graph"}
-node bin/minivm.js run programs/binary_trees.mini --gc gpu-dfs --heap 16m --stats 2>&1 | grep -E '^gpu:' | tee "$out/adapter.txt"
-run() { # name program gc layout opts
-  local name=$1 p=$2 gc=$3 layout=$4 opts=${5:-all}
-  MINIVM_GPU_PHASES=1 timeout 120 node bin/minivm.js run "bench/programs/$p.mini" --gc "$gc" --layout "$layout" \
-    --heap 1g --log-gc --gpu-benchmark --gpu-opt "$opts" --stats > "$out/$name.log" 2>&1
-  echo "== $name (exit $?)"
-  grep -E 'call\)|^gpu-phases .*(young|full)|^gpu:' "$out/$name.log" | grep -vE 'eden full' | tail -14 | cut -c1-400
-}
-for p in $progs; do
-  run "$p.serial.sable" "$p" serial sable
-  run "$p.serial.refgraph" "$p" serial refgraph
-  for gc in gpu-dfs gpu-bfs; do
-    for layout in sable refgraph; do run "$p.$gc.$layout" "$p" "$gc" "$layout"; done
-  done
+logs=$(mktemp -d)
+summary="$out/summary.txt"
+node bin/minivm.js run programs/binary_trees.mini --gc gpu-dfs --heap 16m --stats 2>&1 | grep -E '^gpu:' > "$summary"
+while read -r name prog gc layout opts bin; do
+  [ -z "$name" ] && continue
+  opts=${opts:-all}
+  bin=${bin:-bin/minivm.js}
+  MINIVM_GPU_PHASES=1 timeout 150 node "$bin" run "bench/programs/$prog.mini" --gc "$gc" --layout "$layout" \
+    --heap 1g --log-gc --gpu-benchmark --gpu-opt "$opts" > "$logs/$name.log" 2>&1
+  rc=$?
+  {
+    echo "== $name: $prog $gc $layout $opts $bin (exit $rc)"
+    # The forced collections only: their gc line, each preceded by its marker's phases.
+    grep -E '^gpu-phases|^\[gc ' "$logs/$name.log" | grep -B1 -E 'call\)' | grep -v '^--' |
+      sed -E 's/ (dirty|prepare|setup|roots|encode)=[0-9.]+//g; s/(copy|sweep)=[0-9.]+ms //g' | cut -c1-260
+    grep -E 'error|Error' "$logs/$name.log" | head -3
+  } >> "$summary"
 done
-if [ -z "${NO_SWEEP:-}" ]; then
-  for p in $progs; do
-    for o in steps=256 steps=1024 scan=16 scan=256 "steps=256,scan=16"; do
-      run "$p.gpu-dfs.sable.${o//[,=]/_}" "$p" gpu-dfs sable "all,$o"
-    done
-  done
-fi
+tar czf "$out/logs.tgz" -C "$logs" .

@@ -70,11 +70,14 @@ export interface Marker {
   readonly replaysEvacuation?: boolean;
   /**
    * After a young collection evacuated `live` (the `live` array of the last young
-   * mark, in its order) to the header addresses `forward`: a marker that keeps a
-   * copy of the heap makes the same moves to it and resolves true; the moved
-   * objects then need not be handed to it again. False: nothing was done.
+   * mark, in its order) to the header addresses `forward` and redirected the
+   * young references in tenured slots (the remembered set; `slotRuns` holds
+   * them as (first slot, count) pairs) through the forwarding headers: a marker
+   * that keeps a copy of the heap makes the same changes to it and resolves
+   * true; the moved objects and rewritten slots then need not be handed to it
+   * again. False: nothing was done.
    */
-  replayEvacuation?(live: Int32Array, forward: Int32Array): Promise<boolean>;
+  replayEvacuation?(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<boolean>;
   /** `--verify-gc`, for a marker that keeps a copy of the heap: brings the copy up
    *  to date and hands it (one word per heap word) to `check`. */
   verifyCopy?(check: (copy: Uint32Array) => void): Promise<void>;

@@ -41,6 +41,10 @@ export const GENERATIONAL_PLAN_CONSTRAINTS = {
   needsCardBarrier: true,
 } as const;
 
+/** Longest run of remembered slots handed to a replaying marker (one GPU thread
+ *  rewrites a run). */
+const SLOT_RUN_MAX = 256;
+
 export class GenerationalPlan implements Collector {
   readonly collects = true;
   private readonly roots = new IntList();
@@ -49,6 +53,7 @@ export class GenerationalPlan implements Collector {
   /** The object of each remembered slot (refgraph only, to rewrite its edge). */
   private readonly rememberedObjects = new IntList();
   private readonly youngLive = new IntList();
+  private readonly slotRuns = new IntList();
   private readonly evacuator: Evacuator;
   private markTimes: MarkTimes = { mark: 0 };
 
@@ -253,13 +258,30 @@ export class GenerationalPlan implements Collector {
     const ye = h.youngEnd;
     const base = h.tenuredStart;
     const slots = this.rememberedSlots.data;
+    // The slots rewritten, as (first, count) runs of consecutive slots for a
+    // replaying marker, which redirects them in its copy itself (CompleteGraph
+    // rewrites ~15M slots per young collection, in long runs).
+    const runs = this.slotRuns;
+    runs.clear();
+    let runEnd = -1;
     for (let i = 0; i < this.rememberedSlots.length; i++) {
       const s = slots[i]!;
       const v = words[s]!;
       if (v < ys || v >= ye) continue;
       const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + 1]! : v;
       words[s] = nv;
-      h.noteTenuredWrite(s, s + 1);
+      if (replay) {
+        const n = runs.length;
+        if (s === runEnd && runs.data[n - 1]! < SLOT_RUN_MAX) {
+          runs.data[n - 1]!++;
+        } else {
+          runs.push(s);
+          runs.push(1);
+        }
+        runEnd = s + 1;
+      } else {
+        h.noteTenuredWrite(s, s + 1);
+      }
       if (nv >= ys && nv < ye) cards[(s - base) >> 7] = CARD_DIRTY;
     }
     fixRoots(h);
@@ -277,8 +299,12 @@ export class GenerationalPlan implements Collector {
     let mirrored = false;
     if (replay) {
       const ts = performance.now();
-      mirrored = await this.marker.replayEvacuation!(live, ev.forward.view());
-      if (!mirrored) ev.notePromotions();
+      const r = this.slotRuns.view();
+      mirrored = await this.marker.replayEvacuation!(live, ev.forward.view(), r);
+      if (!mirrored) {
+        ev.notePromotions();
+        for (let i = 0; i < r.length; i += 2) h.noteTenuredWrite(r[i]!, r[i]! + r[i + 1]!);
+      }
       phases.sync += performance.now() - ts;
     }
     h.flipSurvivors(ev.toTop, mirrored);

@@ -29,8 +29,8 @@ const CTL_DRAIN_OVERFLOW = 7;
  *  a thread holding more than this is not a narrow tail. */
 const DRAIN_CAP = 65536;
 
-/** Young nodes a thread collects before one atomicAdd appends them to `live`. */
-const YOUNG_BATCH = 64;
+/** Words of `threads` per thread (dfs.wgsl THREAD_WORDS). */
+const THREAD_WORDS = 3;
 
 /** Most submits' worth of (dfs_mark, dfs_advance) pairs: pairs double per submit
  *  while work remains, and those after the last round with work still launch
@@ -41,6 +41,7 @@ export class DfsEngine implements GpuEngineImpl {
   private readonly bufs: EngineBuffers;
   private readonly stack: GrowableBuffer;
   private readonly threads: GrowableBuffer;
+  private readonly store: GrowableBuffer;
   private readonly roots: GrowableBuffer;
   private readonly wide: GrowableBuffer;
   /** The linked stack is all zero after a finished mark; not after a failed one. */
@@ -58,6 +59,7 @@ export class DfsEngine implements GpuEngineImpl {
     this.bufs = new EngineBuffers(ctx);
     this.stack = new GrowableBuffer(d, rw, 'linked stack', max);
     this.threads = new GrowableBuffer(d, rw, 'thread state', max);
+    this.store = new GrowableBuffer(d, rw, 'storage stack', max);
     this.roots = new GrowableBuffer(d, rw, 'roots', max);
     // COPY_SRC: the fallback's drain reads its pending nodes back from here.
     this.wide = new GrowableBuffer(d, rw | GPUBufferUsage.COPY_SRC, 'wide objects', max);
@@ -77,6 +79,7 @@ export class DfsEngine implements GpuEngineImpl {
       { name: 'roots', kind: 'read-only-storage', type: 'array<u32>' },
       { name: 'stack', kind: 'storage', type: 'array<atomic<u32>>' },
       { name: 'threads', kind: 'storage', type: 'array<u32>' },
+      { name: 'store', kind: 'storage', type: 'array<u32>' },
       { name: 'live', kind: 'storage', type: 'array<u32>' },
       { name: 'wide', kind: 'storage', type: 'array<u32>' },
       ...(refgraph ? [{ name: 'addrBits', kind: 'storage', type: 'array<atomic<u32>>' } as const] : []),
@@ -95,7 +98,6 @@ export class DfsEngine implements GpuEngineImpl {
         VECTOR: opts.vector,
         DIVERGENCE: opts.divergence,
         DRAIN_CAP,
-        BATCH: YOUNG_BATCH,
         SCAN_BUDGET: spec.scan,
         PREFETCH: opts.vector && !refgraph,
       }),
@@ -136,7 +138,8 @@ export class DfsEngine implements GpuEngineImpl {
 
     const marks = bufs.marks.ensure(marksWords * 4).buffer;
     const stack = this.stack.ensure(stackSize * 4);
-    const threads = this.threads.ensure(threadCount * 8).buffer;
+    const threads = this.threads.ensure(threadCount * THREAD_WORDS * 4).buffer;
+    const store = this.store.ensure(young ? stackSize * 4 : 16).buffer;
     const live = bufs.live.ensure(young ? job.liveCap * 4 : 16).buffer;
     const roots = this.roots.ensure(job.roots.length * 4).buffer;
     // The fallback's drain lists pending nodes into `wide` once the rounds stopped.
@@ -153,6 +156,7 @@ export class DfsEngine implements GpuEngineImpl {
       roots,
       stack: stack.buffer,
       threads,
+      store,
       live,
       wide,
       ...(addrBits ? { addrBits } : {}),
@@ -181,7 +185,7 @@ export class DfsEngine implements GpuEngineImpl {
       const enc = device.createCommandEncoder({ label: 'gpu-dfs' });
       if (first) {
         enc.clearBuffer(bufs.ctl);
-        enc.clearBuffer(threads, 0, threadCount * 8);
+        enc.clearBuffer(threads, 0, threadCount * THREAD_WORDS * 4);
         if (young && !refgraph) {
           const from = Math.floor(job.youngStart / 32);
           const to = Math.min(marksWords, Math.ceil(job.youngEnd / 32));
@@ -364,6 +368,7 @@ export class DfsEngine implements GpuEngineImpl {
     this.bufs.destroy();
     this.stack.destroy();
     this.threads.destroy();
+    this.store.destroy();
     this.roots.destroy();
     this.wide.destroy();
   }

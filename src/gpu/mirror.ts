@@ -93,7 +93,7 @@ export class StagingUploader {
   private current = 0;
 
   constructor(
-    private readonly device: GPUDevice,
+    readonly device: GPUDevice,
     private readonly slotBytes = 8 << 20,
     slotCount = 2,
   ) {
@@ -299,7 +299,7 @@ export class HeapMirror {
           `q >> ${shift - 2}u`,
           (c) => (n === 1 ? `heap${c}[q]` : `heap${c}[o]`),
         ),
-        'fn heapWord(a: u32) -> u32 { return heapQuad(a >> 2u)[a & 3u]; }',
+        'fn heapWord(a: u32) -> u32 { return lane(heapQuad(a >> 2u), a & 3u); }',
       ].join('\n');
     }
     return [
@@ -397,7 +397,7 @@ export class GraphMirror {
     if (vector) {
       return [
         'fn edgeQuad(g: u32, q: u32) -> vec4<u32> { if (g == 0u) { return ye[q]; } return te[q]; }',
-        'fn edgeWord(g: u32, i: u32) -> u32 { return edgeQuad(g, i >> 2u)[i & 3u]; }',
+        'fn edgeWord(g: u32, i: u32) -> u32 { return lane(edgeQuad(g, i >> 2u), i & 3u); }',
       ].join('\n');
     }
     return [

@@ -33,6 +33,9 @@ export interface ReplayJob {
   readonly live: Int32Array;
   /** New header address of each live object (parallel to `live`). */
   readonly forward: Int32Array;
+  /** Tenured slots the CPU redirected through the forwarding headers (the
+   *  remembered set), as (first slot, count) runs of consecutive slots. */
+  readonly slotRuns: Int32Array;
   readonly youngStart: number;
   readonly youngEnd: number;
   /** heap/layout.ts TypeTable.sizeTable(). */
@@ -46,6 +49,7 @@ export class EvacuationReplay {
   private readonly fwd: GrowableBuffer;
   private readonly big: GrowableBuffer;
   private readonly types: GrowableBuffer;
+  private readonly slotRuns: GrowableBuffer;
   private typesUploaded = -1;
 
   constructor(
@@ -61,6 +65,7 @@ export class EvacuationReplay {
     this.fwd = new GrowableBuffer(d, rw, 'replay forward', max);
     this.big = new GrowableBuffer(d, rw, 'replay big objects', max);
     this.types = new GrowableBuffer(d, rw, 'replay types', max);
+    this.slotRuns = new GrowableBuffer(d, rw, 'replay slot runs', max);
   }
 
   /** Compiles the kernels (once); `GpuMarker.prepare` calls it at start-up. */
@@ -75,6 +80,7 @@ export class EvacuationReplay {
         { name: 'types', kind: 'read-only-storage', type: 'array<vec4<u32>>' },
         { name: 'big', kind: 'storage', type: 'array<u32>' },
         { name: 'rctl', kind: 'storage', type: 'array<atomic<u32>>' },
+        { name: 'slots', kind: 'read-only-storage', type: 'array<vec2<u32>>' },
         ...this.mirror.bindings(false, true),
       ];
       this.program = buildProgram(this.ctx, {
@@ -88,7 +94,7 @@ export class EvacuationReplay {
         }),
         bindings,
         body: [this.mirror.accessors(false), this.mirror.storeAccessor(), kernelSource('replay')],
-        entryPoints: ['replay_copy', 'replay_copy_big', 'replay_headers', 'replay_fix', 'replay_fix_big'],
+        entryPoints: ['replay_copy', 'replay_copy_big', 'replay_headers', 'replay_fix', 'replay_fix_big', 'replay_slots'],
       });
     }
     return this.program;
@@ -116,6 +122,15 @@ export class EvacuationReplay {
       await this.uploader.write(job.liveBuffer, job.deviceLive, asU32(job.live.subarray(job.deviceLive, n)));
       bytes += (n - job.deviceLive) * 4;
     }
+    // The remembered set as (first slot, count) runs: CompleteGraph's 15M slots
+    // lie in long arrays, so the runs are a small fraction of the slots' words.
+    const runs = new Uint32Array(job.slotRuns.buffer, job.slotRuns.byteOffset, job.slotRuns.length);
+    const runCount = runs.length >>> 1;
+    const slotBuf = this.slotRuns.ensure(Math.max(1, runs.length) * 4).buffer;
+    if (runCount > 0) {
+      await this.uploader.write(slotBuf, 0, runs);
+      bytes += runs.length * 4;
+    }
     const typeCount = job.sizeTable.length >>> 2;
     const { buffer: types, fresh } = this.types.ensure(job.sizeTable.byteLength);
     if (fresh || this.typesUploaded !== typeCount) {
@@ -126,7 +141,7 @@ export class EvacuationReplay {
     device.queue.writeBuffer(
       this.params,
       0,
-      new Uint32Array([n, job.youngStart, job.youngEnd, this.mirror.heapWords, typeCount, bigCap, 0, 0]),
+      new Uint32Array([n, job.youngStart, job.youngEnd, this.mirror.heapWords, typeCount, bigCap, runCount, 0]),
     );
 
     const group = bindGroup(device, program, {
@@ -136,6 +151,7 @@ export class EvacuationReplay {
       types,
       big,
       rctl: this.ctl,
+      slots: slotBuf,
       ...this.mirror.buffers(),
     });
     const wg = ctx.adapter.software ? 64 : 256;
@@ -151,6 +167,7 @@ export class EvacuationReplay {
       ['replay_headers', perObject],
       ['replay_fix', perObject],
       ['replay_fix_big', perBig],
+      ['replay_slots', Math.max(1, Math.min(ctx.limits.maxComputeWorkgroupsPerDimension, Math.ceil(runCount / wg)))],
     ] as const) {
       pass.setPipeline(program.pipelines.get(entry)!);
       pass.dispatchWorkgroups(groups);
@@ -166,5 +183,6 @@ export class EvacuationReplay {
     this.fwd.destroy();
     this.big.destroy();
     this.types.destroy();
+    this.slotRuns.destroy();
   }
 }

@@ -123,6 +123,7 @@ export class HeapImpl implements Heap {
    * cleaned by collections.
    */
   private readonly mirrorCards: Uint8Array;
+  private readonly mirrorCards32: Uint32Array;
   private readonly mirrorBase: number;
   /** The occupied survivor space is in the mirror as it is now: set when a
    *  `takeDirtyRanges` hands it over or a collection's evacuation was replayed on
@@ -161,7 +162,9 @@ export class HeapImpl implements Heap {
     this.cards = new CardTable(p.tenuredStart, p.tenuredEnd);
     this.freeList = new FreeList(this.words);
     this.mirrorBase = p.survivor0Start;
-    this.mirrorCards = new Uint8Array(((p.tenuredEnd - p.survivor0Start) >> 7) + 1);
+    // A multiple of 4 long, for takeDirtyRanges' word-at-a-time skip.
+    this.mirrorCards = new Uint8Array((((p.tenuredEnd - p.survivor0Start) >> 7) + 4) & ~3);
+    this.mirrorCards32 = new Uint32Array(this.mirrorCards.buffer);
     this.tenuredBlocks = new Uint8Array(((p.tenuredEnd - p.tenuredStart) >>> OBJECT_BLOCK_SHIFT) + 1);
     this.freeList.addFree(p.tenuredStart, p.tenuredEnd - p.tenuredStart);
     this.stressInterval = options.gcStress ?? 0;
@@ -428,7 +431,13 @@ export class HeapImpl implements Heap {
     this.survivorsMirrored = true;
     const base = this.mirrorBase;
     const n = mc.length;
+    const mc32 = this.mirrorCards32;
     for (let c = 0; c < n; c++) {
+      // Four clean cards at a time: a 1 GiB heap has ~1.6M cards, mostly clean.
+      if ((c & 3) === 0 && mc32[c >>> 2] === 0) {
+        c += 3;
+        continue;
+      }
       if (mc[c] === 0) continue;
       const start = c;
       while (c < n && mc[c] !== 0) mc[c++] = 0;

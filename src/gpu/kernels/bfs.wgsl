@@ -180,7 +180,7 @@ fn bfs_level(@builtin(local_invocation_index) lid: u32,
           var word: u32;
           if (VECTOR) {
             if (i == 0u || (k & 3u) == 0u) { quad = refQuad(g, k >> 2u); }
-            word = quad[k & 3u];
+            word = lane(quad, k & 3u);
           } else {
             word = refWord(g, k);
           }

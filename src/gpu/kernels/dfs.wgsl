@@ -37,12 +37,18 @@
 //   stacks into `wide` (free once the rounds stopped); the CPU expands them
 //   from the mark bitmap read back (dfs.ts, cpu-trace.ts).
 //
-// Young collections (Algorithm 4): each thread collects the young nodes it
-// marks in a batch and appends the batch to `live` with one atomicAdd. The
-// paper links the batch through a storage stack in global memory; walking that
-// chain to flush it is one dependent load per node (about 25 µs a round for a
-// thread that marked 64 nodes on an H100), so the batch is a private array
-// instead, flushed when full and at the end of each dispatch.
+// Young collections (Algorithm 4): each thread links the young nodes it marks
+// into its storage stack (`store`, indexed like `stack`) and appends them to
+// `live` with one atomicAdd per batch, at the end of each dispatch. (A private
+// array for the batch measured 3-4x slower on an H100: it lives in local memory
+// and costs registers in every loop that marks.)
+//
+// A thread keeps its next node (the newest of its hybrid stack) across
+// dispatches in `threads` rather than spilling it where idle threads steal: a
+// thread chasing one list has nothing else, and a theft only moves the chase to
+// another thread a little later in the round. On an H100 the 2560 lists took
+// 29-61 rounds with every spilled node stealable against 13 without the theft
+// races (-vector happened to lose them). Only nodes beyond the next are shared.
 //
 // Idle threads' scans (load balancing) are bounded to SCAN_BUDGET elements per
 // dispatch, resuming where they stopped: under the sable layout the stack is
@@ -63,12 +69,14 @@ const CTL_PENDING: u32 = 6u;
 const CTL_DRAIN_OVERFLOW: u32 = 7u;
 
 const SPLIT: u32 = 64u;
+// Per thread in `threads`: global stack top, steal cursor, kept next node.
+const THREAD_WORDS: u32 = 3u;
 
 var<private> top: u32;      // top of this thread's global stack, 0 = empty
 var<private> lcount: u32;   // depth of this thread's hybrid stack
 var<private> lbase: u32;    // this thread's slice of lstack
-var<private> batch: array<u32, BATCH>;  // young nodes marked, not yet in `live`
-var<private> bcount: u32;
+var<private> shead: u32;    // storage stack of marked young nodes
+var<private> scount: u32;
 
 // The hybrid stack (§4.1): LCAP elements per thread in workgroup memory, LCAP
 // derived at start-up from the adapter's workgroup storage and the workgroup size.
@@ -120,9 +128,9 @@ fn pop() -> u32 {
 
 fn record(n: u32) {
   if (YOUNG) {
-    if (bcount == BATCH) { flushYoung(); }
-    batch[bcount] = nodeAddress(n);
-    bcount += 1u;
+    store[stackIndex(n)] = shead;
+    shead = n;
+    scount += 1u;
   }
 }
 
@@ -216,24 +224,47 @@ fn steal(t: u32, cursor: ptr<function, u32>, scanned: ptr<function, u32>) -> u32
 
 // Algorithm 4, lines 14-17: one atomicAdd reserves room for the whole batch.
 fn flushYoung() {
-  if (!YOUNG || bcount == 0u) { return; }
-  let at = atomicAdd(&ctl[CTL_LIVE], bcount);
-  for (var k = 0u; k < bcount; k += 1u) {
-    if (at + k < params.liveCap) { live[at + k] = batch[k]; }
+  if (!YOUNG || scount == 0u) { return; }
+  var at = atomicAdd(&ctl[CTL_LIVE], scount);
+  var n = shead;
+  for (var k = 0u; k < scount; k += 1u) {
+    if (at < params.liveCap) { live[at] = nodeAddress(n); }
+    at += 1u;
+    n = store[stackIndex(n)];
   }
-  bcount = 0u;
+  shead = 0u;
+  scount = 0u;
 }
 
 fn finish(t: u32) {
-  // Workgroup memory does not outlive the dispatch: spill the hybrid stack,
-  // oldest first, which also lets idle threads find this work next round.
-  if (HYBRID) {
+  // Workgroup memory does not outlive the dispatch: keep the newest node of the
+  // hybrid stack (the next to pop) for this thread, and spill the rest, oldest
+  // first, where idle threads find it next round.
+  var next = 0u;
+  if (HYBRID && lcount > 0u) {
+    lcount -= 1u;
+    next = lstack[lbase + lcount];
     for (var k = 0u; k < lcount; k += 1u) { pushGlobal(lstack[lbase + k]); }
     lcount = 0u;
   }
-  threads[2u * t] = top;
-  if (top != 0u) { atomicAdd(&ctl[CTL_BUSY], 1u); }
+  threads[THREAD_WORDS * t] = top;
+  threads[THREAD_WORDS * t + 2u] = next;
+  if (top != 0u || next != 0u) { atomicAdd(&ctl[CTL_BUSY], 1u); }
   flushYoung();
+}
+
+// Starts a dispatch's work for thread t: its global stack's top and the node it kept.
+fn resume(t: u32, lid: u32) {
+  top = threads[THREAD_WORDS * t];
+  lcount = 0u;
+  lbase = lid * LCAP;
+  shead = 0u;
+  scount = 0u;
+  let next = threads[THREAD_WORDS * t + 2u];
+  if (HYBRID && next != 0u) {
+    lstack[lbase] = next;
+    lcount = 1u;
+  }
 }
 
 // Marks and pushes the roots: thread t takes roots t, t+T, t+2T, ...
@@ -243,7 +274,8 @@ fn dfs_init(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   top = 0u;
   lcount = 0u;
   lbase = lid * LCAP;
-  bcount = 0u;
+  shead = 0u;
+  scount = 0u;
   for (var r = t; r < params.rootCount; r += params.threadCount) { visit(roots[r]); }
   finish(t);
 }
@@ -253,11 +285,8 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   // After the last round with work, the host's remaining dispatches cost nothing.
   if (atomicLoad(&ctl[CTL_LAST_BUSY]) == 0u) { return; }
   let t = gid.x;
-  top = threads[2u * t];
-  var cursor = threads[2u * t + 1u];
-  lcount = 0u;
-  lbase = lid * LCAP;
-  bcount = 0u;
+  resume(t, lid);
+  var cursor = threads[THREAD_WORDS * t + 1u];
   var budget = STEP_BUDGET;
   var scanned = 0u;
   loop {
@@ -271,7 +300,7 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
     let refs = expand(n);
     budget -= min(budget, 1u + (refs >> 4u));
   }
-  threads[2u * t + 1u] = cursor;
+  threads[THREAD_WORDS * t + 1u] = cursor;
   finish(t);
 }
 
@@ -283,10 +312,7 @@ fn dfs_wide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   let tail = min(atomicLoad(&ctl[CTL_WIDE_TAIL]), params.wideCap);
   if (head >= tail) { return; }
   let t = gid.x;
-  top = threads[2u * t];
-  lcount = 0u;
-  lbase = lid * LCAP;
-  bcount = 0u;
+  resume(t, lid);
   for (var w = head; w < tail; w += 1u) {
     let r = nodeRefs(wide[w]);
     visitRange(r.x, r.y + SPLIT, r.y + r.z, t, params.threadCount);
@@ -311,7 +337,16 @@ fn dfs_advance() {
 fn dfs_drain(@builtin(global_invocation_id) gid: vec3<u32>) {
   let t = gid.x;
   if (t >= params.threadCount) { return; }
-  var n = threads[2u * t];
+  let kept = threads[THREAD_WORDS * t + 2u];
+  if (kept != 0u) {
+    let at = atomicAdd(&ctl[CTL_PENDING], 1u);
+    if (at >= DRAIN_CAP) {
+      atomicStore(&ctl[CTL_DRAIN_OVERFLOW], 1u);
+      return;
+    }
+    wide[at] = kept;
+  }
+  var n = threads[THREAD_WORDS * t];
   var walked = 0u;
   loop {
     if (n == 0u) { break; }

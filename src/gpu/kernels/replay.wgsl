@@ -17,6 +17,8 @@
 //   replay_fix       young references inside each copy, through the forwarding
 //                    headers (small objects one thread each, listed ones a
 //                    workgroup each, in replay_fix_big)
+//   replay_slots     the remembered set's tenured slots, as the plan fixed them
+//                    (after replay_headers: it reads the forwarding headers)
 // Sources (eden, from-space) and destinations (to-space, free tenured chunks)
 // never overlap, so copies run in any order.
 
@@ -27,7 +29,7 @@ struct ReplayParams {
   heapWords: u32,
   typeCount: u32,
   bigCap: u32,
-  pad0: u32,
+  slotRuns: u32,     // runs of remembered-set slots (first, count)
   pad1: u32,
 }
 
@@ -112,5 +114,14 @@ fn replay_fix_big(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
   for (var b = wid.x; b < n; b += nwg.x) {
     let na = fwd[big[b]];
     fixRefs(na + 4u, na + 4u + heapWord(na + 2u), lid, WG);
+  }
+}
+
+@compute @workgroup_size(WG)
+fn replay_slots(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let stride = nwg.x * WG;
+  for (var r = gid.x; r < rp.slotRuns; r += stride) {
+    let run = slots[r];
+    fixRefs(run.x, run.x + run.y, 0u, 1u);
   }
 }
