@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
-import { HeapVerificationError, verifyHeap, verifyMarks } from '../../src/gc/verify.js';
+import { HeapVerificationError, verifyHeap, verifyHeapCopy, verifyMarks } from '../../src/gc/verify.js';
 import type { MarkRequest } from '../../src/gc/marker.js';
 import { alloc, collect, makeHeap } from './helpers.js';
 
@@ -128,5 +128,29 @@ describe('verifyMarks', () => {
     const { heap, request, result } = await marked();
     const live = Int32Array.from([...result.live!, result.live![0]!]);
     expect(() => verifyMarks(heap, request, { ...result, live })).toThrow(/listed 4 live young objects, expected 3/);
+  });
+});
+
+describe('verifyHeapCopy', () => {
+  it('accepts an exact copy and names the first reference word that differs', async () => {
+    const { heap, roots, r, left } = await smallGraph();
+    await collect(heap, 'young');
+    const copy = new Uint32Array(heap.words.buffer.slice(0));
+    expect(() => verifyHeapCopy(heap, copy, 'm')).not.toThrow();
+    const slot = roots.get(r) + left;
+    copy[slot] = copy[slot]! + 4;
+    expect(() => verifyHeapCopy(heap, copy, 'm')).toThrow(HeapVerificationError);
+    expect(() => verifyHeapCopy(heap, copy, 'm')).toThrow(new RegExp(`m's copy of the heap differs at word ${slot} `));
+  });
+
+  it('ignores scalar words, which no marker reads', async () => {
+    const { heap, roots, r, left } = await smallGraph();
+    await collect(heap, 'young');
+    const copy = new Uint32Array(heap.words.buffer.slice(0));
+    // Sable keeps the int field left of the header, just before it.
+    const a = roots.get(r);
+    copy[a - 1] = 12345;
+    expect(left).toBeGreaterThanOrEqual(4);
+    expect(() => verifyHeapCopy(heap, copy, 'm')).not.toThrow();
   });
 });
