@@ -18,12 +18,12 @@
  * The plan fixes the root slots and the remembered-set slots itself.
  */
 
+import { CARD_SHIFT } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
 import {
   AGE_MASK,
   AGE_SHIFT,
   HEADER_TAG,
-  KIND_FLOAT_ARRAY,
   KIND_INSTANCE,
   KIND_REF_ARRAY,
   STATUS_FORWARDED,
@@ -55,7 +55,6 @@ export class Evacuator {
     const types = h.types;
     const kinds = types.kind;
     const typeLeft = types.left;
-    const typeRight = types.right;
     const n = live.length;
     const fwd = this.forward.reserve(n);
     const lefts = this.left.reserve(n);
@@ -73,16 +72,8 @@ export class Evacuator {
       const a = live[i]!;
       const status = words[a]!;
       const t = words[a + 1]!;
-      const k = kinds[t]!;
-      let left = 0;
-      let size: number;
-      if (k === KIND_INSTANCE) {
-        left = typeLeft[t]!;
-        size = left + 4 + typeRight[t]!;
-      } else {
-        const len = words[a + 3]!;
-        size = 4 + (k === KIND_FLOAT_ARRAY ? 2 * len : len);
-      }
+      const left = kinds[t] === KIND_INSTANCE ? typeLeft[t]! : 0;
+      const size = left + 4 + types.rightWords(words, a);
       lefts[i] = left;
       sizes[i] = size;
       const age = (status >> AGE_SHIFT) & AGE_MASK;
@@ -117,19 +108,6 @@ export class Evacuator {
     return true;
   }
 
-  /** Records the promoted copies as tenured writes for a heap mirror (when the
-   *  mirror was to replay this evacuation but did not). */
-  notePromotions(): void {
-    const h = this.heap;
-    const fwd = this.forward.data;
-    const lefts = this.left.data;
-    const sizes = this.size.data;
-    for (let i = 0; i < this.forward.length; i++) {
-      const na = fwd[i]!;
-      if (na >= h.tenuredStart) h.noteTenuredWrite(na - lefts[i]!, na - lefts[i]! + sizes[i]!);
-    }
-  }
-
   /** Restores the first `count` headers and gives back the tenured chunks they took. */
   private undo(live: Int32Array, count: number): void {
     const h = this.heap;
@@ -144,8 +122,10 @@ export class Evacuator {
     }
   }
 
-  /** Pass 2: copy, then redirect the young references inside each copy. */
-  copy(live: Int32Array): void {
+  /** Pass 2: copy, then redirect the young references inside each copy.
+   *  `noteMirror`: record the promoted copies as tenured writes for a heap mirror
+   *  (false when the marker replays the evacuation on its mirror itself). */
+  copy(live: Int32Array, noteMirror: boolean): void {
     const h = this.heap;
     const words = h.words;
     const types = h.types;
@@ -178,6 +158,7 @@ export class Evacuator {
       words[na] = HEADER_TAG | (age << AGE_SHIFT);
       words[na + 1] = t;
       const promoted = na >= tenuredStart;
+      if (promoted && noteMirror) h.noteTenuredWrite(dst, dst + size);
       const k = types.kind[t];
       if (sable || k === KIND_REF_ARRAY) {
         const end = na + 4 + (sable ? words[na + 2]! : words[na + 3]!);
@@ -186,7 +167,7 @@ export class Evacuator {
           if (v < ys || v >= ye) continue;
           const nv = words[v + 1]!;
           words[s] = nv;
-          if (promoted && nv < ye) cards[(s - tenuredStart) >> 7] = 1;
+          if (promoted && nv < ye) cards[(s - tenuredStart) >> CARD_SHIFT] = 1;
         }
       } else if (k === KIND_INSTANCE) {
         const b = types.refBegin[t]!;
@@ -197,7 +178,7 @@ export class Evacuator {
           if (v < ys || v >= ye) continue;
           const nv = words[v + 1]!;
           words[s] = nv;
-          if (promoted && nv < ye) cards[(s - tenuredStart) >> 7] = 1;
+          if (promoted && nv < ye) cards[(s - tenuredStart) >> CARD_SHIFT] = 1;
         }
       }
     }

@@ -23,7 +23,7 @@
  * (mark-sweep), needs the card-marking write barrier.
  */
 
-import { CARD_CLEAN, CARD_DIRTY } from '../heap/card-table.js';
+import { CARD_CLEAN, CARD_DIRTY, CARD_SHIFT } from '../heap/card-table.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import { STATUS_FORWARDED } from '../heap/layout.js';
@@ -35,14 +35,8 @@ import { fixRoots, gatherRoots, scanDirtyCards } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
 
-export const GENERATIONAL_PLAN_CONSTRAINTS = {
-  movesYoungObjects: true,
-  movesTenuredObjects: false,
-  needsCardBarrier: true,
-} as const;
-
-/** Longest run of remembered slots handed to a replaying marker (one GPU thread
- *  rewrites a run). */
+/** Longest run of rewritten remembered slots (a replaying GPU marker gives each
+ *  run to one thread). */
 const SLOT_RUN_MAX = 256;
 
 export class GenerationalPlan implements Collector {
@@ -54,6 +48,8 @@ export class GenerationalPlan implements Collector {
   private readonly rememberedObjects = new IntList();
   private readonly youngLive = new IntList();
   private readonly slotRuns = new IntList();
+  /** dedupeRoots' bitmap over the young range, reused. */
+  private seen = new Uint32Array(0);
   private readonly evacuator: Evacuator;
   private markTimes: MarkTimes = { mark: 0 };
 
@@ -158,8 +154,6 @@ export class GenerationalPlan implements Collector {
     for (let i = 0; i < n; i++) seen[(d[i]! - ys) >>> 5] = 0;
   }
 
-  private seen = new Uint32Array(0);
-
   /** Returns false, having changed nothing, when the promotions would not fit. */
   private async young(phases: PhaseTimes): Promise<boolean> {
     const h = this.heap;
@@ -177,21 +171,13 @@ export class GenerationalPlan implements Collector {
     const live = result.live ?? this.liveFromBitmap(result.bitmap);
 
     t = performance.now();
-    // A marker that replays the evacuation on its heap copy gets the promoted
-    // copies that way, not as tenured writes.
-    const replay = this.marker.replaysEvacuation === true && this.marker.replayEvacuation !== undefined;
-    h.setQuietPromotions(replay);
-    let assigned: boolean;
-    try {
-      assigned = this.evacuator.assign(live, false);
-    } finally {
-      h.setQuietPromotions(false);
-    }
-    if (!assigned) {
+    if (!this.evacuator.assign(live, false)) {
       phases.copy += performance.now() - t;
       return false;
     }
-    await this.finishEvacuation(live, phases, replay);
+    // A marker that replays the evacuation on its heap copy is handed the moves;
+    // the heap does not record them as written words.
+    await this.finishEvacuation(live, phases, this.marker.replaysEvacuation === true);
     phases.copy += performance.now() - t - phases.graph - phases.sync;
     return true;
   }
@@ -253,14 +239,15 @@ export class GenerationalPlan implements Collector {
     const cards = h.cards.cards;
     const dc = this.dirtyCards.data;
     for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
-    ev.copy(live);
+    ev.copy(live, !replay);
     const ys = h.youngStart;
     const ye = h.youngEnd;
     const base = h.tenuredStart;
     const slots = this.rememberedSlots.data;
-    // The slots rewritten, as (first, count) runs of consecutive slots for a
-    // replaying marker, which redirects them in its copy itself (CompleteGraph
-    // rewrites ~15M slots per young collection, in long runs).
+    // The slots rewritten, as (first, count) runs of consecutive slots: a
+    // replaying marker redirects them in its copy itself, otherwise they are
+    // recorded as written words (CompleteGraph rewrites ~15M slots per young
+    // collection, in long runs).
     const runs = this.slotRuns;
     runs.clear();
     let runEnd = -1;
@@ -270,20 +257,18 @@ export class GenerationalPlan implements Collector {
       if (v < ys || v >= ye) continue;
       const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + 1]! : v;
       words[s] = nv;
-      if (replay) {
-        const n = runs.length;
-        if (s === runEnd && runs.data[n - 1]! < SLOT_RUN_MAX) {
-          runs.data[n - 1]!++;
-        } else {
-          runs.push(s);
-          runs.push(1);
-        }
-        runEnd = s + 1;
+      const n = runs.length;
+      if (s === runEnd && runs.data[n - 1]! < SLOT_RUN_MAX) {
+        runs.data[n - 1]!++;
       } else {
-        h.noteTenuredWrite(s, s + 1);
+        runs.push(s);
+        runs.push(1);
       }
-      if (nv >= ys && nv < ye) cards[(s - base) >> 7] = CARD_DIRTY;
+      runEnd = s + 1;
+      if (nv >= ys && nv < ye) cards[(s - base) >> CARD_SHIFT] = CARD_DIRTY;
     }
+    const r = runs.view();
+    if (!replay) for (let i = 0; i < r.length; i += 2) h.noteTenuredWrite(r[i]!, r[i]! + r[i + 1]!);
     fixRoots(h);
     if (h.graph !== null) {
       const tg = performance.now();
@@ -296,18 +281,12 @@ export class GenerationalPlan implements Collector {
       );
       phases.graph += performance.now() - tg;
     }
-    let mirrored = false;
     if (replay) {
       const ts = performance.now();
-      const r = this.slotRuns.view();
-      mirrored = await this.marker.replayEvacuation!(live, ev.forward.view(), r);
-      if (!mirrored) {
-        ev.notePromotions();
-        for (let i = 0; i < r.length; i += 2) h.noteTenuredWrite(r[i]!, r[i]! + r[i + 1]!);
-      }
+      await this.marker.replayEvacuation!(live, ev.forward.view(), r);
       phases.sync += performance.now() - ts;
     }
-    h.flipSurvivors(ev.toTop, mirrored);
+    h.flipSurvivors(ev.toTop, replay);
   }
 
   /** The live young objects of a full mark (or of a marker that gives no list). */
@@ -315,7 +294,7 @@ export class GenerationalPlan implements Collector {
     const h = this.heap;
     const out = this.youngLive;
     out.clear();
-    const ranges = [h.edenStart, h.edenTop, h.fromStart, h.fromTop];
+    const ranges = h.youngRanges();
     for (let r = 0; r < 4; r += 2) {
       const lo = ranges[r]!;
       const hi = ranges[r + 1]!;

@@ -10,9 +10,9 @@
  * collection sweeps them.
  */
 
-import { CARD_DIRTY, CARD_WORDS, blockEnd } from '../heap/card-table.js';
+import { CARD_DIRTY, CARD_WORDS, blockEnd, headerAt } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
-import { HEADER_TAG, KIND_INSTANCE, KIND_REF_ARRAY, STATUS_FORWARDED } from '../heap/layout.js';
+import { KIND_INSTANCE, KIND_REF_ARRAY, STATUS_FORWARDED } from '../heap/layout.js';
 import type { IntList } from './int-list.js';
 
 /** Appends every non-null root (only young ones when `youngOnly`) to `out`. */
@@ -59,7 +59,7 @@ export function scanDirtyCards(
         p = blockEnd(words, types, p);
         continue;
       }
-      const a = (w & HEADER_TAG) !== 0 ? p : p + w;
+      const a = headerAt(words, p);
       const t = words[a + 1]!;
       const end = a + 4 + types.rightWords(words, a);
       if (sable || types.kind[t] === KIND_REF_ARRAY) {

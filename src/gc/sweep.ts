@@ -7,16 +7,15 @@
  */
 
 import type { HeapImpl } from '../heap/heap.js';
-import { FREE_CHUNK, HEADER_TAG, STATUS_MARK } from '../heap/layout.js';
+import { headerAt } from '../heap/card-table.js';
+import { FREE_CHUNK, STATUS_MARK } from '../heap/layout.js';
 
-/** Returns the number of words freed (dead objects only, not already-free space). */
-export function sweepTenured(heap: HeapImpl, bitmap: Uint32Array, onLive?: (a: number) => void): number {
+export function sweepTenured(heap: HeapImpl, bitmap: Uint32Array, onLive?: (a: number) => void): void {
   const words = heap.words;
   const types = heap.types;
   const cards = heap.cards;
   const fl = heap.freeList;
   const end = heap.tenuredEnd;
-  const freeBefore = fl.freeWords;
   fl.reset();
   let p = heap.tenuredStart;
   let run = -1; // start of the current run of free space, or -1
@@ -27,7 +26,7 @@ export function sweepTenured(heap: HeapImpl, bitmap: Uint32Array, onLive?: (a: n
       p = w === FREE_CHUNK ? p + words[p + 1]! : p + 1;
       continue;
     }
-    const a = (w & HEADER_TAG) !== 0 ? p : p + w;
+    const a = headerAt(words, p);
     const next = a + 4 + types.rightWords(words, a);
     if ((bitmap[a >>> 5]! & (1 << (a & 31))) !== 0) {
       if (run >= 0) {
@@ -47,5 +46,4 @@ export function sweepTenured(heap: HeapImpl, bitmap: Uint32Array, onLive?: (a: n
     fl.addFree(run, end - run);
     cards.recordBlock(run, end);
   }
-  return fl.freeWords - freeBefore;
 }

@@ -15,7 +15,7 @@
  * Both throw HeapVerificationError, whose message names the address and the fault.
  */
 
-import { CARD_DIRTY } from '../heap/card-table.js';
+import { CARD_DIRTY, blockEnd, headerAt } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
 import {
   FREE_CHUNK,
@@ -54,7 +54,7 @@ function walkSpace(
   space: string,
   start: number,
   end: number,
-  headers: Uint32Array,
+  headers: Uint32Array | null,
   onObject: (a: number) => void,
 ): void {
   const words = heap.words;
@@ -102,7 +102,7 @@ function walkSpace(
     }
     const next = a + 4 + types.rightWords(words, a);
     if (next > end) fail(`bad header at ${a} in ${space}: ${types.names[t]} of ${next - p} words runs past the space end ${end}`);
-    headers[a >>> 5]! |= 1 << (a & 31);
+    if (headers) headers[a >>> 5]! |= 1 << (a & 31);
     onObject(a);
     p = next;
   }
@@ -116,21 +116,19 @@ function walkSpace(
  */
 export function verifyHeapCopy(heap: HeapImpl, copy: Uint32Array, markerName = 'marker'): void {
   const words = heap.words;
-  const headers = new Uint32Array((words.length + 31) >>> 5);
   const check = (space: string) => (a: number): void => {
-    const slots = [a, a + 1, a + 2, a + 3];
-    forEachRefSlot(heap, a, (s) => slots.push(s));
-    for (const s of slots) {
-      if ((copy[s]! | 0) !== words[s]) {
-        fail(
-          `${markerName}'s copy of the heap differs at word ${s} of the ${heap.types.names[words[a + 1]!]} at ${a} ` +
-            `in ${space}: the heap holds ${words[s]}, the copy ${copy[s]! | 0}`,
-        );
-      }
-    }
+    const same = (s: number): void => {
+      if ((copy[s]! | 0) === words[s]) return;
+      fail(
+        `${markerName}'s copy of the heap differs at word ${s} of the ${heap.types.names[words[a + 1]!]} at ${a} ` +
+          `in ${space}: the heap holds ${words[s]}, the copy ${copy[s]! | 0}`,
+      );
+    };
+    for (let s = a; s < a + 4; s++) same(s);
+    forEachRefSlot(heap, a, same);
   };
-  walkSpace(heap, 'survivor', heap.fromStart, heap.fromTop, headers, check('survivor'));
-  walkSpace(heap, 'tenured', heap.tenuredStart, heap.tenuredEnd, headers, check('tenured'));
+  walkSpace(heap, 'survivor', heap.fromStart, heap.fromTop, null, check('survivor'));
+  walkSpace(heap, 'tenured', heap.tenuredStart, heap.tenuredEnd, null, check('tenured'));
 }
 
 /** Where `v` points, in words for an error message. */
@@ -148,13 +146,10 @@ function describe(heap: HeapImpl, v: number): string {
   const words = heap.words;
   let p = heap.tenuredStart;
   while (p < heap.tenuredEnd) {
-    const w = words[p]!;
-    let next: number;
-    if (w < 0) next = w === FREE_CHUNK ? p + words[p + 1]! : p + 1;
-    else {
-      const a = (w & HEADER_TAG) !== 0 ? p : p + w;
-      next = a + 4 + heap.types.rightWords(words, a);
-      if (v < next && v >= p) return `${v}, inside the ${heap.typeName(words[a + 1]!)} at ${a} but not at its header`;
+    const next = blockEnd(words, heap.types, p);
+    if (words[p]! >= 0 && v < next && v >= p) {
+      const a = headerAt(words, p);
+      return `${v}, inside the ${heap.typeName(words[a + 1]!)} at ${a} but not at its header`;
     }
     if (next <= p) break;
     if (v < next && v >= p) return `${v}, into the free chunk at ${p}`;
@@ -166,13 +161,9 @@ function describe(heap: HeapImpl, v: number): string {
 /** Checks the whole heap; see the module comment. Throws HeapVerificationError. */
 export function verifyHeap(heap: HeapImpl): void {
   const words = heap.words;
-  const headers = new Uint32Array((words.length + 31) >>> 5);
   const ys = heap.youngStart;
   const ye = heap.youngEnd;
-  const noop = (): void => {};
-  walkSpace(heap, 'eden', heap.edenStart, heap.edenTop, headers, noop);
-  walkSpace(heap, 'survivor', heap.fromStart, heap.fromTop, headers, noop);
-  walkSpace(heap, 'tenured', heap.tenuredStart, heap.tenuredEnd, headers, (a) => {
+  const headers = objectHeaders(heap, (a) => {
     // The card invariant holds for every tenured object, live or not: a dirty card's
     // scan reads every object in it, so a stale young reference anywhere would do harm.
     forEachRefSlot(heap, a, (s) => {
@@ -215,13 +206,14 @@ export function verifyHeap(heap: HeapImpl): void {
   if (heap.graph !== null) verifyRefGraph(heap, headers);
 }
 
-/** The header bitmap of every object in eden, the occupied survivor and tenured. */
-function objectHeaders(heap: HeapImpl): Uint32Array {
+/** The header bitmap of every object in eden, the occupied survivor and tenured;
+ *  `onTenured` sees each tenured object. */
+function objectHeaders(heap: HeapImpl, onTenured: (a: number) => void = () => {}): Uint32Array {
   const headers = new Uint32Array((heap.words.length + 31) >>> 5);
   const noop = (): void => {};
   walkSpace(heap, 'eden', heap.edenStart, heap.edenTop, headers, noop);
   walkSpace(heap, 'survivor', heap.fromStart, heap.fromTop, headers, noop);
-  walkSpace(heap, 'tenured', heap.tenuredStart, heap.tenuredEnd, headers, noop);
+  walkSpace(heap, 'tenured', heap.tenuredStart, heap.tenuredEnd, headers, onTenured);
   return headers;
 }
 

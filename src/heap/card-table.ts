@@ -47,10 +47,6 @@ export class CardTable {
     return this.base + (card << CARD_SHIFT);
   }
 
-  dirty(addr: number): void {
-    this.cards[(addr - this.base) >> CARD_SHIFT] = CARD_DIRTY;
-  }
-
   isDirty(addr: number): boolean {
     return this.cards[(addr - this.base) >> CARD_SHIFT] === CARD_DIRTY;
   }
@@ -95,7 +91,3 @@ export function blockEnd(words: Int32Array, types: TypeTable, p: number): number
   return a + 4 + types.rightWords(words, a);
 }
 
-/** True when the block at `p` is a free chunk or a free word. */
-export function isFreeBlock(words: Int32Array, p: number): boolean {
-  return words[p]! < 0;
-}

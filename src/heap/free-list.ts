@@ -86,13 +86,6 @@ export class FreeList {
     return 0;
   }
 
-  /** Number of listed chunks with room left (for tests and statistics). */
-  chunkCount(): number {
-    let c = 0;
-    for (let i = 0; i < this.count; i++) if (this.sizes[i]! >= MIN_CHUNK_WORDS) c++;
-    return c;
-  }
-
   /** The listed chunks as [start, size] pairs (for tests). */
   chunks(): Array<[number, number]> {
     const out: Array<[number, number]> = [];

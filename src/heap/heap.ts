@@ -24,7 +24,7 @@ import {
   type Heap,
   type RootProvider,
 } from './api.js';
-import { CardTable } from './card-table.js';
+import { CARD_SHIFT, CardTable } from './card-table.js';
 import type { Collector } from './collector.js';
 import { FreeList } from './free-list.js';
 import {
@@ -60,6 +60,41 @@ export interface InstanceShape extends ClassShape {
 
 /** Tenured blocks of `objectRanges` are 2^15 words (128 KiB). */
 const OBJECT_BLOCK_SHIFT = 15;
+
+/** A byte per 2^shift words of a `words`-long range, a multiple of 4 bytes long
+ *  (pushRuns skips clean bytes four at a time). */
+function byteMap(words: number, shift: number): Uint8Array {
+  return new Uint8Array(((words >>> shift) + 4) & ~3);
+}
+
+/** Sets the bytes of `map` (one per 2^shift words from `base`) covering [start, end). */
+function markRange(map: Uint8Array, base: number, shift: number, start: number, end: number): void {
+  const first = (start - base) >>> shift;
+  const last = (end - 1 - base) >>> shift;
+  if (first === last) map[first] = 1;
+  else map.fill(1, first, last + 1);
+}
+
+/** Appends the word ranges of `map`'s runs of set bytes to `out` (clipped at
+ *  `limit`), clearing them when `clear`. Clean bytes are skipped four at a time:
+ *  a 1 GiB heap has ~1.6M cards, mostly clean. */
+function pushRuns(map: Uint8Array, base: number, shift: number, limit: number, out: number[], clear: boolean): void {
+  const map32 = new Uint32Array(map.buffer, map.byteOffset, map.length >>> 2);
+  const n = map.length;
+  for (let i = 0; i < n; i++) {
+    if ((i & 3) === 0 && map32[i >>> 2] === 0) {
+      i += 3;
+      continue;
+    }
+    if (map[i] === 0) continue;
+    const s = i;
+    while (i < n && map[i] !== 0) {
+      if (clear) map[i] = 0;
+      i++;
+    }
+    out.push(base + (s << shift), Math.min(limit, base + (i << shift)));
+  }
+}
 
 const PENDING_NONE = 0;
 const PENDING_YOUNG = 1;
@@ -123,15 +158,11 @@ export class HeapImpl implements Heap {
    * cleaned by collections.
    */
   private readonly mirrorCards: Uint8Array;
-  private readonly mirrorCards32: Uint32Array;
   private readonly mirrorBase: number;
   /** The occupied survivor space is in the mirror as it is now: set when a
    *  `takeDirtyRanges` hands it over or a collection's evacuation was replayed on
    *  the mirror (`flipSurvivors(top, true)`); cleared by other evacuations. */
   private survivorsMirrored = false;
-  /** Evacuation in progress whose promotions the mirror will replay: their
-   *  tenured words are not noted in `mirrorCards`. */
-  private quietPromotions = false;
   /** Blocks of 2^OBJECT_BLOCK_SHIFT tenured words where objects were ever
    *  allocated (see `objectRanges`). */
   private readonly tenuredBlocks: Uint8Array;
@@ -162,10 +193,8 @@ export class HeapImpl implements Heap {
     this.cards = new CardTable(p.tenuredStart, p.tenuredEnd);
     this.freeList = new FreeList(this.words);
     this.mirrorBase = p.survivor0Start;
-    // A multiple of 4 long, for takeDirtyRanges' word-at-a-time skip.
-    this.mirrorCards = new Uint8Array((((p.tenuredEnd - p.survivor0Start) >> 7) + 4) & ~3);
-    this.mirrorCards32 = new Uint32Array(this.mirrorCards.buffer);
-    this.tenuredBlocks = new Uint8Array(((p.tenuredEnd - p.tenuredStart) >>> OBJECT_BLOCK_SHIFT) + 1);
+    this.mirrorCards = byteMap(p.tenuredEnd - p.survivor0Start, CARD_SHIFT);
+    this.tenuredBlocks = byteMap(p.tenuredEnd - p.tenuredStart, OBJECT_BLOCK_SHIFT);
     this.freeList.addFree(p.tenuredStart, p.tenuredEnd - p.tenuredStart);
     this.stressInterval = options.gcStress ?? 0;
     this.totals = emptyStats(this.layout.name);
@@ -301,33 +330,21 @@ export class HeapImpl implements Heap {
 
   /**
    * Promotion: `size` words in tenured for a collector, or 0. Not an allocation by the
-   * program, so it neither counts towards `--gc-stress` nor requests collections.
+   * program, so it neither counts towards `--gc-stress` nor requests collections. The
+   * collector records the copy as written (`noteTenuredWrite`) unless a heap mirror
+   * replays it.
    */
   allocTenured(size: number): number {
     const s = this.freeList.alloc(size);
     if (s !== 0) {
       this.cards.recordBlock(s, s + size);
-      if (!this.quietPromotions) this.noteTenuredWrite(s, s + size);
       this.noteTenuredObject(s, s + size);
     }
     return s;
   }
 
-  /**
-   * Brackets an evacuation whose copies a heap mirror will replay itself (gpu/
-   * replay.ts): promotions inside are not noted as tenured writes. If the replay
-   * then does not happen, the collector notes them (`noteTenuredWrite`).
-   */
-  setQuietPromotions(on: boolean): void {
-    this.quietPromotions = on;
-  }
-
   private noteTenuredObject(start: number, end: number): void {
-    const b = this.tenuredBlocks;
-    const first = (start - this.tenuredStart) >>> OBJECT_BLOCK_SHIFT;
-    const last = (end - 1 - this.tenuredStart) >>> OBJECT_BLOCK_SHIFT;
-    if (first === last) b[first] = 1;
-    else b.fill(1, first, last + 1);
+    markRange(this.tenuredBlocks, this.tenuredStart, OBJECT_BLOCK_SHIFT, start, end);
   }
 
   /**
@@ -336,15 +353,8 @@ export class HeapImpl implements Heap {
    * allocated. A GPU marker reads back only these words' mark bits.
    */
   objectRanges(): number[] {
-    const out = [this.edenStart, this.edenTop, this.fromStart, this.fromTop];
-    const b = this.tenuredBlocks;
-    const base = this.tenuredStart;
-    for (let i = 0; i < b.length; i++) {
-      if (b[i] === 0) continue;
-      const s = i;
-      while (i < b.length && b[i] !== 0) i++;
-      out.push(base + (s << OBJECT_BLOCK_SHIFT), Math.min(this.tenuredEnd, base + (i << OBJECT_BLOCK_SHIFT)));
-    }
+    const out = this.youngRanges();
+    pushRuns(this.tenuredBlocks, this.tenuredStart, OBJECT_BLOCK_SHIFT, this.tenuredEnd, out, false);
     return out;
   }
 
@@ -383,10 +393,10 @@ export class HeapImpl implements Heap {
     this.words[slot] = value;
     // Eden comes first: a store into an eden object (the common case) costs one compare.
     if (obj >= this.mirrorBase) {
-      this.mirrorCards[(slot - this.mirrorBase) >> 7] = 1;
+      this.mirrorCards[(slot - this.mirrorBase) >> CARD_SHIFT] = 1;
       // A filtering barrier: only old-to-young stores matter to a young collection.
       if (obj >= this.tenuredStart && value >= this.youngStart && value < this.youngEnd) {
-        this.cards.cards[(slot - this.tenuredStart) >> 7] = 1;
+        this.cards.cards[(slot - this.tenuredStart) >> CARD_SHIFT] = 1;
       }
     }
     if (this.graph !== null) this.graph.writeEdge(obj, edge, value);
@@ -406,10 +416,7 @@ export class HeapImpl implements Heap {
 
   /** Records that tenured words [start, end) changed (see `takeDirtyRanges`). */
   noteTenuredWrite(start: number, end: number): void {
-    const first = (start - this.mirrorBase) >> 7;
-    const last = (end - 1 - this.mirrorBase) >> 7;
-    if (first === last) this.mirrorCards[first] = 1;
-    else this.mirrorCards.fill(1, first, last + 1);
+    markRange(this.mirrorCards, this.mirrorBase, CARD_SHIFT, start, end);
   }
 
   /**
@@ -425,28 +432,19 @@ export class HeapImpl implements Heap {
    * heap. This is gpu/marker.ts's SableInput.takeDirtyRanges.
    */
   takeDirtyRanges(): number[] {
-    const mc = this.mirrorCards;
     const out = [this.edenStart, this.edenTop];
     if (!this.survivorsMirrored) out.push(this.fromStart, this.fromTop);
     this.survivorsMirrored = true;
-    const base = this.mirrorBase;
-    const n = mc.length;
-    const mc32 = this.mirrorCards32;
-    for (let c = 0; c < n; c++) {
-      // Four clean cards at a time: a 1 GiB heap has ~1.6M cards, mostly clean.
-      if ((c & 3) === 0 && mc32[c >>> 2] === 0) {
-        c += 3;
-        continue;
-      }
-      if (mc[c] === 0) continue;
-      const start = c;
-      while (c < n && mc[c] !== 0) mc[c++] = 0;
-      out.push(base + (start << 7), Math.min(this.tenuredEnd, base + (c << 7)));
-    }
+    pushRuns(this.mirrorCards, this.mirrorBase, CARD_SHIFT, this.tenuredEnd, out, true);
     return out;
   }
 
   // ------------------------------------------------------------- accounting
+
+  /** The occupied young spaces as [start, end) pairs: eden and the survivor in use. */
+  youngRanges(): number[] {
+    return [this.edenStart, this.edenTop, this.fromStart, this.fromTop];
+  }
 
   isYoung(addr: number): boolean {
     return addr >= this.youngStart && addr < this.youngEnd;

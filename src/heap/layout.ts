@@ -193,19 +193,20 @@ export class TypeTable {
    * (gpu/replay.ts); the rule is the one `rightWords` and the evacuator use.
    */
   sizeTable(): Uint32Array {
+    if (this.sizes?.length === 4 * this.count) return this.sizes;
     const out = new Uint32Array(4 * this.count);
     for (let t = 1; t < this.count; t++) {
       const k = this.kind[t]!;
-      if (k === KIND_INSTANCE) {
-        out[4 * t] = this.left[t]!;
-        out[4 * t + 1] = HEADER_WORDS + this.right[t]!;
-      } else {
-        out[4 * t + 1] = HEADER_WORDS;
-        out[4 * t + 2] = k === KIND_FLOAT_ARRAY ? 2 : 1;
-      }
+      // Arrays have left = right = 0 in the table; their elements are per-element words.
+      out[4 * t] = this.left[t]!;
+      out[4 * t + 1] = HEADER_WORDS + this.right[t]!;
+      out[4 * t + 2] = k === KIND_INSTANCE ? 0 : k === KIND_FLOAT_ARRAY ? 2 : 1;
     }
-    return out;
+    return (this.sizes = out);
   }
+
+  /** `sizeTable`'s last answer; a new type makes it stale (its length tells). */
+  private sizes: Uint32Array | null = null;
 
   isValid(typeId: number): boolean {
     return typeId > 0 && typeId < this.count;
