@@ -16,7 +16,7 @@ import {
 import { Op } from './opcodes.js';
 import type { ArrayTypeInfo, BytecodeProgram, ClassInfo, FieldRef, FunctionCode, ReturnKind, TypeTest } from './program.js';
 
-export function fieldKindOf(t: Type): FieldKind {
+function fieldKindOf(t: Type): FieldKind {
   if (isRefType(t)) return 'ref';
   if (t.kind === 'float') return 'float';
   if (t.kind === 'bool') return 'bool';
@@ -338,7 +338,8 @@ class FunctionCompiler {
         const m = e.method!;
         this.expr(e.object);
         this.args(m, e.args);
-        const refArgs = 1 + m.params.filter((p) => isRefType(p.type)).length;
+        // The receiver and the reference arguments: the method's nRefParams (set by declare()).
+        const refArgs = this.t.functions[this.t.funIndex.get(m)!]!.nRefParams;
         return this.emit(Op.INVOKE, m.slot, refArgs);
       }
       case 'superInvoke': {

@@ -115,4 +115,3 @@ export const Op = Object.fromEntries(table.map(([name], i) => [name, i])) as { r
 /** Operand count of each opcode, indexed by opcode number. */
 export const OPERANDS: readonly number[] = table.map(([, n]) => n);
 export const OP_NAMES: readonly string[] = table.map(([name]) => name);
-export const OP_DOCS: readonly string[] = table.map(([, , doc]) => doc);

@@ -195,5 +195,3 @@ export type Expr =
 // allowed; the compiler emits the conversion wherever an int-typed expression meets a
 // float (an operand of float arithmetic or comparison, an assignment, an argument, a
 // return value, an array element).
-
-export type ExprKind = Expr['kind'];

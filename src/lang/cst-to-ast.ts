@@ -151,9 +151,7 @@ class AstBuilder extends BaseVisitor {
   type(ctx: Ctx): TypeRef {
     const nameTok = tok(ctx, 'TypeName');
     const at = pos(nameTok);
-    let ref: TypeRef = { kind: 'named', name: nameTok.image, pos: at };
-    for (let i = 0; i < tokens(ctx, 'LBracket').length; i++) ref = { kind: 'array', elem: ref, pos: at };
-    return ref;
+    return arrayOf({ kind: 'named', name: nameTok.image, pos: at }, tokens(ctx, 'LBracket').length);
   }
 
   // ------------------------------------------------------------ statements
@@ -367,14 +365,19 @@ class AstBuilder extends BaseVisitor {
       const args = this.visit(node(ctx, 'args')) as Expr[];
       return { kind: 'new', pos: at, className: typeTok.image, args, cls: undefined, type: UNSET };
     }
-    let elemRef: TypeRef = { kind: 'named', name: typeTok.image, pos: pos(typeTok) };
-    for (let i = 0; i < tokens(ctx, 'dim').length; i++) elemRef = { kind: 'array', elem: elemRef, pos: pos(typeTok) };
+    const elemRef = arrayOf({ kind: 'named', name: typeTok.image, pos: pos(typeTok) }, tokens(ctx, 'dim').length);
     return { kind: 'newArray', pos: at, elemRef, length: this.expr(node(ctx, 'expression')), type: UNSET };
   }
 
   args(ctx: Ctx): Expr[] {
     return nodes(ctx, 'expression').map((n) => this.expr(n));
   }
+}
+
+/** `ref` wrapped in `dims` array types (one per `[]`), each at the position of `ref`. */
+function arrayOf(ref: TypeRef, dims: number): TypeRef {
+  for (let i = 0; i < dims; i++) ref = { kind: 'array', elem: ref, pos: ref.pos };
+  return ref;
 }
 
 /** The digits of `n` if the unary node is just a decimal literal (no postfix, no parentheses). */

@@ -17,17 +17,25 @@ export interface Diagnostic {
 
 /** Formats one diagnostic as three lines (no trailing newline). */
 export function formatDiagnostic(d: Diagnostic, source: string): string {
-  const lines = source.split(/\r\n|\r|\n/);
+  return formatWithLines(d, sourceLines(source));
+}
+
+/** Formats every diagnostic, in order, separated by newlines (no trailing newline). */
+export function formatDiagnostics(diagnostics: readonly Diagnostic[], source: string): string {
+  const lines = sourceLines(source);
+  return diagnostics.map((d) => formatWithLines(d, lines)).join('\n');
+}
+
+function sourceLines(source: string): string[] {
+  return source.split(/\r\n|\r|\n/);
+}
+
+function formatWithLines(d: Diagnostic, lines: readonly string[]): string {
   const text = lines[d.line - 1] ?? '';
   // Keep tabs in the caret line so the caret sits under the right character
   // whatever the terminal's tab width is.
   const pad = text.slice(0, Math.max(0, d.col - 1)).replace(/[^\t]/g, ' ');
   return `${d.file}:${d.line}:${d.col}: error: ${d.message}\n${text}\n${pad}^`;
-}
-
-/** Formats every diagnostic, in order, separated by newlines (no trailing newline). */
-export function formatDiagnostics(diagnostics: readonly Diagnostic[], source: string): string {
-  return diagnostics.map((d) => formatDiagnostic(d, source)).join('\n');
 }
 
 /** Sorts by position (stable for errors at the same position). */

@@ -1,7 +1,8 @@
 /**
  * The .mini grammar: a chevrotain CstParser with one rule per precedence level
- * (see LANGUAGE.md), and `parse`, which runs lexer, parser and the CST-to-AST
- * visitor (cst-to-ast.ts) and returns the untyped AST or syntax diagnostics.
+ * (see LANGUAGE.md), and `parseCst`, which runs lexer and parser and returns the CST
+ * or the lexical and syntax diagnostics. `parse` and `parseAndCheck` (index.ts) turn
+ * the CST into the AST with the visitor of cst-to-ast.ts.
  *
  * Error recovery is on, so one run reports several syntax errors; the CST of a
  * program with syntax errors is never turned into an AST.

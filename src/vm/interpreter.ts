@@ -17,6 +17,7 @@
  */
 
 import { OutOfMemoryError, type Heap, type RootProvider } from '../heap/api.js';
+import { typeTestName } from '../bytecode/program.js';
 import type { LinkedProgram } from './link.js';
 import { formatFloat, MiniRuntimeError } from './format.js';
 
@@ -102,24 +103,21 @@ export class Interpreter implements RootProvider {
 
   /** Runs the program to completion. Throws MiniRuntimeError for faults of the program. */
   async run(): Promise<void> {
-    await this.internStrings();
     try {
-      while (this.execute() === COLLECT) {
-        try {
-          await this.heap.collectPending();
-        } catch (e) {
-          // A collection that cannot make room (promotion failed in a full heap):
-          // the program stops at the allocating instruction, where its state was saved.
-          if (e instanceof OutOfMemoryError) throw this.withTrace(new MiniRuntimeError(e.message));
-          throw e;
-        }
-      }
+      await this.internStrings();
+      while (this.execute() === COLLECT) await this.heap.collectPending();
+    } catch (e) {
+      // Out of memory (an allocation larger than the heap, or a collection that cannot
+      // make room) is a fault of the program: it stops where its state was saved, at
+      // the allocating instruction (at main's start while string constants are interned).
+      if (e instanceof OutOfMemoryError) throw this.withTrace(new MiniRuntimeError(e.message));
+      throw e;
     } finally {
       this.flush();
     }
   }
 
-  flush(): void {
+  private flush(): void {
     if (this.outBuf.length > 0) {
       this.out.write(this.outBuf.join(''));
       this.outBuf = [];
@@ -148,12 +146,17 @@ export class Interpreter implements RootProvider {
 
   /** Allocates a string of the given text, or returns 0 when the heap must collect. */
   private newString(text: string): number {
-    const codes: number[] = [];
-    for (const ch of text) codes.push(ch.codePointAt(0)!);
-    const a = this.heap.allocArray(this.heap.stringTypeId, codes.length);
+    let n = 0;
+    for (let i = 0; i < text.length; i++, n++) if (text.codePointAt(i)! > 0xffff) i++;
+    const a = this.heap.allocArray(this.heap.stringTypeId, n);
     if (a === 0) return 0;
-    const w = this.heap.words, d = a + this.heap.arrayDataOffset;
-    for (let i = 0; i < codes.length; i++) w[d + i] = codes[i]!;
+    const w = this.heap.words;
+    let d = a + this.heap.arrayDataOffset;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.codePointAt(i)!;
+      w[d++] = c;
+      if (c > 0xffff) i++;
+    }
     return a;
   }
 
@@ -175,11 +178,11 @@ export class Interpreter implements RootProvider {
     return `<${h.typeName(type)} of ${w[a + h.lengthWordOffset]}>`;
   }
 
+  /** SEQ/SNE: the compiler emits them only when both operands are statically string or null. */
   private stringsEqual(a: number, b: number): boolean {
     if (a === b) return true;
     if (a === 0 || b === 0) return false;
-    const h = this.heap, w = h.words, s = h.stringTypeId, t = h.typeWordOffset;
-    if (w[a + t] !== s || w[b + t] !== s) return false;
+    const h = this.heap, w = h.words;
     const n = w[a + h.lengthWordOffset]!;
     if (w[b + h.lengthWordOffset] !== n) return false;
     const da = a + h.arrayDataOffset, db = b + h.arrayDataOffset;
@@ -200,16 +203,6 @@ export class Interpreter implements RootProvider {
         for (let c = L.classOfType[type]!; c >= 0; c = L.superOf[c]!) if (c === target) return true;
         return false;
       }
-    }
-  }
-
-  private typeTestName(test: number): string {
-    const L = this.linked;
-    switch (L.testKind[test]) {
-      case 0: return 'Object';
-      case 1: return 'string';
-      case 2: return L.program.classes[L.testArg[test]!]!.name;
-      default: return this.heap.typeName(L.testArg[test]!);
     }
   }
 
@@ -362,7 +355,7 @@ export class Interpreter implements RootProvider {
             const x = vals[vsp - 1]!;
             if (x !== x) throw new MiniRuntimeError('toInt of NaN');
             if (x >= 2147483648 || x <= -2147483649) throw new MiniRuntimeError(`toInt of ${formatFloat(x)} is out of the int range`);
-            vals[vsp - 1] = Math.trunc(x) | 0;
+            vals[vsp - 1] = x | 0;
             break;
           }
           case 37: // LT
@@ -620,7 +613,7 @@ export class Interpreter implements RootProvider {
           case 80: { // CHECKCAST
             const a = refs[rsp - 1]!, t = code[pc++]!;
             if (a !== 0 && !this.isInstance(a, t)) {
-              throw new MiniRuntimeError(`cannot cast ${heap.typeName(words[a + typeOff]!)} to ${this.typeTestName(t)}`);
+              throw new MiniRuntimeError(`cannot cast ${heap.typeName(words[a + typeOff]!)} to ${typeTestName(P, P.typeTests[t]!)}`);
             }
             break;
           }
@@ -655,8 +648,8 @@ export class Interpreter implements RootProvider {
         }
       }
     } catch (e) {
+      // run() turns an OutOfMemoryError into a MiniRuntimeError with this state's trace.
       this.saveState(fn, start, fp, vb, rb, vsp, rsp);
-      if (e instanceof OutOfMemoryError) throw this.withTrace(new MiniRuntimeError(e.message));
       if (e instanceof MiniRuntimeError) throw this.withTrace(e);
       throw e;
     }

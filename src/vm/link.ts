@@ -16,7 +16,6 @@ export interface LinkedProgram {
   /** Linked code of each function (copies; the program's own code stays unlinked for disasm). */
   readonly code: Int32Array[];
   readonly shapes: ClassShape[]; // by class id
-  readonly arrayTypeIds: Int32Array; // by array type index
   /** Class id of each heap type id, -1 for arrays and strings. */
   readonly classOfType: Int32Array;
   readonly superOf: Int32Array; // by class id, -1 for Object
@@ -47,7 +46,7 @@ export function link(program: BytecodeProgram, heap: Heap): LinkedProgram {
   });
 
   const code = program.functions.map((fn) => linkFunction(program, fn, shapes, arrayTypeIds));
-  return { program, code, shapes, arrayTypeIds, classOfType, superOf, testKind, testArg };
+  return { program, code, shapes, classOfType, superOf, testKind, testArg };
 }
 
 function linkFunction(p: BytecodeProgram, fn: FunctionCode, shapes: ClassShape[], arrayTypeIds: Int32Array): Int32Array {

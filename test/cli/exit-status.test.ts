@@ -128,6 +128,20 @@ describe('exit statuses', () => {
     expect(r.stderr).toMatch(/^runtime error: out of memory: heap of 8 MiB exhausted \(raise it with --heap\)\n  at main/);
   });
 
+  // String constants are interned before main's first instruction; a literal the heap
+  // cannot hold is the program's fault there too. 300k characters: more words than the
+  // whole 1 MiB heap (the allocation fails); 200k: fewer, but the collection cannot make room.
+  it.each([300_000, 200_000])('a %i-character string literal with --heap 1m: 70, out of memory', (n) => {
+    const file = program(`big-${n}.mini`, `var s = "${'x'.repeat(n)}";\nprint(s.length);\n`);
+    for (const gc of ['serial', 'none']) {
+      const r = minivm(['run', file, '--gc', gc, '--heap', '1m']);
+      expect(r.status).toBe(70);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^runtime error: out of memory: heap of 1 MiB exhausted \(raise it with --heap\)\n  at main/);
+      expect(r.stderr).not.toContain('internal error');
+    }
+  });
+
   it('no GPU adapter: 69 with how to get one', () => {
     const env = { VK_DRIVER_FILES: '/nonexistent/icd.json', VK_ICD_FILENAMES: '/nonexistent/icd.json' };
     const r = minivm(['run', program('gc.mini', 'gc();\nprint(1);\n'), '--gc', 'gpu-dfs'], env);
