@@ -64,20 +64,18 @@ export interface Marker {
   mark(request: MarkRequest): MarkResult | Promise<MarkResult>;
   /** Releases any device or threads. */
   dispose(): void;
-  /** True when `replayEvacuation` may apply a young collection's moves to a copy
-   *  of the heap the marker keeps (the GPU mirror). The plan then leaves the
-   *  promoted copies out of the heap's record of written words. */
+  /** True when the marker keeps a copy of the heap (the GPU mirror) and makes a
+   *  young collection's moves to it itself (`replayEvacuation`): the plan then
+   *  does not record the moved objects and rewritten slots as written words. */
   readonly replaysEvacuation?: boolean;
   /**
-   * After a young collection evacuated `live` (the `live` array of the last young
-   * mark, in its order) to the header addresses `forward` and redirected the
-   * young references in tenured slots (the remembered set; `slotRuns` holds
-   * them as (first slot, count) pairs) through the forwarding headers: a marker
-   * that keeps a copy of the heap makes the same changes to it and resolves
-   * true; the moved objects and rewritten slots then need not be handed to it
-   * again. False: nothing was done.
+   * Called, when `replaysEvacuation`, after a young collection evacuated `live`
+   * (the `live` array of the last young mark, in its order) to the header
+   * addresses `forward` and redirected the young references in tenured slots
+   * (the remembered set; `slotRuns` holds them as (first slot, count) pairs)
+   * through the forwarding headers: the marker makes the same changes to its copy.
    */
-  replayEvacuation?(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<boolean>;
+  replayEvacuation?(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<void>;
   /** `--verify-gc`, for a marker that keeps a copy of the heap: brings the copy up
    *  to date and hands it (one word per heap word) to `check`. */
   verifyCopy?(check: (copy: Uint32Array) => void): Promise<void>;

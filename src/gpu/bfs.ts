@@ -12,14 +12,10 @@
  */
 import type { GpuContext } from './device.js';
 import { GrowableBuffer } from './buffers.js';
-import { finishOnCpu, translateOnCpu } from './cpu-trace.js';
-import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from './engine.js';
-import type { DeviceWriter } from './engine.js';
-import { writeRoots } from './engine.js';
-import { EngineBuffers, maskRange, paramsBlock, programBody, programHeader, specialize } from './engine.js';
+import { finishOnCpu, IntBuf } from './cpu-trace.js';
+import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
+import { GpuEngineBase, paramsBlock, writeRoots } from './engine.js';
 import type { GpuOptions } from './options.js';
-import type { BindingSpec, Program } from './shader.js';
-import { bindGroup, buildProgram } from './shader.js';
 
 const Q_START = 0;
 const Q_END = 1;
@@ -29,17 +25,11 @@ const Q_LIVE = 4;
 const Q_STOP = 5;
 const Q_OVERFLOW = 6;
 
-export class BfsEngine implements GpuEngineImpl {
-  private readonly bufs: EngineBuffers;
+export class BfsEngine extends GpuEngineBase {
   private readonly queue: GrowableBuffer;
 
-  constructor(
-    private readonly ctx: GpuContext,
-    private readonly target: MirrorTarget,
-    private readonly opts: GpuOptions,
-    private readonly writer?: DeviceWriter,
-  ) {
-    this.bufs = new EngineBuffers(ctx);
+  constructor(ctx: GpuContext, target: MirrorTarget, opts: GpuOptions, writer?: DeviceWriter) {
+    super(ctx, target, opts, 'bfs', writer);
     this.queue = new GrowableBuffer(
       ctx.device,
       GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC,
@@ -48,48 +38,32 @@ export class BfsEngine implements GpuEngineImpl {
     );
   }
 
-  /** The kernels for a young or a full mark (compiled once per process). */
-  private program(young: boolean): Promise<Program> {
-    const { ctx, opts } = this;
-    const wg = specialize(ctx, opts, 'bfs').workgroupSize;
-    const refgraph = this.target.layout === 'refgraph';
-    const bindings: BindingSpec[] = [
-      { name: 'params', kind: 'uniform', type: 'Params' },
-      { name: 'marks', kind: 'storage', type: 'array<atomic<u32>>' },
-      { name: 'ctl', kind: 'storage', type: 'array<atomic<u32>>' },
-      { name: 'queue', kind: 'storage', type: 'array<u32>' },
-      { name: 'live', kind: 'storage', type: 'array<u32>' },
-      ...(refgraph ? [{ name: 'addrBits', kind: 'storage', type: 'array<atomic<u32>>' } as const] : []),
-      ...this.target.bindings(opts.vector),
-    ];
-    return buildProgram(ctx, {
-      header: programHeader({
-        WG: wg,
+  protected programSource(young: boolean): EngineProgram {
+    const { opts } = this;
+    return {
+      constants: {
+        WG: this.spec.workgroupSize,
         YOUNG: young,
         ATOMIC_OPT: opts.atomic,
         VECTOR: opts.vector,
         DIVERGENCE: opts.divergence,
         HISTOGRAM: opts.offsets === 'histogram',
         FALLBACK: opts.fallback,
-      }),
-      bindings,
-      body: programBody(this.target, opts.vector, ['bfs']),
-      entryPoints: ['bfs_level', 'bfs_advance', ...(refgraph ? ['translate_marks'] : [])],
-    });
-
-  }
-
-  async prepare(): Promise<void> {
-    await Promise.all([this.program(true), this.program(false)]);
+      },
+      bindings: [
+        { name: 'queue', kind: 'storage', type: 'array<u32>' },
+        { name: 'live', kind: 'storage', type: 'array<u32>' },
+      ],
+      files: ['bfs'],
+      entryPoints: ['bfs_level', 'bfs_advance'],
+    };
   }
 
   async trace(job: TraceJob): Promise<TraceResult> {
-    const { ctx, opts, bufs } = this;
+    const { ctx, opts, bufs, spec } = this;
     const device = ctx.device;
     const young = job.kind === 'young';
-    const spec = specialize(ctx, opts, 'bfs');
-    const wg = spec.workgroupSize;
-    const refgraph = this.target.layout === 'refgraph';
+    const refgraph = this.refgraph;
 
     const program = await this.program(young);
 
@@ -99,11 +73,7 @@ export class BfsEngine implements GpuEngineImpl {
     const maxQueue = Math.floor(ctx.limits.maxStorageBufferBindingSize / 4);
     const queueCap = Math.max(16, Math.min(maxQueue, job.roots.length + job.refBound + 4));
     if (job.roots.length > queueCap) throw new Error(`gpu-bfs: ${job.roots.length} roots exceed the queue's ${queueCap}`);
-    const marksWords = Math.ceil(job.nodeCount / 32) + 1;
-    const marks = bufs.marks.ensure(marksWords * 4).buffer;
     const queue = this.queue.ensure(queueCap * 4).buffer;
-    const live = bufs.live.ensure(young ? job.liveCap * 4 : 16).buffer;
-    const addrBits = refgraph ? bufs.addrBits.ensure(Math.ceil(job.heapWords / 32) * 4).buffer : null;
 
     device.queue.writeBuffer(
       bufs.params,
@@ -120,15 +90,8 @@ export class BfsEngine implements GpuEngineImpl {
     ctlInit[Q_END] = job.roots.length;
     ctlInit[Q_TAIL] = job.roots.length;
     device.queue.writeBuffer(bufs.ctl, 0, ctlInit);
-    const group = bindGroup(device, program, {
-      params: bufs.params,
-      marks,
-      ctl: bufs.ctl,
-      queue,
-      live,
-      ...(addrBits ? { addrBits } : {}),
-      ...this.target.buffers(),
-    });
+    const m = this.bind(job, program, { queue });
+    const { group, marks, marksWords, live } = m;
     const pipe = (name: string): GPUComputePipeline => program.pipelines.get(name)!;
 
     const t0 = performance.now();
@@ -138,15 +101,7 @@ export class BfsEngine implements GpuEngineImpl {
     let ctl: Uint32Array;
     for (let first = true; ; first = false) {
       const enc = device.createCommandEncoder({ label: 'gpu-bfs' });
-      if (first) {
-        if (young && !refgraph) {
-          const from = Math.floor(job.youngStart / 32);
-          const to = Math.min(marksWords, Math.ceil(job.youngEnd / 32));
-          if (to > from) enc.clearBuffer(marks, from * 4, (to - from) * 4);
-        } else {
-          enc.clearBuffer(marks, 0, marksWords * 4);
-        }
-      }
+      if (first) this.clearMarks(enc, job, m);
       const pass = enc.beginComputePass(bufs.passDescriptor('gpu-bfs levels'));
       pass.setBindGroup(0, group);
       for (let i = 0; i < levels; i++) {
@@ -165,19 +120,10 @@ export class BfsEngine implements GpuEngineImpl {
     }
     const gpuMs = performance.now() - t0;
     const liveCount = young ? Math.min(ctl[Q_LIVE]!, job.liveCap) : 0;
-    const translate = (enc: GPUCommandEncoder): void => {
-      if (!addrBits) return;
-      enc.clearBuffer(addrBits, 0, Math.ceil(job.heapWords / 32) * 4);
-      const pass = enc.beginComputePass({ label: 'translate marks' });
-      pass.setBindGroup(0, group);
-      pass.setPipeline(pipe('translate_marks'));
-      pass.dispatchWorkgroups(Math.min(spec.workgroups * 4, Math.ceil(marksWords / wg)) || 1);
-      pass.end();
-    };
 
     if (ctl[Q_STOP] === 0 && ctl[Q_OVERFLOW] === 0) {
       const t1 = performance.now();
-      const result = await bufs.readResult(addrBits ?? marks, job, liveCount, translate);
+      const result = await this.readGpuResult(job, m, liveCount);
       const readback = performance.now() - t1;
       return {
         // A getter: a young result builds its bitmap only when asked (engine.ts youngResult).
@@ -226,21 +172,19 @@ export class BfsEngine implements GpuEngineImpl {
     );
     const readback = performance.now() - t1;
     const t2 = performance.now();
-    const liveList: number[] | null = young ? Array.from(l!) : null;
+    let liveList: IntBuf | null = null;
+    if (young) {
+      liveList = new IntBuf(l!.length + 1024);
+      liveList.data.set(l!);
+      liveList.length = l!.length;
+    }
     const frontier = overflow ? job.roots : concat(f1!, f2!);
     finishOnCpu(job.cpu, nodeMarks, frontier, liveList);
-    let bitmap: Uint32Array;
-    if (refgraph) {
-      bitmap = new Uint32Array(Math.ceil(job.heapWords / 32));
-      translateOnCpu(job.cpu, nodeMarks, young ? job.youngVertices : job.nodeCount - 1, bitmap);
-    } else {
-      bitmap = nodeMarks.length === Math.ceil(job.heapWords / 32) ? nodeMarks : nodeMarks.slice(0, Math.ceil(job.heapWords / 32));
-      maskRange(bitmap, job.resultStart, job.resultEnd);
-    }
+    const bitmap = this.cpuResultBitmap(job, nodeMarks);
     const cpuFallback = performance.now() - t2;
     return {
       bitmap,
-      live: liveList ? Int32Array.from(liveList) : undefined,
+      live: liveList ? liveList.view().slice() : undefined,
       deviceLive: overflow ? 0 : liveCount,
       times: {
         mark: gpuMs + readback + cpuFallback,
@@ -256,12 +200,8 @@ export class BfsEngine implements GpuEngineImpl {
     };
   }
 
-  liveBuffer(): GPUBuffer {
-    return this.bufs.live.buffer;
-  }
-
-  destroy(): void {
-    this.bufs.destroy();
+  override destroy(): void {
+    super.destroy();
     this.queue.destroy();
   }
 }

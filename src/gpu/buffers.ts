@@ -13,11 +13,19 @@ export function bufferSize(bytes: number): number {
   return Math.max(16, Math.ceil(bytes / 16) * 16);
 }
 
+/** The largest power of two not above `n` (1 for n below 1). */
+export function floorPow2(n: number): number {
+  return 2 ** Math.floor(Math.log2(Math.max(1, n)));
+}
+
+/** The same words seen as u32, not copied (addresses and counts are never negative). */
+export function u32View(a: Int32Array | Uint32Array): Uint32Array<ArrayBuffer> {
+  return (a instanceof Uint32Array ? a : new Uint32Array(a.buffer, a.byteOffset, a.length)) as Uint32Array<ArrayBuffer>;
+}
+
 export class GrowableBuffer {
   private buf: GPUBuffer | null = null;
   private size = 0;
-  /** Bumped whenever the underlying buffer is replaced: bind groups must be rebuilt. */
-  generation = 0;
 
   constructor(
     private readonly device: GPUDevice,
@@ -37,17 +45,12 @@ export class GrowableBuffer {
     this.buf?.destroy();
     this.size = Math.min(this.maxBytes, bufferSize(Math.max(need, this.size * 1.5)));
     this.buf = this.device.createBuffer({ size: this.size, usage: this.usage, label: this.label });
-    this.generation++;
     return { buffer: this.buf, fresh: true };
   }
 
   get buffer(): GPUBuffer {
     if (!this.buf) throw new Error(`${this.label}: used before ensure()`);
     return this.buf;
-  }
-
-  get byteLength(): number {
-    return this.size;
   }
 
   destroy(): void {

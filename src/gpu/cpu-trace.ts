@@ -66,7 +66,7 @@ export function finishOnCpu(
   nodes: CpuNodes,
   marks: Uint32Array,
   frontier: ArrayLike<number>,
-  live: number[] | null,
+  live: IntBuf | null,
 ): void {
   const stack: number[] = [];
   const visit = (raw: number): void => {

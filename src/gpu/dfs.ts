@@ -11,13 +11,10 @@
  */
 import type { GpuContext } from './device.js';
 import { GrowableBuffer } from './buffers.js';
-import { expandOnCpu, expandSableOnCpu, IntBuf, translateOnCpu } from './cpu-trace.js';
-import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from './engine.js';
-import type { DeviceWriter } from './engine.js';
-import { EngineBuffers, maskRange, paramsBlock, programBody, programHeader, resultSegments, specialize, writeRoots } from './engine.js';
+import { expandOnCpu, expandSableOnCpu, IntBuf } from './cpu-trace.js';
+import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
+import { GpuEngineBase, paramsBlock, resultSegments, writeRoots } from './engine.js';
 import type { GpuOptions } from './options.js';
-import type { BindingSpec, Program } from './shader.js';
-import { bindGroup, buildProgram } from './shader.js';
 
 const CTL_LAST_BUSY = 1;
 const CTL_ROUNDS = 2;
@@ -37,8 +34,7 @@ const THREAD_WORDS = 3;
  *  (each returns at once, a few µs a dispatch on an H100). */
 const MAX_PAIRS = 64;
 
-export class DfsEngine implements GpuEngineImpl {
-  private readonly bufs: EngineBuffers;
+export class DfsEngine extends GpuEngineBase {
   private readonly stack: GrowableBuffer;
   private readonly threads: GrowableBuffer;
   private readonly store: GrowableBuffer;
@@ -47,16 +43,11 @@ export class DfsEngine implements GpuEngineImpl {
   /** The linked stack is all zero after a finished mark; not after a failed one. */
   private stackClean = true;
 
-  constructor(
-    private readonly ctx: GpuContext,
-    private readonly target: MirrorTarget,
-    private readonly opts: GpuOptions,
-    private readonly writer?: DeviceWriter,
-  ) {
+  constructor(ctx: GpuContext, target: MirrorTarget, opts: GpuOptions, writer?: DeviceWriter) {
+    super(ctx, target, opts, 'dfs', writer);
     const d = ctx.device;
     const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
     const max = ctx.limits.maxStorageBufferBindingSize;
-    this.bufs = new EngineBuffers(ctx);
     this.stack = new GrowableBuffer(d, rw, 'linked stack', max);
     this.threads = new GrowableBuffer(d, rw, 'thread state', max);
     this.store = new GrowableBuffer(d, rw, 'storage stack', max);
@@ -65,28 +56,12 @@ export class DfsEngine implements GpuEngineImpl {
     this.wide = new GrowableBuffer(d, rw | GPUBufferUsage.COPY_SRC, 'wide objects', max);
   }
 
-  /** The kernels for a young or a full mark (compiled once per process). */
-  private program(young: boolean): Promise<Program> {
-    const { ctx, opts } = this;
-    const spec = specialize(ctx, opts, 'dfs');
+  protected programSource(young: boolean): EngineProgram {
+    const { opts, spec } = this;
     const wg = spec.workgroupSize;
     const lcap = opts.hybrid ? spec.lcap : 1;
-    const refgraph = this.target.layout === 'refgraph';
-    const bindings: BindingSpec[] = [
-      { name: 'params', kind: 'uniform', type: 'Params' },
-      { name: 'marks', kind: 'storage', type: 'array<atomic<u32>>' },
-      { name: 'ctl', kind: 'storage', type: 'array<atomic<u32>>' },
-      { name: 'roots', kind: 'read-only-storage', type: 'array<u32>' },
-      { name: 'stack', kind: 'storage', type: 'array<atomic<u32>>' },
-      { name: 'threads', kind: 'storage', type: 'array<u32>' },
-      { name: 'store', kind: 'storage', type: 'array<u32>' },
-      { name: 'live', kind: 'storage', type: 'array<u32>' },
-      { name: 'wide', kind: 'storage', type: 'array<u32>' },
-      ...(refgraph ? [{ name: 'addrBits', kind: 'storage', type: 'array<atomic<u32>>' } as const] : []),
-      ...this.target.bindings(opts.vector),
-    ];
-    return buildProgram(ctx, {
-      header: programHeader({
+    return {
+      constants: {
         WG: wg,
         LCAP: lcap,
         LSTACK_WORDS: opts.hybrid ? wg * lcap : 1,
@@ -99,27 +74,28 @@ export class DfsEngine implements GpuEngineImpl {
         DIVERGENCE: opts.divergence,
         DRAIN_CAP,
         SCAN_BUDGET: spec.scan,
-        PREFETCH: opts.vector && !refgraph,
-      }),
-      bindings,
-      body: programBody(this.target, opts.vector, ['dfs']),
-      entryPoints: ['dfs_init', 'dfs_mark', 'dfs_wide', 'dfs_advance', 'dfs_drain', ...(refgraph ? ['translate_marks'] : [])],
-    });
-
-  }
-
-  async prepare(): Promise<void> {
-    await Promise.all([this.program(true), this.program(false)]);
+        PREFETCH: opts.vector && !this.refgraph,
+      },
+      bindings: [
+        { name: 'roots', kind: 'read-only-storage', type: 'array<u32>' },
+        { name: 'stack', kind: 'storage', type: 'array<atomic<u32>>' },
+        { name: 'threads', kind: 'storage', type: 'array<u32>' },
+        { name: 'store', kind: 'storage', type: 'array<u32>' },
+        { name: 'live', kind: 'storage', type: 'array<u32>' },
+        { name: 'wide', kind: 'storage', type: 'array<u32>' },
+      ],
+      files: ['dfs'],
+      entryPoints: ['dfs_init', 'dfs_mark', 'dfs_wide', 'dfs_advance', 'dfs_drain'],
+    };
   }
 
   async trace(job: TraceJob): Promise<TraceResult> {
     const tStart = performance.now();
-    const { ctx, opts, bufs } = this;
+    const { ctx, opts, bufs, spec } = this;
     const device = ctx.device;
     const young = job.kind === 'young';
-    const spec = specialize(ctx, opts, 'dfs');
     const wg = spec.workgroupSize;
-    const refgraph = this.target.layout === 'refgraph';
+    const refgraph = this.refgraph;
 
     const program = await this.program(young);
 
@@ -132,36 +108,21 @@ export class DfsEngine implements GpuEngineImpl {
     const threadCount = groups * wg;
     const stackSize = Math.max(1, job.stackSize);
     const areaLen = Math.ceil(stackSize / threadCount);
-    const marksWords = Math.ceil(job.nodeCount / 32) + 1;
     // Each wide object has more than SPLIT (64) references: refBound / 64 bounds them.
     const wideCap = opts.divergence ? Math.ceil(job.refBound / 64) + 1 : 1;
 
-    const marks = bufs.marks.ensure(marksWords * 4).buffer;
     const stack = this.stack.ensure(stackSize * 4);
     const threads = this.threads.ensure(threadCount * THREAD_WORDS * 4).buffer;
     const store = this.store.ensure(young ? stackSize * 4 : 16).buffer;
-    const live = bufs.live.ensure(young ? job.liveCap * 4 : 16).buffer;
     const roots = this.roots.ensure(job.roots.length * 4).buffer;
     // The fallback's drain lists pending nodes into `wide` once the rounds stopped.
     const wide = this.wide.ensure(Math.max(wideCap, opts.fallback ? DRAIN_CAP : 0) * 4).buffer;
-    const addrBits = refgraph ? bufs.addrBits.ensure(Math.ceil(job.heapWords / 32) * 4).buffer : null;
     if (stack.fresh) this.stackClean = true;
 
     device.queue.writeBuffer(bufs.params, 0, paramsBlock(job, { stackSize, threadCount, areaLen, wideCap }));
     const rootsMs = await writeRoots(device, roots, job.roots, this.writer);
-    const group = bindGroup(device, program, {
-      params: bufs.params,
-      marks,
-      ctl: bufs.ctl,
-      roots,
-      stack: stack.buffer,
-      threads,
-      store,
-      live,
-      wide,
-      ...(addrBits ? { addrBits } : {}),
-      ...this.target.buffers(),
-    });
+    const m = this.bind(job, program, { roots, stack: stack.buffer, threads, store, wide });
+    const { group, marks, marksWords } = m;
     const pipe = (name: string): GPUComputePipeline => program.pipelines.get(name)!;
 
     const tSetup = performance.now() - tStart;
@@ -186,13 +147,7 @@ export class DfsEngine implements GpuEngineImpl {
       if (first) {
         enc.clearBuffer(bufs.ctl);
         enc.clearBuffer(threads, 0, threadCount * THREAD_WORDS * 4);
-        if (young && !refgraph) {
-          const from = Math.floor(job.youngStart / 32);
-          const to = Math.min(marksWords, Math.ceil(job.youngEnd / 32));
-          if (to > from) enc.clearBuffer(marks, from * 4, (to - from) * 4);
-        } else {
-          enc.clearBuffer(marks, 0, marksWords * 4);
-        }
+        this.clearMarks(enc, job, m);
         if (!wasClean) enc.clearBuffer(stack.buffer, 0, stackSize * 4);
       }
       const pass = enc.beginComputePass(bufs.passDescriptor('gpu-dfs rounds'));
@@ -253,7 +208,7 @@ export class DfsEngine implements GpuEngineImpl {
       // that the mirror holds.
       const markSegs = refgraph ? [0, marksWords] : resultSegments(job, marksWords);
       const reads: { buffer: GPUBuffer; word: number; count: number }[] = [
-        { buffer: bufs.live.buffer, word: 0, count: liveCount },
+        { buffer: m.live, word: 0, count: liveCount },
       ];
       for (let i = 0; i < markSegs.length; i += 2) {
         reads.push({ buffer: marks, word: markSegs[i]!, count: markSegs[i + 1]! - markSegs[i]! });
@@ -277,14 +232,7 @@ export class DfsEngine implements GpuEngineImpl {
       } else {
         expandOnCpu(job.cpu, nodeMarks, pending, liveList);
       }
-      let bitmap: Uint32Array;
-      if (refgraph) {
-        bitmap = new Uint32Array(bitmapWords);
-        translateOnCpu(job.cpu, nodeMarks, young ? job.youngVertices : job.nodeCount - 1, bitmap);
-      } else {
-        bitmap = nodeMarks.length === bitmapWords ? nodeMarks : nodeMarks.subarray(0, bitmapWords);
-        maskRange(bitmap, job.resultStart, job.resultEnd);
-      }
+      const bitmap = this.cpuResultBitmap(job, nodeMarks);
       const cpuFallback = performance.now() - t2;
       phases.readback = readback;
       phases.cpu = cpuFallback;
@@ -310,15 +258,7 @@ export class DfsEngine implements GpuEngineImpl {
 
     const liveCount = young ? Math.min(ctl[CTL_LIVE]!, job.liveCap) : 0;
     const t1 = performance.now();
-    const result = await bufs.readResult(addrBits ?? marks, job, liveCount, (enc) => {
-      if (!addrBits) return;
-      enc.clearBuffer(addrBits, 0, Math.ceil(job.heapWords / 32) * 4);
-      const pass = enc.beginComputePass({ label: 'translate marks' });
-      pass.setBindGroup(0, group);
-      pass.setPipeline(pipe('translate_marks'));
-      pass.dispatchWorkgroups(Math.min(spec.workgroups * 4, Math.ceil(marksWords / wg)) || 1);
-      pass.end();
-    });
+    const result = await this.readGpuResult(job, m, liveCount);
     const readback = performance.now() - t1;
     phases.readback = readback;
     return {
@@ -360,12 +300,8 @@ export class DfsEngine implements GpuEngineImpl {
     return list!;
   }
 
-  liveBuffer(): GPUBuffer {
-    return this.bufs.live.buffer;
-  }
-
-  destroy(): void {
-    this.bufs.destroy();
+  override destroy(): void {
+    super.destroy();
     this.stack.destroy();
     this.threads.destroy();
     this.store.destroy();

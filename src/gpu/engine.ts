@@ -9,10 +9,11 @@
  */
 import type { MarkTimes } from '../gc/marker.js';
 import type { GpuContext } from './device.js';
-import { GrowableBuffer, Readback } from './buffers.js';
+import { floorPow2, GrowableBuffer, Readback } from './buffers.js';
+import { translateOnCpu } from './cpu-trace.js';
 import type { GpuOptions } from './options.js';
-import type { BindingSpec } from './shader.js';
-import { kernelSource, wgslConstants } from './shader.js';
+import type { BindingSpec, Program } from './shader.js';
+import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
 
 /** The layout side of a mark: the mirror's bindings and WGSL accessors. */
 export interface MirrorTarget {
@@ -137,10 +138,6 @@ export interface Specialization {
   readonly scan: number;
 }
 
-function floorPow2(n: number): number {
-  return 2 ** Math.floor(Math.log2(Math.max(1, n)));
-}
-
 /** Chooses sizes for the adapter, as TornadoVM specializes to the device's local memory.
  *  FastCollect found 128 threads per workgroup best (with a 128-element local
  *  stack from 64 KiB); Maas et al. ran 256. A software rasterizer runs every
@@ -169,22 +166,6 @@ export function specialize(ctx: GpuContext, o: GpuOptions, engine: 'dfs' | 'bfs'
   const steps = o.dfsSteps || 64;
   const scan = o.dfsScan || 64;
   return { workgroupSize, workgroups, lcap, steps, scan };
-}
-
-/** The WGSL of a program: header constants, then (after the bindings) the
- *  layout's accessors and files, common.wgsl and the engine's files. */
-export function programBody(target: MirrorTarget, vector: boolean, files: readonly string[]): string[] {
-  return [
-    target.accessors(vector),
-    kernelSource(target.layout === 'sable' ? 'layout-sable' : 'layout-refgraph'),
-    kernelSource('common'),
-    ...files.map(kernelSource),
-    ...(target.layout === 'refgraph' ? [kernelSource('translate')] : []),
-  ];
-}
-
-export function programHeader(constants: Record<string, number | boolean>): string {
-  return wgslConstants(constants);
 }
 
 export const PARAMS_WORDS = 16;
@@ -273,19 +254,19 @@ export class EngineBuffers {
     return { ctl: words.subarray(0, CTL_WORDS), gpuMs, submitMs };
   }
 
-  /** Reads words [from, to) of `bitmapBuf` and `liveCount` live entries, in one
-   *  submit; returns a full-size heap bitmap (bits outside the read words zero).
-   *  A young mark reads back its live list only: the plan evacuates from the
-   *  list, and the bitmap (for --verify-gc) is built from it when asked for.
-   *  Reading the young range's bitmap and zeroing a heap-sized one cost ~5 ms
-   *  of a 1 GiB heap's young collection. `prelude` (refgraph's translation of
-   *  vertex marks to addresses) then does not run either. */
+  /** Reads a mark's result in one submit. A young mark reads back its live list
+   *  (`liveCount` entries) only: the plan evacuates from the list, and the
+   *  bitmap (for --verify-gc) is built from it when asked for. Reading the
+   *  young range's bitmap and zeroing a heap-sized one cost ~5 ms of a 1 GiB
+   *  heap's young collection. A full mark reads the job's result words of
+   *  `bitmapBuf` into a full-size heap bitmap (bits outside them zero), after
+   *  `prelude` (refgraph's translation of vertex marks to addresses). */
   async readResult(
     bitmapBuf: GPUBuffer,
     job: TraceJob,
     liveCount: number,
     prelude?: (enc: GPUCommandEncoder) => void,
-  ): Promise<{ bitmap: Uint32Array; live: Int32Array }> {
+  ): Promise<{ readonly bitmap: Uint32Array; readonly live?: Int32Array }> {
     if (job.kind === 'young') {
       const [words] = await this.readSegments([{ buffer: this.live.buffer, word: 0, count: liveCount }]);
       const live = new Int32Array(words!.buffer, words!.byteOffset, liveCount);
@@ -295,9 +276,8 @@ export class EngineBuffers {
     const segs = resultSegments(job, bitmap.length);
     let n = 0;
     for (let i = 0; i < segs.length; i += 2) n += segs[i + 1]! - segs[i]!;
-    const liveOff = Math.ceil(n / 4) * 4;
-    const bytes = (liveOff + liveCount) * 4;
-    if (bytes === 0) return { bitmap, live: new Int32Array(0) };
+    const bytes = n * 4;
+    if (bytes === 0) return { bitmap };
     const target = this.resultReadback.target(bytes);
     const enc = this.ctx.device.createCommandEncoder({ label: 'mark read-back' });
     prelude?.(enc);
@@ -306,19 +286,17 @@ export class EngineBuffers {
       enc.copyBufferToBuffer(bitmapBuf, segs[i]! * 4, target, at * 4, len * 4);
       at += len;
     }
-    if (liveCount > 0) enc.copyBufferToBuffer(this.live.buffer, 0, target, liveOff * 4, liveCount * 4);
     this.ctx.device.queue.submit([enc.finish()]);
     // Straight from the mapped range into the result: no intermediate copy.
-    const live = await this.resultReadback.readWith(bytes, (words) => {
+    await this.resultReadback.readWith(bytes, (words) => {
       for (let i = 0, at = 0; i < segs.length; i += 2) {
         const len = segs[i + 1]! - segs[i]!;
         bitmap.set(words.subarray(at, at + len), segs[i]!);
         at += len;
       }
-      return new Int32Array(words.buffer, words.byteOffset + liveOff * 4, liveCount).slice();
     });
     maskRange(bitmap, job.resultStart, job.resultEnd);
-    return { bitmap, live };
+    return { bitmap };
   }
 
   /** Reads word ranges of device buffers in one submit. A `sink` takes segment i
@@ -360,6 +338,174 @@ export class EngineBuffers {
     this.resultReadback.destroy();
     this.querySet?.destroy();
     this.queryResolve?.destroy();
+  }
+}
+
+/** What an engine's program adds to the shared parts (see `GpuEngineBase.program`). */
+export interface EngineProgram {
+  /** The specialization header's constants. */
+  readonly constants: Record<string, number | boolean>;
+  /** The engine's bindings, between the shared `params, marks, ctl` and
+   *  refgraph's `addrBits` followed by the layout's. */
+  readonly bindings: readonly BindingSpec[];
+  /** Kernel files after common.wgsl (translate.wgsl follows for refgraph). */
+  readonly files: readonly string[];
+  /** Entry points (refgraph's `translate_marks` is added). */
+  readonly entryPoints: readonly string[];
+}
+
+/** The buffers of one mark that every engine binds (see `GpuEngineBase.bind`). */
+export interface MarkBinding {
+  readonly program: Program;
+  readonly group: GPUBindGroup;
+  /** Mark bits by node id, `marksWords` words of them. */
+  readonly marks: GPUBuffer;
+  readonly marksWords: number;
+  readonly live: GPUBuffer;
+  /** refgraph: the mark bitmap over heap addresses; null for sable. */
+  readonly addrBits: GPUBuffer | null;
+}
+
+/** What gpu-dfs and gpu-bfs share on the host: the programs (compiled once
+ *  each for young and full marks), the shared bindings, the marks' clearing,
+ *  and turning marks by node id into the result bitmap, on the GPU or the CPU. */
+export abstract class GpuEngineBase implements GpuEngineImpl {
+  protected readonly bufs: EngineBuffers;
+  protected readonly spec: Specialization;
+  protected readonly refgraph: boolean;
+  private youngProgram: Promise<Program> | null = null;
+  private fullProgram: Promise<Program> | null = null;
+
+  constructor(
+    protected readonly ctx: GpuContext,
+    protected readonly target: MirrorTarget,
+    protected readonly opts: GpuOptions,
+    engine: 'dfs' | 'bfs',
+    protected readonly writer?: DeviceWriter,
+  ) {
+    this.bufs = new EngineBuffers(ctx);
+    this.spec = specialize(ctx, opts, engine);
+    this.refgraph = target.layout === 'refgraph';
+  }
+
+  abstract trace(job: TraceJob): Promise<TraceResult>;
+
+  /** The engine's part of the program for a young or a full mark. */
+  protected abstract programSource(young: boolean): EngineProgram;
+
+  /** The kernels for a young or a full mark (compiled once per engine). */
+  protected program(young: boolean): Promise<Program> {
+    const cached = young ? this.youngProgram : this.fullProgram;
+    if (cached) return cached;
+    const { target, opts, refgraph } = this;
+    const src = this.programSource(young);
+    const p = buildProgram(this.ctx, {
+      header: wgslConstants(src.constants),
+      bindings: [
+        { name: 'params', kind: 'uniform', type: 'Params' },
+        { name: 'marks', kind: 'storage', type: 'array<atomic<u32>>' },
+        { name: 'ctl', kind: 'storage', type: 'array<atomic<u32>>' },
+        ...src.bindings,
+        ...(refgraph ? [{ name: 'addrBits', kind: 'storage', type: 'array<atomic<u32>>' } as const] : []),
+        ...target.bindings(opts.vector),
+      ],
+      // The layout's accessors and file, common.wgsl, the engine's files.
+      body: [
+        target.accessors(opts.vector),
+        kernelSource(refgraph ? 'layout-refgraph' : 'layout-sable'),
+        kernelSource('common'),
+        ...src.files.map(kernelSource),
+        ...(refgraph ? [kernelSource('translate')] : []),
+      ],
+      entryPoints: [...src.entryPoints, ...(refgraph ? ['translate_marks'] : [])],
+    });
+    if (young) this.youngProgram = p;
+    else this.fullProgram = p;
+    // A failed compilation is tried again by the next mark.
+    p.catch(() => {
+      if (this.youngProgram === p) this.youngProgram = null;
+      if (this.fullProgram === p) this.fullProgram = null;
+    });
+    return p;
+  }
+
+  async prepare(): Promise<void> {
+    await Promise.all([this.program(true), this.program(false)]);
+  }
+
+  /** Sizes the marks, the live list and (refgraph) the address bitmap for `job`,
+   *  and binds `program` to them, the engine's buffers `own` and the mirror. */
+  protected bind(job: TraceJob, program: Program, own: Record<string, GPUBuffer>): MarkBinding {
+    const { bufs } = this;
+    const marksWords = Math.ceil(job.nodeCount / 32) + 1;
+    const marks = bufs.marks.ensure(marksWords * 4).buffer;
+    const live = bufs.live.ensure(job.kind === 'young' ? job.liveCap * 4 : 16).buffer;
+    const addrBits = this.refgraph ? bufs.addrBits.ensure(Math.ceil(job.heapWords / 32) * 4).buffer : null;
+    const group = bindGroup(this.ctx.device, program, {
+      params: bufs.params,
+      marks,
+      ctl: bufs.ctl,
+      live,
+      ...own,
+      ...(addrBits ? { addrBits } : {}),
+      ...this.target.buffers(),
+    });
+    return { program, group, marks, marksWords, live, addrBits };
+  }
+
+  /** At a mark's first submit: clears the marks it sets, a young sable mark's
+   *  young range (the rest of the bitmap is never read), else all of them. */
+  protected clearMarks(enc: GPUCommandEncoder, job: TraceJob, m: MarkBinding): void {
+    if (job.kind === 'young' && !this.refgraph) {
+      const from = Math.floor(job.youngStart / 32);
+      const to = Math.min(m.marksWords, Math.ceil(job.youngEnd / 32));
+      if (to > from) enc.clearBuffer(m.marks, from * 4, (to - from) * 4);
+    } else {
+      enc.clearBuffer(m.marks, 0, m.marksWords * 4);
+    }
+  }
+
+  /** The result of a mark the GPU finished (EngineBuffers.readResult); refgraph
+   *  first translates its vertex marks to the address bitmap (`translate_marks`). */
+  protected readGpuResult(
+    job: TraceJob,
+    m: MarkBinding,
+    liveCount: number,
+  ): Promise<{ readonly bitmap: Uint32Array; readonly live?: Int32Array }> {
+    const addrBits = m.addrBits;
+    if (!addrBits) return this.bufs.readResult(m.marks, job, liveCount);
+    const { workgroups, workgroupSize } = this.spec;
+    return this.bufs.readResult(addrBits, job, liveCount, (enc) => {
+      enc.clearBuffer(addrBits, 0, Math.ceil(job.heapWords / 32) * 4);
+      const pass = enc.beginComputePass({ label: 'translate marks' });
+      pass.setBindGroup(0, m.group);
+      pass.setPipeline(m.program.pipelines.get('translate_marks')!);
+      pass.dispatchWorkgroups(Math.min(workgroups * 4, Math.ceil(m.marksWords / workgroupSize)) || 1);
+      pass.end();
+    });
+  }
+
+  /** The result bitmap of a mark the CPU finished from `nodeMarks` (bits by node
+   *  id, at least the heap's bitmap words long under sable): refgraph translates
+   *  them to addresses; sable's are the bitmap, masked to the result's range. */
+  protected cpuResultBitmap(job: TraceJob, nodeMarks: Uint32Array): Uint32Array {
+    const bitmapWords = Math.ceil(job.heapWords / 32);
+    if (this.refgraph) {
+      const bitmap = new Uint32Array(bitmapWords);
+      translateOnCpu(job.cpu, nodeMarks, job.kind === 'young' ? job.youngVertices : job.nodeCount - 1, bitmap);
+      return bitmap;
+    }
+    const bitmap = nodeMarks.length === bitmapWords ? nodeMarks : nodeMarks.subarray(0, bitmapWords);
+    maskRange(bitmap, job.resultStart, job.resultEnd);
+    return bitmap;
+  }
+
+  liveBuffer(): GPUBuffer {
+    return this.bufs.live.buffer;
+  }
+
+  destroy(): void {
+    this.bufs.destroy();
   }
 }
 

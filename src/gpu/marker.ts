@@ -10,6 +10,7 @@
  */
 import type { MarkRequest, MarkResult, Marker } from '../gc/marker.js';
 import { BfsEngine } from './bfs.js';
+import { u32View } from './buffers.js';
 import { graphNodes, sableNodes } from './cpu-trace.js';
 import { DfsEngine } from './dfs.js';
 import type { GpuContext } from './device.js';
@@ -75,6 +76,8 @@ export class GpuMarker implements Marker {
   readonly name: string;
   readonly options: GpuOptions;
   lastStats: GpuMarkStats | null = null;
+  /** The device, from `ready()`. */
+  private ctx: GpuContext | null = null;
   private uploader: StagingUploader | null = null;
   private replay: EvacuationReplay | null = null;
   /** The last young mark, for `replayEvacuation`: its live list, how much of it
@@ -127,7 +130,7 @@ export class GpuMarker implements Marker {
     let replayWait = 0;
     if (this.replayPending) {
       const tw = performance.now();
-      await this.ctxDevice().queue.onSubmittedWorkDone();
+      await this.ctx!.device.queue.onSubmittedWorkDone();
       replayWait = performance.now() - tw;
       this.replayPending = false;
     }
@@ -205,15 +208,17 @@ export class GpuMarker implements Marker {
    * The plan evacuated the last young mark's live list (`live`, the same array,
    * in its order) to the header addresses `forward` and redirected the tenured
    * slots of `slotRuns`: the mirror makes the same changes (replay.ts), and the heap need
-   * not send the moved objects or the slots again.
-   * Resolves false, having done nothing, when this mark cannot be replayed.
+   * not send the moved objects or the slots again. The plan calls it only when
+   * `replaysEvacuation`; a call that cannot be replayed is a bug in the caller.
    */
-  async replayEvacuation(live: Int32Array, forward: Int32Array, slotRuns: Int32Array = new Int32Array(0)): Promise<boolean> {
+  async replayEvacuation(live: Int32Array, forward: Int32Array, slotRuns: Int32Array = new Int32Array(0)): Promise<void> {
     const last = this.lastYoung;
     this.lastYoung = null;
-    const input = this.config.input;
-    if (!last || last.live !== live || input.layout !== 'sable' || !input.sizeTable || !this.replay) return false;
-    const t = await this.replay.apply({
+    if (!last) throw new Error(`${this.name}: replayEvacuation without a young mark to replay`);
+    if (last.live !== live) throw new Error(`${this.name}: replayEvacuation of a live list other than the last young mark's`);
+    if (!this.replay) throw new Error(`${this.name}: replayEvacuation, but this marker does not replay evacuations`);
+    const input = this.config.input as SableInput;
+    await this.replay.apply({
       liveBuffer: this.engine!.liveBuffer(),
       deviceLive: Math.min(last.deviceLive, live.length),
       live,
@@ -221,11 +226,9 @@ export class GpuMarker implements Marker {
       slotRuns,
       youngStart: last.youngStart,
       youngEnd: last.youngEnd,
-      sizeTable: input.sizeTable(),
+      sizeTable: input.sizeTable!(),
     });
-    this.replayStats = t;
     this.replayPending = true;
-    return true;
   }
 
   async verifyCopy(check: (copy: Uint32Array) => void): Promise<void> {
@@ -242,9 +245,6 @@ export class GpuMarker implements Marker {
   /** A replay was submitted and the next mark has not waited for it yet. */
   private replayPending = false;
 
-  /** Bytes and host ms of the last replay's upload. */
-  replayStats: UploadStats = { bytes: 0, ms: 0 };
-
   /**
    * Opens the device and compiles every kernel this marker can use, so that the
    * first collection does not pay for it (~650 ms to open the device and ~320 ms
@@ -255,13 +255,10 @@ export class GpuMarker implements Marker {
     await Promise.all([this.engine!.prepare(), this.replay?.compile()]);
   }
 
-  private ctxDevice(): GPUDevice {
-    return this.uploader!.device;
-  }
-
   private async ready(): Promise<void> {
     if (this.engine) return;
     const ctx: GpuContext = await openGpu({ benchmark: this.config.benchmark });
+    this.ctx = ctx;
     this.uploader = new StagingUploader(ctx.device, ctx.adapter.software ? 4 << 20 : 16 << 20);
     const input = this.config.input;
     let target: MirrorTarget;
@@ -306,6 +303,7 @@ export class GpuMarker implements Marker {
     this.engine = null;
     this.mirror = null;
     this.uploader = null;
+    this.ctx = null;
   }
 }
 
@@ -333,7 +331,7 @@ function sableJob(words: Int32Array, req: MarkRequest, resultWords: number[] | u
   const nodeBase = ys & ~31;
   // Addresses are positive: the same words seen unsigned, not copied (a young
   // collection's remembered set can hold tens of millions of entries).
-  const roots = new Uint32Array(req.roots.buffer as ArrayBuffer, req.roots.byteOffset, req.roots.length);
+  const roots = u32View(req.roots);
   return {
     kind: req.kind,
     roots,

@@ -17,10 +17,10 @@
  * buffer that is reused (its re-mapping overlaps with the next collection's
  * mutator time). lavapipe caps one storage binding at 128 MiB, so the heap is
  * split into power-of-two chunks of at most maxStorageBufferBindingSize, each
- * bound on its own; kernels pick the chunk with a switch (see `heapAccessors`).
+ * bound on its own; kernels pick the chunk with a switch (see `HeapMirror.accessors`).
  */
 import type { GpuContext } from './device.js';
-import { bufferSize, GrowableBuffer } from './buffers.js';
+import { bufferSize, floorPow2, GrowableBuffer, Readback, u32View } from './buffers.js';
 import type { BindingSpec } from './shader.js';
 
 /** Word ranges as flat [start, end) pairs: [s0, e0, s1, e1, ...]. */
@@ -93,7 +93,7 @@ export class StagingUploader {
   private current = 0;
 
   constructor(
-    readonly device: GPUDevice,
+    private readonly device: GPUDevice,
     private readonly slotBytes = 8 << 20,
     slotCount = 2,
   ) {
@@ -168,19 +168,12 @@ export class StagingUploader {
   }
 }
 
-function words32(a: Int32Array | Uint32Array): Uint32Array {
-  return a instanceof Uint32Array ? a : new Uint32Array(a.buffer, a.byteOffset, a.length);
-}
-
-/** The largest power of two not above `n`. */
-function floorPow2(n: number): number {
-  return 2 ** Math.floor(Math.log2(n));
-}
-
 /** The heap's words on the device, in chunks of `chunkWords` (a power of two). */
 export class HeapMirror {
   readonly chunkWords: number;
   readonly chunks: GPUBuffer[] = [];
+  /** For `read` (--verify-gc), reused across calls and chunks. */
+  private readonly readback: Readback;
 
   constructor(
     private readonly ctx: GpuContext,
@@ -197,6 +190,7 @@ export class HeapMirror {
         `heap of ${heapWords} words needs ${count} bindings of ${this.chunkWords} words; the adapter allows ${maxChunks}`,
       );
     }
+    this.readback = new Readback(ctx.device, 'mirror read-back');
     for (let c = 0; c < count; c++) {
       const words = Math.min(this.chunkWords, heapWords - c * this.chunkWords);
       this.chunks.push(
@@ -214,7 +208,7 @@ export class HeapMirror {
    *  first update `ranges` must cover every word written since the words were. */
   async update(words: Int32Array | Uint32Array, ranges: DirtyRanges | 'all'): Promise<UploadStats> {
     const t0 = performance.now();
-    const src = words32(words);
+    const src = u32View(words);
     const merged = coalesce(ranges, Math.min(src.length, this.heapWords));
     let bytes = 0;
     for (let i = 0; i < merged.length; i += 2) {
@@ -239,17 +233,11 @@ export class HeapMirror {
     for (let c = 0; c < this.chunks.length; c++) {
       const words = Math.min(this.chunkWords, this.heapWords - c * this.chunkWords);
       const bytes = bufferSize(words * 4);
-      const rb = device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-      try {
-        const enc = device.createCommandEncoder({ label: 'mirror read-back' });
-        enc.copyBufferToBuffer(this.chunks[c]!, 0, rb, 0, bytes);
-        device.queue.submit([enc.finish()]);
-        await rb.mapAsync(GPUMapMode.READ);
-        out.set(new Uint32Array(rb.getMappedRange(), 0, words), c * this.chunkWords);
-        rb.unmap();
-      } finally {
-        rb.destroy();
-      }
+      const target = this.readback.target(bytes);
+      const enc = device.createCommandEncoder({ label: 'mirror read-back' });
+      enc.copyBufferToBuffer(this.chunks[c]!, 0, target, 0, bytes);
+      device.queue.submit([enc.finish()]);
+      await this.readback.readWith(words * 4, (view) => out.set(view, c * this.chunkWords));
     }
     return out;
   }
@@ -266,13 +254,27 @@ export class HeapMirror {
 
   /** `heapStore(a, v)` over writable word-wide chunk bindings. */
   storeAccessor(): string {
-    const shift = Math.log2(this.chunkWords);
-    if (this.chunks.length === 1) return 'fn heapStore(a: u32, v: u32) { heap0[a] = v; }';
+    return this.chunkFn('heapStore(a: u32, v: u32)', 'a', this.chunkWords, (heap, at) => `${heap}[${at}] = v;`);
+  }
+
+  /** WGSL `fn <signature>` whose body is `stmt(binding, index in it)` for the
+   *  chunk holding element `index` (chunks of `perChunk` elements): with one
+   *  chunk `index` itself, else a switch over the chunks. */
+  private chunkFn(
+    signature: string,
+    index: string,
+    perChunk: number,
+    stmt: (heap: string, at: string) => string,
+  ): string {
     const n = this.chunks.length;
-    const cases = this.chunks.map((_, c) =>
-      c === n - 1 ? `default: { heap${c}[o] = v; }` : `case ${c}u: { heap${c}[o] = v; }`,
+    if (n === 1) return `fn ${signature} { ${stmt('heap0', index)} }`;
+    const cases = this.chunks.map(
+      (_, c) => `${c === n - 1 ? 'default' : `case ${c}u`}: { ${stmt(`heap${c}`, 'o')} }`,
     );
-    return `fn heapStore(a: u32, v: u32) {\n  let o = a & ${this.chunkWords - 1}u;\n  switch (a >> ${shift}u) {\n    ${cases.join('\n    ')}\n  }\n}`;
+    return (
+      `fn ${signature} {\n  let o = ${index} & ${perChunk - 1}u;\n` +
+      `  switch (${index} >> ${Math.log2(perChunk)}u) {\n    ${cases.join('\n    ')}\n  }\n}`
+    );
   }
 
   buffers(): Record<string, GPUBuffer> {
@@ -281,31 +283,15 @@ export class HeapMirror {
 
   /** `heapWord(a)` and `heapQuad(q)` (q = a / 4) over the chunk bindings. */
   accessors(vector: boolean): string {
-    const shift = Math.log2(this.chunkWords);
-    const n = this.chunks.length;
-    const pick = (fn: string, idx: string, chunkOf: string, elem: (c: number) => string): string => {
-      if (n === 1) return `fn ${fn} { return ${elem(0)}; }`;
-      const cases = this.chunks.map((_, c) =>
-        c === n - 1 ? `default: { return ${elem(c)}; }` : `case ${c}u: { return ${elem(c)}; }`,
-      );
-      return `fn ${fn} {\n  let o = ${idx};\n  switch (${chunkOf}) {\n    ${cases.join('\n    ')}\n  }\n}`;
-    };
+    const load = (heap: string, at: string): string => `return ${heap}[${at}];`;
     if (vector) {
-      const qmask = `${this.chunkWords / 4 - 1}u`;
       return [
-        pick(
-          'heapQuad(q: u32) -> vec4<u32>',
-          `q & ${qmask}`,
-          `q >> ${shift - 2}u`,
-          (c) => (n === 1 ? `heap${c}[q]` : `heap${c}[o]`),
-        ),
+        this.chunkFn('heapQuad(q: u32) -> vec4<u32>', 'q', this.chunkWords / 4, load),
         'fn heapWord(a: u32) -> u32 { return lane(heapQuad(a >> 2u), a & 3u); }',
       ].join('\n');
     }
     return [
-      pick('heapWord(a: u32) -> u32', `a & ${this.chunkWords - 1}u`, `a >> ${shift}u`, (c) =>
-        n === 1 ? `heap${c}[a]` : `heap${c}[o]`,
-      ),
+      this.chunkFn('heapWord(a: u32) -> u32', 'a', this.chunkWords, load),
       'fn heapQuad(q: u32) -> vec4<u32> {\n  let a = q << 2u;\n' +
         '  return vec4<u32>(heapWord(a), heapWord(a + 1u), heapWord(a + 2u), heapWord(a + 3u));\n}',
     ].join('\n');
@@ -314,6 +300,7 @@ export class HeapMirror {
   destroy(): void {
     for (const b of this.chunks) b.destroy();
     this.chunks.length = 0;
+    this.readback.destroy();
   }
 }
 
@@ -322,10 +309,6 @@ const GRAPH_ARRAYS = ['youngVertices', 'youngEdges', 'tenuredVertices', 'tenured
 /** The two generations' reference graphs on the device (four growable buffers). */
 export class GraphMirror {
   private readonly bufs: Record<(typeof GRAPH_ARRAYS)[number], GrowableBuffer>;
-  youngVertices = 0;
-  tenuredVertices = 0;
-  youngEdges = 0;
-  tenuredEdges = 0;
 
   constructor(
     ctx: GpuContext,
@@ -361,10 +344,6 @@ export class GraphMirror {
       }
     }
     if (bytes > 0) await this.uploader.flush();
-    this.youngVertices = graphs.young.vertexCount;
-    this.tenuredVertices = graphs.tenured.vertexCount;
-    this.youngEdges = graphs.young.edgeCount;
-    this.tenuredEdges = graphs.tenured.edgeCount;
     return { bytes, ms: performance.now() - t0 };
   }
 
@@ -385,11 +364,6 @@ export class GraphMirror {
       tv: this.bufs.tenuredVertices.buffer,
       te: this.bufs.tenuredEdges.buffer,
     };
-  }
-
-  /** Changes whenever a buffer was replaced (bind groups must then be rebuilt). */
-  get generation(): number {
-    return GRAPH_ARRAYS.reduce((s, n) => s + this.bufs[n].generation, 0);
   }
 
   /** `edgeWord(g, i)` and `edgeQuad(g, q)` for generation g (0 young, 1 tenured). */

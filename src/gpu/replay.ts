@@ -16,7 +16,7 @@
  * the CPU, so neither had this cost; this is our answer for a discrete GPU.
  */
 import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../heap/layout.js';
-import { bufferSize, GrowableBuffer } from './buffers.js';
+import { bufferSize, GrowableBuffer, u32View } from './buffers.js';
 import type { GpuContext } from './device.js';
 import type { HeapMirror, StagingUploader, UploadStats } from './mirror.js';
 import type { BindingSpec, Program } from './shader.js';
@@ -51,6 +51,8 @@ export class EvacuationReplay {
   private readonly types: GrowableBuffer;
   private readonly slotRuns: GrowableBuffer;
   private typesUploaded = -1;
+  /** Workgroup size: a software adapter runs every thread on a few CPU cores. */
+  private readonly wg: number;
 
   constructor(
     private readonly ctx: GpuContext,
@@ -60,6 +62,7 @@ export class EvacuationReplay {
     const d = ctx.device;
     const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
     const max = ctx.limits.maxStorageBufferBindingSize;
+    this.wg = ctx.adapter.software ? 64 : 256;
     this.params = d.createBuffer({ size: 32, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label: 'replay params' });
     this.ctl = d.createBuffer({ size: 16, usage: rw, label: 'replay ctl' });
     this.fwd = new GrowableBuffer(d, rw, 'replay forward', max);
@@ -71,8 +74,6 @@ export class EvacuationReplay {
   /** Compiles the kernels (once); `GpuMarker.prepare` calls it at start-up. */
   compile(): Promise<Program> {
     if (!this.program) {
-      const soft = this.ctx.adapter.software;
-      const wg = soft ? 64 : 256;
       const bindings: BindingSpec[] = [
         { name: 'rp', kind: 'uniform', type: 'ReplayParams' },
         { name: 'live', kind: 'read-only-storage', type: 'array<u32>' },
@@ -85,7 +86,7 @@ export class EvacuationReplay {
       ];
       this.program = buildProgram(this.ctx, {
         header: wgslConstants({
-          WG: wg,
+          WG: this.wg,
           SMALL,
           AGE_SHIFT,
           AGE_MASK,
@@ -114,17 +115,16 @@ export class EvacuationReplay {
     // Objects above SMALL words: at most the young range's words / SMALL of them.
     const bigCap = Math.max(1, Math.min(n, Math.ceil((job.youngEnd - job.youngStart) / SMALL)));
     const big = this.big.ensure(bigCap * 4).buffer;
-    const asU32 = (a: Int32Array): Uint32Array => new Uint32Array(a.buffer, a.byteOffset, a.length);
-    await this.uploader.write(fwd, 0, asU32(job.forward.subarray(0, n)));
+    await this.uploader.write(fwd, 0, u32View(job.forward.subarray(0, n)));
     bytes += n * 4;
     if (job.deviceLive < n) {
       // The CPU finished part of the mark (fallback): its entries are not on the device.
-      await this.uploader.write(job.liveBuffer, job.deviceLive, asU32(job.live.subarray(job.deviceLive, n)));
+      await this.uploader.write(job.liveBuffer, job.deviceLive, u32View(job.live.subarray(job.deviceLive, n)));
       bytes += (n - job.deviceLive) * 4;
     }
     // The remembered set as (first slot, count) runs: CompleteGraph's 15M slots
     // lie in long arrays, so the runs are a small fraction of the slots' words.
-    const runs = new Uint32Array(job.slotRuns.buffer, job.slotRuns.byteOffset, job.slotRuns.length);
+    const runs = u32View(job.slotRuns);
     const runCount = runs.length >>> 1;
     const slotBuf = this.slotRuns.ensure(Math.max(1, runs.length) * 4).buffer;
     if (runCount > 0) {
@@ -141,7 +141,7 @@ export class EvacuationReplay {
     device.queue.writeBuffer(
       this.params,
       0,
-      new Uint32Array([n, job.youngStart, job.youngEnd, this.mirror.heapWords, typeCount, bigCap, runCount, 0]),
+      new Uint32Array([n, job.youngStart, job.youngEnd, typeCount, bigCap, runCount, 0, 0]),
     );
 
     const group = bindGroup(device, program, {
@@ -154,7 +154,7 @@ export class EvacuationReplay {
       slots: slotBuf,
       ...this.mirror.buffers(),
     });
-    const wg = ctx.adapter.software ? 64 : 256;
+    const wg = this.wg;
     const perObject = Math.max(1, Math.min(ctx.limits.maxComputeWorkgroupsPerDimension, Math.ceil(n / wg)));
     const perBig = Math.max(1, Math.min(ctx.limits.maxComputeWorkgroupsPerDimension, ctx.adapter.software ? 4 : 1024));
     const enc = device.createCommandEncoder({ label: 'evacuation replay' });

@@ -55,20 +55,21 @@ fn put(pos: u32, raw: u32) {
 }
 
 // Copies references [s, s+count) of generation g to queue positions dst,
-// dst+1, ... (the prefix-sum layout), by vec4 with the vector optimization.
-fn copyRun(g: u32, s: u32, count: u32, dst: u32) {
+// dst+1, ... (the prefix-sum layout): by vec4 with the vector optimization,
+// quads k0, k0+stride, ... of the run, else words s+k0, s+k0+stride, ...
+fn copyRun(g: u32, s: u32, count: u32, dst: u32, k0: u32, stride: u32) {
   let e = s + count;
   if (VECTOR) {
     let qe = (e + 3u) >> 2u;
-    for (var q = s >> 2u; q < qe; q += 1u) {
+    for (var q = (s >> 2u) + k0; q < qe; q += stride) {
       let v = refQuad(g, q);
       for (var k = 0u; k < 4u; k += 1u) {
         let i = (q << 2u) + k;
-        if (i >= s && i < e) { put(dst + i - s, v[k]); }
+        if (i >= s && i < e) { put(dst + i - s, lane(v, k)); }
       }
     }
   } else {
-    for (var i = s; i < e; i += 1u) { put(dst + i - s, refWord(g, i)); }
+    for (var i = s + k0; i < e; i += stride) { put(dst + i - s, refWord(g, i)); }
   }
 }
 
@@ -209,7 +210,7 @@ fn bfs_level(@builtin(local_invocation_index) lid: u32,
         }
       }
       workgroupBarrier();
-      if (rc > 0u && !skip) { copyRun(g, rs, rc, outBase + scan[lid]); }
+      if (rc > 0u && !skip) { copyRun(g, rs, rc, outBase + scan[lid], 0u, 1u); }
     }
 
     // §5.2: the whole workgroup copies each wide object, one reference (or one
@@ -219,22 +220,7 @@ fn bfs_level(@builtin(local_invocation_index) lid: u32,
       for (var w = 0u; w < nWide; w += 1u) {
         let r = nodeRefs(wideNode[w]);
         let dst = wideBase + wideOff[w];
-        if (!skip) {
-          if (VECTOR) {
-            let s = r.y;
-            let e = r.y + r.z;
-            let qe = (e + 3u) >> 2u;
-            for (var q = (s >> 2u) + lid; q < qe; q += WG) {
-              let v = refQuad(r.x, q);
-              for (var k = 0u; k < 4u; k += 1u) {
-                let i = (q << 2u) + k;
-                if (i >= s && i < e) { put(dst + i - s, v[k]); }
-              }
-            }
-          } else {
-            for (var j = lid; j < r.z; j += WG) { put(dst + j, refWord(r.x, r.y + j)); }
-          }
-        }
+        if (!skip) { copyRun(r.x, r.y, r.z, dst, lid, WG); }
       }
     }
     // The next chunk resets the workgroup counters and lists.

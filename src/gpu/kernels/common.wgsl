@@ -25,10 +25,6 @@ struct Params {
   pad1: u32,
 }
 
-fn isMarked(n: u32) -> bool {
-  return (atomicLoad(&marks[n >> 5u]) & (1u << (n & 31u))) != 0u;
-}
-
 // True for the one caller that set the bit. With the atomic optimization
 // (FastCollect §4.4) a plain load first skips the atomic for nodes already
 // marked, which is most of them on graphs with shared referents.

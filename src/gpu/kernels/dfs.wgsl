@@ -142,38 +142,34 @@ fn visit(raw: u32) {
   }
 }
 
+// Visits the lanes of quad v (words i..i+3) that lie in [s, e); i < e.
+fn visitQuad(v: vec4<u32>, i: u32, s: u32, e: u32) {
+  if (i >= s) { visit(v.x); }
+  if (i + 1u >= s && i + 1u < e) { visit(v.y); }
+  if (i + 2u >= s && i + 2u < e) { visit(v.z); }
+  if (i + 3u >= s && i + 3u < e) { visit(v.w); }
+}
+
 // Visits references [s, e) of generation g, quads q0, q0+stride, ... of them
 // with the vector optimization (§4.3: aligned vec4 loads, lanes outside [s, e)
 // dropped), else words s+k0, s+k0+stride, ...
 fn visitRange(g: u32, s: u32, e: u32, k0: u32, stride: u32) {
   if (VECTOR) {
     let qe = (e + 3u) >> 2u;
-    for (var q = (s >> 2u) + k0; q < qe; q += stride) {
-      let v = refQuad(g, q);
-      let i = q << 2u;
-      if (i >= s) { visit(v.x); }
-      if (i + 1u >= s && i + 1u < e) { visit(v.y); }
-      if (i + 2u >= s && i + 2u < e) { visit(v.z); }
-      if (i + 3u >= s && i + 3u < e) { visit(v.w); }
-    }
+    for (var q = (s >> 2u) + k0; q < qe; q += stride) { visitQuad(refQuad(g, q), q << 2u, s, e); }
   } else {
     for (var i = s + k0; i < e; i += stride) { visit(refWord(g, i)); }
   }
 }
 
-// Visits references [s, e) of the heap, the first quad already loaded.
+// Visits references [s, e) of the heap, the first quad already loaded
+// (PREFETCH, which implies VECTOR).
 fn visitFromQuad(first: vec4<u32>, s: u32, e: u32) {
   if (e <= s) { return; }
-  var v = first;
+  let q0 = s >> 2u;
+  visitQuad(first, q0 << 2u, s, e);
   let qe = (e + 3u) >> 2u;
-  for (var q = s >> 2u; q < qe; q += 1u) {
-    if (q != (s >> 2u)) { v = refQuad(0u, q); }
-    let i = q << 2u;
-    if (i >= s) { visit(v.x); }
-    if (i + 1u >= s && i + 1u < e) { visit(v.y); }
-    if (i + 2u >= s && i + 2u < e) { visit(v.z); }
-    if (i + 3u >= s && i + 3u < e) { visit(v.w); }
-  }
+  for (var q = q0 + 1u; q < qe; q += 1u) { visitQuad(refQuad(0u, q), q << 2u, s, e); }
 }
 
 // Algorithm 3, lines 10-12. With PREFETCH (sable, vector loads) the first quad
@@ -271,11 +267,8 @@ fn resume(t: u32, lid: u32) {
 @compute @workgroup_size(WG)
 fn dfs_init(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let t = gid.x;
-  top = 0u;
-  lcount = 0u;
-  lbase = lid * LCAP;
-  shead = 0u;
-  scount = 0u;
+  // The first submit cleared `threads`: every thread starts with nothing.
+  resume(t, lid);
   for (var r = t; r < params.rootCount; r += params.threadCount) { visit(roots[r]); }
   finish(t);
 }

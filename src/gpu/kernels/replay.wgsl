@@ -26,10 +26,10 @@ struct ReplayParams {
   count: u32,        // objects moved
   youngStart: u32,   // the young range references are redirected from
   youngEnd: u32,
-  heapWords: u32,
   typeCount: u32,
   bigCap: u32,
   slotRuns: u32,     // runs of remembered-set slots (first, count)
+  pad0: u32,         // the struct stays a multiple of 16 bytes
   pad1: u32,
 }
 
