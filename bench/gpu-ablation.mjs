@@ -7,10 +7,11 @@
 // time (timestamp queries) and the marker's whole call (upload + kernel + read-back +
 // CPU work). Usage: node bench/gpu-ablation.mjs [--shapes LIST] [--engines LIST] [--out file.json]
 // (needs dist/).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { forcedCollections, probeGpu } from './lib/minivm.mjs';
-import { fmt, median, runTimed, scratch, table } from './lib/util.mjs';
+import { summarizeForced } from './lib/gc.mjs';
+import { forcedCollections, probeGpu, runMinivm } from './lib/minivm.mjs';
+import { fmt, table } from './lib/util.mjs';
 import { fastCollect } from './lib/papers.mjs';
 
 const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
@@ -28,16 +29,6 @@ const variants = {
   'gpu-bfs': [['GPU', 'none'], ['+P', 'none,P'], ['+V', 'none,V'], ['+F', 'none,F'], ['+D', 'none,D'], ['all', 'all']],
 };
 
-let counter = 0;
-/** One run with --json-stats; returns { error, stats }. */
-async function run(program, engine, opt) {
-  const json = join(scratch(), `ablation-${++counter}.json`);
-  const r = await runTimed(process.execPath, [join(root, 'bin', 'minivm.js'), 'run', program, '--gc', engine,
-    '--heap', '1g', '--gpu-benchmark', '--gpu-opt', opt, '--json-stats', json], { cwd: root });
-  if (r.code !== 0 || !existsSync(json)) return { error: `exit ${r.code}`, stats: null };
-  return { error: null, stats: JSON.parse(readFileSync(json, 'utf8')) };
-}
-
 const probe = await probeGpu(root);
 console.log(`adapter: ${probe.line}`);
 if (!probe.available) process.exit(69);
@@ -48,13 +39,14 @@ for (const [engine, list] of Object.entries(variants).filter(([e]) => engines.in
   for (const shape of shapes) {
     const row = [shape];
     for (const [label, opt] of list) {
-      const r = await run(`bench/programs/${shape}.mini`, engine, opt);
-      const young = forcedCollections(r.stats).filter((c) => c.kind === 'young');
-      raw[`${engine}|${shape}|${label}`] = r.error ?? young;
-      if (r.error || young.length === 0) { row.push(r.error ?? '-'); continue; }
-      const kernel = median(young.map((c) => c.marker.kernel ?? NaN));
-      const mark = median(young.map((c) => c.phases.mark));
-      row.push(`${fmt(kernel, 2)} / ${fmt(mark, 1)}`);
+      const r = await runMinivm(root, {
+        program: `bench/programs/${shape}.mini`, gc: engine, heap: '1g', gpuBenchmark: true, gpuOpt: opt,
+      }, 0);
+      const error = r.error && `exit ${r.code}`;
+      raw[`${engine}|${shape}|${label}`] = error ?? forcedCollections(r.stats).filter((c) => c.kind === 'young');
+      const young = error ? null : summarizeForced([r], 'young');
+      if (!young) { row.push(error ?? '-'); continue; }
+      row.push(`${fmt(young.kernel, 2)} / ${fmt(young.mark, 1)}`);
       if (outFile) writeFileSync(outFile, JSON.stringify(raw, null, 1));
     }
     if (engine === 'gpu-dfs') {

@@ -62,7 +62,7 @@ for (let i = 0; i < argv.length; i++) {
   else usage(`unknown argument ${a}`);
 }
 if (opts.sections.length === 0) opts.sections = Object.keys(SECTIONS);
-if (opts.quick && opts.repeat === undefined) opts.repeat = 1;
+opts.repeat ??= opts.quick ? 1 : 5;
 
 if (opts.build) ensureBuilt(root);
 
@@ -85,7 +85,7 @@ console.log(`Command: \`${cmd}\`\n`);
 console.log(formatMachine(machine, gpu.use || gpu.available ? `${gpu.adapter}${gpu.use ? '' : ' (not used)'}` : null));
 console.log('');
 
-const ctx = { root, repeat: opts.repeat, quick: opts.quick, gpu, heap: opts.heap };
+const ctx = { root, repeat: opts.repeat, quick: opts.quick, gpu, heap: opts.heap, machine };
 const results = { date: started.toISOString(), command: cmd, machine, gpu, options: { ...opts }, sections: {} };
 for (const name of opts.sections) {
   const t0 = Date.now();

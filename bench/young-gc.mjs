@@ -1,6 +1,5 @@
-// Times the serial young collection of N live small objects, straight on the heap API
-// (the approach of test/gc/bench-young-gc.mjs). Used by `bench/run.mjs young1m`, and
-// runnable alone:
+// Times the serial young collection of N live small objects, straight on the heap API.
+// Used by `bench/run.mjs young1m`, and runnable alone:
 //   node bench/young-gc.mjs [--dist DIR] [--n 1000000] [--layout sable|refgraph] [--collections 8] [--json]
 // Objects: class Node { int value; Node next; Node other } in one list rooted once, plus
 // one dead object per live one; tenure age 15 (the default) is above the number of
@@ -8,6 +7,7 @@
 // Prints one line per collection, or with --json one JSON object with all of them.
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
+import { median } from './lib/util.mjs';
 
 const opts = { dist: join(dirname(fileURLToPath(import.meta.url)), '..', 'dist'), n: 1000000, layout: 'sable', collections: 8, json: false };
 const argv = process.argv.slice(2);
@@ -68,7 +68,6 @@ while (n !== 0) {
   n = heap.words[n + next];
 }
 if (i !== -1) throw new Error(`list has ${N - 1 - i} nodes, expected ${N}`);
-const steady = records.slice(2).map((r) => r.pauseMs).sort((a, b) => a - b);
-const med = steady.length ? steady[steady.length >> 1] : null;
+const med = median(records.slice(2).map((r) => r.pauseMs));
 if (opts.json) console.log(JSON.stringify({ n: N, layout: opts.layout, buildMs, records }));
 else console.log(`first ${records[0].pauseMs.toFixed(1)} ms; median after 2 warm-up collections ${med?.toFixed(1)} ms for ${N} live objects (${opts.layout})`);

@@ -46,8 +46,7 @@ export function summarizeForced(results, kind) {
 }
 
 export async function gc(ctx) {
-  const { root, quick, gpu, heap } = ctx;
-  const repeat = ctx.repeat ?? 5;
+  const { root, repeat, quick, gpu, heap } = ctx;
   const layouts = ['sable', 'refgraph'];
   const collectors = ['serial', 'gpu-dfs', 'gpu-bfs'];
   const runGpu = gpu.use;

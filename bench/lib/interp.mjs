@@ -34,10 +34,11 @@ export function interpSpec(p, quick) {
 const norm = (s) => s.replace(/\r/g, '').trim();
 
 export async function interp(ctx) {
-  const { root, quick } = ctx;
-  const repeat = ctx.repeat ?? 5;
+  const { root, repeat, quick } = ctx;
   const python = have('python3') ? 'python3' : null;
   const lua = have('lua5.4') ? 'lua5.4' : have('lua') ? 'lua' : null;
+  // The twins' interpreters: p.python / p.lua is the script, row.py / row.lua the samples.
+  const peers = [{ name: 'python', cmd: python, samples: 'py' }, { name: 'lua', cmd: lua, samples: 'lua' }];
   const programs = interpPrograms(root);
   const rows = new Map(programs.map((p) => [p.name, { mini: [], vmWall: [], mutator: [], py: [], lua: [], notes: new Set() }]));
   for (let i = 0; i < repeat; i++) {
@@ -52,20 +53,14 @@ export async function interp(ctx) {
         row.vmWall.push(m.stats?.wallMs);
         row.mutator.push(m.stats?.mutatorMs);
       }
-      if (python && p.python) {
-        const r = await runTimed(python, [p.python, ...arg], { cwd: root });
-        if (r.code !== 0) row.notes.add(`python exit ${r.code}`);
+      for (const peer of peers) {
+        const script = p[peer.name];
+        if (!peer.cmd || !script) continue;
+        const r = await runTimed(peer.cmd, [script, ...arg], { cwd: root });
+        if (r.code !== 0) row.notes.add(`${peer.name} exit ${r.code}`);
         else {
-          row.py.push(r.ms);
-          if (!m.error && norm(r.stdout) !== norm(m.stdout)) row.notes.add('python output differs');
-        }
-      }
-      if (lua && p.lua) {
-        const r = await runTimed(lua, [p.lua, ...arg], { cwd: root });
-        if (r.code !== 0) row.notes.add(`lua exit ${r.code}`);
-        else {
-          row.lua.push(r.ms);
-          if (!m.error && norm(r.stdout) !== norm(m.stdout)) row.notes.add('lua output differs');
+          row[peer.samples].push(r.ms);
+          if (!m.error && norm(r.stdout) !== norm(m.stdout)) row.notes.add(`${peer.name} output differs`);
         }
       }
     }

@@ -44,13 +44,17 @@ export function parseXlog(stdout) {
   return { pauses, forcedFrom, output: program.join('\n').trim() };
 }
 
+/** The median of some pause times and their number, or null when there are none. */
+function pauseSummary(ms) {
+  return ms.length ? { pause: median(ms), n: ms.length } : null;
+}
+
 function javaHeap(heap) {
   return heap.replace(/i?b$/i, '');
 }
 
 export async function java(ctx) {
-  const { root, quick, heap } = ctx;
-  const repeat = ctx.repeat ?? 5;
+  const { root, repeat, quick, heap, machine } = ctx;
   if (!have('java') || !have('javac')) {
     const text = '### java: skipped (java/javac not installed)';
     return { text, raw: { skipped: 'java not installed' } };
@@ -86,22 +90,26 @@ export async function java(ctx) {
     { name: 'ParallelGC', flag: '-XX:+UseParallelGC' },
   ];
   const acc = new Map();
+  /** The runs and errors of one configuration (shape|collector), made on first use. */
+  const entry = (key) => {
+    let e = acc.get(key);
+    if (!e) acc.set(key, (e = { runs: [], errors: [] }));
+    return e;
+  };
   for (let i = 0; i < repeat; i++) {
     for (const cs of cases) {
       for (const g of gcs) {
-        const key = `${cs.name}|${g.name}`;
-        if (!acc.has(key)) acc.set(key, { runs: [], errors: [] });
+        const e = entry(`${cs.name}|${g.name}`);
         log(`java ${i + 1}/${repeat} ${cs.name} ${g.name}`);
         const r = await runTimed('java', [`-Xms${cs.jheap}`, `-Xmx${cs.jheap}`, g.flag, '-Xlog:gc', '-cp', classes, cs.cls, ...cs.argv], { cwd: root });
-        if (r.code !== 0) acc.get(key).errors.push(`exit ${r.code}: ${r.stderr.trim().split('\n').pop()}`);
-        else acc.get(key).runs.push({ ...parseXlog(r.stdout), ms: r.ms });
+        if (r.code !== 0) e.errors.push(`exit ${r.code}: ${r.stderr.trim().split('\n').pop()}`);
+        else e.runs.push({ ...parseXlog(r.stdout), ms: r.ms });
       }
       log(`java ${i + 1}/${repeat} ${cs.name} minivm serial`);
       const m = await runMinivm(root, cs.spec, i);
-      const key = `${cs.name}|minivm`;
-      if (!acc.has(key)) acc.set(key, { runs: [], errors: [] });
-      if (m.error) acc.get(key).errors.push(m.error);
-      else acc.get(key).runs.push(m);
+      const e = entry(`${cs.name}|minivm`);
+      if (m.error) e.errors.push(m.error);
+      else e.runs.push(m);
     }
   }
 
@@ -120,8 +128,8 @@ export async function java(ctx) {
       const all = mv.runs.flatMap((r) => r.stats.collections);
       const y = all.filter((c) => c.kind === 'young').map((c) => c.pauseMs);
       const f = all.filter((c) => c.kind === 'full').map((c) => c.pauseMs);
-      mYoung = y.length ? { pause: median(y), n: y.length } : null;
-      mFull = f.length ? { pause: median(f), n: f.length } : null;
+      mYoung = pauseSummary(y);
+      mFull = pauseSummary(f);
       mCounts = mv.runs.length ? `${median(mv.runs.map((r) => r.stats.youngCollections))}y/${median(mv.runs.map((r) => r.stats.fullCollections))}f` : '-';
     }
     const rec = { shape: cs.name, heap: cs.jheap, args: cs.argv, minivm: { young: mYoung, full: mFull, errors: mv.errors } };
@@ -140,9 +148,9 @@ export async function java(ctx) {
       const full = sel('full');
       const scavengeBeforeFull = a.runs.flatMap((r) => r.pauses.filter((p) => p.forced && p.kind === 'young' && p.cause === 'System.gc()'));
       jv[g.name] = {
-        young: young.length ? { pause: median(young.map((p) => p.ms)), n: young.length } : null,
-        full: full.length ? { pause: median(full.map((p) => p.ms)), n: full.length } : null,
-        scavengeBeforeFull: scavengeBeforeFull.length ? { pause: median(scavengeBeforeFull.map((p) => p.ms)), n: scavengeBeforeFull.length } : null,
+        young: pauseSummary(young.map((p) => p.ms)),
+        full: pauseSummary(full.map((p) => p.ms)),
+        scavengeBeforeFull: pauseSummary(scavengeBeforeFull.map((p) => p.ms)),
         youngPerRun: median(a.runs.map((r) => r.pauses.filter((p) => p.kind === 'young').length)),
         errors: a.errors,
         pauses: a.runs.map((r) => r.pauses),
@@ -166,7 +174,8 @@ export async function java(ctx) {
         : `counts minivm ${mCounts}, Serial ${jv.SerialGC.youngPerRun ?? '-'}y, Parallel ${jv.ParallelGC.youngPerRun ?? '-'}y`,
     ]);
   }
-  const version = versionOf('java', ['-version']);
+  // The machine section asked java -version already.
+  const version = machine?.java ?? versionOf('java', ['-version']);
   const text = [
     `### java: ${version}, pauses of forced collections (ms), median over ${repeat} run(s) of each${quick ? ' (--quick sizes)' : ''}`,
     '',

@@ -10,20 +10,23 @@ import { layoutOverhead } from './papers.mjs';
 import { runMinivm } from './minivm.mjs';
 import { fmt, log, median, mib, ratio, table } from './util.mjs';
 
+/** The programs and their specs per layout; own runs (tag), so that sable and refgraph
+ *  run back to back and both layouts of a program see the same load on a shared machine. */
 function layoutPrograms(root, quick, heap) {
   const interp = interpPrograms(root);
   const byName = (n) => interp.find((p) => p.name === n);
   const shape = (n) => gcShapes.find((s) => s.name === n);
+  const tag = 'layouts';
   const list = [];
   for (const n of ['binary_trees', 'storage']) {
     const p = byName(n);
-    if (p) list.push({ name: n, spec: (layout) => ({ ...interpSpec(p, quick), layout }) });
+    if (p) list.push({ name: n, spec: (layout) => ({ ...interpSpec(p, quick), layout, tag }) });
   }
   for (const n of ['long_linked_list', 'parallel_lists_256', 'parallel_lists_2560', 'vp_linked_list']) {
-    list.push({ name: n, spec: (layout) => gcSpec(shape(n), { collector: 'serial', layout, heap, quick }) });
+    list.push({ name: n, spec: (layout) => ({ ...gcSpec(shape(n), { collector: 'serial', layout, heap, quick }), tag }) });
   }
   for (const n of ['gc_stress', 'old_to_young', 'hash_table']) {
-    list.push({ name: `programs/${n}`, spec: (layout) => ({ program: `programs/${n}.mini`, gc: 'serial', layout }) });
+    list.push({ name: `programs/${n}`, spec: (layout) => ({ program: `programs/${n}.mini`, gc: 'serial', layout, tag }) });
   }
   return list;
 }
@@ -37,11 +40,8 @@ function markNsPerObject(stats) {
 }
 
 export async function layouts(ctx) {
-  const { root, quick, heap } = ctx;
-  const repeat = ctx.repeat ?? 5;
-  // Own runs (tag), sable and refgraph back to back, so that both layouts of a program
-  // see the same load on a shared machine.
-  const programs = layoutPrograms(root, quick, heap).map((p) => ({ ...p, spec: (layout) => ({ ...p.spec(layout), tag: 'layouts' }) }));
+  const { root, repeat, quick, heap } = ctx;
+  const programs = layoutPrograms(root, quick, heap);
   const acc = new Map(programs.map((p) => [p.name, { sable: [], refgraph: [], errors: [] }]));
   for (let i = 0; i < repeat; i++) {
     for (const p of programs) {
@@ -87,7 +87,7 @@ export async function layouts(ctx) {
       mib(sa.peakHeapBytes),
       mib(rg.peakHeapBytes),
       mib(rg.graphBytes),
-      mut === null ? '-' : `${((bytes - 1) * 100).toFixed(0)}%`,
+      bytes === null ? '-' : `${((bytes - 1) * 100).toFixed(0)}%`,
       fmt(sa.markNsPerYoungObject, 0),
       fmt(rg.markNsPerYoungObject, 0),
       a.errors.slice(0, 2).join('; '),

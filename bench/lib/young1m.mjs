@@ -10,8 +10,7 @@ const COLLECTIONS = 10;
 const WARMUP = 2;
 
 export async function young1m(ctx) {
-  const { root, quick } = ctx;
-  const repeat = ctx.repeat ?? 5;
+  const { root, repeat, quick } = ctx;
   const n = quick ? 200000 : 1000000;
   const acc = { sable: [], refgraph: [] };
   const errors = [];

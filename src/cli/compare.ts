@@ -136,7 +136,7 @@ async function runOnce(program: Parameters<typeof runProgram>[0], cmd: Command, 
       else stderr += t;
     },
   };
-  const options = { ...cmd.run, gc, layout, logGc: true, stats: false, jsonStats: undefined };
+  const options = { ...cmd.run, gc, layout, logGc: true };
   const outcome = await runProgram(program, options, io);
   return { exitCode: outcome.exitCode, stdout, stderr, stats: outcome.stats, ends };
 }

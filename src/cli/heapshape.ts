@@ -5,21 +5,18 @@
  * BFS depth from the roots and the out-degree distribution (gc/heap-shape.ts), with
  * a one-line verdict per snapshot on whether the heap suits GPU marking.
  *
- * The analysis is hooked in by wrapping the collector's marker in a ShapeMarker, so
- * every collection of the run is analysed exactly when it happens, with the heap as
- * the collector sees it. The program's own output is not shown.
+ * The analysis is hooked in by wrapping the collector's marker in a ShapeMarker
+ * (runProgram's `wrapMarker` hook), so every collection of the run is analysed exactly
+ * when it happens, with the heap as the collector sees it. Faults are reported as
+ * `run` reports them. The program's own output is not shown.
  */
 
 import { writeFileSync } from 'node:fs';
 import type { Command } from './args.js';
-import { UsageError } from './args.js';
-import { compileSource, EXIT, type Io } from './run.js';
-import { createMemory, isNoGpuError, type Memory, type RunStats } from './memory.js';
-import { createCollector, GenerationalPlan, type Marker } from '../gc/index.js';
+import { compileSource, EXIT, runProgram, type Io, type RunOutcome } from './run.js';
+import type { Marker } from '../gc/index.js';
 import { NARROW_THRESHOLD, OUT_DEGREE_BINS, ShapeMarker, shapeVerdict, type ShapeVerdict } from '../gc/heap-shape.js';
-import { link } from '../vm/link.js';
-import { Interpreter } from '../vm/interpreter.js';
-import { MiniRuntimeError } from '../vm/format.js';
+import type { HeapImpl } from '../heap/index.js';
 import { formatTextTable, Progress, type CompareDeps } from './compare.js';
 import { heapshapeReport } from './report.js';
 
@@ -61,7 +58,7 @@ export async function runHeapshape(
   io: Io,
   deps: CompareDeps = {},
 ): Promise<{ exitCode: number; result?: HeapshapeResult }> {
-  const options = { ...cmd.run, logGc: false, stats: false, jsonStats: undefined };
+  const options = { ...cmd.run, logGc: false };
   if (options.gc === 'none') {
     io.stderr(`minivm: heapshape needs a collector that collects (--gc none never does; the default is serial)\n`);
     return { exitCode: EXIT.usage };
@@ -69,51 +66,28 @@ export async function runHeapshape(
   const program = compileSource(cmd.file, source, io);
   if (!program) return { exitCode: EXIT.compile };
   const progress = new Progress(io, deps.progress ?? false);
-  let memory: Memory | undefined;
   let shapes: ShapeMarker | undefined;
-  let stats: RunStats | undefined;
-  let exitCode: number = EXIT.ok;
-  const t0 = performance.now();
+  // The collector's own engine, wrapped: the wrapper looks at the heap first, then
+  // lets the engine trace; the plan disposes the wrapper, which disposes the engine.
+  const wrapMarker = (engine: Marker, heap: HeapImpl): Marker => {
+    const marker = new ShapeMarker(heap, engine, NARROW_THRESHOLD, true, () =>
+      progress.show(`heapshape ${cmd.file}: collection ${marker.snapshots.length + 1}`),
+    );
+    shapes = marker;
+    return marker;
+  };
   const quiet: Io = { stdout: () => {}, stderr: (t) => io.stderr(t) };
+  let outcome: RunOutcome;
   try {
-    memory = await createMemory(options, quiet);
-    const heap = memory.heap;
-    const plan = heap.collector;
-    if (!(plan instanceof GenerationalPlan)) throw new UsageError(`heapshape needs a generational collector, not '${options.gc}'`);
-    // Same plan, same marker underneath; the wrapper looks at the heap first. The
-    // original plan (kept by `memory`) still disposes the wrapped marker.
-    shapes = new ShapeMarker(heap, plan.marker);
-    const marker = shapes;
-    const analysing: Marker = {
-      name: marker.name,
-      mark: (request) => {
-        progress.show(`heapshape ${cmd.file}: collection ${marker.snapshots.length + 1}`);
-        return marker.mark(request);
-      },
-      dispose: () => marker.dispose(),
-    };
-    createCollector(options.gc, heap, { marker: analysing });
-    const vm = new Interpreter(link(program, heap), heap, { write: () => {} });
-    await vm.run();
-  } catch (e) {
-    if (e instanceof MiniRuntimeError) {
-      io.stderr(e.format(program.file) + '\n');
-      exitCode = EXIT.runtime;
-    } else if (e instanceof UsageError) {
-      io.stderr(`minivm: ${e.message}\n`);
-      return { exitCode: EXIT.usage };
-    } else if (isNoGpuError(e)) {
-      io.stderr(`minivm: ${(e as Error).message}\n`);
-      return { exitCode: EXIT.noGpu };
-    } else {
-      throw e;
-    }
+    outcome = await runProgram(program, options, quiet, { wrapMarker });
   } finally {
     progress.done();
-    stats = memory?.finish(performance.now() - t0);
-    await memory?.dispose();
   }
-  const causes = new Map((stats?.collections ?? []).map((c) => [c.number, c]));
+  const { exitCode, stats } = outcome;
+  // No statistics: the run never got going (usage, no GPU) or --verify-gc failed;
+  // runProgram has said why. A runtime error of the program still has its snapshots.
+  if (stats === undefined) return { exitCode };
+  const causes = new Map(stats.collections.map((c) => [c.number, c]));
   const snapshots: HeapshapeSnapshot[] = (shapes?.snapshots ?? []).map((s) => {
     const rec = causes.get(s.collection);
     const { widths, outDegree, ...shape } = s.shape;

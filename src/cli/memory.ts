@@ -5,7 +5,7 @@
  * and `compare`.
  */
 
-import { createCollector, type Marker } from '../gc/index.js';
+import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
 import { createHeap, formatGcRecord, formatGcStats, type GcRecord, type HeapImpl } from '../heap/index.js';
 import {
@@ -15,11 +15,7 @@ import {
 import { AutoMarker } from './auto-marker.js';
 import type { CollectorName, RunOptions } from './args.js';
 import { UsageError } from './args.js';
-
-export interface Io {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
+import type { Io } from './run.js';
 
 /** Statistics of one run; the JSON field names are documented in docs/cli.md. */
 export interface RunStats {
@@ -49,6 +45,14 @@ export interface Memory {
   readonly heap: HeapImpl;
   finish(wallMs: number): RunStats;
   dispose(): Promise<void>;
+}
+
+/** Ways for a caller to look into a run's memory management (`heapshape`). */
+export interface MemoryHooks {
+  /** Wraps the collector's marking engine (serial's too) before the plan is built
+   *  around it; the plan disposes the wrapper, which then owns the engine. Not
+   *  called for --gc none, which has no engine. */
+  wrapMarker?: (engine: Marker, heap: HeapImpl) => Marker;
 }
 
 export function isNoGpuError(e: unknown): boolean {
@@ -108,7 +112,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-export async function createMemory(options: RunOptions, io: Io): Promise<Memory> {
+export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHooks = {}): Promise<Memory> {
   if (options.gc === 'gpu-dfs' || options.gc === 'gpu-bfs' || options.gc === 'auto') {
     checkGpuOptions(options.gpuOpt, options.gc === 'auto' ? 'gpu-dfs' : options.gc);
   }
@@ -141,9 +145,10 @@ export async function createMemory(options: RunOptions, io: Io): Promise<Memory>
     // mistakes on the command line, not faults of the program.
     throw new UsageError(`cannot set up the heap: ${(e as Error).message}`);
   }
-  const marker = markerFor(options, heap);
-  if (marker instanceof AutoMarker) autoMarker = marker;
-  const gpuMarker = marker instanceof GpuMarker ? marker : undefined;
+  const engine = markerFor(options, heap);
+  if (engine instanceof AutoMarker) autoMarker = engine;
+  const gpuMarker = engine instanceof GpuMarker ? engine : undefined;
+  const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;
   const collector = createCollector(options.gc, heap, marker ? { marker } : {});
   // Open the device and compile the kernels now, not in the first collection's
   // pause (about 1 s on an H100); no adapter fails here, before the program runs.
@@ -222,5 +227,3 @@ export function formatStats(s: RunStats): string {
   if (s.gpu) lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${ms(s.gpu.startupMs)}`);
   return lines.join('\n');
 }
-
-export { formatGcRecord };

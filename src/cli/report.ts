@@ -12,7 +12,6 @@
 
 import type { CompareResult } from './compare.js';
 import type { HeapshapeResult } from './heapshape.js';
-import { OUT_DEGREE_BINS } from '../gc/heap-shape.js';
 
 export interface Series {
   name: string;
@@ -272,7 +271,7 @@ export function heapshapeReport(r: HeapshapeResult, table: { header: string[]; r
     const pick = r.snapshots.length <= 8 ? r.snapshots : [r.snapshots[0]!, r.snapshots[Math.floor(r.snapshots.length / 2)]!, r.snapshots[r.snapshots.length - 1]!];
     parts.push(
       barChart(
-        OUT_DEGREE_BINS.map((b) => b.label),
+        r.outDegreeBins,
         pick.map((s) => ({ name: `gc ${s.collection}`, values: s.outDegree })),
         { title: 'Objects by number of non-null references', xLabel: 'out-degree', yLabel: 'objects', logY: true },
       ),

@@ -13,7 +13,7 @@ import { link } from '../vm/link.js';
 import { Interpreter } from '../vm/interpreter.js';
 import { MiniRuntimeError } from '../vm/format.js';
 import type { RunOptions } from './args.js';
-import { createMemory, isNoGpuError, type Memory, type RunStats } from './memory.js';
+import { createMemory, isNoGpuError, type Memory, type MemoryHooks, type RunStats } from './memory.js';
 import { USAGE, UsageError } from './args.js';
 
 export const EXIT = { ok: 0, usage: 64, compile: 65, noGpu: 69, runtime: 70 } as const;
@@ -58,11 +58,12 @@ export async function runSource(file: string, source: string, options: RunOption
   return runProgram(program, options, io);
 }
 
-export async function runProgram(program: BytecodeProgram, options: RunOptions, io: Io): Promise<RunOutcome> {
+/** Runs a compiled program; `hooks` let `heapshape` look at every collection. */
+export async function runProgram(program: BytecodeProgram, options: RunOptions, io: Io, hooks: MemoryHooks = {}): Promise<RunOutcome> {
   let memory: Memory | undefined;
   const t0 = performance.now();
   try {
-    memory = await createMemory(options, io);
+    memory = await createMemory(options, io, hooks);
     const vm = new Interpreter(link(program, memory.heap), memory.heap, { write: io.stdout });
     await vm.run();
     const stats = memory.finish(performance.now() - t0);

@@ -263,13 +263,26 @@ export class ShapeMarker implements Marker {
     private readonly narrowThreshold = NARROW_THRESHOLD,
     /** The plan that owns `inner` disposes it; this wrapper must not do so twice. */
     private readonly ownsInner = false,
+    /** Called before each snapshot (heapshape's progress line). */
+    private readonly onMark?: () => void,
   ) {
     this.name = inner.name;
     this.scratch = new Uint32Array((heap.words.length + 31) >>> 5);
+    // A GPU engine's mirror keeps working under the wrapper.
+    if (inner.replayEvacuation) this.replayEvacuation = inner.replayEvacuation.bind(inner);
+    if (inner.verifyCopy) this.verifyCopy = inner.verifyCopy.bind(inner);
+  }
+
+  readonly replayEvacuation?: Marker['replayEvacuation'];
+  readonly verifyCopy?: Marker['verifyCopy'];
+
+  get replaysEvacuation(): boolean {
+    return this.inner.replaysEvacuation === true;
   }
 
   mark(request: MarkRequest): MarkResult | Promise<MarkResult> {
     const h = this.heap;
+    this.onMark?.();
     this.roots.clear();
     gatherRoots(h, false, this.roots);
     const shape = analyzeHeapShape(

@@ -3,8 +3,10 @@
 // a long narrow tail, parallel_lists.mini and complete_graph.mini have wide levels,
 // and both layouts see the same shapes.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseArgs } from '../../src/cli/args.js';
+import { runSource } from '../../src/cli/run.js';
+import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { formatHeapshape, heapshapeCommand, runHeapshape, widthProfile, type HeapshapeResult } from '../../src/cli/heapshape.js';
 import { analyzeHeapShape, NARROW_THRESHOLD, shapeVerdict, type HeapShape } from '../../src/gc/heap-shape.js';
 import { HEADER_TAG, KIND_INSTANCE, KIND_REF_ARRAY, refgraphLayout, TypeTable } from '../../src/heap/layout.js';
@@ -150,6 +152,29 @@ describe('heapshape command', () => {
     const numbers = snaps.map((s) => s.collection);
     expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
     expect(new Set(numbers).size).toBe(numbers.length);
+  });
+
+  it('reports a --verify-gc failure as run does: the message, exit 70, no table', async () => {
+    // A marker that forgets every live object in full collections: the sweep frees them.
+    const mark = SerialMarker.prototype.mark;
+    const spy = vi.spyOn(SerialMarker.prototype, 'mark').mockImplementation(function (this: SerialMarker, request) {
+      const r = mark.call(this, request);
+      if (request.kind === 'full') r.bitmap.fill(0);
+      return r;
+    });
+    try {
+      const r = await heapshape(['programs/linked_list.mini', '--verify-gc']);
+      expect(r.code, r.stderr).toBe(70);
+      expect(r.stderr).toMatch(/^minivm: --verify-gc: /);
+      expect(r.result).toBeUndefined();
+      let stderr = '';
+      const cmd = parseArgs(['run', 'programs/linked_list.mini', '--verify-gc']);
+      const run = await runSource(cmd.file, readFileSync(cmd.file, 'utf8'), cmd.run, { stdout: () => {}, stderr: (t) => (stderr += t) });
+      expect(run.exitCode).toBe(70);
+      expect(r.stderr).toBe(stderr);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('prints a table and verdicts, or JSON; refuses --gc none', async () => {
