@@ -4,16 +4,7 @@ Bounce from the Are We Fast Yet benchmark suite (Stefan Marr et al.,
 https://github.com/smarr/are-we-fast-yet, MIT license), written from the suite's
 algorithm. Usage: bounce.py [INNER_ITERATIONS]   (default 100)
 """
-import sys
-
-
-class Random:
-    def __init__(self):
-        self.seed = 74755
-
-    def next(self):
-        self.seed = ((self.seed * 1309) + 13849) & 65535
-        return self.seed
+import awfy
 
 
 class Ball:
@@ -49,7 +40,7 @@ class Ball:
 
 
 def benchmark():
-    random = Random()
+    random = awfy.Random()
     ball_count = 100
     bounces = 0
     balls = [Ball(random) for _ in range(ball_count)]
@@ -65,15 +56,8 @@ def verify_result(result):
 
 
 def main(inner_iterations):
-    result = 0
-    verified = True
-    for _ in range(inner_iterations):
-        result = benchmark()
-        if not verify_result(result):
-            verified = False
-    print(f"Bounce: {result}")
-    print("verified: " + ("true" if verified else "false"))
+    awfy.run("Bounce", benchmark, verify_result, inner_iterations)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100)
+    main(awfy.inner_iterations_arg(100))

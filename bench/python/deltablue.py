@@ -6,7 +6,7 @@ algorithm with the same port choices as the .mini version (shared Strength
 objects, a small Vector class, markInputs / inputsKnown instead of closures).
 Usage: deltablue.py [INNER_ITERATIONS]   (default 2000)
 """
-import sys
+import awfy
 
 
 class Strength:
@@ -525,8 +525,8 @@ def main(inner_iterations):
     if failed:
         print(failure)
     print("DeltaBlue: " + ("true" if ok else "false"))
-    print("verified: " + ("true" if ok else "false"))
+    print("verified: " + awfy.show(ok))
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
+    main(awfy.inner_iterations_arg(2000))

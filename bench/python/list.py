@@ -4,7 +4,7 @@ List from the Are We Fast Yet benchmark suite (Stefan Marr et al.,
 https://github.com/smarr/are-we-fast-yet, MIT license), written from the suite's
 algorithm. Usage: list.py [INNER_ITERATIONS]   (default 100)
 """
-import sys
+import awfy
 
 
 class Element:
@@ -55,15 +55,8 @@ def verify_result(result):
 
 
 def main(inner_iterations):
-    result = 0
-    verified = True
-    for _ in range(inner_iterations):
-        result = benchmark()
-        if not verify_result(result):
-            verified = False
-    print(f"List: {result}")
-    print("verified: " + ("true" if verified else "false"))
+    awfy.run("List", benchmark, verify_result, inner_iterations)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100)
+    main(awfy.inner_iterations_arg(100))

@@ -5,7 +5,7 @@ https://github.com/smarr/are-we-fast-yet, MIT license), written from the suite's
 algorithm. The inner iteration count is the image size.
 Usage: mandelbrot.py [INNER_ITERATIONS]   (default 500)
 """
-import sys
+import awfy
 
 
 def wrap32(x):
@@ -70,8 +70,8 @@ def main(inner_iterations):
     result = mandelbrot(inner_iterations)
     print(f"Mandelbrot: {result}")
     ok = verify_result(result, inner_iterations)
-    print("verified: " + ("true" if ok else "false"))
+    print("verified: " + awfy.show(ok))
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 500)
+    main(awfy.inner_iterations_arg(500))

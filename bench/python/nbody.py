@@ -4,8 +4,8 @@ NBody from the Are We Fast Yet benchmark suite (Stefan Marr et al.,
 https://github.com/smarr/are-we-fast-yet, MIT license), written from the suite's
 algorithm. Usage: nbody.py [INNER_ITERATIONS]   (default 20000)
 """
+import awfy
 import math
-import sys
 
 PI = 3.141592653589793
 SOLAR_MASS = 4.0 * PI * PI
@@ -141,8 +141,8 @@ def main(inner_iterations):
         system.advance(0.01)
     energy = system.energy()
     print(fmt(energy))
-    print("verified: " + ("true" if verify_result(energy, inner_iterations) else "false"))
+    print("verified: " + awfy.show(verify_result(energy, inner_iterations)))
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20000)
+    main(awfy.inner_iterations_arg(20000))

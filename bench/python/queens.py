@@ -4,7 +4,7 @@ Queens from the Are We Fast Yet benchmark suite (Stefan Marr et al.,
 https://github.com/smarr/are-we-fast-yet, MIT license), written from the suite's
 algorithm. Usage: queens.py [INNER_ITERATIONS]   (default 100)
 """
-import sys
+import awfy
 
 
 class Queens:
@@ -47,15 +47,8 @@ class Queens:
 
 def main(inner_iterations):
     bench = Queens()
-    result = False
-    verified = True
-    for _ in range(inner_iterations):
-        result = bench.benchmark()
-        if not bench.verify_result(result):
-            verified = False
-    print("Queens: " + ("true" if result else "false"))
-    print("verified: " + ("true" if verified else "false"))
+    awfy.run("Queens", bench.benchmark, bench.verify_result, inner_iterations, result=False)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100)
+    main(awfy.inner_iterations_arg(100))

@@ -5,7 +5,7 @@ https://github.com/smarr/are-we-fast-yet, MIT license), written from the suite's
 algorithm; the task functions are ProcessFunction subclasses as in the .mini port.
 Usage: richards.py [INNER_ITERATIONS]   (default 10)
 """
-import sys
+import awfy
 
 IDLER = 0
 WORKER = 1
@@ -341,15 +341,8 @@ def verify_result(result):
 
 
 def main(inner_iterations):
-    result = False
-    verified = True
-    for _ in range(inner_iterations):
-        result = benchmark()
-        if not verify_result(result):
-            verified = False
-    print("Richards: " + ("true" if result else "false"))
-    print("verified: " + ("true" if verified else "false"))
+    awfy.run("Richards", benchmark, verify_result, inner_iterations, result=False)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10)
+    main(awfy.inner_iterations_arg(10))

@@ -4,7 +4,7 @@ Sieve from the Are We Fast Yet benchmark suite (Stefan Marr et al.,
 https://github.com/smarr/are-we-fast-yet, MIT license), written from the suite's
 algorithm. Usage: sieve.py [INNER_ITERATIONS]   (default 300)
 """
-import sys
+import awfy
 
 
 def sieve(flags, size):
@@ -29,15 +29,8 @@ def verify_result(result):
 
 
 def main(inner_iterations):
-    result = 0
-    verified = True
-    for _ in range(inner_iterations):
-        result = benchmark()
-        if not verify_result(result):
-            verified = False
-    print(f"Sieve: {result}")
-    print("verified: " + ("true" if verified else "false"))
+    awfy.run("Sieve", benchmark, verify_result, inner_iterations)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 300)
+    main(awfy.inner_iterations_arg(300))

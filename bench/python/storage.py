@@ -4,16 +4,7 @@ Storage from the Are We Fast Yet benchmark suite (Stefan Marr et al.,
 https://github.com/smarr/are-we-fast-yet, MIT license), written from the suite's
 algorithm. Usage: storage.py [INNER_ITERATIONS]   (default 100)
 """
-import sys
-
-
-class Random:
-    def __init__(self):
-        self.seed = 74755
-
-    def next(self):
-        self.seed = ((self.seed * 1309) + 13849) & 65535
-        return self.seed
+import awfy
 
 
 class Storage:
@@ -21,7 +12,7 @@ class Storage:
         self.count = 0
 
     def benchmark(self):
-        random = Random()
+        random = awfy.Random()
         self.count = 0
         self.build_tree_depth(7, random)
         return self.count
@@ -41,15 +32,8 @@ class Storage:
 
 def main(inner_iterations):
     bench = Storage()
-    result = 0
-    verified = True
-    for _ in range(inner_iterations):
-        result = bench.benchmark()
-        if not bench.verify_result(result):
-            verified = False
-    print(f"Storage: {result}")
-    print("verified: " + ("true" if verified else "false"))
+    awfy.run("Storage", bench.benchmark, bench.verify_result, inner_iterations)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100)
+    main(awfy.inner_iterations_arg(100))

@@ -4,7 +4,7 @@ Towers from the Are We Fast Yet benchmark suite (Stefan Marr et al.,
 https://github.com/smarr/are-we-fast-yet, MIT license), written from the suite's
 algorithm. Usage: towers.py [INNER_ITERATIONS]   (default 100)
 """
-import sys
+import awfy
 
 
 class TowersDisk:
@@ -67,15 +67,8 @@ class Towers:
 
 def main(inner_iterations):
     bench = Towers()
-    result = 0
-    verified = True
-    for _ in range(inner_iterations):
-        result = bench.benchmark()
-        if not bench.verify_result(result):
-            verified = False
-    print(f"Towers: {result}")
-    print("verified: " + ("true" if verified else "false"))
+    awfy.run("Towers", bench.benchmark, bench.verify_result, inner_iterations)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100)
+    main(awfy.inner_iterations_arg(100))

@@ -3,7 +3,7 @@
  * papers' microbenchmarks plus random ones), laid out as a sable heap or as a
  * refgraph heap with its CSR graphs, and an independent CPU reference trace.
  */
-import type { MarkRequest } from '../../src/gc/marker.js';
+import type { MarkRequest, Marker, MarkResult } from '../../src/gc/marker.js';
 import type { CsrGraph, RefGraphs } from '../../src/gpu/mirror.js';
 
 /** Objects 0..n-1 with their references (-1 = null) and generation. */
@@ -103,6 +103,21 @@ export function generational(n: number, deg: number, seed: number): ObjectGraph 
   return { ...g, name: `generational(${n},${deg},${seed})`, young: g.refs.map(() => r() < 0.5) };
 }
 
+/** The shapes the engine tests mark in full collections, on either layout. */
+export function fullShapes(): ObjectGraph[] {
+  return [
+    list(300),
+    parallelLists(40, 25),
+    binaryTree(10),
+    wide(3000),
+    cycle(100),
+    complete(40, 3),
+    randomDag(800, 3, 7),
+    randomGraph(1500, 3, 10, 11),
+    generational(1500, 3, 5),
+  ];
+}
+
 /** The request a generational plan would make: for young, the interpreter roots
  *  plus the remembered set (young objects referenced from tenured ones). */
 export function request(g: ObjectGraph, kind: 'young' | 'full', addr: number[], range: [number, number]): MarkRequest {
@@ -139,6 +154,19 @@ export function expectedMarks(g: ObjectGraph, req: MarkRequest, addr: number[]):
     }
   }
   return new Set([...seen].map((i) => addr[i]!));
+}
+
+/** One `kind` collection of g laid out as `heap`: the marker's result and the
+ *  addresses a correct marker marks (the reference trace). */
+export async function markAndTrace(
+  marker: Pick<Marker, 'mark'>,
+  g: ObjectGraph,
+  kind: 'young' | 'full',
+  heap: LaidOut,
+): Promise<{ res: MarkResult; want: Set<number> }> {
+  const req = request(g, kind, heap.addr, heap.youngRange);
+  const res = await marker.mark(req);
+  return { res, want: expectedMarks(g, req, heap.addr) };
 }
 
 export function bitmapSet(bitmap: Uint32Array): Set<number> {

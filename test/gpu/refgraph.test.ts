@@ -7,21 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GpuMarker } from '../../src/gpu/marker.js';
 import { destroyGpu } from '../../src/gpu/device.js';
 import type { ObjectGraph } from './graphs.js';
-import {
-  binaryTree,
-  bitmapSet,
-  complete,
-  cycle,
-  expectedMarks,
-  generational,
-  layoutRefgraph,
-  list,
-  parallelLists,
-  randomDag,
-  randomGraph,
-  request,
-  wide,
-} from './graphs.js';
+import { bitmapSet, fullShapes, generational, layoutRefgraph, markAndTrace, randomGraph } from './graphs.js';
 
 afterAll(async () => {
   await destroyGpu();
@@ -35,9 +21,7 @@ async function check(engine: 'gpu-dfs' | 'gpu-bfs', g: ObjectGraph, kind: 'young
     options,
   });
   try {
-    const req = request(g, kind, heap.addr, heap.youngRange);
-    const res = await marker.mark(req);
-    const want = expectedMarks(g, req, heap.addr);
+    const { res, want } = await markAndTrace(marker, g, kind, heap);
     expect(marker.lastStats!.fallbackFrontier).not.toBe(-2);
     expect(bitmapSet(res.bitmap)).toEqual(want);
     if (kind === 'young') expect([...res.live!].sort((a, b) => a - b)).toEqual([...want].sort((a, b) => a - b));
@@ -46,23 +30,13 @@ async function check(engine: 'gpu-dfs' | 'gpu-bfs', g: ObjectGraph, kind: 'young
   }
 }
 
-const fullShapes = [
-  list(300),
-  parallelLists(40, 25),
-  binaryTree(10),
-  wide(3000),
-  cycle(100),
-  complete(40, 3),
-  randomDag(800, 3, 7),
-  randomGraph(1500, 3, 10, 11),
-  generational(1500, 3, 5),
-];
+const shapes = fullShapes();
 
 const youngShapes = [generational(1500, 3, 5), generational(600, 6, 9), generational(300, 40, 2)];
 
 for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
   describe(`${engine} refgraph`, () => {
-    for (const g of fullShapes) {
+    for (const g of shapes) {
       it(`${g.name} full`, async () => {
         await check(engine, g, 'full');
       });

@@ -6,45 +6,19 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GpuMarker } from '../../src/gpu/marker.js';
 import { destroyGpu } from '../../src/gpu/device.js';
 import type { ObjectGraph } from './graphs.js';
-import {
-  binaryTree,
-  bitmapSet,
-  complete,
-  cycle,
-  expectedMarks,
-  generational,
-  layoutSable,
-  list,
-  parallelLists,
-  randomDag,
-  randomGraph,
-  request,
-  wide,
-} from './graphs.js';
+import { bitmapSet, fullShapes, generational, layoutSable, markAndTrace, randomGraph } from './graphs.js';
 
 afterAll(async () => {
   await destroyGpu();
 });
 
-const shapes: ObjectGraph[] = [
-  list(300),
-  parallelLists(40, 25),
-  binaryTree(10),
-  wide(3000),
-  cycle(100),
-  complete(40, 3),
-  randomDag(800, 3, 7),
-  randomGraph(1500, 3, 10, 11),
-  generational(1500, 3, 5),
-];
+const shapes = fullShapes();
 
 async function check(engine: 'gpu-dfs' | 'gpu-bfs', g: ObjectGraph, kind: 'young' | 'full', options = 'all') {
   const heap = layoutSable(g);
   const marker = new GpuMarker({ engine, input: { layout: 'sable', words: heap.words }, options });
   try {
-    const req = request(g, kind, heap.addr, heap.youngRange);
-    const res = await marker.mark(req);
-    const want = expectedMarks(g, req, heap.addr);
+    const { res, want } = await markAndTrace(marker, g, kind, heap);
     expect(marker.lastStats!.fallbackFrontier).not.toBe(-2);
     expect(bitmapSet(res.bitmap)).toEqual(want);
     if (kind === 'young') {

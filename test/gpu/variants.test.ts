@@ -239,7 +239,7 @@ describe('markers reused across collections', () => {
     it(`${engine} sable: young, full, young with dirty ranges`, async () => {
       const g = generational(1000, 3, 77);
       const heap = layoutSable(g);
-      let dirty: number[] | 'all' = 'all';
+      let dirty = 'all' as number[] | 'all';
       const marker = new GpuMarker({
         engine,
         input: {
