@@ -12,7 +12,7 @@
  */
 import type { GpuContext } from './device.js';
 import { GrowableBuffer } from './buffers.js';
-import { finishOnCpu, IntBuf } from './cpu-trace.js';
+import { expandOnCpu, IntBuf } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
 import { GpuEngineBase, paramsBlock, writeRoots } from './engine.js';
 import type { GpuOptions } from './options.js';
@@ -179,7 +179,7 @@ export class BfsEngine extends GpuEngineBase {
       liveList.length = l!.length;
     }
     const frontier = overflow ? job.roots : concat(f1!, f2!);
-    finishOnCpu(job.cpu, nodeMarks, frontier, liveList);
+    expandOnCpu(job.cpu, nodeMarks, [], liveList, frontier);
     const bitmap = this.cpuResultBitmap(job, nodeMarks);
     const cpuFallback = performance.now() - t2;
     return {

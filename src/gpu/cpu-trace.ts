@@ -60,29 +60,6 @@ export function graphNodes(graphs: RefGraphs, young: boolean): CpuNodes {
   };
 }
 
-/** Marks everything reachable from the reference words in `frontier` that is not
- *  marked in `marks` yet (bits by node id), appending young addresses to `live`. */
-export function finishOnCpu(
-  nodes: CpuNodes,
-  marks: Uint32Array,
-  frontier: ArrayLike<number>,
-  live: IntBuf | null,
-): void {
-  const stack: number[] = [];
-  const visit = (raw: number): void => {
-    const n = nodes.decode(raw);
-    if (n === 0) return;
-    const w = n >>> 5;
-    const bit = 1 << (n & 31);
-    if ((marks[w]! & bit) !== 0) return;
-    marks[w] = marks[w]! | bit;
-    if (live) live.push(nodes.address(n));
-    stack.push(n);
-  };
-  for (let i = 0; i < frontier.length; i++) visit(frontier[i]!);
-  while (stack.length > 0) nodes.refs(stack.pop()!, visit);
-}
-
 /** refgraph: sets the address bit of every marked node id in [1, last]. */
 export function translateOnCpu(nodes: CpuNodes, marks: Uint32Array, last: number, bitmap: Uint32Array): void {
   const words = Math.min(marks.length, (last >>> 5) + 1);
@@ -120,12 +97,19 @@ export class IntBuf {
 }
 
 /**
- * gpu-dfs fallback (our addition, not in FastCollect): expands on the CPU the
- * nodes the GPU's stacks still held (`pending`: marked, not yet expanded) and
- * everything they reach that is not marked in `marks` (bits by node id),
- * appending newly marked young addresses to `live`.
+ * The CPU fallbacks: expands on the CPU the nodes the GPU left (gpu-dfs, our
+ * addition: `pending`, marked but not yet expanded) or the reference words of
+ * gpu-bfs's last frontier (`frontier`, Maas et al. section 5.4: marked here if
+ * not yet), and everything they reach that is not marked in `marks` (bits by
+ * node id), appending newly marked young addresses to `live`.
  */
-export function expandOnCpu(nodes: CpuNodes, marks: Uint32Array, pending: ArrayLike<number>, live: IntBuf | null): void {
+export function expandOnCpu(
+  nodes: CpuNodes,
+  marks: Uint32Array,
+  pending: ArrayLike<number>,
+  live: IntBuf | null,
+  frontier: ArrayLike<number> = [],
+): void {
   const stack = new IntBuf(Math.max(1024, pending.length));
   for (let i = 0; i < pending.length; i++) stack.push(pending[i]!);
   const visit = (raw: number): void => {
@@ -138,6 +122,7 @@ export function expandOnCpu(nodes: CpuNodes, marks: Uint32Array, pending: ArrayL
     if (live) live.push(nodes.address(n));
     stack.push(n);
   };
+  for (let i = 0; i < frontier.length; i++) visit(frontier[i]!);
   while (stack.length > 0) nodes.refs(stack.data[--stack.length]!, visit);
 }
 
