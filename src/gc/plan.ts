@@ -31,25 +31,19 @@ import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from
 import { Evacuator } from './evacuate.js';
 import { IntList } from './int-list.js';
 import type { MarkRequest, MarkResult, MarkTimes, Marker } from './marker.js';
-import { fixRoots, gatherRoots, scanDirtyCards } from './roots.js';
+import { fixRoots, gatherRoots, RememberedRuns, scanDirtyCards, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
 
-/** Longest run of rewritten remembered slots (a replaying GPU marker gives each
- *  run to one thread). */
-const SLOT_RUN_MAX = 256;
-
 export class GenerationalPlan implements Collector {
   readonly collects = true;
+  /** A full collection's roots. */
   private readonly roots = new IntList();
+  /** A young collection's roots, each once. */
+  private readonly youngRoots = new YoungRoots();
   private readonly dirtyCards = new IntList();
-  private readonly rememberedSlots = new IntList();
-  /** The object of each remembered slot (refgraph only, to rewrite its edge). */
-  private readonly rememberedObjects = new IntList();
+  private readonly remembered = new RememberedRuns();
   private readonly youngLive = new IntList();
-  private readonly slotRuns = new IntList();
-  /** dedupeRoots' bitmap over the young range, reused. */
-  private seen = new Uint32Array(0);
   private readonly evacuator: Evacuator;
   private markTimes: MarkTimes = { mark: 0 };
 
@@ -112,11 +106,11 @@ export class GenerationalPlan implements Collector {
     this.marker.dispose();
   }
 
-  private async runMarker(kind: CollectionKind, phases: PhaseTimes): Promise<MarkResult> {
+  private async runMarker(kind: CollectionKind, roots: Int32Array, phases: PhaseTimes): Promise<MarkResult> {
     const h = this.heap;
     const t = performance.now();
     const request: MarkRequest = {
-      roots: this.roots.view(),
+      roots,
       kind,
       youngStart: h.youngStart,
       youngEnd: h.youngEnd,
@@ -133,41 +127,20 @@ export class GenerationalPlan implements Collector {
     return result;
   }
 
-  /**
-   * Keeps the first occurrence of each young root. Many old slots can point at one
-   * young object (CompleteGraph's remembered set names its 5000 nodes millions of
-   * times); a marker needs each once, and a GPU marker uploads every entry.
-   */
-  private dedupeRoots(): void {
-    const roots = this.roots, d = roots.data, ys = this.heap.youngStart;
-    const words = this.heap.youngEnd - ys;
-    if (this.seen.length * 32 < words) this.seen = new Uint32Array((words + 31) >>> 5);
-    const seen = this.seen;
-    let n = 0;
-    for (let i = 0; i < roots.length; i++) {
-      const v = d[i]!, o = v - ys, bit = 1 << (o & 31);
-      if ((seen[o >>> 5]! & bit) !== 0) continue;
-      seen[o >>> 5]! |= bit;
-      d[n++] = v;
-    }
-    roots.length = n;
-    for (let i = 0; i < n; i++) seen[(d[i]! - ys) >>> 5] = 0;
-  }
-
   /** Returns false, having changed nothing, when the promotions would not fit. */
   private async young(phases: PhaseTimes): Promise<boolean> {
     const h = this.heap;
     let t = performance.now();
-    this.roots.clear();
+    const roots = this.youngRoots;
+    roots.begin(h.youngStart, h.youngEnd);
     this.dirtyCards.clear();
-    this.rememberedSlots.clear();
-    this.rememberedObjects.clear();
-    gatherRoots(h, true, this.roots);
-    scanDirtyCards(h, this.dirtyCards, this.rememberedSlots, this.roots, this.objectsList());
-    this.dedupeRoots();
+    this.remembered.clear();
+    gatherRoots(h, true, roots);
+    scanDirtyCards(h, this.dirtyCards, this.remembered, roots);
+    const rootList = roots.end();
     phases.roots += performance.now() - t;
 
-    const result = await this.runMarker('young', phases);
+    const result = await this.runMarker('young', rootList, phases);
     const live = result.live ?? this.liveFromBitmap(result.bitmap);
 
     t = performance.now();
@@ -189,7 +162,7 @@ export class GenerationalPlan implements Collector {
     gatherRoots(h, false, this.roots);
     phases.roots += performance.now() - t;
 
-    const result = await this.runMarker('full', phases);
+    const result = await this.runMarker('full', this.roots.view(), phases);
 
     t = performance.now();
     const graph = h.graph;
@@ -210,9 +183,8 @@ export class GenerationalPlan implements Collector {
     // are the remaining old-to-young references to fix.
     t = performance.now();
     this.dirtyCards.clear();
-    this.rememberedSlots.clear();
-    this.rememberedObjects.clear();
-    scanDirtyCards(h, this.dirtyCards, this.rememberedSlots, null, this.objectsList());
+    this.remembered.clear();
+    scanDirtyCards(h, this.dirtyCards, this.remembered, null);
     phases.roots += performance.now() - t;
 
     t = performance.now();
@@ -221,10 +193,6 @@ export class GenerationalPlan implements Collector {
     const graphBefore = phases.graph;
     await this.finishEvacuation(live, phases, false);
     phases.copy += performance.now() - t - (phases.graph - graphBefore);
-  }
-
-  private objectsList(): IntList | null {
-    return this.heap.graph === null ? null : this.rememberedObjects;
   }
 
   /** Copies, forwards and fixes every reference to the moved objects; `replay`:
@@ -243,42 +211,26 @@ export class GenerationalPlan implements Collector {
     const ys = h.youngStart;
     const ye = h.youngEnd;
     const base = h.tenuredStart;
-    const slots = this.rememberedSlots.data;
-    // The slots rewritten, as (first, count) runs of consecutive slots: a
-    // replaying marker redirects them in its copy itself, otherwise they are
-    // recorded as written words (CompleteGraph rewrites ~15M slots per young
-    // collection, in long runs).
-    const runs = this.slotRuns;
-    runs.clear();
-    let runEnd = -1;
-    for (let i = 0; i < this.rememberedSlots.length; i++) {
-      const s = slots[i]!;
-      const v = words[s]!;
-      if (v < ys || v >= ye) continue;
-      const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + 1]! : v;
-      words[s] = nv;
-      const n = runs.length;
-      if (s === runEnd && runs.data[n - 1]! < SLOT_RUN_MAX) {
-        runs.data[n - 1]!++;
-      } else {
-        runs.push(s);
-        runs.push(1);
+    // Every remembered slot held a young reference when the cards were scanned, and
+    // nothing has written them since: each is redirected to its referent's copy,
+    // and its card stays dirty if that copy is young. A replaying marker redirects
+    // the runs in its copy itself; otherwise they are recorded as written words.
+    const r = this.remembered.runs.view();
+    for (let i = 0; i < r.length; i += 2) {
+      const s0 = r[i]!;
+      const s1 = s0 + r[i + 1]!;
+      for (let s = s0; s < s1; s++) {
+        const v = words[s]!;
+        const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + 1]! : v;
+        words[s] = nv;
+        if (nv >= ys && nv < ye) cards[(s - base) >> CARD_SHIFT] = CARD_DIRTY;
       }
-      runEnd = s + 1;
-      if (nv >= ys && nv < ye) cards[(s - base) >> CARD_SHIFT] = CARD_DIRTY;
     }
-    const r = runs.view();
     if (!replay) for (let i = 0; i < r.length; i += 2) h.noteTenuredWrite(r[i]!, r[i]! + r[i + 1]!);
     fixRoots(h);
     if (h.graph !== null) {
       const tg = performance.now();
-      h.graph.rebuildAfterEvacuation(
-        ev.forward.data,
-        ev.forward.length,
-        this.rememberedObjects.data,
-        slots,
-        this.rememberedSlots.length,
-      );
+      h.graph.rebuildAfterEvacuation(ev.forward.data, ev.forward.length, r, this.remembered.objects.data);
       phases.graph += performance.now() - tg;
     }
     if (replay) {

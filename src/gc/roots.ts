@@ -4,19 +4,88 @@
  *
  * A young collection takes its old-to-young roots from the dirty cards only (never
  * by scanning all of tenured), finds the objects overlapping each dirty card with the
- * block offset table, and keeps the slot addresses so that evacuation can redirect
- * them to the moved objects. Dead tenured objects in dirty cards count as roots too
- * (HotSpot does the same): the remembered set is conservative until the next full
- * collection sweeps them.
+ * block offset table, and keeps the slots so that evacuation can redirect them to the
+ * moved objects. Dead tenured objects in dirty cards count as roots too (HotSpot does
+ * the same): the remembered set is conservative until the next full collection sweeps
+ * them.
+ *
+ * The slots are kept as runs of consecutive slots of one object, not one by one:
+ * CompleteGraph's remembered set is ~15M slots in 4,999-slot arrays, and both the
+ * scan and the fix-up after evacuation are loops over it in every young pause. A
+ * run is at most RUN_MAX slots, so that a replaying GPU marker can give each run to
+ * one thread.
  */
 
 import { CARD_DIRTY, CARD_WORDS, blockEnd, headerAt } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
 import { KIND_INSTANCE, KIND_REF_ARRAY, STATUS_FORWARDED } from '../heap/layout.js';
-import type { IntList } from './int-list.js';
+import { IntList } from './int-list.js';
 
-/** Appends every non-null root (only young ones when `youngOnly`) to `out`. */
-export function gatherRoots(heap: HeapImpl, youngOnly: boolean, out: IntList): void {
+/** Longest run of remembered slots. */
+export const RUN_MAX = 256;
+
+/** The remembered slots as runs: (first slot, count) pairs, and each run's object. */
+export class RememberedRuns {
+  /** (first slot, count) pairs. */
+  readonly runs = new IntList();
+  /** The header address of the object holding run i's slots. */
+  readonly objects = new IntList();
+
+  clear(): void {
+    this.runs.clear();
+    this.objects.clear();
+  }
+
+  /** Number of runs. */
+  get count(): number {
+    return this.objects.length;
+  }
+
+  /** Number of slots in all runs. */
+  slotCount(): number {
+    const r = this.runs.data;
+    let n = 0;
+    for (let i = 1; i < this.runs.length; i += 2) n += r[i]!;
+    return n;
+  }
+}
+
+/**
+ * The young roots of a collection, each once: many old slots can point at one young
+ * object (CompleteGraph's remembered set names its 5000 nodes millions of times), and
+ * a marker needs each once (a GPU marker uploads every entry). A bitmap over the
+ * young range, reused across collections, says which are in the list already.
+ */
+export class YoungRoots {
+  readonly list = new IntList();
+  private seen = new Uint32Array(0);
+  private ys = 0;
+
+  /** Starts an empty set for the young range [ys, ye). */
+  begin(ys: number, ye: number): void {
+    const words = ye - ys;
+    if (this.seen.length * 32 < words) this.seen = new Uint32Array((words + 31) >>> 5);
+    this.ys = ys;
+    this.list.clear();
+  }
+
+  push(v: number): void {
+    const o = v - this.ys, bit = 1 << (o & 31), seen = this.seen;
+    if ((seen[o >>> 5]! & bit) !== 0) return;
+    seen[o >>> 5]! |= bit;
+    this.list.push(v);
+  }
+
+  /** Ends the set: clears the bits it set, leaving the roots in `list`. */
+  end(): Int32Array {
+    const d = this.list.data, ys = this.ys, seen = this.seen;
+    for (let i = 0; i < this.list.length; i++) seen[(d[i]! - ys) >>> 5] = 0;
+    return this.list.view();
+  }
+}
+
+/** Pushes every non-null root (only young ones when `youngOnly`) to `out`. */
+export function gatherRoots(heap: HeapImpl, youngOnly: boolean, out: { push(v: number): void }): void {
   const lo = youngOnly ? heap.youngStart : 1;
   const hi = youngOnly ? heap.youngEnd : heap.words.length;
   heap.roots.visitRoots((slots, from, to) => {
@@ -28,17 +97,10 @@ export function gatherRoots(heap: HeapImpl, youngOnly: boolean, out: IntList): v
 }
 
 /**
- * Scans the dirty cards: appends each card index to `cardsOut`, each slot holding a
- * young reference to `slotsOut`, and (when given) the young referent to
- * `referentsOut` and the slot's object header to `objectsOut` (for the refgraph).
+ * Scans the dirty cards: appends each card index to `cardsOut`, the slots holding a
+ * young reference to `rem` as runs, and (when given) each young referent to `roots`.
  */
-export function scanDirtyCards(
-  heap: HeapImpl,
-  cardsOut: IntList,
-  slotsOut: IntList,
-  referentsOut: IntList | null,
-  objectsOut: IntList | null = null,
-): void {
+export function scanDirtyCards(heap: HeapImpl, cardsOut: IntList, rem: RememberedRuns, roots: YoungRoots | null): void {
   const words = heap.words;
   const types = heap.types;
   const ct = heap.cards;
@@ -46,6 +108,28 @@ export function scanDirtyCards(
   const ys = heap.youngStart;
   const ye = heap.youngEnd;
   const sable = heap.layout.contiguousRefs;
+  const runs = rem.runs;
+  const objects = rem.objects;
+  // The open run: its pair's index in `runs`, its length so far, the slot that
+  // would extend it and its object.
+  let runAt = -1;
+  let runLen = 0;
+  let runEnd = -1;
+  let runObject = -1;
+  const note = (a: number, s: number): void => {
+    if (s === runEnd && a === runObject && runLen < RUN_MAX) {
+      runLen++;
+    } else {
+      if (runAt >= 0) runs.data[runAt + 1] = runLen;
+      runAt = runs.length;
+      runs.push(s);
+      runs.push(1);
+      objects.push(a);
+      runObject = a;
+      runLen = 1;
+    }
+    runEnd = s + 1;
+  };
   const n = ct.count;
   for (let c = 0; c < n; c++) {
     if (cards[c] !== CARD_DIRTY) continue;
@@ -68,11 +152,16 @@ export function scanDirtyCards(
         const hi = refEnd < ce ? refEnd : ce;
         for (let s = lo; s < hi; s++) {
           const v = words[s]!;
-          if (v >= ys && v < ye) {
-            slotsOut.push(s);
-            referentsOut?.push(v);
-            objectsOut?.push(a);
+          if (v < ys || v >= ye) continue;
+          // Inline extension of the open run: the common case (whole arrays of
+          // young references) costs no call.
+          if (s === runEnd && runLen < RUN_MAX && a === runObject) {
+            runLen++;
+            runEnd = s + 1;
+          } else {
+            note(a, s);
           }
+          roots?.push(v);
         }
       } else if (types.kind[t] === KIND_INSTANCE) {
         const b = types.refBegin[t]!;
@@ -81,16 +170,15 @@ export function scanDirtyCards(
           const s = a + types.refOffsets[j]!;
           if (s < cs || s >= ce) continue;
           const v = words[s]!;
-          if (v >= ys && v < ye) {
-            slotsOut.push(s);
-            referentsOut?.push(v);
-            objectsOut?.push(a);
-          }
+          if (v < ys || v >= ye) continue;
+          note(a, s);
+          roots?.push(v);
         }
       }
       p = end;
     }
   }
+  if (runAt >= 0) runs.data[runAt + 1] = runLen;
 }
 
 /** Redirects every root slot that refers to a forwarded young object. */

@@ -195,16 +195,11 @@ export class RefGraph {
    * After evacuation, with every reference in the heap already redirected: gives the
    * moved objects (`moved`: their new header addresses) fresh vertices in the new
    * young graph or, if promoted, at the end of the tenured graph, then rewrites their
-   * edges and those of the remembered-set slots (tenured objects `remObjects[k]`
-   * holding slot `remSlots[k]`), the only other edges that can name young vertices.
+   * edges and those of the remembered-set slots (runs of slots: run k is
+   * (`remRuns[2k]`, `remRuns[2k+1]` slots) of tenured object `remObjects[k]`), the
+   * only other edges that can name young vertices.
    */
-  rebuildAfterEvacuation(
-    moved: Int32Array,
-    count: number,
-    remObjects: Int32Array,
-    remSlots: Int32Array,
-    remCount: number,
-  ): void {
+  rebuildAfterEvacuation(moved: Int32Array, count: number, remRuns: Int32Array, remObjects: Int32Array): void {
     const h = this.heap;
     const words = h.words;
     const types = h.types;
@@ -248,13 +243,16 @@ export class RefGraph {
         }
       }
     }
-    for (let k = 0; k < remCount; k++) {
+    for (let k = 0; 2 * k < remRuns.length; k++) {
       const a = remObjects[k]!;
-      const s = remSlots[k]!;
-      const o = words[a + 2]! * VERTEX_WORDS;
-      const e = tenured.vertices[o]! + this.edgeIndexOfSlot(a, s);
-      tenured.edges[e] = this.encode(words[s]!);
-      this.noteTenuredEdge(e);
+      const first = tenured.vertices[words[a + 2]! * VERTEX_WORDS]!;
+      const s0 = remRuns[2 * k]!;
+      const s1 = s0 + remRuns[2 * k + 1]!;
+      for (let s = s0; s < s1; s++) {
+        const e = first + this.edgeIndexOfSlot(a, s);
+        tenured.edges[e] = this.encode(words[s]!);
+        this.noteTenuredEdge(e);
+      }
     }
   }
 
