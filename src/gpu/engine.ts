@@ -12,6 +12,7 @@ import type { GpuContext } from './device.js';
 import { floorPow2, GrowableBuffer, Readback } from './buffers.js';
 import { translateOnCpu } from './cpu-trace.js';
 import type { GpuOptions } from './options.js';
+import { AddressOrder } from './order.js';
 import type { BindingSpec, Program } from './shader.js';
 import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
 
@@ -268,7 +269,7 @@ export class EngineBuffers {
     prelude?: (enc: GPUCommandEncoder) => void,
   ): Promise<{ readonly bitmap: Uint32Array; readonly live?: Int32Array }> {
     if (job.kind === 'young') {
-      const [words] = await this.readSegments([{ buffer: this.live.buffer, word: 0, count: liveCount }]);
+      const [words] = await this.readSegments([{ buffer: this.live.buffer, word: 0, count: liveCount }], undefined, prelude);
       const live = new Int32Array(words!.buffer, words!.byteOffset, liveCount);
       return youngResult(live, job.heapWords);
     }
@@ -305,6 +306,7 @@ export class EngineBuffers {
   async readSegments(
     segs: readonly { buffer: GPUBuffer; word: number; count: number }[],
     sink?: (i: number, words: Uint32Array) => boolean | void,
+    prelude?: (enc: GPUCommandEncoder) => void,
   ): Promise<Uint32Array[]> {
     const offsets: number[] = [];
     let total = 0;
@@ -315,6 +317,7 @@ export class EngineBuffers {
     if (total === 0) return segs.map(() => new Uint32Array(0));
     const target = this.resultReadback.target(total * 4);
     const enc = this.ctx.device.createCommandEncoder({ label: 'segment read-back' });
+    prelude?.(enc);
     segs.forEach((s, i) => {
       if (s.count > 0) enc.copyBufferToBuffer(s.buffer, s.word * 4, target, offsets[i]! * 4, s.count * 4);
     });
@@ -375,6 +378,8 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
   protected readonly refgraph: boolean;
   private youngProgram: Promise<Program> | null = null;
   private fullProgram: Promise<Program> | null = null;
+  /** Sable young marks: the live list rewritten in address order (order.ts). */
+  private readonly order: AddressOrder | null;
 
   constructor(
     protected readonly ctx: GpuContext,
@@ -386,6 +391,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
     this.bufs = new EngineBuffers(ctx);
     this.spec = specialize(ctx, opts, engine);
     this.refgraph = target.layout === 'refgraph';
+    this.order = !this.refgraph && opts.liveOrder === 'address' ? new AddressOrder(ctx) : null;
   }
 
   abstract trace(job: TraceJob): Promise<TraceResult>;
@@ -430,7 +436,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
   }
 
   async prepare(): Promise<void> {
-    await Promise.all([this.program(true), this.program(false)]);
+    await Promise.all([this.program(true), this.program(false), this.order?.compile()]);
   }
 
   /** Sizes the marks, the live list and (refgraph) the address bitmap for `job`,
@@ -467,13 +473,21 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
 
   /** The result of a mark the GPU finished (EngineBuffers.readResult); refgraph
    *  first translates its vertex marks to the address bitmap (`translate_marks`). */
-  protected readGpuResult(
+  protected async readGpuResult(
     job: TraceJob,
     m: MarkBinding,
     liveCount: number,
   ): Promise<{ readonly bitmap: Uint32Array; readonly live?: Int32Array }> {
     const addrBits = m.addrBits;
-    if (!addrBits) return this.bufs.readResult(m.marks, job, liveCount);
+    if (!addrBits) {
+      const order = this.order;
+      if (!order || job.kind !== 'young') return this.bufs.readResult(m.marks, job, liveCount);
+      await order.compile();
+      // The same set (a young mark's bits are its live list), in address order.
+      return this.bufs.readResult(m.marks, job, liveCount, (enc) =>
+        order.encode(enc, m.marks, m.live, job.youngStart, job.youngEnd),
+      );
+    }
     const { workgroups, workgroupSize } = this.spec;
     return this.bufs.readResult(addrBits, job, liveCount, (enc) => {
       enc.clearBuffer(addrBits, 0, Math.ceil(job.heapWords / 32) * 4);
@@ -506,6 +520,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
 
   destroy(): void {
     this.bufs.destroy();
+    this.order?.destroy();
   }
 }
 

@@ -69,6 +69,11 @@ export interface GpuOptions {
   dfsScan: number;
   /** Test hook: words per heap-mirror binding (power of two); 0 = from the adapter's limit. */
   chunkWords: number;
+  /** Young marks (sable): the order of the live list the CPU evacuates from.
+   *  `address` (default) compacts it from the mark bitmap (order.wgsl); `mark`
+   *  keeps the storage stack's order (FastCollect Algorithm 4). Not a marking
+   *  optimization: `all` and `none` leave it alone. */
+  liveOrder: 'address' | 'mark';
 }
 
 const OPTIMIZATIONS = ['atomic', 'hybrid', 'balance', 'vector', 'divergence', 'fallback'] as const;
@@ -90,6 +95,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   dfsSteps: 0,
   dfsScan: 0,
   chunkWords: 0,
+  liveOrder: 'address',
 });
 
 /** The paper baselines: every optimization off, histogram offsets. */
@@ -128,12 +134,18 @@ export function parseGpuOptions(spec: string, engine: GpuEngine): GpuOptions {
       : baselineOptions();
   for (const raw of items) {
     const eq = raw.indexOf('=');
+    if (eq >= 0 && raw.slice(0, eq) === 'order') {
+      const v = raw.slice(eq + 1);
+      if (v !== 'address' && v !== 'mark') throw new Error(`--gpu-opt: bad setting '${raw}' (order=address or order=mark)`);
+      o.liveOrder = v;
+      continue;
+    }
     if (eq >= 0) {
       const key = raw.slice(0, eq);
       const field = NUMERIC[key];
       const value = Number(raw.slice(eq + 1));
       if (!field || !Number.isFinite(value) || value < 0) {
-        throw new Error(`--gpu-opt: bad setting '${raw}' (known: ${Object.keys(NUMERIC).join(', ')})`);
+        throw new Error(`--gpu-opt: bad setting '${raw}' (known: ${Object.keys(NUMERIC).join(', ')}, order)`);
       }
       (o as unknown as Record<string, number>)[field] = value;
       continue;

@@ -26,9 +26,9 @@
 // - Wide objects (with DIVERGENCE; Maas et al. §5.2 brought to DFS). One thread
 //   expanding an array of 100,000 references serializes the whole mark (80 ms on
 //   an H100). A thread expands the first SPLIT references itself and appends the
-//   object to the `wide` list; the next dispatch, dfs_wide, has every thread of
-//   the grid visit the rest, one reference (or vec4) each, pushing what it marks
-//   onto its own stack.
+//   object to the `wide` list; the next dispatch, dfs_wide, spreads the rest over
+//   the grid's workgroups, one reference (or vec4) per thread at a time, each
+//   thread pushing what it marks onto its own stack.
 //
 // - Narrow tails (our addition, not in FastCollect; Maas et al. §5.4 for DFS).
 //   When only a few threads hold work round after round (a long linked list is
@@ -298,17 +298,29 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
 }
 
 // The grid visits the references of this round's wide objects beyond the first
-// SPLIT, one quad or word per thread.
+// SPLIT, one quad or word per thread at a time (Maas et al. §5.2: a wide object
+// spread over the workgroup). With n wide objects and G workgroups, each object
+// gets max(1, G / n) workgroups and min(n, G) objects are visited at once: a
+// thread loops over the objects of its workgroup only. (Every thread looping over
+// every wide object cost CompleteGraph, with 131,072 threads and 1,782-5,000 wide
+// arrays per round, 0.2-0.7 billion header loads.)
 @compute @workgroup_size(WG)
-fn dfs_wide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+fn dfs_wide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
+            @builtin(workgroup_id) wgid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let head = atomicLoad(&ctl[CTL_WIDE_HEAD]);
   let tail = min(atomicLoad(&ctl[CTL_WIDE_TAIL]), params.wideCap);
   if (head >= tail) { return; }
   let t = gid.x;
   resume(t, lid);
-  for (var w = head; w < tail; w += 1u) {
-    let r = nodeRefs(wide[w]);
-    visitRange(r.x, r.y + SPLIT, r.y + r.z, t, params.threadCount);
+  let n = tail - head;
+  let per = max(1u, nwg.x / n);
+  let slots = nwg.x / per;
+  if (wgid.x < slots * per) {
+    let k0 = (wgid.x % per) * WG + lid;
+    for (var w = head + wgid.x / per; w < tail; w += slots) {
+      let r = nodeRefs(wide[w]);
+      visitRange(r.x, r.y + SPLIT, r.y + r.z, k0, per * WG);
+    }
   }
   finish(t);
 }
