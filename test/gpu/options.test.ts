@@ -16,6 +16,14 @@ describe('--gpu-opt', () => {
     expect(o.offsets).toBe('histogram');
   });
 
+  it('order= picks the young live list order, outside all and none', () => {
+    expect(DEFAULT_GPU_OPTIONS.liveOrder).toBe('address');
+    expect(parseGpuOptions('order=mark', 'gpu-dfs')).toEqual({ ...DEFAULT_GPU_OPTIONS, liveOrder: 'mark' });
+    expect(parseGpuOptions('none,order=mark', 'gpu-bfs').liveOrder).toBe('mark');
+    expect(parseGpuOptions('order=mark,none', 'gpu-bfs').liveOrder).toBe('mark');
+    expect(() => parseGpuOptions('order=random', 'gpu-dfs')).toThrow(/order=address or order=mark/);
+  });
+
   it('a list of names starts from none', () => {
     const o = parseGpuOptions('atomic,hybrid', 'gpu-dfs');
     expect([o.atomic, o.hybrid, o.balance, o.vector]).toEqual([true, true, false, false]);

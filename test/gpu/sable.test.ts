@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GpuMarker } from '../../src/gpu/marker.js';
 import { destroyGpu } from '../../src/gpu/device.js';
 import type { ObjectGraph } from './graphs.js';
-import { bitmapSet, fullShapes, generational, layoutSable, markAndTrace, randomGraph } from './graphs.js';
+import { bitmapSet, complete, fullShapes, generational, layoutSable, markAndTrace, randomGraph, wide } from './graphs.js';
 
 afterAll(async () => {
   await destroyGpu();
@@ -24,6 +24,8 @@ async function check(engine: 'gpu-dfs' | 'gpu-bfs', g: ObjectGraph, kind: 'young
     if (kind === 'young') {
       const live = [...res.live!].sort((a, b) => a - b);
       expect(live).toEqual([...want].sort((a, b) => a - b));
+      // order=address (the default) hands the list over sorted (order.wgsl).
+      if (!options.includes('order=mark')) expect([...res.live!]).toEqual(live);
     } else {
       expect(res.live).toBeUndefined();
     }
@@ -44,6 +46,15 @@ for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
       it(`${g.name} young`, async () => {
         await check(engine, { ...g, young: g.young.some((y) => y) ? g.young : g.refs.map((_, i) => i % 3 !== 0) }, 'young');
       });
+    }
+    // Young wide objects: gpu-dfs spreads n of them over the grid's G workgroups
+    // (n > G here on a software adapter's 4 workgroups, n < G on a GPU).
+    for (const g of [complete(90, 3), wide(3000)]) {
+      for (const options of ['all', 'all,order=mark', 'all,-vector']) {
+        it(`${g.name} young, all young (${options})`, async () => {
+          await check(engine, { ...g, young: g.refs.map(() => true) }, 'young', options);
+        });
+      }
     }
   });
 }

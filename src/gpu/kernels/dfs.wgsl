@@ -158,8 +158,12 @@ fn visitRange(g: u32, s: u32, e: u32, k0: u32, stride: u32) {
     let qe = (e + 3u) >> 2u;
     for (var q = (s >> 2u) + k0; q < qe; q += stride) { visitQuad(refQuad(g, q), q << 2u, s, e); }
   } else {
-    for (var i = s + k0; i < e; i += stride) { visit(refWord(g, i)); }
+    visitWords(g, s, e, k0, stride);
   }
+}
+
+fn visitWords(g: u32, s: u32, e: u32, k0: u32, stride: u32) {
+  for (var i = s + k0; i < e; i += stride) { visit(refWord(g, i)); }
 }
 
 // Visits references [s, e) of the heap, the first quad already loaded
@@ -319,7 +323,16 @@ fn dfs_wide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
     let k0 = (wgid.x % per) * WG + lid;
     for (var w = head + wgid.x / per; w < tail; w += slots) {
       let r = nodeRefs(wide[w]);
-      visitRange(r.x, r.y + SPLIT, r.y + r.z, k0, per * WG);
+      let s = r.y + SPLIT;
+      let e = r.y + r.z;
+      // Quads only when the object's threads each get more than one: a quad is
+      // four DFS roots for one thread to chase in turn (2560 list heads in one
+      // array took 2x the rounds with quads).
+      if (e - s >= 4u * per * WG) {
+        visitRange(r.x, s, e, k0, per * WG);
+      } else {
+        visitWords(r.x, s, e, k0, per * WG);
+      }
     }
   }
   finish(t);
