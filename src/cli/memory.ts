@@ -9,7 +9,7 @@ import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
 import { createHeap, formatGcRecord, formatGcStats, type GcRecord, type HeapImpl } from '../heap/index.js';
 import {
-  currentGpu, describeGpu, destroyGpu, GpuMarker, NoGpuAdapterError, openGpu, parseGpuOptions,
+  currentGpu, describeGpu, destroyGpu, GpuAdapterLimitError, GpuMarker, NoGpuAdapterError, openGpu, parseGpuOptions,
   type RefGraphInput, type SableInput,
 } from '../gpu/index.js';
 import { AutoMarker } from './auto-marker.js';
@@ -55,8 +55,9 @@ export interface MemoryHooks {
   wrapMarker?: (engine: Marker, heap: HeapImpl) => Marker;
 }
 
+/** No adapter, or one that cannot serve this heap (exit 69). */
 export function isNoGpuError(e: unknown): boolean {
-  return e instanceof NoGpuAdapterError;
+  return e instanceof NoGpuAdapterError || e instanceof GpuAdapterLimitError;
 }
 
 /** A GPU marker's view of the heap: its words (sable) or its reference graphs

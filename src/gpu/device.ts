@@ -25,6 +25,15 @@ export class NoGpuAdapterError extends Error {
   }
 }
 
+/** Thrown at start-up when the adapter cannot hold what the heap needs (a
+ *  software adapter's 128 MiB storage bindings under a large heap); one line. */
+export class GpuAdapterLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GpuAdapterLimitError';
+  }
+}
+
 /** What `--stats` prints about the adapter. */
 export interface GpuAdapterDescription {
   readonly name: string;

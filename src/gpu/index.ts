@@ -3,7 +3,7 @@
  * VM needs only this file: the device (for `--stats` and exit code 69), the
  * options parser for `--gpu-opt`, and `GpuMarker`.
  */
-export { NoGpuAdapterError, openGpu, destroyGpu, currentGpu, describeGpu } from './device.js';
+export { GpuAdapterLimitError, NoGpuAdapterError, openGpu, destroyGpu, currentGpu, describeGpu } from './device.js';
 export type { GpuContext, GpuAdapterDescription, GpuOpenOptions } from './device.js';
 export { GpuMarker } from './marker.js';
 export type { GpuMarkerConfig, GpuMarkStats, SableInput, RefGraphInput } from './marker.js';

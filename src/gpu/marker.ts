@@ -14,7 +14,7 @@ import { u32View } from './buffers.js';
 import { graphNodes, sableNodes } from './cpu-trace.js';
 import { DfsEngine } from './dfs.js';
 import type { GpuContext } from './device.js';
-import { openGpu } from './device.js';
+import { GpuAdapterLimitError, openGpu } from './device.js';
 import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from './engine.js';
 import type { DirtyRanges, GraphDirty, RefGraphs, UploadStats } from './mirror.js';
 import { GraphMirror, HeapMirror, StagingUploader } from './mirror.js';
@@ -255,9 +255,30 @@ export class GpuMarker implements Marker {
     await Promise.all([this.engine!.prepare(), this.replay?.compile()]);
   }
 
+  /**
+   * gpu-dfs indexes its linked stack by address / 4 (sable), one word per four
+   * heap words, in one binding: a 1 GiB heap needs 256 MiB, over a software
+   * adapter's 128 MiB. Said at start-up (`prepare`) rather than at the
+   * program's first full collection.
+   */
+  private checkLimits(ctx: GpuContext): void {
+    const input = this.config.input;
+    if (this.config.engine !== 'gpu-dfs' || input.layout !== 'sable') return;
+    const need = Math.ceil(input.words.length / 4) * 4;
+    const max = ctx.limits.maxStorageBufferBindingSize;
+    if (need <= max) return;
+    const mib = (b: number): string => `${Math.floor(b / 2 ** 20)} MiB`;
+    throw new GpuAdapterLimitError(
+      `gpu-dfs: a ${mib(input.words.length * 4)} heap needs a ${mib(need)} linked stack, over the ${mib(max)} ` +
+        `storage binding limit of the adapter '${ctx.adapter.name}'; use --heap ${Math.floor((max * 4) / 2 ** 20)}m or less, ` +
+        `or --layout refgraph, or gpu-bfs`,
+    );
+  }
+
   private async ready(): Promise<void> {
     if (this.engine) return;
     const ctx: GpuContext = await openGpu({ benchmark: this.config.benchmark });
+    this.checkLimits(ctx);
     this.ctx = ctx;
     this.uploader = new StagingUploader(ctx.device, ctx.adapter.software ? 4 << 20 : 16 << 20);
     const input = this.config.input;

@@ -17,10 +17,11 @@ describe('--gpu-opt', () => {
   });
 
   it('order= picks the young live list order, outside all and none', () => {
-    expect(DEFAULT_GPU_OPTIONS.liveOrder).toBe('address');
-    expect(parseGpuOptions('order=mark', 'gpu-dfs')).toEqual({ ...DEFAULT_GPU_OPTIONS, liveOrder: 'mark' });
-    expect(parseGpuOptions('none,order=mark', 'gpu-bfs').liveOrder).toBe('mark');
-    expect(parseGpuOptions('order=mark,none', 'gpu-bfs').liveOrder).toBe('mark');
+    expect(DEFAULT_GPU_OPTIONS.liveOrder).toBe('mark');
+    expect(parseGpuOptions('order=address', 'gpu-dfs')).toEqual({ ...DEFAULT_GPU_OPTIONS, liveOrder: 'address' });
+    expect(parseGpuOptions('none,order=address', 'gpu-bfs').liveOrder).toBe('address');
+    expect(parseGpuOptions('order=address,none', 'gpu-bfs').liveOrder).toBe('address');
+    expect(parseGpuOptions('order=address,order=mark', 'gpu-bfs').liveOrder).toBe('mark');
     expect(() => parseGpuOptions('order=random', 'gpu-dfs')).toThrow(/order=address or order=mark/);
   });
 

@@ -1,12 +1,16 @@
-// The live list of a young mark in address order (sable layout).
+// The live list of a young mark in address order (sable layout, `--gpu-opt
+// order=address`).
 //
 // FastCollect's storage stack (Algorithm 4) appends each thread's batch of
 // marked young objects with one atomicAdd: the list comes out in the order the
-// threads finished their batches, each batch newest first. The CPU evacuates in
-// the list's order, and reading 1.28M list nodes from all over eden in that
-// order made the 2560-list benchmark's copy 2-3x slower than serial's, which
-// evacuates in address order. So the same set is read off the mark bitmap (a
-// young mark's bits are exactly its live objects) by a stream compaction:
+// threads finished their batches, each batch newest first, and the CPU copies
+// the survivors in that order. This option hands over the same set in address
+// order instead, read off the mark bitmap (a young mark's bits are exactly its
+// live objects), so that survivors keep their allocation order. It is not the
+// default: on an H100 it made the 2560 lists' later young marks slower (each
+// list's survivors form one long chain) and did not shorten the copy beyond
+// the noise (bench/RESULTS.md, third session).
+//
 // order_count sums each block's bits, order_scan turns the sums into offsets,
 // order_emit writes each block's addresses from its offset. Blocks are WG
 // threads x 4 bitmap words; blocks are visited grid-stride.
