@@ -76,6 +76,23 @@ export interface Marker {
    * through the forwarding headers: the marker makes the same changes to its copy.
    */
   replayEvacuation?(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<void>;
+  /** True when the marker can scan a young collection's remembered set itself. */
+  readonly scansRememberedSet?: boolean;
+  /**
+   * Young collections, when `scansRememberedSet` (a marker with a copy of the
+   * heap, sable layout): reads the reference slots of `ranges` ((first, end)
+   * pairs: the slots of each dirty card's objects inside the card) and returns
+   * each young object they reference once (`roots`) and the slots holding young
+   * references as (first slot, count) runs of at most 256 slots, and `syncMs`,
+   * the part of the call spent bringing its copy up to date for the mark (the
+   * plan counts it in the mark). Null when it could not (the plan scans on the
+   * CPU). The mark request follows.
+   */
+  scanRememberedSet?(
+    ranges: Int32Array,
+    youngStart: number,
+    youngEnd: number,
+  ): Promise<{ readonly roots: Int32Array; readonly runs: Int32Array; readonly syncMs: number } | null>;
   /** `--verify-gc`, for a marker that keeps a copy of the heap: brings the copy up
    *  to date and hands it (one word per heap word) to `check`. */
   verifyCopy?(check: (copy: Uint32Array) => void): Promise<void>;

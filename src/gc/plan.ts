@@ -31,7 +31,7 @@ import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from
 import { Evacuator } from './evacuate.js';
 import { IntList } from './int-list.js';
 import type { MarkRequest, MarkResult, MarkTimes, Marker } from './marker.js';
-import { fixRoots, gatherRoots, RememberedRuns, scanDirtyCards, YoungRoots } from './roots.js';
+import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanDirtyCards, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
 
@@ -43,6 +43,8 @@ export class GenerationalPlan implements Collector {
   private readonly youngRoots = new YoungRoots();
   private readonly dirtyCards = new IntList();
   private readonly remembered = new RememberedRuns();
+  /** The dirty cards' slot ranges for a marker that scans them (scanRememberedSet). */
+  private readonly cardRanges = new IntList();
   private readonly youngLive = new IntList();
   private readonly evacuator: Evacuator;
   private markTimes: MarkTimes = { mark: 0 };
@@ -127,6 +129,29 @@ export class GenerationalPlan implements Collector {
     return result;
   }
 
+  /**
+   * The remembered set scanned by the marker (a GPU marker reads the slots from
+   * its heap mirror), when it can: the CPU walks the dirty cards' objects and
+   * hands over their slot ranges. Returns the marker's `syncMs`, or -1, with
+   * nothing recorded, when the CPU must scan.
+   */
+  private async scanRememberedSetOnMarker(roots: YoungRoots): Promise<number> {
+    const h = this.heap;
+    const m = this.marker;
+    if (!m.scansRememberedSet || !m.scanRememberedSet || !h.layout.contiguousRefs) return -1;
+    const ranges = this.cardRanges;
+    ranges.clear();
+    dirtyCardRanges(h, this.dirtyCards, ranges);
+    const found = await m.scanRememberedSet(ranges.view(), h.youngStart, h.youngEnd);
+    if (found === null) {
+      this.dirtyCards.clear();
+      return -1;
+    }
+    for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
+    this.remembered.setRuns(found.runs);
+    return found.syncMs;
+  }
+
   /** Returns false, having changed nothing, when the promotions would not fit. */
   private async young(phases: PhaseTimes): Promise<boolean> {
     const h = this.heap;
@@ -136,9 +161,13 @@ export class GenerationalPlan implements Collector {
     this.dirtyCards.clear();
     this.remembered.clear();
     gatherRoots(h, true, roots);
-    scanDirtyCards(h, this.dirtyCards, this.remembered, roots);
+    // A marker that scans the remembered set first brings its heap copy up to
+    // date for the mark: that part is the mark's (`syncMs`).
+    const syncMs = await this.scanRememberedSetOnMarker(roots);
+    if (syncMs < 0) scanDirtyCards(h, this.dirtyCards, this.remembered, roots);
     const rootList = roots.end();
-    phases.roots += performance.now() - t;
+    phases.roots += performance.now() - t - Math.max(0, syncMs);
+    phases.mark += Math.max(0, syncMs);
 
     const result = await this.runMarker('young', rootList, phases);
     const live = result.live ?? this.liveFromBitmap(result.bitmap);

@@ -38,7 +38,15 @@ export class RememberedRuns {
 
   /** Number of runs. */
   get count(): number {
-    return this.objects.length;
+    return this.runs.length >>> 1;
+  }
+
+  /** Takes the runs a marker found (`Marker.scanRememberedSet`); their objects
+   *  are not known (sable only needs them for nothing). */
+  setRuns(runs: Int32Array): void {
+    this.clear();
+    this.runs.reserve(runs.length).set(runs);
+    this.runs.length = runs.length;
   }
 
   /** Number of slots in all runs. */
@@ -179,6 +187,45 @@ export function scanDirtyCards(heap: HeapImpl, cardsOut: IntList, rem: Remembere
     }
   }
   if (runAt >= 0) runs.data[runAt + 1] = runLen;
+}
+
+/**
+ * The sable layout's dirty cards as slot ranges, for a marker that scans the
+ * remembered set itself (`Marker.scanRememberedSet`): appends each dirty card's
+ * index to `cardsOut` and, for each object overlapping the card, the (first,
+ * end) range of its reference slots inside the card to `rangesOut`. The walk
+ * over objects stays here (the block offset table, free chunks, headers); the
+ * loop over the slots, which is most of the work, goes to the marker.
+ */
+export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: IntList): void {
+  if (!heap.layout.contiguousRefs) throw new Error('dirtyCardRanges: sable layout only');
+  const words = heap.words;
+  const types = heap.types;
+  const ct = heap.cards;
+  const cards = ct.cards;
+  const n = ct.count;
+  for (let c = 0; c < n; c++) {
+    if (cards[c] !== CARD_DIRTY) continue;
+    cardsOut.push(c);
+    const cs = ct.cardStart(c);
+    const ce = Math.min(cs + CARD_WORDS, heap.tenuredEnd);
+    let p = ct.blockStartFor(c, words, types);
+    while (p < ce) {
+      if (words[p]! < 0) {
+        p = blockEnd(words, types, p);
+        continue;
+      }
+      const a = headerAt(words, p);
+      const refEnd = a + 4 + words[a + 2]!;
+      const lo = a + 4 > cs ? a + 4 : cs;
+      const hi = refEnd < ce ? refEnd : ce;
+      if (lo < hi) {
+        rangesOut.push(lo);
+        rangesOut.push(hi);
+      }
+      p = a + 4 + types.rightWords(words, a);
+    }
+  }
 }
 
 /** Redirects every root slot that refers to a forwarded young object. */

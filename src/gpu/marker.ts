@@ -18,6 +18,7 @@ import { GpuAdapterLimitError, openGpu } from './device.js';
 import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from './engine.js';
 import type { DirtyRanges, GraphDirty, RefGraphs, UploadStats } from './mirror.js';
 import { GraphMirror, HeapMirror, StagingUploader } from './mirror.js';
+import { RemsetScan, type RemsetResult } from './remset.js';
 import { EvacuationReplay } from './replay.js';
 import type { GpuEngine, GpuOptions } from './options.js';
 import { DEFAULT_GPU_OPTIONS, optionsLabel, parseGpuOptions } from './options.js';
@@ -80,6 +81,7 @@ export class GpuMarker implements Marker {
   private ctx: GpuContext | null = null;
   private uploader: StagingUploader | null = null;
   private replay: EvacuationReplay | null = null;
+  private remset: RemsetScan | null = null;
   /** The last young mark, for `replayEvacuation`: its live list, how much of it
    *  the engine's device buffer holds, and its young range. */
   private lastYoung: { live: Int32Array; deviceLive: number; youngStart: number; youngEnd: number } | null = null;
@@ -124,22 +126,12 @@ export class GpuMarker implements Marker {
     let upload: UploadStats;
     let job: TraceJob;
     let dirtyMs = 0;
-    // The GPU replays the last evacuation while the program runs; a mark waits
-    // for the rest, counted as part of bringing the mirror up to date (upload),
-    // so that the kernel's timestamps time the mark alone.
     let replayWait = 0;
-    if (this.replayPending) {
-      const tw = performance.now();
-      await this.ctx!.device.queue.onSubmittedWorkDone();
-      replayWait = performance.now() - tw;
-      this.replayPending = false;
-    }
     if (input.layout === 'sable') {
-      const mirror = this.mirror as HeapMirror;
-      const td = performance.now();
-      const ranges = this.pushed ? [] : input.takeDirtyRanges ? input.takeDirtyRanges() : 'all';
-      dirtyMs = performance.now() - td;
-      upload = this.pushed ? this.pushedStats : await mirror.update(input.words, ranges);
+      // Already done when the remembered set was scanned on the GPU.
+      const sync = this.synced ?? (await this.syncSable());
+      this.synced = null;
+      ({ upload, dirtyMs, replayWait } = sync);
       job = sableJob(input.words, request, input.objectRanges ? bitmapWordRanges(input.objectRanges()) : undefined);
     } else {
       const mirror = this.mirror as GraphMirror;
@@ -231,6 +223,58 @@ export class GpuMarker implements Marker {
     this.replayPending = true;
   }
 
+  /**
+   * Brings the sable mirror up to date for a mark: waits for a pending replay
+   * (the GPU replays the last evacuation while the program runs; what is left
+   * is counted as part of the upload, so that the kernel's timestamps time the
+   * mark alone), then uploads what the heap wrote since (`takeDirtyRanges`).
+   */
+  private async syncSable(): Promise<{ upload: UploadStats; dirtyMs: number; replayWait: number }> {
+    const input = this.config.input as SableInput;
+    let replayWait = 0;
+    if (this.replayPending) {
+      const tw = performance.now();
+      await this.ctx!.device.queue.onSubmittedWorkDone();
+      replayWait = performance.now() - tw;
+      this.replayPending = false;
+    }
+    const td = performance.now();
+    const ranges = this.pushed ? [] : input.takeDirtyRanges ? input.takeDirtyRanges() : 'all';
+    const dirtyMs = performance.now() - td;
+    const upload = this.pushed ? this.pushedStats : await (this.mirror as HeapMirror).update(input.words, ranges);
+    this.pushed = false;
+    this.pushedStats = { bytes: 0, ms: 0 };
+    return { upload, dirtyMs, replayWait };
+  }
+
+  /** The mirror synced for the coming mark by `scanRememberedSet`. */
+  private synced: { upload: UploadStats; dirtyMs: number; replayWait: number } | null = null;
+
+  /** True when `scanRememberedSet` can run (sable: the mirror holds the heap). */
+  get scansRememberedSet(): boolean {
+    return this.config.input.layout === 'sable';
+  }
+
+  /**
+   * Young collections (sable): scans the remembered set on the GPU (remset.ts)
+   * from the slot ranges of the dirty cards' objects, after bringing the mirror
+   * up to date for the mark that follows. Null when the results overflowed the
+   * device lists (the plan then scans on the CPU).
+   */
+  async scanRememberedSet(
+    ranges: Int32Array,
+    youngStart: number,
+    youngEnd: number,
+  ): Promise<(RemsetResult & { syncMs: number }) | null> {
+    if (!this.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
+    const t = performance.now();
+    await this.ready();
+    this.synced = await this.syncSable();
+    const syncMs = performance.now() - t;
+    const found = await this.remset!.scan(ranges, youngStart, youngEnd);
+    return found && { ...found, syncMs };
+  }
+
   async verifyCopy(check: (copy: Uint32Array) => void): Promise<void> {
     const input = this.config.input;
     if (input.layout !== 'sable' || !this.mirror || !this.engine) return;
@@ -252,7 +296,7 @@ export class GpuMarker implements Marker {
    */
   async prepare(): Promise<void> {
     await this.ready();
-    await Promise.all([this.engine!.prepare(), this.replay?.compile()]);
+    await Promise.all([this.engine!.prepare(), this.replay?.compile(), this.remset?.compile()]);
   }
 
   /**
@@ -287,6 +331,7 @@ export class GpuMarker implements Marker {
       const m = new HeapMirror(ctx, input.words.length, this.uploader, this.options.chunkWords);
       this.mirror = m;
       if (input.sizeTable) this.replay = new EvacuationReplay(ctx, m, this.uploader);
+      this.remset = new RemsetScan(ctx, m, this.uploader);
       target = {
         layout: 'sable',
         bindings: (v) => m.bindings(v),
@@ -318,6 +363,8 @@ export class GpuMarker implements Marker {
     this.engine?.destroy();
     this.replay?.destroy();
     this.replay = null;
+    this.remset?.destroy();
+    this.remset = null;
     this.lastYoung = null;
     this.mirror?.destroy();
     this.uploader?.destroy();
