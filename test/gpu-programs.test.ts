@@ -16,6 +16,14 @@ for (const gc of ['gpu-dfs', 'gpu-bfs'] as const) {
     configs.push({ name: `${gc}/${layout}`, options: { gc, layout, heapBytes: 4 * 2 ** 20, verifyGc: true } });
   }
 }
+// The remembered set scanned on the GPU however small (remset=0; by default only
+// large ones are), and the live list in address order.
+for (const [gc, gpuOpt] of [
+  ['gpu-dfs', 'all,remset=0'],
+  ['gpu-bfs', 'all,remset=0,order=address'],
+] as const) {
+  configs.push({ name: `${gc}/sable ${gpuOpt}`, options: { gc, layout: 'sable', gpuOpt, heapBytes: 4 * 2 ** 20, verifyGc: true } });
+}
 
 afterAll(() => releaseGpu());
 

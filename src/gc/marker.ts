@@ -85,8 +85,9 @@ export interface Marker {
    * each young object they reference once (`roots`) and the slots holding young
    * references as (first slot, count) runs of at most 256 slots, and `syncMs`,
    * the part of the call spent bringing its copy up to date for the mark (the
-   * plan counts it in the mark). Null when it could not (the plan scans on the
-   * CPU). The mark request follows.
+   * plan counts it in the mark). Null when it would rather not (too few slots
+   * to be worth it) or could not (the plan then scans the ranges on the CPU).
+   * The mark request follows.
    */
   scanRememberedSet?(
     ranges: Int32Array,

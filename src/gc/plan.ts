@@ -31,7 +31,7 @@ import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from
 import { Evacuator } from './evacuate.js';
 import { IntList } from './int-list.js';
 import type { MarkRequest, MarkResult, MarkTimes, Marker } from './marker.js';
-import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanDirtyCards, YoungRoots } from './roots.js';
+import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanDirtyCards, scanRanges, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
 
@@ -132,8 +132,9 @@ export class GenerationalPlan implements Collector {
   /**
    * The remembered set scanned by the marker (a GPU marker reads the slots from
    * its heap mirror), when it can: the CPU walks the dirty cards' objects and
-   * hands over their slot ranges. Returns the marker's `syncMs`, or -1, with
-   * nothing recorded, when the CPU must scan.
+   * hands over their slot ranges (and scans them itself when the marker
+   * declines). Returns the marker's `syncMs`, or -1, with nothing recorded, when
+   * the marker cannot scan at all (the CPU then scans the cards).
    */
   private async scanRememberedSetOnMarker(roots: YoungRoots): Promise<number> {
     const h = this.heap;
@@ -142,10 +143,13 @@ export class GenerationalPlan implements Collector {
     const ranges = this.cardRanges;
     ranges.clear();
     dirtyCardRanges(h, this.dirtyCards, ranges);
-    const found = await m.scanRememberedSet(ranges.view(), h.youngStart, h.youngEnd);
+    const r = ranges.view();
+    this.remembered.clear();
+    const found = await m.scanRememberedSet(r, h.youngStart, h.youngEnd);
     if (found === null) {
-      this.dirtyCards.clear();
-      return -1;
+      // Too small to be worth the device, or more than its lists hold.
+      scanRanges(h, r, this.remembered, roots);
+      return 0;
     }
     for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
     this.remembered.setRuns(found.runs);

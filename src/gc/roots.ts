@@ -16,7 +16,7 @@
  * one thread.
  */
 
-import { CARD_DIRTY, CARD_WORDS, blockEnd, headerAt } from '../heap/card-table.js';
+import { CARD_WORDS, blockEnd, headerAt } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
 import { KIND_INSTANCE, KIND_REF_ARRAY, STATUS_FORWARDED } from '../heap/layout.js';
 import { IntList } from './int-list.js';
@@ -112,7 +112,6 @@ export function scanDirtyCards(heap: HeapImpl, cardsOut: IntList, rem: Remembere
   const words = heap.words;
   const types = heap.types;
   const ct = heap.cards;
-  const cards = ct.cards;
   const ys = heap.youngStart;
   const ye = heap.youngEnd;
   const sable = heap.layout.contiguousRefs;
@@ -139,8 +138,7 @@ export function scanDirtyCards(heap: HeapImpl, cardsOut: IntList, rem: Remembere
     runEnd = s + 1;
   };
   const n = ct.count;
-  for (let c = 0; c < n; c++) {
-    if (cards[c] !== CARD_DIRTY) continue;
+  for (let c = ct.nextDirty(0); c < n; c = ct.nextDirty(c + 1)) {
     cardsOut.push(c);
     const cs = ct.cardStart(c);
     const ce = Math.min(cs + CARD_WORDS, heap.tenuredEnd);
@@ -202,14 +200,16 @@ export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: In
   const words = heap.words;
   const types = heap.types;
   const ct = heap.cards;
-  const cards = ct.cards;
   const n = ct.count;
-  for (let c = 0; c < n; c++) {
-    if (cards[c] !== CARD_DIRTY) continue;
+  // The block that ran past the previous card's end: a large array spans many
+  // cards, and the next dirty card inside it needs no lookup.
+  let lastStart = -1;
+  let lastEnd = -1;
+  for (let c = ct.nextDirty(0); c < n; c = ct.nextDirty(c + 1)) {
     cardsOut.push(c);
     const cs = ct.cardStart(c);
     const ce = Math.min(cs + CARD_WORDS, heap.tenuredEnd);
-    let p = ct.blockStartFor(c, words, types);
+    let p = lastStart <= cs && cs < lastEnd ? lastStart : ct.blockStartFor(c, words, types);
     while (p < ce) {
       if (words[p]! < 0) {
         p = blockEnd(words, types, p);
@@ -223,7 +223,39 @@ export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: In
         rangesOut.push(lo);
         rangesOut.push(hi);
       }
-      p = a + 4 + types.rightWords(words, a);
+      const end = a + 4 + types.rightWords(words, a);
+      if (end > ce) {
+        lastStart = p;
+        lastEnd = end;
+      }
+      p = end;
+    }
+  }
+}
+
+/**
+ * The CPU's scan of `ranges` (from `dirtyCardRanges`): what a marker's
+ * `scanRememberedSet` returns, into `rem` and `roots`. For remembered sets too
+ * small to be worth a round trip to the GPU. Returns nothing.
+ */
+export function scanRanges(heap: HeapImpl, ranges: Int32Array, rem: RememberedRuns, roots: YoungRoots): void {
+  const words = heap.words;
+  const ys = heap.youngStart;
+  const ye = heap.youngEnd;
+  const runs = rem.runs;
+  for (let r = 0; r < ranges.length; r += 2) {
+    const hi = ranges[r + 1]!;
+    let first = -1;
+    for (let s = ranges[r]!; s <= hi; s++) {
+      const v = s < hi ? words[s]! : 0;
+      if (v >= ys && v < ye) {
+        if (first < 0) first = s;
+        roots.push(v);
+      } else if (first >= 0) {
+        runs.push(first);
+        runs.push(s - first);
+        first = -1;
+      }
     }
   }
 }

@@ -267,6 +267,11 @@ export class GpuMarker implements Marker {
     youngEnd: number,
   ): Promise<(RemsetResult & { syncMs: number }) | null> {
     if (!this.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
+    let slots = 0;
+    for (let i = 0; i < ranges.length; i += 2) slots += ranges[i + 1]! - ranges[i]!;
+    // A round trip to the device (~1 ms) costs more than the CPU's scan of a
+    // small remembered set (~100 slots a µs).
+    if (slots < this.options.remsetMinSlots) return null;
     const t = performance.now();
     await this.ready();
     this.synced = await this.syncSable();

@@ -69,6 +69,9 @@ export interface GpuOptions {
   dfsScan: number;
   /** Test hook: words per heap-mirror binding (power of two); 0 = from the adapter's limit. */
   chunkWords: number;
+  /** Young collections (sable): remembered sets of at least this many slots are
+   *  scanned on the GPU (remset.wgsl), smaller ones on the CPU; 0 = always the GPU. */
+  remsetMinSlots: number;
   /** Young marks (sable): the order of the live list the CPU evacuates from.
    *  `mark` (default) is the storage stack's order (FastCollect Algorithm 4);
    *  `address` compacts the list from the mark bitmap (order.wgsl), so the CPU
@@ -98,6 +101,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   dfsSteps: 0,
   dfsScan: 0,
   chunkWords: 0,
+  remsetMinSlots: 65536,
   liveOrder: 'mark',
 });
 
@@ -122,6 +126,7 @@ const NUMERIC: Record<string, keyof GpuOptions> = {
   steps: 'dfsSteps',
   scan: 'dfsScan',
   'chunk-words': 'chunkWords',
+  remset: 'remsetMinSlots',
 };
 
 /** Parses a `--gpu-opt` list for `engine`; throws with a one-line message on a bad item. */

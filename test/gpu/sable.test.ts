@@ -117,7 +117,11 @@ describe('remembered set scanned on the GPU (remset.wgsl)', () => {
           lo = hi;
         }
       });
-      const marker = new GpuMarker({ engine: 'gpu-dfs', input: { layout: 'sable', words: heap.words }, options: 'all' });
+      const marker = new GpuMarker({
+        engine: 'gpu-dfs',
+        input: { layout: 'sable', words: heap.words },
+        options: 'all,remset=0',
+      });
       try {
         expect(marker.scansRememberedSet).toBe(true);
         const found = await marker.scanRememberedSet(Int32Array.from(ranges), ys, ye);
@@ -129,6 +133,15 @@ describe('remembered set scanned on the GPU (remset.wgsl)', () => {
         expect(found!.runs.length / 2).toBe(wantRuns.size);
         expect(runs).toEqual(wantRuns);
         expect(wantRuns.size).toBeGreaterThan(0);
+        // Below `remset=` slots the marker declines, and the plan scans on the CPU.
+        if (ranges.length > 0) {
+          const small = new GpuMarker({ engine: 'gpu-bfs', input: { layout: 'sable', words: heap.words }, options: 'all' });
+          try {
+            expect(await small.scanRememberedSet(Int32Array.from(ranges), ys, ye)).toBeNull();
+          } finally {
+            small.dispose();
+          }
+        }
         // The mark that follows uses the mirror the scan brought up to date.
         const { res, want } = await markAndTrace(marker, graph, 'young', heap);
         expect(bitmapSet(res.bitmap)).toEqual(want);
