@@ -127,10 +127,14 @@ export class GpuMarker implements Marker {
     let job: TraceJob;
     let dirtyMs = 0;
     let replayWait = 0;
+    // The mirror's sync done before this call (scanRememberedSet) is reported
+    // with this mark but is not part of its host time.
+    let syncedBefore = 0;
     if (input.layout === 'sable') {
-      // Already done when the remembered set was scanned on the GPU.
-      const sync = this.synced ?? (await this.syncSable());
+      const early = this.synced;
+      const sync = early ?? (await this.syncSable());
       this.synced = null;
+      if (early) syncedBefore = early.upload.ms + early.dirtyMs + early.replayWait;
       ({ upload, dirtyMs, replayWait } = sync);
       job = sableJob(input.words, request, input.objectRanges ? bitmapWordRanges(input.objectRanges()) : undefined);
     } else {
@@ -153,7 +157,7 @@ export class GpuMarker implements Marker {
     const phases = {
       replayWait,
       dirty: dirtyMs,
-      prepare: tTrace - t0 - upload.ms - dirtyMs - replayWait,
+      prepare: tTrace - t0 - (upload.ms + dirtyMs + replayWait - syncedBefore),
       upload: upload.ms,
       ...(r.phases ?? {}),
       total,
