@@ -83,7 +83,7 @@ export interface Marker {
    * heap, sable layout): reads the reference slots of `ranges` ((first, end)
    * pairs: the slots of each dirty card's objects inside the card) and returns
    * each young object they reference once (`roots`) and the slots holding young
-   * references as (first slot, count) runs of at most 256 slots, and `syncMs`,
+   * references as (first slot, count) runs (within one range), and `syncMs`,
    * the part of the call spent bringing its copy up to date for the mark (the
    * plan counts it in the mark). Null when it would rather not (too few slots
    * to be worth it) or could not (the plan then scans the ranges on the CPU).

@@ -31,7 +31,7 @@ import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from
 import { Evacuator } from './evacuate.js';
 import { IntList } from './int-list.js';
 import type { MarkRequest, MarkResult, MarkTimes, Marker } from './marker.js';
-import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanDirtyCards, scanRanges, YoungRoots } from './roots.js';
+import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
 
@@ -43,8 +43,9 @@ export class GenerationalPlan implements Collector {
   private readonly youngRoots = new YoungRoots();
   private readonly dirtyCards = new IntList();
   private readonly remembered = new RememberedRuns();
-  /** The dirty cards' slot ranges for a marker that scans them (scanRememberedSet). */
+  /** The dirty cards' slot ranges, and (refgraph) each range's object. */
   private readonly cardRanges = new IntList();
+  private readonly rangeObjects = new IntList();
   private readonly youngLive = new IntList();
   private readonly evacuator: Evacuator;
   private markTimes: MarkTimes = { mark: 0 };
@@ -130,30 +131,34 @@ export class GenerationalPlan implements Collector {
   }
 
   /**
-   * The remembered set scanned by the marker (a GPU marker reads the slots from
-   * its heap mirror), when it can: the CPU walks the dirty cards' objects and
-   * hands over their slot ranges (and scans them itself when the marker
-   * declines). Returns the marker's `syncMs`, or -1, with nothing recorded, when
-   * the marker cannot scan at all (the CPU then scans the cards).
+   * The remembered set: the CPU walks the dirty cards' objects into slot ranges,
+   * then a marker that keeps a copy of the heap may read the slots itself (a GPU
+   * marker reads them from its mirror); otherwise, or when it declines, the CPU
+   * does. `roots` (young collections) takes the young referents, each once.
+   * Returns the part of the marker's call spent bringing its copy up to date for
+   * the mark that follows (0 when the CPU scanned).
    */
-  private async scanRememberedSetOnMarker(roots: YoungRoots): Promise<number> {
+  private async scanRemembered(roots: YoungRoots | null): Promise<number> {
     const h = this.heap;
     const m = this.marker;
-    if (!m.scansRememberedSet || !m.scanRememberedSet || !h.layout.contiguousRefs) return -1;
-    const ranges = this.cardRanges;
-    ranges.clear();
-    dirtyCardRanges(h, this.dirtyCards, ranges);
-    const r = ranges.view();
+    const sable = h.layout.contiguousRefs;
+    this.dirtyCards.clear();
     this.remembered.clear();
-    const found = await m.scanRememberedSet(r, h.youngStart, h.youngEnd);
-    if (found === null) {
+    this.cardRanges.clear();
+    this.rangeObjects.clear();
+    dirtyCardRanges(h, this.dirtyCards, this.cardRanges, sable ? null : this.rangeObjects);
+    const r = this.cardRanges.view();
+    if (roots !== null && sable && m.scansRememberedSet && m.scanRememberedSet) {
+      const found = await m.scanRememberedSet(r, h.youngStart, h.youngEnd);
+      if (found !== null) {
+        for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
+        this.remembered.setRuns(found.runs);
+        return found.syncMs;
+      }
       // Too small to be worth the device, or more than its lists hold.
-      scanRanges(h, r, this.remembered, roots);
-      return 0;
     }
-    for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
-    this.remembered.setRuns(found.runs);
-    return found.syncMs;
+    scanRanges(h, r, sable ? null : this.rangeObjects.view(), this.remembered, roots);
+    return 0;
   }
 
   /** Returns false, having changed nothing, when the promotions would not fit. */
@@ -162,16 +167,13 @@ export class GenerationalPlan implements Collector {
     let t = performance.now();
     const roots = this.youngRoots;
     roots.begin(h.youngStart, h.youngEnd);
-    this.dirtyCards.clear();
-    this.remembered.clear();
     gatherRoots(h, true, roots);
     // A marker that scans the remembered set first brings its heap copy up to
-    // date for the mark: that part is the mark's (`syncMs`).
-    const syncMs = await this.scanRememberedSetOnMarker(roots);
-    if (syncMs < 0) scanDirtyCards(h, this.dirtyCards, this.remembered, roots);
+    // date for the mark: that part is the mark's.
+    const syncMs = await this.scanRemembered(roots);
     const rootList = roots.end();
-    phases.roots += performance.now() - t - Math.max(0, syncMs);
-    phases.mark += Math.max(0, syncMs);
+    phases.roots += performance.now() - t - syncMs;
+    phases.mark += syncMs;
 
     const result = await this.runMarker('young', rootList, phases);
     const live = result.live ?? this.liveFromBitmap(result.bitmap);
@@ -215,9 +217,7 @@ export class GenerationalPlan implements Collector {
     // After the sweep the dirty cards hold live objects only: their young slots
     // are the remaining old-to-young references to fix.
     t = performance.now();
-    this.dirtyCards.clear();
-    this.remembered.clear();
-    scanDirtyCards(h, this.dirtyCards, this.remembered, null);
+    await this.scanRemembered(null);
     phases.roots += performance.now() - t;
 
     t = performance.now();

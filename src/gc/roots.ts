@@ -9,11 +9,13 @@
  * the same): the remembered set is conservative until the next full collection sweeps
  * them.
  *
- * The slots are kept as runs of consecutive slots of one object, not one by one:
- * CompleteGraph's remembered set is ~15M slots in 4,999-slot arrays, and both the
- * scan and the fix-up after evacuation are loops over it in every young pause. A
- * run is at most RUN_MAX slots, so that a replaying GPU marker can give each run to
- * one thread.
+ * It is done in two steps. `dirtyCardRanges` walks the objects of each dirty card
+ * and lists the reference slots each has inside the card as a range; `scanRanges`
+ * (or a marker's `scanRememberedSet`, on its copy of the heap) reads those slots.
+ * The slots holding young references are kept as runs of consecutive slots, never
+ * crossing a card, rather than one by one: CompleteGraph's remembered set is ~15M
+ * slots in 4,999-slot arrays, and both the scan and the fix-up after evacuation are
+ * loops over it in every young pause.
  */
 
 import { CARD_WORDS, blockEnd, headerAt } from '../heap/card-table.js';
@@ -21,14 +23,12 @@ import type { HeapImpl } from '../heap/heap.js';
 import { KIND_INSTANCE, KIND_REF_ARRAY, STATUS_FORWARDED } from '../heap/layout.js';
 import { IntList } from './int-list.js';
 
-/** Longest run of remembered slots. */
-export const RUN_MAX = 256;
-
 /** The remembered slots as runs: (first slot, count) pairs, and each run's object. */
 export class RememberedRuns {
   /** (first slot, count) pairs. */
   readonly runs = new IntList();
-  /** The header address of the object holding run i's slots. */
+  /** The header address of the object holding run i's slots (when the ranges
+   *  came with their objects: the refgraph layout needs them). */
   readonly objects = new IntList();
 
   clear(): void {
@@ -36,25 +36,11 @@ export class RememberedRuns {
     this.objects.clear();
   }
 
-  /** Number of runs. */
-  get count(): number {
-    return this.runs.length >>> 1;
-  }
-
-  /** Takes the runs a marker found (`Marker.scanRememberedSet`); their objects
-   *  are not known (sable only needs them for nothing). */
+  /** Takes the runs a marker found (`Marker.scanRememberedSet`, sable only). */
   setRuns(runs: Int32Array): void {
     this.clear();
     this.runs.reserve(runs.length).set(runs);
     this.runs.length = runs.length;
-  }
-
-  /** Number of slots in all runs. */
-  slotCount(): number {
-    const r = this.runs.data;
-    let n = 0;
-    for (let i = 1; i < this.runs.length; i += 2) n += r[i]!;
-    return n;
   }
 }
 
@@ -105,101 +91,23 @@ export function gatherRoots(heap: HeapImpl, youngOnly: boolean, out: { push(v: n
 }
 
 /**
- * Scans the dirty cards: appends each card index to `cardsOut`, the slots holding a
- * young reference to `rem` as runs, and (when given) each young referent to `roots`.
+ * The dirty cards as slot ranges: appends each dirty card's index to `cardsOut`
+ * and, for each object overlapping the card, the (first, end) ranges of its
+ * reference slots inside the card to `rangesOut`, and the object's header
+ * address per range to `objectsOut` when given. Under sable an object's
+ * references are contiguous (one range); under refgraph a reference array's are,
+ * and an instance's fields are one range each.
  */
-export function scanDirtyCards(heap: HeapImpl, cardsOut: IntList, rem: RememberedRuns, roots: YoungRoots | null): void {
+export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: IntList, objectsOut: IntList | null): void {
   const words = heap.words;
   const types = heap.types;
   const ct = heap.cards;
-  const ys = heap.youngStart;
-  const ye = heap.youngEnd;
   const sable = heap.layout.contiguousRefs;
-  const runs = rem.runs;
-  const objects = rem.objects;
-  // The open run: its pair's index in `runs`, its length so far, the slot that
-  // would extend it and its object.
-  let runAt = -1;
-  let runLen = 0;
-  let runEnd = -1;
-  let runObject = -1;
-  const note = (a: number, s: number): void => {
-    if (s === runEnd && a === runObject && runLen < RUN_MAX) {
-      runLen++;
-    } else {
-      if (runAt >= 0) runs.data[runAt + 1] = runLen;
-      runAt = runs.length;
-      runs.push(s);
-      runs.push(1);
-      objects.push(a);
-      runObject = a;
-      runLen = 1;
-    }
-    runEnd = s + 1;
+  const range = (a: number, lo: number, hi: number): void => {
+    rangesOut.push(lo);
+    rangesOut.push(hi);
+    objectsOut?.push(a);
   };
-  const n = ct.count;
-  for (let c = ct.nextDirty(0); c < n; c = ct.nextDirty(c + 1)) {
-    cardsOut.push(c);
-    const cs = ct.cardStart(c);
-    const ce = Math.min(cs + CARD_WORDS, heap.tenuredEnd);
-    let p = ct.blockStartFor(c, words, types);
-    while (p < ce) {
-      const w = words[p]!;
-      if (w < 0) {
-        p = blockEnd(words, types, p);
-        continue;
-      }
-      const a = headerAt(words, p);
-      const t = words[a + 1]!;
-      const end = a + 4 + types.rightWords(words, a);
-      if (sable || types.kind[t] === KIND_REF_ARRAY) {
-        const refEnd = a + 4 + (sable ? words[a + 2]! : words[a + 3]!);
-        const lo = a + 4 > cs ? a + 4 : cs;
-        const hi = refEnd < ce ? refEnd : ce;
-        for (let s = lo; s < hi; s++) {
-          const v = words[s]!;
-          if (v < ys || v >= ye) continue;
-          // Inline extension of the open run: the common case (whole arrays of
-          // young references) costs no call.
-          if (s === runEnd && runLen < RUN_MAX && a === runObject) {
-            runLen++;
-            runEnd = s + 1;
-          } else {
-            note(a, s);
-          }
-          roots?.push(v);
-        }
-      } else if (types.kind[t] === KIND_INSTANCE) {
-        const b = types.refBegin[t]!;
-        const e = b + types.refCount[t]!;
-        for (let j = b; j < e; j++) {
-          const s = a + types.refOffsets[j]!;
-          if (s < cs || s >= ce) continue;
-          const v = words[s]!;
-          if (v < ys || v >= ye) continue;
-          note(a, s);
-          roots?.push(v);
-        }
-      }
-      p = end;
-    }
-  }
-  if (runAt >= 0) runs.data[runAt + 1] = runLen;
-}
-
-/**
- * The sable layout's dirty cards as slot ranges, for a marker that scans the
- * remembered set itself (`Marker.scanRememberedSet`): appends each dirty card's
- * index to `cardsOut` and, for each object overlapping the card, the (first,
- * end) range of its reference slots inside the card to `rangesOut`. The walk
- * over objects stays here (the block offset table, free chunks, headers); the
- * loop over the slots, which is most of the work, goes to the marker.
- */
-export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: IntList): void {
-  if (!heap.layout.contiguousRefs) throw new Error('dirtyCardRanges: sable layout only');
-  const words = heap.words;
-  const types = heap.types;
-  const ct = heap.cards;
   const n = ct.count;
   // The block that ran past the previous card's end: a large array spans many
   // cards, and the next dirty card inside it needs no lookup.
@@ -216,12 +124,19 @@ export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: In
         continue;
       }
       const a = headerAt(words, p);
-      const refEnd = a + 4 + words[a + 2]!;
-      const lo = a + 4 > cs ? a + 4 : cs;
-      const hi = refEnd < ce ? refEnd : ce;
-      if (lo < hi) {
-        rangesOut.push(lo);
-        rangesOut.push(hi);
+      const t = words[a + 1]!;
+      if (sable || types.kind[t] === KIND_REF_ARRAY) {
+        const refEnd = a + 4 + (sable ? words[a + 2]! : words[a + 3]!);
+        const lo = a + 4 > cs ? a + 4 : cs;
+        const hi = refEnd < ce ? refEnd : ce;
+        if (lo < hi) range(a, lo, hi);
+      } else if (types.kind[t] === KIND_INSTANCE) {
+        const b = types.refBegin[t]!;
+        const e = b + types.refCount[t]!;
+        for (let j = b; j < e; j++) {
+          const s = a + types.refOffsets[j]!;
+          if (s >= cs && s < ce) range(a, s, s + 1);
+        }
       }
       const end = a + 4 + types.rightWords(words, a);
       if (end > ce) {
@@ -234,11 +149,18 @@ export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: In
 }
 
 /**
- * The CPU's scan of `ranges` (from `dirtyCardRanges`): what a marker's
- * `scanRememberedSet` returns, into `rem` and `roots`. For remembered sets too
- * small to be worth a round trip to the GPU. Returns nothing.
+ * Reads the slots of `ranges` (from `dirtyCardRanges`, with their objects when
+ * `objects` is given): the runs of slots holding young references go to `rem`,
+ * and each young referent to `roots` when given. What a marker's
+ * `scanRememberedSet` does on its copy of the heap.
  */
-export function scanRanges(heap: HeapImpl, ranges: Int32Array, rem: RememberedRuns, roots: YoungRoots): void {
+export function scanRanges(
+  heap: HeapImpl,
+  ranges: Int32Array,
+  objects: Int32Array | null,
+  rem: RememberedRuns,
+  roots: YoungRoots | null,
+): void {
   const words = heap.words;
   const ys = heap.youngStart;
   const ye = heap.youngEnd;
@@ -250,10 +172,11 @@ export function scanRanges(heap: HeapImpl, ranges: Int32Array, rem: RememberedRu
       const v = s < hi ? words[s]! : 0;
       if (v >= ys && v < ye) {
         if (first < 0) first = s;
-        roots.push(v);
+        roots?.push(v);
       } else if (first >= 0) {
         runs.push(first);
         runs.push(s - first);
+        if (objects) rem.objects.push(objects[r >>> 1]!);
         first = -1;
       }
     }

@@ -18,6 +18,11 @@ export function floorPow2(n: number): number {
   return 2 ** Math.floor(Math.log2(Math.max(1, n)));
 }
 
+/** Destroys every buffer, query set or helper given (a marker's resources all go at once). */
+export function destroyAll(...resources: ({ destroy(): void } | null | undefined)[]): void {
+  for (const r of resources) r?.destroy();
+}
+
 /** The same words seen as u32, not copied (addresses and counts are never negative). */
 export function u32View(a: Int32Array | Uint32Array): Uint32Array<ArrayBuffer> {
   return (a instanceof Uint32Array ? a : new Uint32Array(a.buffer, a.byteOffset, a.length)) as Uint32Array<ArrayBuffer>;

@@ -10,7 +10,7 @@
  * work remains, so short traces need few and long ones few submits.
  */
 import type { GpuContext } from './device.js';
-import { GrowableBuffer } from './buffers.js';
+import { destroyAll, GrowableBuffer } from './buffers.js';
 import { expandOnCpu, expandSableOnCpu, IntBuf } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
 import { GpuEngineBase, paramsBlock, resultSegments, writeRoots } from './engine.js';
@@ -302,10 +302,6 @@ export class DfsEngine extends GpuEngineBase {
 
   override destroy(): void {
     super.destroy();
-    this.stack.destroy();
-    this.threads.destroy();
-    this.store.destroy();
-    this.roots.destroy();
-    this.wide.destroy();
+    destroyAll(this.stack, this.threads, this.store, this.roots, this.wide);
   }
 }

@@ -9,7 +9,7 @@
  */
 import type { MarkTimes } from '../gc/marker.js';
 import type { GpuContext } from './device.js';
-import { floorPow2, GrowableBuffer, Readback } from './buffers.js';
+import { destroyAll, floorPow2, GrowableBuffer, Readback } from './buffers.js';
 import { translateOnCpu } from './cpu-trace.js';
 import type { GpuOptions } from './options.js';
 import { AddressOrder } from './order.js';
@@ -332,15 +332,8 @@ export class EngineBuffers {
   }
 
   destroy(): void {
-    this.params.destroy();
-    this.ctl.destroy();
-    this.marks.destroy();
-    this.live.destroy();
-    this.addrBits.destroy();
-    this.ctlReadback.destroy();
-    this.resultReadback.destroy();
-    this.querySet?.destroy();
-    this.queryResolve?.destroy();
+    destroyAll(this.params, this.ctl, this.marks, this.live, this.addrBits, this.ctlReadback, this.resultReadback);
+    destroyAll(this.querySet, this.queryResolve);
   }
 }
 

@@ -127,26 +127,25 @@ export class GpuMarker implements Marker {
     let job: TraceJob;
     let dirtyMs = 0;
     let replayWait = 0;
-    // The mirror's sync done before this call (scanRememberedSet) is reported
-    // with this mark but is not part of its host time.
-    let syncedBefore = 0;
+    // Bringing the mirror up to date: reported with the mark, but not counted in
+    // `prepare`; done already when the remembered set was scanned on the GPU.
+    const tSync = performance.now();
     if (input.layout === 'sable') {
-      const early = this.synced;
-      const sync = early ?? (await this.syncSable());
+      const sync = this.synced ?? (await this.syncSable());
       this.synced = null;
-      if (early) syncedBefore = early.upload.ms + early.dirtyMs + early.replayWait;
       ({ upload, dirtyMs, replayWait } = sync);
-      job = sableJob(input.words, request, input.objectRanges ? bitmapWordRanges(input.objectRanges()) : undefined);
     } else {
-      const mirror = this.mirror as GraphMirror;
-      const graphs = input.graphs();
       upload = this.pushed
         ? this.pushedStats
-        : await mirror.update(graphs, input.takeDirtyGraphs ? input.takeDirtyGraphs() : {});
-      job = graphJob(input.words, graphs, request);
+        : await (this.mirror as GraphMirror).update(input.graphs(), input.takeDirtyGraphs ? input.takeDirtyGraphs() : {});
+      this.pushed = false;
+      this.pushedStats = { bytes: 0, ms: 0 };
     }
-    this.pushed = false;
-    this.pushedStats = { bytes: 0, ms: 0 };
+    const syncMs = performance.now() - tSync;
+    job =
+      input.layout === 'sable'
+        ? sableJob(input.words, request, input.objectRanges ? bitmapWordRanges(input.objectRanges()) : undefined)
+        : graphJob(input.words, input.graphs(), request);
     const tTrace = performance.now();
     this.lastYoung = null;
     const r: TraceResult = await this.engine!.trace(job);
@@ -157,7 +156,7 @@ export class GpuMarker implements Marker {
     const phases = {
       replayWait,
       dirty: dirtyMs,
-      prepare: tTrace - t0 - (upload.ms + dirtyMs + replayWait - syncedBefore),
+      prepare: tTrace - t0 - syncMs,
       upload: upload.ms,
       ...(r.phases ?? {}),
       total,

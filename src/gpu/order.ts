@@ -3,7 +3,7 @@
  * compacts the young range of the mark bitmap into the live list, in the same
  * submit that reads the list back. See that file for why.
  */
-import { GrowableBuffer } from './buffers.js';
+import { destroyAll, GrowableBuffer } from './buffers.js';
 import type { GpuContext } from './device.js';
 import type { Program } from './shader.js';
 import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
@@ -67,7 +67,6 @@ export class AddressOrder {
   }
 
   destroy(): void {
-    this.params.destroy();
-    this.sums.destroy();
+    destroyAll(this.params, this.sums);
   }
 }

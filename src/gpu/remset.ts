@@ -4,7 +4,7 @@
  * kernels/remset.wgsl reads them from the heap mirror, returning each young
  * referent once and the slots holding young references as runs. See that file.
  */
-import { GrowableBuffer, Readback, u32View } from './buffers.js';
+import { destroyAll, GrowableBuffer, Readback, u32View } from './buffers.js';
 import type { GpuContext } from './device.js';
 import type { HeapMirror, StagingUploader } from './mirror.js';
 import type { Program } from './shader.js';
@@ -130,13 +130,6 @@ export class RemsetScan {
   }
 
   destroy(): void {
-    this.params.destroy();
-    this.ctl.destroy();
-    this.ranges.destroy();
-    this.seen.destroy();
-    this.roots.destroy();
-    this.runs.destroy();
-    this.countsReadback.destroy();
-    this.listReadback.destroy();
+    destroyAll(this.params, this.ctl, this.ranges, this.seen, this.roots, this.runs, this.countsReadback, this.listReadback);
   }
 }

@@ -16,7 +16,7 @@
  * the CPU, so neither had this cost; this is our answer for a discrete GPU.
  */
 import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../heap/layout.js';
-import { bufferSize, GrowableBuffer, u32View } from './buffers.js';
+import { bufferSize, destroyAll, GrowableBuffer, u32View } from './buffers.js';
 import type { GpuContext } from './device.js';
 import type { HeapMirror, StagingUploader, UploadStats } from './mirror.js';
 import type { BindingSpec, Program } from './shader.js';
@@ -178,11 +178,6 @@ export class EvacuationReplay {
   }
 
   destroy(): void {
-    this.params.destroy();
-    this.ctl.destroy();
-    this.fwd.destroy();
-    this.big.destroy();
-    this.types.destroy();
-    this.slotRuns.destroy();
+    destroyAll(this.params, this.ctl, this.fwd, this.big, this.types, this.slotRuns);
   }
 }

@@ -4,19 +4,8 @@ import type { MarkRequest, MarkResult } from '../../src/gc/marker.js';
 import { ParallelMarker, defaultThreads } from '../../src/gc/parallel-marker.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { createHeap, type HeapImpl } from '../../src/heap/heap.js';
-import { alloc, allocArray, collect, RootArray } from './helpers.js';
+import { alloc, allocArray, collect, rng, RootArray } from './helpers.js';
 
-/** A small deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A random object graph built through the Heap API: instances of a few classes mixing

@@ -11,7 +11,7 @@ import { registerMarker } from '../../src/gc/index.js';
 import type { MarkRequest, MarkResult, Marker } from '../../src/gc/marker.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { verifyMarks } from '../../src/gc/verify.js';
-import { makeHeap } from './helpers.js';
+import { makeHeap, rng } from './helpers.js';
 
 /**
  * A marker that traces a mirror of the heap kept up to date only through
@@ -71,17 +71,6 @@ class GraphMirrorMarker implements Marker {
 }
 registerMarker('graph-mirror-check', (heap) => new GraphMirrorMarker(heap));
 
-/** A small deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface ModelObj {
   id: number;

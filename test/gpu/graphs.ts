@@ -5,6 +5,9 @@
  */
 import type { MarkRequest, Marker, MarkResult } from '../../src/gc/marker.js';
 import type { CsrGraph, RefGraphs } from '../../src/gpu/mirror.js';
+import { rng } from '../gc/helpers.js';
+
+export { rng };
 
 /** Objects 0..n-1 with their references (-1 = null) and generation. */
 export interface ObjectGraph {
@@ -14,17 +17,6 @@ export interface ObjectGraph {
   readonly name: string;
 }
 
-/** Deterministic PRNG (mulberry32) so failures reproduce. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function graph(name: string, refs: number[][], roots: number[], young?: boolean[]): ObjectGraph {
   return { name, refs, roots, young: young ?? refs.map(() => false) };
