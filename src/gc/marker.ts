@@ -52,7 +52,8 @@ export interface MarkResult {
   /** One bit per heap word: bit (a & 31) of word (a >> 5) set iff the object whose
    *  header is at address a is reachable (for young: reachable and young). */
   readonly bitmap: Uint32Array;
-  /** Young collections only: the addresses of the reachable young objects, in any order. */
+  /** Young collections only: the addresses of the reachable young objects, in any
+   *  order. The marker may reuse its memory at its next mark. */
   readonly live?: Int32Array;
   readonly times: MarkTimes;
 }

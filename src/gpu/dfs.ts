@@ -66,6 +66,7 @@ export class DfsEngine extends GpuEngineBase {
         LCAP: lcap,
         LSTACK_WORDS: opts.hybrid ? wg * lcap : 1,
         STEP_BUDGET: spec.steps,
+        CHAIN_STEPS: spec.chain,
         YOUNG: young,
         ATOMIC_OPT: opts.atomic,
         HYBRID: opts.hybrid,

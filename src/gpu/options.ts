@@ -67,6 +67,11 @@ export interface GpuOptions {
   /** gpu-dfs: stack elements an idle thread scans for work per dispatch (load
    *  balancing); 0 = default (64). */
   dfsScan: number;
+  /** gpu-dfs: a thread that expands a node and is left with only that node's one
+   *  child to go on with (a list's pointer chase) has nothing to share, so such a
+   *  step costs 1/dfsChain of a step of `dfsSteps`; 1 = every step costs the same.
+   *  0 = default (4). */
+  dfsChain: number;
   /** Test hook: words per heap-mirror binding (power of two); 0 = from the adapter's limit. */
   chunkWords: number;
   /** Young collections (sable): remembered sets of at least this many slots are
@@ -100,6 +105,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   hybridShare: 0.75,
   dfsSteps: 0,
   dfsScan: 0,
+  dfsChain: 0,
   chunkWords: 0,
   remsetMinSlots: 65536,
   liveOrder: 'mark',
@@ -125,6 +131,7 @@ const NUMERIC: Record<string, keyof GpuOptions> = {
   'hybrid-share': 'hybridShare',
   steps: 'dfsSteps',
   scan: 'dfsScan',
+  chain: 'dfsChain',
   'chunk-words': 'chunkWords',
   remset: 'remsetMinSlots',
 };

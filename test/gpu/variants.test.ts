@@ -136,16 +136,38 @@ describe('gpu-bfs CPU fallback (Maas §5.4)', () => {
   });
 });
 
+describe('gpu-dfs: pointer-chase steps (chain=)', () => {
+  it('a chase step costs 1/chain of a step of the round budget', async () => {
+    // 64 lists of 600, one head per thread: every expansion is a chase. At 16
+    // steps a round the lists take 38 rounds (submits of 4, 8, 16, 32 rounds
+    // after the roots' one: 61 dispatched); at 16 x 4 chase steps, 10 (13).
+    const g = parallelLists(64, 600);
+    const one = await markOnce('gpu-dfs', g, 'full', 'all,-fallback,steps=16,chain=1');
+    const four = await markOnce('gpu-dfs', g, 'full', 'all,-fallback,steps=16,chain=4');
+    expect(one.stats.rounds).toBe(61);
+    expect(four.stats.rounds).toBe(13);
+    await markOnce('gpu-dfs', g, 'young', 'all,-fallback,steps=16,chain=4');
+  });
+  it('branching work is charged whole steps: marks are the same at any chain', async () => {
+    for (const spec of ['all,chain=1', 'all,chain=64', 'none,chain=64']) {
+      await markOnce('gpu-dfs', binaryTree(11), 'full', spec);
+      await markOnce('gpu-dfs', mixed(), 'young', spec);
+      await markOnce('gpu-dfs', mixed(), 'full', spec, 'refgraph');
+    }
+  });
+});
+
 describe('gpu-dfs CPU fallback for narrow tails (+F, our addition)', () => {
   it('a long list falls back after the minimum rounds and is correct', async () => {
     const { stats } = await markOnce('gpu-dfs', list(5000), 'full', 'all');
     expect(stats.fallbackFrontier).toBeGreaterThan(0);
-    // Two submits (4 rounds, then 8 more) saw one busy thread: 5000 nodes would take ~80.
+    // Two submits (4 rounds, then 8 more) saw one busy thread: 5000 nodes would take ~20
+    // (64 steps a round, a chase step a quarter of one).
     expect(stats.rounds).toBeLessThan(20);
     expect(stats.phases.cpu).toBeGreaterThanOrEqual(0);
   });
   it('refgraph, and young collections with the live list merged', async () => {
-    const g = list(3000);
+    const g = list(8000);
     const y = { ...g, young: g.refs.map((_, i) => i > 20), roots: [0, 25] };
     expect((await markOnce('gpu-dfs', g, 'full', 'all', 'refgraph')).stats.fallbackFrontier).toBeGreaterThan(0);
     expect((await markOnce('gpu-dfs', y, 'young', 'all')).stats.fallbackFrontier).toBeGreaterThan(0);
@@ -171,7 +193,7 @@ describe('gpu-dfs CPU fallback for narrow tails (+F, our addition)', () => {
     expect((await markOnce('gpu-dfs', parallelLists(512, 40), 'full', 'all')).stats.fallbackFrontier).toBe(-1);
   });
   it('a marker reused after a fallback clears the stack it left', async () => {
-    const g = list(3000);
+    const g = list(8000);
     const heap = layoutSable(g);
     const marker = new GpuMarker({ engine: 'gpu-dfs', input: { layout: 'sable', words: heap.words } });
     try {

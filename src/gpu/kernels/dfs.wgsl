@@ -9,10 +9,10 @@
 // Where this departs from the paper, and why:
 // - Bounded dispatches. WebGPU promises no forward progress between workgroups,
 //   so no thread ever waits for another. A dispatch runs at most STEP_BUDGET
-//   expansions per thread, spills its hybrid stack to the global stack, saves
-//   its top in `threads` and counts itself busy; dfs_advance publishes the
-//   count, and the host repeats (dfs_mark, dfs_advance) until a round ends with
-//   no busy thread.
+//   expansions per thread (a pointer chase's count 1/CHAIN_STEPS: see
+//   dfs_mark), spills its hybrid stack to the global stack, saves its top in
+//   `threads` and counts itself busy; dfs_advance publishes the count, and the
+//   host repeats (dfs_mark, dfs_advance) until a round ends with no busy thread.
 // - Sound work taking (§4.2). In Algorithm 5 an idle thread pushes an element
 //   found in its area onto its own stack, relinking a node that its owner's
 //   stack still links to. Here the idle thread claims the element by setting
@@ -77,6 +77,7 @@ var<private> lcount: u32;   // depth of this thread's hybrid stack
 var<private> lbase: u32;    // this thread's slice of lstack
 var<private> shead: u32;    // storage stack of marked young nodes
 var<private> scount: u32;
+var<private> pushed: u32;   // pushes since dfs_mark last reset it (pointer-chase test)
 
 // The hybrid stack (§4.1): LCAP elements per thread in workgroup memory, LCAP
 // derived at start-up from the adapter's workgroup storage and the workgroup size.
@@ -90,6 +91,7 @@ fn pushGlobal(n: u32) {
 // Algorithm 1, with the hybrid stack in front: workgroup memory first, the
 // global stack once it is full.
 fn push(n: u32) {
+  pushed += 1u;
   if (HYBRID && lcount < LCAP) {
     lstack[lbase + lcount] = n;
     lcount += 1u;
@@ -284,7 +286,11 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   let t = gid.x;
   resume(t, lid);
   var cursor = threads[THREAD_WORDS * t + 1u];
-  var budget = STEP_BUDGET;
+  // In CHAIN_STEPS-ths of a step: a pointer chase (n was all this thread held,
+  // and it leaves at most one child) costs one, any other expansion a whole
+  // step per 16 references. The budget bounds a dispatch and makes threads
+  // spill work for idle ones; a chase has none to spill.
+  var budget = STEP_BUDGET * CHAIN_STEPS;
   var scanned = 0u;
   loop {
     if (budget == 0u) { break; }
@@ -294,8 +300,12 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
       n = steal(t, &cursor, &scanned);
       if (n == 0u) { break; }
     }
+    let held = top != 0u || lcount > 0u;
+    pushed = 0u;
     let refs = expand(n);
-    budget -= min(budget, 1u + (refs >> 4u));
+    var cost = CHAIN_STEPS * (1u + (refs >> 4u));
+    if (!held && pushed <= 1u) { cost = 1u; }
+    budget -= min(budget, cost);
   }
   threads[THREAD_WORDS * t + 1u] = cursor;
   finish(t);
