@@ -26,6 +26,14 @@ const CTL_DRAIN_OVERFLOW = 7;
  *  a thread holding more than this is not a narrow tail. */
 const DRAIN_CAP = 65536;
 
+/** Submits in a row that must end with few busy threads before the CPU takes
+ *  over. Submits run 4, 8, 16, ... rounds, so three is 28 rounds: a long list
+ *  (one chase) falls back after them, while the last few of the 2560 lists,
+ *  heads that idle threads stole late from the thread that expanded the heads'
+ *  array, finish on the GPU (after two, the CPU took over at 8-10 ms of CPU
+ *  work and a 15 ms read-back on an H100, against 3-4 ms more on the GPU). */
+const NARROW_SUBMITS = 3;
+
 /** Words of `threads` per thread (dfs.wgsl THREAD_WORDS). */
 const THREAD_WORDS = 3;
 
@@ -180,7 +188,7 @@ export class DfsEngine extends GpuEngineBase {
       if (busy === 0) break;
       if (fallbackOk && ctl[CTL_ROUNDS]! >= opts.fallbackMinIterations && busy <= opts.fallbackThreshold) {
         narrow++;
-        if (narrow >= 2) {
+        if (narrow >= NARROW_SUBMITS) {
           const td = performance.now();
           pending = await this.drain(group, pipe('dfs_drain'), groups);
           drainMs = performance.now() - td;

@@ -48,7 +48,7 @@ export interface GpuOptions {
   divergence: boolean;
   /** gpu-bfs: finish on the CPU once the frontier stays narrow (§5.4, +F).
    *  gpu-dfs (our addition): finish on the CPU once at most `fallbackThreshold`
-   *  threads held work at the end of two submits in a row, after
+   *  threads held work at the end of three submits in a row, after
    *  `fallbackMinIterations` rounds (a long list is one thread's pointer chase). */
   fallback: boolean;
   /** Fallback: frontier size (gpu-bfs; paper: 20) or busy threads (gpu-dfs) at or below which the CPU takes over. */
@@ -67,10 +67,10 @@ export interface GpuOptions {
   /** gpu-dfs: stack elements an idle thread scans for work per dispatch (load
    *  balancing); 0 = default (64). */
   dfsScan: number;
-  /** gpu-dfs: a thread that expands a node and is left with only that node's one
-   *  child to go on with (a list's pointer chase) has nothing to share, so such a
-   *  step costs 1/dfsChain of a step of `dfsSteps`; 1 = every step costs the same.
-   *  0 = default (4). */
+  /** gpu-dfs: a thread whose hybrid stack held nothing besides the node it
+   *  expands, which leaves at most one child (a list's pointer chase), has nothing
+   *  to spill for idle threads, so such a step costs 1/dfsChain of a step of
+   *  `dfsSteps`; 1 = every step costs the same. 0 = default (4). */
   dfsChain: number;
   /** Test hook: words per heap-mirror binding (power of two); 0 = from the adapter's limit. */
   chunkWords: number;

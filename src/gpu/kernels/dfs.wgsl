@@ -286,10 +286,13 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   let t = gid.x;
   resume(t, lid);
   var cursor = threads[THREAD_WORDS * t + 1u];
-  // In CHAIN_STEPS-ths of a step: a pointer chase (n was all this thread held,
-  // and it leaves at most one child) costs one, any other expansion a whole
-  // step per 16 references. The budget bounds a dispatch and makes threads
-  // spill work for idle ones; a chase has none to spill.
+  // In CHAIN_STEPS-ths of a step: a pointer chase (the hybrid stack held
+  // nothing besides n, and n leaves at most one child) costs one, any other
+  // expansion a whole step per 16 references. The budget bounds a dispatch and
+  // makes threads spill their hybrid stacks, which idle threads cannot see, to
+  // the global stack, which they can; a chase has nothing there to spill. (The
+  // thread that expands an array of list heads keeps chasing its first list at
+  // the chase rate once the other heads are spilled and being stolen.)
   var budget = STEP_BUDGET * CHAIN_STEPS;
   var scanned = 0u;
   loop {
@@ -300,7 +303,7 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
       n = steal(t, &cursor, &scanned);
       if (n == 0u) { break; }
     }
-    let held = top != 0u || lcount > 0u;
+    let held = lcount > 0u;
     pushed = 0u;
     let refs = expand(n);
     var cost = CHAIN_STEPS * (1u + (refs >> 4u));
