@@ -31,7 +31,7 @@ const DRAIN_CAP = 65536;
  *  (one chase) falls back after them, while the last few of the 2560 lists,
  *  heads that idle threads stole late from the thread that expanded the heads'
  *  array, finish on the GPU (after two, the CPU took over at 8-10 ms of CPU
- *  work and a 15 ms read-back on an H100, against 3-4 ms more on the GPU). */
+ *  work and a 15 ms read-back on an H100, against 2.3 ms more kernel time). */
 const NARROW_SUBMITS = 3;
 
 /** Words of `threads` per thread (dfs.wgsl THREAD_WORDS). */
