@@ -149,11 +149,19 @@ describe('parallel marker', () => {
         const request: MarkRequest = { roots: Int32Array.of(top), kind, youngStart: heap.youngStart, youngEnd: heap.youngEnd };
         const n = heap.words.length;
         const expected = snapshot(serial.mark(request), 0, n);
-        const got = snapshot(await parallel.mark(request), 0, n);
-        expect(got.bits.length).toBe(1 + 64 * 2000);
-        expect(got).toEqual(expected);
-        expect(parallel.lastScanned.reduce((a, b) => a + b, 0)).toBe(1 + 64 * 2000);
-        expect(Math.min(...parallel.lastScanned), String(parallel.lastScanned)).toBeGreaterThan(0);
+        // Whether the second worker runs while the first still has work is up to
+        // the OS: on a busy 2-core machine it once got none. So up to 10 marks,
+        // each checked, and at least one of them shared.
+        const seen: string[] = [];
+        for (let attempt = 0; attempt < 10; attempt++) {
+          const got = snapshot(await parallel.mark(request), 0, n);
+          expect(got.bits.length).toBe(1 + 64 * 2000);
+          expect(got).toEqual(expected);
+          expect(parallel.lastScanned.reduce((a, b) => a + b, 0)).toBe(1 + 64 * 2000);
+          seen.push(String(parallel.lastScanned));
+          if (Math.min(...parallel.lastScanned) > 0) break;
+        }
+        expect(Math.min(...parallel.lastScanned), seen.join(' | ')).toBeGreaterThan(0);
       }
     }
   });
