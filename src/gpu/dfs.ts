@@ -116,7 +116,9 @@ export class DfsEngine extends GpuEngineBase {
     );
     const threadCount = groups * wg;
     const stackSize = Math.max(1, job.stackSize);
-    const areaLen = Math.ceil(stackSize / threadCount);
+    const scan = job.scanRanges;
+    const scanned = scan ? scan[1]! - scan[0]! + (scan[3] ?? 0) - (scan[2] ?? 0) : stackSize;
+    const areaLen = Math.max(1, Math.ceil(scanned / threadCount));
     // Each wide object has more than SPLIT (64) references: refBound / 64 bounds them.
     const wideCap = opts.divergence ? Math.ceil(job.refBound / 64) + 1 : 1;
 

@@ -51,6 +51,9 @@ export interface TraceJob {
   readonly refBound: number;
   /** Linked-stack elements needed (gpu-dfs) and the node id of element 0 (sable). */
   readonly stackSize: number;
+  /** gpu-dfs: at most two [start, end) ranges of stack elements that idle threads
+   *  scan for work (sable young marks: the occupied young spaces); absent: all. */
+  readonly scanRanges?: readonly number[];
   readonly nodeBase: number;
   /** Addresses whose bits the result can hold: read back only their bitmap words. */
   readonly resultStart: number;
@@ -177,7 +180,7 @@ export function specialize(ctx: GpuContext, o: GpuOptions, engine: 'dfs' | 'bfs'
   return { workgroupSize, workgroups, lcap, steps, scan, chain };
 }
 
-export const PARAMS_WORDS = 16;
+export const PARAMS_WORDS = 20;
 export const CTL_WORDS = 16;
 
 export function paramsBlock(job: TraceJob, extra: Partial<Record<'rootCount' | 'stackSize' | 'threadCount' | 'areaLen' | 'queueCap' | 'fallbackThreshold' | 'fallbackMinIterations' | 'wideCap', number>>): Uint32Array<ArrayBuffer> {
@@ -197,6 +200,13 @@ export function paramsBlock(job: TraceJob, extra: Partial<Record<'rootCount' | '
   p[12] = extra.fallbackThreshold ?? 0;
   p[13] = extra.fallbackMinIterations ?? 0;
   p[14] = extra.wideCap ?? 0;
+  // Idle threads' scan areas (gpu-dfs): the stack elements where young objects
+  // can lie, or the whole stack.
+  const scan = job.scanRanges ?? [0, extra.stackSize ?? 0];
+  p[16] = scan[0] ?? 0;
+  p[17] = (scan[1] ?? 0) - (scan[0] ?? 0);
+  p[18] = scan[2] ?? 0;
+  p[19] = (scan[3] ?? 0) - (scan[2] ?? 0);
   return p;
 }
 

@@ -144,7 +144,7 @@ export class GpuMarker implements Marker {
     const syncMs = performance.now() - tSync;
     job =
       input.layout === 'sable'
-        ? sableJob(input.words, request, input.objectRanges ? bitmapWordRanges(input.objectRanges()) : undefined)
+        ? sableJob(input.words, request, input.objectRanges?.(), this.options.stealAreas === 'occupied')
         : graphJob(input.words, input.graphs(), request);
     const tTrace = performance.now();
     this.lastYoung = null;
@@ -397,7 +397,25 @@ function bitmapWordRanges(ranges: readonly number[]): number[] {
   return out;
 }
 
-function sableJob(words: Int32Array, req: MarkRequest, resultWords: number[] | undefined): TraceJob {
+/** Stack elements (sable: (address - nodeBase) / 4) of the objects in `ranges`
+ *  within [ys, ye), as at most two [start, end) ranges (a third and later
+ *  ranges join the second's hull). */
+function stackScanRanges(ranges: readonly number[], ys: number, ye: number, nodeBase: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i + 1 < ranges.length; i += 2) {
+    const lo = Math.max(ys, ranges[i]!);
+    const hi = Math.min(ye, ranges[i + 1]!);
+    if (hi <= lo) continue;
+    const s = (lo - nodeBase) >> 2;
+    const e = Math.ceil((hi - nodeBase) / 4);
+    if (out.length < 4) out.push(s, e);
+    else out[3] = Math.max(out[3]!, e);
+  }
+  if (out.length === 0) out.push(0, 0);
+  return out;
+}
+
+function sableJob(words: Int32Array, req: MarkRequest, objectRanges: number[] | undefined, occupiedAreas: boolean): TraceJob {
   const heapWords = words.length;
   const young = req.kind === 'young';
   const ys = young ? Math.max(0, req.youngStart) : 0;
@@ -411,7 +429,9 @@ function sableJob(words: Int32Array, req: MarkRequest, resultWords: number[] | u
   return {
     kind: req.kind,
     roots,
-    resultWords,
+    resultWords: objectRanges && bitmapWordRanges(objectRanges),
+    // `areas=occupied`: a young mark's idle threads scan only where young objects lie.
+    scanRanges: young && occupiedAreas && objectRanges ? stackScanRanges(objectRanges, ys, ye, nodeBase) : undefined,
     heapWords,
     youngStart: ys,
     youngEnd: ye,

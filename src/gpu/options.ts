@@ -85,6 +85,16 @@ export interface GpuOptions {
    *  long chains) without a copy time gain beyond the noise. Not a marking
    *  optimization: `all` and `none` leave it alone. */
   liveOrder: 'address' | 'mark';
+  /** gpu-dfs young marks (sable): where idle threads look for work. `range`
+   *  (default): their areas split the linked stack over the whole young range, as
+   *  FastCollect's do over the whole stack. `occupied`: only over the elements of
+   *  the occupied young spaces (eden up to its top, the survivor space in use).
+   *  On an H100 `occupied` took a depth-19 tree's second and third young marks
+   *  from 40-63 ms of kernel to 6-7 ms and CompleteGraph's from 1.9 to 1.2 ms,
+   *  but left the 2560 lists' third young mark a tail that the CPU fallback
+   *  finished (4.3 ms of kernel and ~20 ms of fallback, against 1.9 ms), so it
+   *  is not the default (bench/RESULTS.md, fourth session). */
+  stealAreas: 'range' | 'occupied';
 }
 
 const OPTIMIZATIONS = ['atomic', 'hybrid', 'balance', 'vector', 'divergence', 'fallback'] as const;
@@ -109,6 +119,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   chunkWords: 0,
   remsetMinSlots: 65536,
   liveOrder: 'mark',
+  stealAreas: 'range',
 });
 
 /** The paper baselines: every optimization off, histogram offsets. */
@@ -155,12 +166,18 @@ export function parseGpuOptions(spec: string, engine: GpuEngine): GpuOptions {
       o.liveOrder = v;
       continue;
     }
+    if (eq >= 0 && raw.slice(0, eq) === 'areas') {
+      const v = raw.slice(eq + 1);
+      if (v !== 'range' && v !== 'occupied') throw new Error(`--gpu-opt: bad setting '${raw}' (areas=range or areas=occupied)`);
+      o.stealAreas = v;
+      continue;
+    }
     if (eq >= 0) {
       const key = raw.slice(0, eq);
       const field = NUMERIC[key];
       const value = Number(raw.slice(eq + 1));
       if (!field || !Number.isFinite(value) || value < 0) {
-        throw new Error(`--gpu-opt: bad setting '${raw}' (known: ${Object.keys(NUMERIC).join(', ')}, order)`);
+        throw new Error(`--gpu-opt: bad setting '${raw}' (known: ${Object.keys(NUMERIC).join(', ')}, order, areas)`);
       }
       (o as unknown as Record<string, number>)[field] = value;
       continue;

@@ -16,6 +16,12 @@ describe('--gpu-opt', () => {
     expect(o.offsets).toBe('histogram');
   });
 
+  it('areas= picks where gpu-dfs idle threads look for work, outside all and none', () => {
+    expect(DEFAULT_GPU_OPTIONS.stealAreas).toBe('range');
+    expect(parseGpuOptions('areas=occupied', 'gpu-dfs')).toEqual({ ...DEFAULT_GPU_OPTIONS, stealAreas: 'occupied' });
+    expect(parseGpuOptions('areas=occupied,none', 'gpu-dfs').stealAreas).toBe('occupied');
+    expect(() => parseGpuOptions('areas=eden', 'gpu-dfs')).toThrow(/areas=range or areas=occupied/);
+  });
   it('order= picks the young live list order, outside all and none', () => {
     expect(DEFAULT_GPU_OPTIONS.liveOrder).toBe('mark');
     expect(parseGpuOptions('order=address', 'gpu-dfs')).toEqual({ ...DEFAULT_GPU_OPTIONS, liveOrder: 'address' });

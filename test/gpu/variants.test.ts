@@ -157,6 +157,32 @@ describe('gpu-dfs: pointer-chase steps (chain=)', () => {
   });
 });
 
+describe('gpu-dfs: idle threads scan the occupied young spaces only (areas=occupied)', () => {
+  it('young marks with the work in two object ranges, stolen from one root', async () => {
+    const g = binaryTree(13);
+    const heap = layoutSable(g);
+    const [ys, ye] = heap.youngRange;
+    // Objects lie below ys (old) and in [ys, ye); the young part is handed
+    // over as two ranges, as eden and a survivor space would be.
+    const mid = ys + ((ye - ys) >> 1);
+    const ranges = [0, ys, ys, mid, mid, ye];
+    for (const spec of ['all,areas=occupied', 'all,scan=4,areas=occupied', 'atomic,hybrid,balance,areas=occupied', 'all']) {
+      const marker = new GpuMarker({ engine: 'gpu-dfs', input: { layout: 'sable', words: heap.words, objectRanges: () => ranges }, options: spec });
+      try {
+        for (const kind of ['young', 'full'] as const) {
+          const req = request(g, kind, heap.addr, heap.youngRange);
+          const res = await marker.mark(req);
+          const want = expectedMarks(g, req, heap.addr);
+          expect(bitmapSet(res.bitmap)).toEqual(want);
+          if (kind === 'young') expect([...res.live!].sort((a, b) => a - b)).toEqual([...want].sort((a, b) => a - b));
+        }
+      } finally {
+        marker.dispose();
+      }
+    }
+  });
+});
+
 describe('gpu-dfs CPU fallback for narrow tails (+F, our addition)', () => {
   it('a long list falls back after the minimum rounds and is correct', async () => {
     const { stats } = await markOnce('gpu-dfs', list(12000), 'full', 'all');

@@ -23,6 +23,10 @@ struct Params {
   fallbackMinIterations: u32,
   wideCap: u32,               // gpu-dfs: capacity of the wide-object list
   pad1: u32,
+  scanLo0: u32,               // gpu-dfs: idle threads scan stack elements [scanLo0, +scanN0)
+  scanN0: u32,                //   then [scanLo1, +scanN1), split into areas of areaLen
+  scanLo1: u32,
+  scanN1: u32,
 }
 
 // True for the one caller that set the bit. With the atomic optimization

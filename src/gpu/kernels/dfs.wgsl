@@ -203,10 +203,15 @@ fn expand(n: u32) -> u32 {
 
 // Algorithm 5, made sound (see the top): scan this thread's area of the global
 // stack, resuming where the last scan stopped, at most once around and at most
-// SCAN_BUDGET elements per dispatch.
+// SCAN_BUDGET elements per dispatch. The areas split params.scan*: the whole
+// stack, or with `--gpu-opt areas=occupied` a young mark's occupied young
+// spaces only (with the whole young range split over 131,072 threads, a
+// collection whose eden is empty leaves nearly every idle thread scanning where
+// no young object lies).
 fn steal(t: u32, cursor: ptr<function, u32>, scanned: ptr<function, u32>) -> u32 {
+  // Thread t's area: positions [start, end) of the scanned ranges laid end to end.
   let start = t * params.areaLen;
-  let end = min(start + params.areaLen, params.stackSize);
+  let end = min(start + params.areaLen, params.scanN0 + params.scanN1);
   if (start >= end) { return 0u; }
   let span = end - start;
   let limit = min(span, SCAN_BUDGET);
@@ -214,8 +219,9 @@ fn steal(t: u32, cursor: ptr<function, u32>, scanned: ptr<function, u32>) -> u32
     if (*scanned >= limit) { return 0u; }
     *scanned += 1u;
     if (*cursor >= span) { *cursor = 0u; }
-    let i = start + *cursor;
+    let p = start + *cursor;
     *cursor += 1u;
+    let i = select(params.scanLo1 + (p - params.scanN0), params.scanLo0 + p, p < params.scanN0);
     let v = atomicLoad(&stack[i]);
     if (v == 0u || (v & CLAIMED) != 0u) { continue; }
     let n = nodeFromStackIndex(i);
