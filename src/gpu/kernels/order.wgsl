@@ -7,9 +7,10 @@
 // the survivors in that order. This option hands over the same set in address
 // order instead, read off the mark bitmap (a young mark's bits are exactly its
 // live objects), so that survivors keep their allocation order. It is not the
-// default: on an H100 it made the 2560 lists' later young marks slower (each
-// list's survivors form one long chain) and did not shorten the copy beyond
-// the noise (bench/RESULTS.md, third session).
+// default: on an H100 it made the 2560 lists' later young marks slower (a
+// survivor-space overflow then promotes whole lists, as serial's order does,
+// and the young ones stay long chains) and did not shorten the copy beyond the
+// noise (bench/RESULTS.md, third and fourth sessions).
 //
 // order_count sums each block's bits, order_scan turns the sums into offsets,
 // order_emit writes each block's addresses from its offset. Blocks are WG
