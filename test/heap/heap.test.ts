@@ -135,3 +135,30 @@ describe('write barrier', () => {
     expect(heap.words[young + 4]).toBe(old);
   });
 });
+
+describe('takeDirtyRanges (a GPU heap mirror\'s view of what was written)', () => {
+  it('hands over the written tenured cards once, merged across summary chunks', () => {
+    const heap = createHeap({ heapBytes: 64 * 2 ** 20 });
+    const young = [heap.edenStart, heap.edenTop, heap.fromStart, heap.fromTop];
+    expect(heap.takeDirtyRanges()).toEqual(young);
+    const base = heap.fromStart; // the mirror cards start at the first survivor space
+    const card = (a: number): number => (a - base) >> 7;
+    const t = heap.tenuredStart;
+    // A summary byte covers 64 cards (8,192 words): the second write straddles the
+    // boundary at chunk 1, the third is far away, the first shares no chunk with them.
+    const chunkEdge = base + (Math.ceil((t + 2000 - base) / 8192) * 8192);
+    const writes: [number, number][] = [
+      [t + 5, t + 6],
+      [chunkEdge - 300, chunkEdge + 300],
+      [t + 500_000, t + 500_001],
+    ];
+    for (const [s, e] of writes) heap.noteTenuredWrite(s, e);
+    const want: number[] = [];
+    for (const [s, e] of writes) want.push(base + (card(s) << 7), base + ((card(e - 1) + 1) << 7));
+    const got = heap.takeDirtyRanges();
+    expect(got.slice(0, 2)).toEqual([heap.edenStart, heap.edenTop]);
+    expect(got.slice(2)).toEqual(want);
+    // Taken once: the cards and their summary are clean again.
+    expect(heap.takeDirtyRanges()).toEqual([heap.edenStart, heap.edenTop]);
+  });
+});
