@@ -54,7 +54,7 @@ export class BfsEngine extends GpuEngineBase {
         { name: 'queue', kind: 'storage', type: 'array<u32>' },
         { name: 'live', kind: 'storage', type: 'array<u32>' },
       ],
-      files: ['bfs'],
+      files: ['scan', 'bfs'],
       entryPoints: ['bfs_level', 'bfs_advance'],
     };
   }

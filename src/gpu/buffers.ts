@@ -6,6 +6,7 @@
  * device, so every buffer lives as long as its marker and only grows (by half
  * again, to amortize growth over collections of a growing heap).
  */
+import type { GpuContext } from './device.js';
 
 /** WebGPU refuses zero-sized bindings and wants sizes in multiples of 4; 16 also
  *  keeps vec4 views whole. */
@@ -16,6 +17,17 @@ export function bufferSize(bytes: number): number {
 /** The largest power of two not above `n` (1 for n below 1). */
 export function floorPow2(n: number): number {
   return 2 ** Math.floor(Math.log2(Math.max(1, n)));
+}
+
+/** Workgroup size of the helper kernels (replay, remset, order): a software
+ *  adapter runs every thread on a few CPU cores. */
+export function helperWorkgroupSize(ctx: GpuContext): number {
+  return ctx.adapter.software ? 64 : 256;
+}
+
+/** A helper kernel's parameters: a 32-byte uniform buffer, written before each use. */
+export function paramsBuffer(device: GPUDevice, label: string): GPUBuffer {
+  return device.createBuffer({ size: 32, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label });
 }
 
 /** Destroys every buffer, query set or helper given (a marker's resources all go at once). */

@@ -13,7 +13,7 @@ import type { GpuContext } from './device.js';
 import { destroyAll, GrowableBuffer } from './buffers.js';
 import { expandOnCpu, expandSableOnCpu, IntBuf } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
-import { GpuEngineBase, paramsBlock, resultSegments, writeRoots } from './engine.js';
+import { GpuEngineBase, paramsBlock, resultSegments, scanAreas, writeRoots } from './engine.js';
 import type { GpuOptions } from './options.js';
 
 const CTL_LAST_BUSY = 1;
@@ -116,9 +116,8 @@ export class DfsEngine extends GpuEngineBase {
     );
     const threadCount = groups * wg;
     const stackSize = Math.max(1, job.stackSize);
-    const scan = job.scanRanges;
-    const scanned = scan ? scan[1]! - scan[0]! + (scan[3] ?? 0) - (scan[2] ?? 0) : stackSize;
-    const areaLen = Math.max(1, Math.ceil(scanned / threadCount));
+    const [, n0, , n1] = scanAreas(job, stackSize);
+    const areaLen = Math.max(1, Math.ceil((n0 + n1) / threadCount));
     // Each wide object has more than SPLIT (64) references: refBound / 64 bounds them.
     const wideCap = opts.divergence ? Math.ceil(job.refBound / 64) + 1 : 1;
 

@@ -7,6 +7,7 @@
  * An engine sees only node ids and reference words (see kernels/layout-*.wgsl);
  * the layout (`MirrorTarget`) supplies the bindings and accessors to read nodes.
  */
+import { IntList } from '../gc/int-list.js';
 import type { MarkTimes } from '../gc/marker.js';
 import type { GpuContext } from './device.js';
 import { destroyAll, floorPow2, GrowableBuffer, Readback } from './buffers.js';
@@ -183,6 +184,13 @@ export function specialize(ctx: GpuContext, o: GpuOptions, engine: 'dfs' | 'bfs'
 export const PARAMS_WORDS = 20;
 export const CTL_WORDS = 16;
 
+/** gpu-dfs: the stack elements idle threads scan for work, as (first, count) of
+ *  each of two ranges: `job.scanRanges`, or the whole stack of `stackSize`. */
+export function scanAreas(job: TraceJob, stackSize: number): [number, number, number, number] {
+  const r = job.scanRanges ?? [0, stackSize];
+  return [r[0] ?? 0, (r[1] ?? 0) - (r[0] ?? 0), r[2] ?? 0, (r[3] ?? 0) - (r[2] ?? 0)];
+}
+
 export function paramsBlock(job: TraceJob, extra: Partial<Record<'rootCount' | 'stackSize' | 'threadCount' | 'areaLen' | 'queueCap' | 'fallbackThreshold' | 'fallbackMinIterations' | 'wideCap', number>>): Uint32Array<ArrayBuffer> {
   const p = new Uint32Array(PARAMS_WORDS);
   p[0] = job.youngStart;
@@ -200,13 +208,7 @@ export function paramsBlock(job: TraceJob, extra: Partial<Record<'rootCount' | '
   p[12] = extra.fallbackThreshold ?? 0;
   p[13] = extra.fallbackMinIterations ?? 0;
   p[14] = extra.wideCap ?? 0;
-  // Idle threads' scan areas (gpu-dfs): the stack elements where young objects
-  // can lie, or the whole stack.
-  const scan = job.scanRanges ?? [0, extra.stackSize ?? 0];
-  p[16] = scan[0] ?? 0;
-  p[17] = (scan[1] ?? 0) - (scan[0] ?? 0);
-  p[18] = scan[2] ?? 0;
-  p[19] = (scan[3] ?? 0) - (scan[2] ?? 0);
+  p.set(scanAreas(job, extra.stackSize ?? 0), 16);
   return p;
 }
 
@@ -322,11 +324,10 @@ export class EngineBuffers {
    *  list lives until the next one, as MarkResult allows). A fresh 5 MB array per
    *  collection of the 2560 lists cost its page faults and V8's external-memory
    *  scavenges every time, inside the pause. */
-  private liveHostBuf = new Int32Array(0);
+  private readonly liveHost = new IntList();
 
   private hostLive(count: number): Int32Array {
-    if (this.liveHostBuf.length < count) this.liveHostBuf = new Int32Array(Math.max(count, Math.ceil(this.liveHostBuf.length * 1.5)));
-    return this.liveHostBuf.subarray(0, count);
+    return this.liveHost.reserve(count).subarray(0, count);
   }
 
   /** Reads word ranges of device buffers in one submit. A `sink` takes segment i

@@ -149,6 +149,12 @@ const NUMERIC: Record<string, keyof GpuOptions> = {
   remset: 'remsetMinSlots',
 };
 
+/** Settings that name one of a few values: `key=value`, the field and the values. */
+const CHOICES: Record<string, readonly [keyof GpuOptions, readonly string[]]> = {
+  order: ['liveOrder', ['address', 'mark']],
+  areas: ['stealAreas', ['range', 'occupied']],
+};
+
 /** Parses a `--gpu-opt` list for `engine`; throws with a one-line message on a bad item. */
 export function parseGpuOptions(spec: string, engine: GpuEngine): GpuOptions {
   const items = spec
@@ -162,16 +168,14 @@ export function parseGpuOptions(spec: string, engine: GpuEngine): GpuOptions {
       : baselineOptions();
   for (const raw of items) {
     const eq = raw.indexOf('=');
-    if (eq >= 0 && raw.slice(0, eq) === 'order') {
+    const choice = eq >= 0 ? CHOICES[raw.slice(0, eq)] : undefined;
+    if (choice) {
+      const [field, values] = choice;
       const v = raw.slice(eq + 1);
-      if (v !== 'address' && v !== 'mark') throw new Error(`--gpu-opt: bad setting '${raw}' (order=address or order=mark)`);
-      o.liveOrder = v;
-      continue;
-    }
-    if (eq >= 0 && raw.slice(0, eq) === 'areas') {
-      const v = raw.slice(eq + 1);
-      if (v !== 'range' && v !== 'occupied') throw new Error(`--gpu-opt: bad setting '${raw}' (areas=range or areas=occupied)`);
-      o.stealAreas = v;
+      if (!values.includes(v)) {
+        throw new Error(`--gpu-opt: bad setting '${raw}' (${values.map((x) => `${raw.slice(0, eq)}=${x}`).join(' or ')})`);
+      }
+      (o as unknown as Record<string, string>)[field] = v;
       continue;
     }
     if (eq >= 0) {
@@ -179,7 +183,7 @@ export function parseGpuOptions(spec: string, engine: GpuEngine): GpuOptions {
       const field = NUMERIC[key];
       const value = Number(raw.slice(eq + 1));
       if (!field || !Number.isFinite(value) || value < 0) {
-        throw new Error(`--gpu-opt: bad setting '${raw}' (known: ${Object.keys(NUMERIC).join(', ')}, order, areas)`);
+        throw new Error(`--gpu-opt: bad setting '${raw}' (known: ${[...Object.keys(NUMERIC), ...Object.keys(CHOICES)].join(', ')})`);
       }
       (o as unknown as Record<string, number>)[field] = value;
       continue;

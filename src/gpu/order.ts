@@ -3,7 +3,7 @@
  * compacts the young range of the mark bitmap into the live list, in the same
  * submit that reads the list back. See that file for why.
  */
-import { destroyAll, GrowableBuffer } from './buffers.js';
+import { destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer } from './buffers.js';
 import type { GpuContext } from './device.js';
 import type { Program } from './shader.js';
 import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
@@ -19,8 +19,8 @@ export class AddressOrder {
 
   constructor(private readonly ctx: GpuContext) {
     const d = ctx.device;
-    this.wg = ctx.adapter.software ? 64 : 256;
-    this.params = d.createBuffer({ size: 32, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label: 'order params' });
+    this.wg = helperWorkgroupSize(ctx);
+    this.params = paramsBuffer(d, 'order params');
     this.sums = new GrowableBuffer(d, GPUBufferUsage.STORAGE, 'order block sums', ctx.limits.maxStorageBufferBindingSize);
   }
 
@@ -34,7 +34,7 @@ export class AddressOrder {
         { name: 'sums', kind: 'storage', type: 'array<u32>' },
         { name: 'live', kind: 'storage', type: 'array<u32>' },
       ],
-      body: [kernelSource('order')],
+      body: [kernelSource('scan'), kernelSource('order')],
       entryPoints: ['order_count', 'order_scan', 'order_emit'],
     });
   }

@@ -4,7 +4,7 @@
  * kernels/remset.wgsl reads them from the heap mirror, returning each young
  * referent once and the slots holding young references as runs. See that file.
  */
-import { destroyAll, GrowableBuffer, Readback, u32View } from './buffers.js';
+import { destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, Readback, u32View } from './buffers.js';
 import type { GpuContext } from './device.js';
 import type { HeapMirror, StagingUploader } from './mirror.js';
 import type { Program } from './shader.js';
@@ -37,8 +37,8 @@ export class RemsetScan {
     const d = ctx.device;
     const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     const max = ctx.limits.maxStorageBufferBindingSize;
-    this.wg = ctx.adapter.software ? 64 : 256;
-    this.params = d.createBuffer({ size: 32, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label: 'remset params' });
+    this.wg = helperWorkgroupSize(ctx);
+    this.params = paramsBuffer(d, 'remset params');
     this.ctl = d.createBuffer({ size: 16, usage: rw, label: 'remset counts' });
     this.ranges = new GrowableBuffer(d, rw, 'remset ranges', max);
     this.seen = new GrowableBuffer(d, rw, 'remset seen bitmap', max);

@@ -16,7 +16,7 @@
  * the CPU, so neither had this cost; this is our answer for a discrete GPU.
  */
 import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../heap/layout.js';
-import { bufferSize, destroyAll, GrowableBuffer, u32View } from './buffers.js';
+import { bufferSize, destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, u32View } from './buffers.js';
 import type { GpuContext } from './device.js';
 import type { HeapMirror, StagingUploader, UploadStats } from './mirror.js';
 import type { BindingSpec, Program } from './shader.js';
@@ -51,7 +51,7 @@ export class EvacuationReplay {
   private readonly types: GrowableBuffer;
   private readonly slotRuns: GrowableBuffer;
   private typesUploaded = -1;
-  /** Workgroup size: a software adapter runs every thread on a few CPU cores. */
+  /** Workgroup size (helperWorkgroupSize). */
   private readonly wg: number;
 
   constructor(
@@ -62,8 +62,8 @@ export class EvacuationReplay {
     const d = ctx.device;
     const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
     const max = ctx.limits.maxStorageBufferBindingSize;
-    this.wg = ctx.adapter.software ? 64 : 256;
-    this.params = d.createBuffer({ size: 32, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label: 'replay params' });
+    this.wg = helperWorkgroupSize(ctx);
+    this.params = paramsBuffer(d, 'replay params');
     this.ctl = d.createBuffer({ size: 16, usage: rw, label: 'replay ctl' });
     this.fwd = new GrowableBuffer(d, rw, 'replay forward', max);
     this.big = new GrowableBuffer(d, rw, 'replay big objects', max);

@@ -86,23 +86,23 @@ export class CardTable {
 }
 
 /**
- * The index of the first non-zero byte of `bytes` at or after `from`
- * (`bytes.length` if none); `words` is `bytes` seen four at a time, so `bytes`
- * is a multiple of 4 long. Zero bytes are skipped a word at a time in a loop of
- * its own: a 1 GiB heap has ~1.4M cards, and a collection looks at all of them,
- * usually to find a few set ones.
+ * The index of the first non-zero byte of `bytes` in [from, to) (`to` if none);
+ * `words` is `bytes` seen four at a time, so `bytes` is a multiple of 4 long.
+ * Zero bytes are skipped a word at a time in a loop of its own: a 1 GiB heap has
+ * ~1.4M cards, and a collection looks at all of them, usually to find a few set
+ * ones.
  */
-export function nextSetByte(bytes: Uint8Array, words: Uint32Array, from: number): number {
-  const n = bytes.length;
+export function nextSetByte(bytes: Uint8Array, words: Uint32Array, from: number, to = bytes.length): number {
   let i = from;
-  while (i < n && (i & 3) !== 0) {
+  while (i < to && (i & 3) !== 0) {
     if (bytes[i] !== 0) return i;
     i++;
   }
   let w = i >>> 2;
-  while (w < words.length && words[w] === 0) w++;
-  for (i = w << 2; i < n; i++) if (bytes[i] !== 0) return i;
-  return n;
+  const wordsTo = to >>> 2;
+  while (w < wordsTo && words[w] === 0) w++;
+  for (i = w << 2; i < to; i++) if (bytes[i] !== 0) return i;
+  return to;
 }
 
 /** The header address of the object starting at block start `p` (which must not be a free block). */

@@ -75,50 +75,40 @@ function markRange(map: Uint8Array, base: number, shift: number, start: number, 
   else map.fill(1, first, last + 1);
 }
 
-/** Appends the word ranges of `map`'s runs of set bytes to `out` (clipped at `limit`). */
-function pushRuns(map: Uint8Array, base: number, shift: number, limit: number, out: number[]): void {
-  const map32 = new Uint32Array(map.buffer, map.byteOffset, map.length >>> 2);
-  const n = map.length;
-  for (let pos = nextSetByte(map, map32, 0); pos < n; pos = nextSetByte(map, map32, pos)) {
+/** The bytes of `map`, four at a time (its length is a multiple of 4, see `byteMap`). */
+function words32(map: Uint8Array): Uint32Array {
+  return new Uint32Array(map.buffer, map.byteOffset, map.length >>> 2);
+}
+
+/** Appends the word ranges of the runs of set bytes of `map` in [from, to) to `out`
+ *  (clipped at `limit`), clearing them when `clear`; a run that starts where the
+ *  last range ends extends it. */
+function pushRuns(
+  map: Uint8Array,
+  base: number,
+  shift: number,
+  limit: number,
+  out: number[],
+  from = 0,
+  to = map.length,
+  clear = false,
+  map32 = words32(map),
+): void {
+  for (let pos = nextSetByte(map, map32, from, to); pos < to; pos = nextSetByte(map, map32, pos, to)) {
     const s = pos;
-    while (pos < n && map[pos] !== 0) pos++;
-    out.push(base + (s << shift), Math.min(limit, base + (pos << shift)));
+    while (pos < to && map[pos] !== 0) {
+      if (clear) map[pos] = 0;
+      pos++;
+    }
+    const a = base + (s << shift);
+    const b = Math.min(limit, base + (pos << shift));
+    if (out.length > 0 && out[out.length - 1] === a) out[out.length - 1] = b;
+    else out.push(a, b);
   }
 }
 
 /** A byte of the mirror cards' summary covers 2^6 cards (8,192 words). */
 const MIRROR_SUMMARY_SHIFT = 6;
-
-/** `pushRuns` over `map`, clearing, visiting only the chunks of 2^chunkShift bytes
- *  whose `summary` byte is set (and clearing those); a run that goes on into the
- *  next chunk extends the last range. */
-function pushSummarizedRuns(
-  map: Uint8Array,
-  summary: Uint8Array,
-  chunkShift: number,
-  base: number,
-  shift: number,
-  limit: number,
-  out: number[],
-): void {
-  const summary32 = new Uint32Array(summary.buffer, summary.byteOffset, summary.length >>> 2);
-  for (let k = nextSetByte(summary, summary32, 0); k < summary.length; k = nextSetByte(summary, summary32, k + 1)) {
-    summary[k] = 0;
-    const to = Math.min(map.length, (k + 1) << chunkShift);
-    for (let pos = k << chunkShift; pos < to; ) {
-      if (map[pos] === 0) {
-        pos++;
-        continue;
-      }
-      const s = pos;
-      while (pos < to && map[pos] !== 0) map[pos++] = 0;
-      const a = base + (s << shift);
-      const b = Math.min(limit, base + (pos << shift));
-      if (out.length > 0 && out[out.length - 1] === a) out[out.length - 1] = b;
-      else out.push(a, b);
-    }
-  }
-}
 
 const PENDING_NONE = 0;
 const PENDING_YOUNG = 1;
@@ -467,7 +457,17 @@ export class HeapImpl implements Heap {
     const out = [this.edenStart, this.edenTop];
     if (!this.survivorsMirrored) out.push(this.fromStart, this.fromTop);
     this.survivorsMirrored = true;
-    pushSummarizedRuns(this.mirrorCards, this.mirrorSummary, MIRROR_SUMMARY_SHIFT, this.mirrorBase, CARD_SHIFT, this.tenuredEnd, out);
+    // The summary's set bytes name the chunks of cards to look at.
+    const cards = this.mirrorCards;
+    const cards32 = words32(cards);
+    const summary = this.mirrorSummary;
+    const summary32 = words32(summary);
+    for (let k = nextSetByte(summary, summary32, 0); k < summary.length; k = nextSetByte(summary, summary32, k + 1)) {
+      summary[k] = 0;
+      const from = k << MIRROR_SUMMARY_SHIFT;
+      const to = Math.min(cards.length, from + (1 << MIRROR_SUMMARY_SHIFT));
+      pushRuns(cards, this.mirrorBase, CARD_SHIFT, this.tenuredEnd, out, from, to, true, cards32);
+    }
     return out;
   }
 

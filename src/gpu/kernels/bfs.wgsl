@@ -48,7 +48,6 @@ var<workgroup> liveBaseW: u32;
 var<workgroup> skipW: u32;
 var<workgroup> wideNode: array<u32, WG>;
 var<workgroup> wideOff: array<u32, WG>;
-var<workgroup> scan: array<u32, WG>;
 
 fn put(pos: u32, raw: u32) {
   queue[pos % params.queueCap] = raw;
@@ -191,26 +190,10 @@ fn bfs_level(@builtin(local_invocation_index) lid: u32,
       }
     } else {
       // §5.1's first strategy: Blelloch's work-efficient exclusive scan of the
-      // counts in workgroup memory; each object's references land consecutively.
-      scan[lid] = rc;
-      for (var d = 1u; d < WG; d <<= 1u) {
-        workgroupBarrier();
-        let i = (lid + 1u) * (d << 1u) - 1u;
-        if (i < WG) { scan[i] += scan[i - d]; }
-      }
-      workgroupBarrier();
-      if (lid == 0u) { scan[WG - 1u] = 0u; }
-      for (var d = WG >> 1u; d > 0u; d >>= 1u) {
-        workgroupBarrier();
-        let i = (lid + 1u) * (d << 1u) - 1u;
-        if (i < WG) {
-          let t = scan[i - d];
-          scan[i - d] = scan[i];
-          scan[i] += t;
-        }
-      }
-      workgroupBarrier();
-      if (rc > 0u && !skip) { copyRun(g, rs, rc, outBase + scan[lid], 0u, 1u); }
+      // counts in workgroup memory (scan.wgsl); each object's references land
+      // consecutively.
+      let off = workgroupScan(rc, lid).x;
+      if (rc > 0u && !skip) { copyRun(g, rs, rc, outBase + off, 0u, 1u); }
     }
 
     // §5.2: the whole workgroup copies each wide object, one reference (or one

@@ -14,7 +14,8 @@
 //
 // order_count sums each block's bits, order_scan turns the sums into offsets,
 // order_emit writes each block's addresses from its offset. Blocks are WG
-// threads x 4 bitmap words; blocks are visited grid-stride.
+// threads x 4 bitmap words; blocks are visited grid-stride. The scans are
+// scan.wgsl's.
 //
 // Constants from the host: WG.
 
@@ -30,8 +31,6 @@ struct OrderParams {
 }
 
 const PER: u32 = 4u;
-
-var<workgroup> part: array<u32, WG>;
 
 fn threadWords(b: u32, lid: u32) -> u32 { return b * (WG * PER) + lid * PER; }
 
@@ -58,24 +57,6 @@ fn threadCount(b: u32, lid: u32) -> u32 {
     if (w0 + k < op.words) { c += countOneBits(inRangeBits(w0 + k)); }
   }
   return c;
-}
-
-// Scan of `v` over the workgroup (Hillis-Steele in workgroup memory): returns
-// (this thread's exclusive prefix, the workgroup's total). Call in uniform control flow.
-fn workgroupScan(v: u32, lid: u32) -> vec2<u32> {
-  part[lid] = v;
-  workgroupBarrier();
-  for (var d = 1u; d < WG; d = d << 1u) {
-    var add = 0u;
-    if (lid >= d) { add = part[lid - d]; }
-    workgroupBarrier();
-    part[lid] += add;
-    workgroupBarrier();
-  }
-  let inclusive = part[lid];
-  let total = part[WG - 1u];
-  workgroupBarrier();
-  return vec2<u32>(inclusive - v, total);
 }
 
 @compute @workgroup_size(WG)
