@@ -44,7 +44,7 @@ export interface GpuOptions {
   /** gpu-bfs: output offsets by histogram (Maas's default) or by prefix sum (+P). */
   offsets: 'histogram' | 'prefix';
   /** gpu-bfs: objects with more than 16 references are copied by the whole workgroup
-   *  (§5.2, +D); gpu-dfs: references beyond an object's 64th are visited by the whole grid (+W). */
+   *  (§5.2, +D); gpu-dfs: the references of an object of more than 64 are visited by the whole grid (+W). */
   divergence: boolean;
   /** gpu-bfs: finish on the CPU once the frontier stays narrow (§5.4, +F).
    *  gpu-dfs (our addition): finish on the CPU once at most `fallbackThreshold`

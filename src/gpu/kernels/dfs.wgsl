@@ -25,10 +25,14 @@
 //
 // - Wide objects (with DIVERGENCE; Maas et al. §5.2 brought to DFS). One thread
 //   expanding an array of 100,000 references serializes the whole mark (80 ms on
-//   an H100). A thread expands the first SPLIT references itself and appends the
-//   object to the `wide` list; the next dispatch, dfs_wide, spreads the rest over
-//   the grid's workgroups, one reference (or vec4) per thread at a time, each
-//   thread pushing what it marks onto its own stack.
+//   an H100). A thread that meets an object of more than SPLIT references appends
+//   it to the `wide` list and visits none of them; the next dispatch, dfs_wide,
+//   spreads them all over the grid's workgroups, one reference (or vec4) per
+//   thread at a time, each thread pushing what it marks onto its own stack.
+//   (Expanding the first SPLIT itself left the thread that expanded the 2560
+//   lists' array of heads with 64 lists to chase or to have stolen: on an H100
+//   the first young kernel took 13.1 ms against 7.8, and the 256 lists' later
+//   ones 32-34 against 9.2.)
 //
 // - Narrow tails (our addition, not in FastCollect; Maas et al. §5.4 for DFS).
 //   When only a few threads hold work round after round (a long linked list is
@@ -190,7 +194,7 @@ fn expand(n: u32) -> u32 {
     let w = atomicAdd(&ctl[CTL_WIDE_TAIL], 1u);
     if (w < params.wideCap) {
       wide[w] = n;
-      count = SPLIT;
+      count = 0u;
     }
   }
   if (PREFETCH) {
@@ -296,9 +300,7 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   // nothing besides n, and n leaves at most one child) costs one, any other
   // expansion a whole step per 16 references. The budget bounds a dispatch and
   // makes threads spill their hybrid stacks, which idle threads cannot see, to
-  // the global stack, which they can; a chase has nothing there to spill. (The
-  // thread that expands an array of list heads keeps chasing its first list at
-  // the chase rate once the other heads are spilled and being stolen.)
+  // the global stack, which they can; a chase has nothing there to spill.
   var budget = STEP_BUDGET * CHAIN_STEPS;
   var scanned = 0u;
   loop {
@@ -320,8 +322,7 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   finish(t);
 }
 
-// The grid visits the references of this round's wide objects beyond the first
-// SPLIT, one quad or word per thread at a time (Maas et al. §5.2: a wide object
+// The grid visits the references of this round's wide objects, one quad or word per thread at a time (Maas et al. §5.2: a wide object
 // spread over the workgroup). With n wide objects and G workgroups, each object
 // gets max(1, G / n) workgroups and min(n, G) objects are visited at once: a
 // thread loops over the objects of its workgroup only. (Every thread looping over
@@ -342,7 +343,7 @@ fn dfs_wide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
     let k0 = (wgid.x % per) * WG + lid;
     for (var w = head + wgid.x / per; w < tail; w += slots) {
       let r = nodeRefs(wide[w]);
-      let s = r.y + SPLIT;
+      let s = r.y;
       let e = r.y + r.z;
       // Quads only when the object's threads each get more than one: a quad is
       // four DFS roots for one thread to chase in turn (2560 list heads in one
