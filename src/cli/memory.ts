@@ -73,6 +73,7 @@ function gpuInput(heap: HeapImpl): SableInput | RefGraphInput {
         takeDirtyRanges: () => heap.takeDirtyRanges(),
         objectRanges: () => heap.objectRanges(),
         sizeTable: () => heap.types.sizeTable(),
+        youngRange: [heap.youngStart, heap.youngEnd],
       };
 }
 
