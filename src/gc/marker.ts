@@ -66,12 +66,13 @@ export interface Marker {
   /** Releases any device or threads. */
   dispose(): void;
   /** True when the marker keeps a copy of the heap (the GPU mirror) and makes a
-   *  young collection's moves to it itself (`replayEvacuation`): the plan then
+   *  collection's moves to it itself (`replayEvacuation`): the plan then
    *  does not record the moved objects and rewritten slots as written words. */
   readonly replaysEvacuation?: boolean;
   /**
-   * Called, when `replaysEvacuation`, after a young collection evacuated `live`
-   * (the `live` array of the last young mark, in its order) to the header
+   * Called, when `replaysEvacuation`, after a collection evacuated `live`
+   * (after a young mark its `live` array, in its order; after a full mark the
+   * young objects of its bitmap, in address order) to the header
    * addresses `forward` and redirected the young references in tenured slots
    * (the remembered set; `slotRuns` holds them as (first slot, count) pairs)
    * through the forwarding headers: the marker makes the same changes to its copy.

@@ -224,8 +224,9 @@ export class GenerationalPlan implements Collector {
     const live = this.liveFromBitmap(result.bitmap);
     if (!this.evacuator.assign(live, true)) throw h.outOfMemory();
     const graphBefore = phases.graph;
-    await this.finishEvacuation(live, phases, false);
-    phases.copy += performance.now() - t - (phases.graph - graphBefore);
+    const syncBefore = phases.sync;
+    await this.finishEvacuation(live, phases, this.marker.replaysEvacuation === true);
+    phases.copy += performance.now() - t - (phases.graph - graphBefore) - (phases.sync - syncBefore);
   }
 
   /** Copies, forwards and fixes every reference to the moved objects; `replay`:

@@ -1,6 +1,6 @@
 /**
- * Replaying a young collection's evacuation on the heap mirror (sable layout),
- * so that the next mark need not re-send the objects that moved.
+ * Replaying a collection's evacuation of the young objects on the heap mirror
+ * (sable layout), so that the next mark need not re-send the objects that moved.
  *
  * The mirror is kept across collections and takes only what changed (mirror.ts).
  * Survivors move at every young collection, though: on an H100 the 2560-list
@@ -10,7 +10,9 @@
  * addresses: this uploads `forward` (4 bytes an object, through the staging
  * ring) and runs kernels/replay.wgsl, which copies, forwards and fixes exactly
  * as gc/evacuate.ts does. Nothing waits for it: the mutator runs while the GPU
- * replays, and the next mark's work queues behind it.
+ * replays, and the next mark's work queues behind it. A full collection evacuates
+ * the young objects of its bitmap, a list the GPU never held: that list travels
+ * with `forward`, 8 bytes an object.
  *
  * FastCollect and Maas et al. ran on integrated GPUs that share the heap with
  * the CPU, so neither had this cost; this is our answer for a discrete GPU.
@@ -28,7 +30,9 @@ const SMALL = 32;
 export interface ReplayJob {
   /** The engine's device buffer holding the mark's live list. */
   readonly liveBuffer: GPUBuffer;
-  /** How many leading entries of `live` that buffer holds; the rest is uploaded. */
+  /** How many leading entries of `live` that buffer holds; the rest is uploaded.
+   *  0 (a full mark's list, which the engine never held): the whole list is
+   *  uploaded to a buffer of the replay's own, sized for it. */
   readonly deviceLive: number;
   readonly live: Int32Array;
   /** New header address of each live object (parallel to `live`). */
@@ -47,6 +51,7 @@ export class EvacuationReplay {
   private readonly params: GPUBuffer;
   private readonly ctl: GPUBuffer;
   private readonly fwd: GrowableBuffer;
+  private readonly live: GrowableBuffer;
   private readonly big: GrowableBuffer;
   private readonly types: GrowableBuffer;
   private readonly slotRuns: GrowableBuffer;
@@ -66,6 +71,7 @@ export class EvacuationReplay {
     this.params = paramsBuffer(d, 'replay params');
     this.ctl = d.createBuffer({ size: 16, usage: rw, label: 'replay ctl' });
     this.fwd = new GrowableBuffer(d, rw, 'replay forward', max);
+    this.live = new GrowableBuffer(d, rw, 'replay live list', max);
     this.big = new GrowableBuffer(d, rw, 'replay big objects', max);
     this.types = new GrowableBuffer(d, rw, 'replay types', max);
     this.slotRuns = new GrowableBuffer(d, rw, 'replay slot runs', max);
@@ -117,9 +123,11 @@ export class EvacuationReplay {
     const big = this.big.ensure(bigCap * 4).buffer;
     await this.uploader.write(fwd, 0, u32View(job.forward.subarray(0, n)));
     bytes += n * 4;
+    // A full mark's list is all on the host; a young mark's is on the device
+    // but for the entries the CPU added when it finished the mark (fallback).
+    const liveBuffer = job.deviceLive > 0 ? job.liveBuffer : this.live.ensure(n * 4).buffer;
     if (job.deviceLive < n) {
-      // The CPU finished part of the mark (fallback): its entries are not on the device.
-      await this.uploader.write(job.liveBuffer, job.deviceLive, u32View(job.live.subarray(job.deviceLive, n)));
+      await this.uploader.write(liveBuffer, job.deviceLive, u32View(job.live.subarray(job.deviceLive, n)));
       bytes += (n - job.deviceLive) * 4;
     }
     // The remembered set as (first slot, count) runs: CompleteGraph's 15M slots
@@ -146,7 +154,7 @@ export class EvacuationReplay {
 
     const group = bindGroup(device, program, {
       rp: this.params,
-      live: job.liveBuffer,
+      live: liveBuffer,
       fwd,
       types,
       big,
@@ -178,6 +186,6 @@ export class EvacuationReplay {
   }
 
   destroy(): void {
-    destroyAll(this.params, this.ctl, this.fwd, this.big, this.types, this.slotRuns);
+    destroyAll(this.params, this.ctl, this.fwd, this.live, this.big, this.types, this.slotRuns);
   }
 }
