@@ -322,8 +322,9 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   finish(t);
 }
 
-// The grid visits the references of this round's wide objects, one quad or word per thread at a time (Maas et al. §5.2: a wide object
-// spread over the workgroup). With n wide objects and G workgroups, each object
+// The grid visits the references of this round's wide objects, one quad or
+// word per thread at a time (Maas et al. §5.2: a wide object spread over the
+// workgroup). With n wide objects and G workgroups, each object
 // gets max(1, G / n) workgroups and min(n, G) objects are visited at once: a
 // thread loops over the objects of its workgroup only. (Every thread looping over
 // every wide object cost CompleteGraph, with 131,072 threads and 1,782-5,000 wide
