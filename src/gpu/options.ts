@@ -78,14 +78,18 @@ export interface GpuOptions {
    *  scanned on the GPU (remset.wgsl), smaller ones on the CPU; 0 = always the GPU. */
   remsetMinSlots: number;
   /** Young marks (sable): the order of the live list the CPU evacuates from.
-   *  `mark` (default) is the storage stack's order (FastCollect Algorithm 4);
-   *  `address` compacts the list from the mark bitmap (order.wgsl), so the CPU
-   *  copies in heap order as the serial collector does. The order also decides
-   *  what a survivor-space overflow promotes: `address` promotes whole lists of
-   *  the 2560 lists, as serial's order does, and `mark` alternate batches of
-   *  every list, leaving short young segments that the GPU marks faster (on an
-   *  H100 1.9 ms of kernel against 8-11) and the CPU copies slower. Not a marking
-   *  optimization: `all` and `none` leave it alone. */
+   *  `mark` is the engine's own order: gpu-dfs's storage stack (FastCollect
+   *  Algorithm 4), gpu-bfs's frontier queue. `address` compacts the list from the
+   *  mark bitmap (order.wgsl), so the CPU copies in heap order as the serial
+   *  collector does. The order also decides what a survivor-space overflow
+   *  promotes: `address` promotes whole lists of the 2560 lists, as serial's
+   *  order does, and gpu-dfs's `mark` alternate batches of every list, leaving
+   *  short young segments that the GPU marks faster (on an H100 1.5 ms of kernel
+   *  against 4-5) and the CPU copies slower. The default is `mark` for gpu-dfs
+   *  and `address` for gpu-bfs, whose frontier order takes one node of every list
+   *  in turn: on an H100 it made the 2560 lists' first young copy 453 ms against
+   *  242 (defaultGpuOptions, bench/RESULTS.md). Not a marking optimization:
+   *  `all` and `none` leave it alone. */
   liveOrder: 'address' | 'mark';
   /** gpu-dfs young marks (sable): where idle threads look for work. `range`
    *  (default): their areas split the linked stack over the whole young range, as
@@ -124,9 +128,14 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   stealAreas: 'range',
 });
 
+/** An engine's defaults: DEFAULT_GPU_OPTIONS, with gpu-bfs's live list in address order. */
+export function defaultGpuOptions(engine: GpuEngine): GpuOptions {
+  return { ...DEFAULT_GPU_OPTIONS, liveOrder: engine === 'gpu-bfs' ? 'address' : DEFAULT_GPU_OPTIONS.liveOrder };
+}
+
 /** The paper baselines: every optimization off, histogram offsets. */
-export function baselineOptions(): GpuOptions {
-  const o: GpuOptions = { ...DEFAULT_GPU_OPTIONS };
+export function baselineOptions(engine: GpuEngine = 'gpu-dfs'): GpuOptions {
+  const o: GpuOptions = defaultGpuOptions(engine);
   for (const k of OPTIMIZATIONS) o[k] = false;
   return o;
 }
@@ -164,8 +173,8 @@ export function parseGpuOptions(spec: string, engine: GpuEngine): GpuOptions {
   const first = items[0]?.replace(/^\+/, '');
   let o: GpuOptions =
     items.length === 0 || first === 'all' || first === 'O' || first?.startsWith('-') || first?.includes('=')
-      ? { ...DEFAULT_GPU_OPTIONS }
-      : baselineOptions();
+      ? defaultGpuOptions(engine)
+      : baselineOptions(engine);
   for (const raw of items) {
     const eq = raw.indexOf('=');
     const choice = eq >= 0 ? CHOICES[raw.slice(0, eq)] : undefined;

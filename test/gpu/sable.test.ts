@@ -43,7 +43,7 @@ for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
       });
     }
     for (const g of [generational(1500, 3, 5), generational(600, 6, 9), randomGraph(500, 2, 4, 3)]) {
-      for (const options of ['all', 'all,order=address']) {
+      for (const options of ['all,order=mark', 'all,order=address']) {
         it(`${g.name} young (${options})`, async () => {
           const young = g.young.some((y) => y) ? g.young : g.refs.map((_, i) => i % 3 !== 0);
           await check(engine, { ...g, young }, 'young', options);
@@ -53,7 +53,7 @@ for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
     // Young wide objects: gpu-dfs spreads n of them over the grid's G workgroups
     // (n > G here on a software adapter's 4 workgroups, n < G on a GPU).
     for (const g of [complete(90, 3), wide(3000)]) {
-      for (const options of ['all', 'all,order=address', 'all,-vector,order=address']) {
+      for (const options of ['all,order=mark', 'all,order=address', 'all,-vector,order=address']) {
         it(`${g.name} young, all young (${options})`, async () => {
           await check(engine, { ...g, young: g.refs.map(() => true) }, 'young', options);
         });
