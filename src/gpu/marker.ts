@@ -62,6 +62,9 @@ export interface GpuMarkerConfig {
   readonly options?: string | Partial<GpuOptions>;
   /** Open the device for benchmarking (see device.ts); only the first opener decides. */
   readonly benchmark?: boolean;
+  /** Create the heap-sized buffers in `prepare` (sable, with `youngRange`);
+   *  default: on a hardware adapter only (see `warmUp`). */
+  readonly warmUp?: boolean;
 }
 
 /** What the last mark did, for `--stats` and tests. */
@@ -328,11 +331,15 @@ export class GpuMarker implements Marker {
    * took 9 ms of the 2560 lists' first young mark at --heap 1g, and with them
    * made the second mark's wait for its replay fall from 12-19 ms to under 1.
    * The mirror and the marker's own state are left alone: the engine traces
-   * nothing.
+   * nothing. Not by default on a software adapter: there the buffers are host
+   * memory that the driver fills with zeros, 0.7-1.3 s per mark for a 512m
+   * heap on lavapipe (9 s for gpu-bfs at 1g), which a program that never
+   * collects would pay for nothing.
    */
   private async warmUp(): Promise<void> {
     const input = this.config.input;
     if (input.layout !== 'sable' || !input.youngRange) return;
+    if (!(this.config.warmUp ?? !this.ctx!.adapter.software)) return;
     const [youngStart, youngEnd] = input.youngRange;
     const roots = new Int32Array(0);
     for (const kind of ['young', 'full'] as const) {

@@ -20,6 +20,7 @@
  * bound on its own; kernels pick the chunk with a switch (see `HeapMirror.accessors`).
  */
 import type { GpuContext } from './device.js';
+import { GpuAdapterLimitError } from './device.js';
 import { bufferSize, floorPow2, GrowableBuffer, Readback, u32View } from './buffers.js';
 import type { BindingSpec } from './shader.js';
 
@@ -186,8 +187,12 @@ export class HeapMirror {
     const count = Math.max(1, Math.ceil(heapWords / this.chunkWords));
     const maxChunks = ctx.limits.maxStorageBuffersPerShaderStage - 8;
     if (count > maxChunks) {
-      throw new Error(
-        `heap of ${heapWords} words needs ${count} bindings of ${this.chunkWords} words; the adapter allows ${maxChunks}`,
+      // Bad input (a heap too large for this adapter), not a bug: exit 69 with a way out.
+      const mib = (words: number): number => Math.floor((words * 4) / 2 ** 20);
+      throw new GpuAdapterLimitError(
+        `the GPU's copy of a ${mib(heapWords)} MiB heap needs ${count} storage bindings of ${mib(this.chunkWords)} MiB, ` +
+          `over the ${maxChunks} the adapter '${ctx.adapter.name}' allows; use --heap ${mib(maxChunks * this.chunkWords)}m ` +
+          `or less, or --layout refgraph`,
       );
     }
     this.readback = new Readback(ctx.device, 'mirror read-back');

@@ -50,6 +50,25 @@ for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
         });
       }
     }
+    // prepare() with warmUp (the default on hardware adapters) creates the
+    // heap-sized buffers with a rootless young and full mark: the marks after
+    // it find what the CPU finds.
+    it('young and full marks after a warm-up', async () => {
+      const g = generational(1500, 3, 5);
+      const heap = layoutSable(g);
+      const input = { layout: 'sable' as const, words: heap.words, youngRange: heap.youngRange };
+      const marker = new GpuMarker({ engine, input, warmUp: true });
+      try {
+        await marker.prepare();
+        for (const kind of ['young', 'full', 'young'] as const) {
+          const { res, want } = await markAndTrace(marker, g, kind, heap);
+          expect(bitmapSet(res.bitmap)).toEqual(want);
+          if (kind === 'young') expect(new Set(res.live)).toEqual(want);
+        }
+      } finally {
+        marker.dispose();
+      }
+    });
     // Young wide objects: gpu-dfs spreads n of them over the grid's G workgroups
     // (n > G here on a software adapter's 4 workgroups, n < G on a GPU).
     for (const g of [complete(90, 3), wide(3000)]) {
@@ -77,6 +96,26 @@ describe('adapter limits', () => {
       );
       expect(err).toBeInstanceOf(GpuAdapterLimitError);
       expect((err as Error).message).toMatch(/linked stack, over the \d+ MiB storage binding limit/);
+    } finally {
+      marker.dispose();
+    }
+  });
+
+  it('gpu-bfs refuses, before marking, a heap whose mirror needs more bindings than the adapter has', async () => {
+    const { openGpu, GpuAdapterLimitError } = await import('../../src/gpu/device.js');
+    const { limits } = await openGpu();
+    const chunkBytes = 2 ** Math.floor(Math.log2(Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize)));
+    // One chunk more than the bindings left beside the kernels' own (mirror.ts).
+    const chunks = limits.maxStorageBuffersPerShaderStage - 8 + 1;
+    const words = { length: (chunks * chunkBytes) / 4 } as unknown as Int32Array;
+    const marker = new GpuMarker({ engine: 'gpu-bfs', input: { layout: 'sable', words }, options: 'all' });
+    try {
+      const err = await marker.prepare().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(GpuAdapterLimitError);
+      expect((err as Error).message).toMatch(new RegExp(`needs ${chunks} storage bindings .* use --heap \\d+m or less`));
     } finally {
       marker.dispose();
     }
