@@ -82,23 +82,28 @@ for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
 }
 
 describe('adapter limits', () => {
-  it('gpu-dfs refuses, before marking, a heap whose linked stack exceeds one binding', async () => {
-    const { openGpu, GpuAdapterLimitError } = await import('../../src/gpu/device.js');
-    const max = (await openGpu()).limits.maxStorageBufferBindingSize;
-    // Only the heap's length is read before the check: a stand-in whose stack
-    // (4 bytes per 4 heap words) is just over the limit, not a real array that big.
-    const words = { length: max + 64 } as unknown as Int32Array;
-    const marker = new GpuMarker({ engine: 'gpu-dfs', input: { layout: 'sable', words }, options: 'all' });
+  /** What `prepare` throws for a heap of `length` words (a stand-in: only the
+   *  length is read before the checks, not a real array that big). */
+  async function prepareError(engine: 'gpu-dfs' | 'gpu-bfs', length: number): Promise<unknown> {
+    const words = { length } as unknown as Int32Array;
+    const marker = new GpuMarker({ engine, input: { layout: 'sable', words }, options: 'all' });
     try {
-      const err = await marker.prepare().then(
+      return await marker.prepare().then(
         () => null,
         (e: unknown) => e,
       );
-      expect(err).toBeInstanceOf(GpuAdapterLimitError);
-      expect((err as Error).message).toMatch(/linked stack, over the \d+ MiB storage binding limit/);
     } finally {
       marker.dispose();
     }
+  }
+
+  it('gpu-dfs refuses, before marking, a heap whose linked stack exceeds one binding', async () => {
+    const { openGpu, GpuAdapterLimitError } = await import('../../src/gpu/device.js');
+    const max = (await openGpu()).limits.maxStorageBufferBindingSize;
+    // The stack takes 4 bytes per 4 heap words: just over the limit.
+    const err = await prepareError('gpu-dfs', max + 64);
+    expect(err).toBeInstanceOf(GpuAdapterLimitError);
+    expect((err as Error).message).toMatch(/linked stack, over the \d+ MiB storage binding limit/);
   });
 
   it('gpu-bfs refuses, before marking, a heap whose mirror needs more bindings than the adapter has', async () => {
@@ -107,18 +112,9 @@ describe('adapter limits', () => {
     const chunkBytes = 2 ** Math.floor(Math.log2(Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize)));
     // One chunk more than the bindings left beside the kernels' own (mirror.ts).
     const chunks = limits.maxStorageBuffersPerShaderStage - 8 + 1;
-    const words = { length: (chunks * chunkBytes) / 4 } as unknown as Int32Array;
-    const marker = new GpuMarker({ engine: 'gpu-bfs', input: { layout: 'sable', words }, options: 'all' });
-    try {
-      const err = await marker.prepare().then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(err).toBeInstanceOf(GpuAdapterLimitError);
-      expect((err as Error).message).toMatch(new RegExp(`needs ${chunks} storage bindings .* use --heap \\d+m or less`));
-    } finally {
-      marker.dispose();
-    }
+    const err = await prepareError('gpu-bfs', (chunks * chunkBytes) / 4);
+    expect(err).toBeInstanceOf(GpuAdapterLimitError);
+    expect((err as Error).message).toMatch(new RegExp(`needs ${chunks} storage bindings .* use --heap \\d+m or less`));
   });
 });
 
