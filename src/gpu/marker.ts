@@ -338,8 +338,8 @@ export class GpuMarker implements Marker {
    */
   private async warmUp(): Promise<void> {
     const input = this.config.input;
-    if (input.layout !== 'sable' || !input.youngRange) return;
-    if (!(this.config.warmUp ?? !this.ctx!.adapter.software)) return;
+    const wanted = this.config.warmUp ?? !this.ctx!.adapter.software;
+    if (!wanted || input.layout !== 'sable' || !input.youngRange) return;
     const [youngStart, youngEnd] = input.youngRange;
     const roots = new Int32Array(0);
     for (const kind of ['young', 'full'] as const) {

@@ -28,7 +28,8 @@ import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.j
 const SMALL = 32;
 
 export interface ReplayJob {
-  /** The engine's device buffer holding the mark's live list. */
+  /** The engine's device buffer holding the mark's live list (unused when
+   *  `deviceLive` is 0). */
   readonly liveBuffer: GPUBuffer;
   /** How many leading entries of `live` that buffer holds; the rest is uploaded.
    *  0 (a full mark's list, which the engine never held): the whole list is
