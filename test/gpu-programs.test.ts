@@ -17,10 +17,11 @@ for (const gc of ['gpu-dfs', 'gpu-bfs'] as const) {
   }
 }
 // The remembered set scanned on the GPU however small (remset=0; by default only
-// large ones are), idle threads' areas over the occupied young spaces, and
-// gpu-bfs's live list in its frontier order (its default is address order).
+// large ones are), idle threads' areas over the occupied young spaces, and each
+// engine's live list in its own order (storage stack, frontier; the default is
+// address order).
 for (const [gc, gpuOpt] of [
-  ['gpu-dfs', 'all,remset=0,areas=occupied'],
+  ['gpu-dfs', 'all,remset=0,areas=occupied,order=mark'],
   ['gpu-bfs', 'all,remset=0,order=mark'],
 ] as const) {
   configs.push({ name: `${gc}/sable ${gpuOpt}`, options: { gc, layout: 'sable', gpuOpt, heapBytes: 4 * 2 ** 20, verifyGc: true } });

@@ -8,5 +8,5 @@ export type { GpuContext, GpuAdapterDescription, GpuOpenOptions } from './device
 export { GpuMarker } from './marker.js';
 export type { GpuMarkerConfig, GpuMarkStats, SableInput, RefGraphInput } from './marker.js';
 export type { CsrGraph, RefGraphs, GraphDirty, DirtyRanges, UploadStats } from './mirror.js';
-export { parseGpuOptions, baselineOptions, defaultGpuOptions, optionsLabel, DEFAULT_GPU_OPTIONS } from './options.js';
+export { parseGpuOptions, baselineOptions, optionsLabel, DEFAULT_GPU_OPTIONS } from './options.js';
 export type { GpuEngine, GpuOptions } from './options.js';

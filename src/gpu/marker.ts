@@ -21,7 +21,7 @@ import { GraphMirror, HeapMirror, StagingUploader } from './mirror.js';
 import { RemsetScan, type RemsetResult } from './remset.js';
 import { EvacuationReplay } from './replay.js';
 import type { GpuEngine, GpuOptions } from './options.js';
-import { defaultGpuOptions, optionsLabel, parseGpuOptions } from './options.js';
+import { DEFAULT_GPU_OPTIONS, optionsLabel, parseGpuOptions } from './options.js';
 
 /** The sable layout's input: the heap itself. */
 export interface SableInput {
@@ -100,7 +100,7 @@ export class GpuMarker implements Marker {
   constructor(private readonly config: GpuMarkerConfig) {
     const o = config.options;
     this.options =
-      typeof o === 'string' ? parseGpuOptions(o, config.engine) : { ...defaultGpuOptions(config.engine), ...(o ?? {}) };
+      typeof o === 'string' ? parseGpuOptions(o, config.engine) : { ...DEFAULT_GPU_OPTIONS, ...(o ?? {}) };
     this.name = `${config.engine}/${config.input.layout}`;
   }
 

@@ -79,17 +79,19 @@ export interface GpuOptions {
   remsetMinSlots: number;
   /** Young marks (sable): the order of the live list the CPU evacuates from.
    *  `mark` is the engine's own order: gpu-dfs's storage stack (FastCollect
-   *  Algorithm 4), gpu-bfs's frontier queue. `address` compacts the list from the
-   *  mark bitmap (order.wgsl), so the CPU copies in heap order as the serial
-   *  collector does. The order also decides what a survivor-space overflow
-   *  promotes: `address` promotes whole lists of the 2560 lists, as serial's
-   *  order does, and gpu-dfs's `mark` alternate batches of every list, leaving
-   *  short young segments that the GPU marks faster (on an H100 1.5 ms of kernel
-   *  against 4-5) and the CPU copies slower. The default is `mark` for gpu-dfs
-   *  and `address` for gpu-bfs, whose frontier order takes one node of every list
-   *  in turn: on an H100 it made the 2560 lists' first young copy 453 ms against
-   *  242 (defaultGpuOptions, bench/RESULTS.md). Not a marking optimization:
-   *  `all` and `none` leave it alone. */
+   *  Algorithm 4), gpu-bfs's frontier queue. `address` (default) compacts the
+   *  list from the mark bitmap (order.wgsl), so the CPU copies in heap order, close
+   *  to the serial collector's DFS order. The order also decides what a
+   *  survivor-space overflow promotes, and so the heap shape of every later
+   *  collection: `address` promotes whole lists of the 2560 lists, as serial does;
+   *  gpu-dfs's `mark` promotes alternate batches of every list, and gpu-bfs's
+   *  `mark` one node of every list in turn. On an H100 (bench/RESULTS.md, sixth
+   *  session) `address` cut gpu-dfs's median young pause on the 2560 lists from
+   *  195 to 161 ms and on a depth-19 tree from 219 to 168 ms (its full pauses from
+   *  236 to 155), and raised CompleteGraph's from 268 to 311 ms (serial: 337).
+   *  With one order for both engines, comparing them compares their marking, not
+   *  the layouts their orders leave. Not a marking optimization: `all` and `none`
+   *  leave it alone. */
   liveOrder: 'address' | 'mark';
   /** gpu-dfs young marks (sable): where idle threads look for work. `range`
    *  (default): their areas split the linked stack over the whole young range, as
@@ -124,18 +126,13 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   dfsChain: 0,
   chunkWords: 0,
   remsetMinSlots: 65536,
-  liveOrder: 'mark',
+  liveOrder: 'address',
   stealAreas: 'range',
 });
 
-/** An engine's defaults: DEFAULT_GPU_OPTIONS, with gpu-bfs's live list in address order. */
-export function defaultGpuOptions(engine: GpuEngine): GpuOptions {
-  return { ...DEFAULT_GPU_OPTIONS, liveOrder: engine === 'gpu-bfs' ? 'address' : DEFAULT_GPU_OPTIONS.liveOrder };
-}
-
 /** The paper baselines: every optimization off, histogram offsets. */
-export function baselineOptions(engine: GpuEngine = 'gpu-dfs'): GpuOptions {
-  const o: GpuOptions = defaultGpuOptions(engine);
+export function baselineOptions(): GpuOptions {
+  const o: GpuOptions = { ...DEFAULT_GPU_OPTIONS };
   for (const k of OPTIMIZATIONS) o[k] = false;
   return o;
 }
@@ -173,8 +170,8 @@ export function parseGpuOptions(spec: string, engine: GpuEngine): GpuOptions {
   const first = items[0]?.replace(/^\+/, '');
   let o: GpuOptions =
     items.length === 0 || first === 'all' || first === 'O' || first?.startsWith('-') || first?.includes('=')
-      ? defaultGpuOptions(engine)
-      : baselineOptions(engine);
+      ? { ...DEFAULT_GPU_OPTIONS }
+      : baselineOptions();
   for (const raw of items) {
     const eq = raw.indexOf('=');
     const choice = eq >= 0 ? CHOICES[raw.slice(0, eq)] : undefined;

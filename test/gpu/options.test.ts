@@ -1,12 +1,12 @@
 /** `--gpu-opt` parsing and the papers' ablation labels (no device needed). */
 import { describe, expect, it } from 'vitest';
 import { NoGpuAdapterError } from '../../src/gpu/device.js';
-import { baselineOptions, DEFAULT_GPU_OPTIONS, defaultGpuOptions, optionsLabel, parseGpuOptions } from '../../src/gpu/options.js';
+import { baselineOptions, DEFAULT_GPU_OPTIONS, optionsLabel, parseGpuOptions } from '../../src/gpu/options.js';
 
 describe('--gpu-opt', () => {
   it('defaults to all optimizations', () => {
     expect(parseGpuOptions('', 'gpu-dfs')).toEqual(DEFAULT_GPU_OPTIONS);
-    expect(parseGpuOptions('all', 'gpu-bfs')).toEqual(defaultGpuOptions('gpu-bfs'));
+    expect(parseGpuOptions('all', 'gpu-bfs')).toEqual(DEFAULT_GPU_OPTIONS);
   });
 
   it('none is the paper baseline', () => {
@@ -23,14 +23,15 @@ describe('--gpu-opt', () => {
     expect(() => parseGpuOptions('areas=eden', 'gpu-dfs')).toThrow(/areas=range or areas=occupied/);
   });
   it('order= picks the young live list order, outside all and none', () => {
-    expect(DEFAULT_GPU_OPTIONS.liveOrder).toBe('mark');
-    // gpu-bfs's frontier order interleaves every list: its default is address order.
-    expect(parseGpuOptions('', 'gpu-bfs').liveOrder).toBe('address');
-    expect(parseGpuOptions('none', 'gpu-bfs').liveOrder).toBe('address');
-    expect(parseGpuOptions('', 'gpu-dfs').liveOrder).toBe('mark');
-    expect(parseGpuOptions('order=mark', 'gpu-bfs').liveOrder).toBe('mark');
-    expect(baselineOptions('gpu-bfs')).toEqual({ ...baselineOptions(), liveOrder: 'address' });
-    expect(parseGpuOptions('order=address', 'gpu-dfs')).toEqual({ ...DEFAULT_GPU_OPTIONS, liveOrder: 'address' });
+    // Both engines hand the CPU their live list in address order unless told otherwise.
+    expect(DEFAULT_GPU_OPTIONS.liveOrder).toBe('address');
+    for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
+      expect(parseGpuOptions('', engine).liveOrder).toBe('address');
+      expect(parseGpuOptions('none', engine).liveOrder).toBe('address');
+      expect(parseGpuOptions('order=mark', engine)).toEqual({ ...DEFAULT_GPU_OPTIONS, liveOrder: 'mark' });
+      expect(parseGpuOptions('none,order=mark', engine)).toEqual({ ...baselineOptions(), liveOrder: 'mark' });
+    }
+    expect(baselineOptions().liveOrder).toBe('address');
     expect(parseGpuOptions('none,order=address', 'gpu-bfs').liveOrder).toBe('address');
     expect(parseGpuOptions('order=address,none', 'gpu-bfs').liveOrder).toBe('address');
     expect(parseGpuOptions('order=address,order=mark', 'gpu-bfs').liveOrder).toBe('mark');
