@@ -87,8 +87,8 @@ export interface GpuOptions {
    *  gpu-dfs's `mark` promotes alternate batches of every list, and gpu-bfs's
    *  `mark` one node of every list in turn. On an H100 (bench/RESULTS.md, sixth
    *  session) `address` cut gpu-dfs's median young pause on the 2560 lists from
-   *  195 to 161 ms and on a depth-19 tree from 219 to 168 ms (its full pauses from
-   *  236 to 155), and raised CompleteGraph's from 268 to 311 ms (serial: 337).
+   *  195 to 161 ms and on a depth-19 tree from 217 to 154 ms (its full pauses from
+   *  235 to 148), and raised CompleteGraph's from 268 to 311 ms (serial: 337).
    *  With one order for both engines, comparing them compares their marking, not
    *  the layouts their orders leave. Not a marking optimization: `all` and `none`
    *  leave it alone. */
