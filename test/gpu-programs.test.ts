@@ -17,11 +17,11 @@ for (const gc of ['gpu-dfs', 'gpu-bfs'] as const) {
   }
 }
 // The remembered set scanned on the GPU however small (remset=0; by default only
-// large ones are), idle threads' areas over the occupied young spaces, and each
+// large ones are), idle threads' areas over the occupied young spaces, each
 // engine's live list in its own order (storage stack, frontier; the default is
-// address order).
+// address order), and eden uploaded in the pause (by default ahead of it).
 for (const [gc, gpuOpt] of [
-  ['gpu-dfs', 'all,remset=0,areas=occupied,order=mark'],
+  ['gpu-dfs', 'all,remset=0,areas=occupied,order=mark,upload=pause'],
   ['gpu-bfs', 'all,remset=0,order=mark'],
 ] as const) {
   configs.push({ name: `${gc}/sable ${gpuOpt}`, options: { gc, layout: 'sable', gpuOpt, heapBytes: 4 * 2 ** 20, verifyGc: true } });

@@ -164,6 +164,12 @@ export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHoo
       throw e;
     }
     gpuStartupMs = performance.now() - t;
+    if (gpuMarker.uploadsAhead) {
+      // Steps of an eighth of eden, 64 KiB to 4 MiB: a collection's own upload is
+      // at most one step, and a step's copy into the staging ring takes ~1 ms.
+      const step = Math.min(1 << 20, Math.max(1 << 14, (heap.edenEnd - heap.edenStart) / 8));
+      heap.setEdenUpload(step, (start, end) => gpuMarker.uploadAhead(start, end));
+    }
   }
   return {
     heap,

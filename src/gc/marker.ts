@@ -43,6 +43,9 @@ export interface MarkTimes {
   mark: number;
   upload?: number;
   uploadBytes?: number;
+  /** Uploaded ahead, in the program's time since the previous collection (not in the pause). */
+  aheadBytes?: number;
+  aheadMs?: number;
   kernel?: number;
   readback?: number;
   cpuFallback?: number;

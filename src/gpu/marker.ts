@@ -125,6 +125,29 @@ export class GpuMarker implements Marker {
 
   private pushedStats: UploadStats = { bytes: 0, ms: 0 };
 
+  /** True when the heap may hand eden over ahead of the collection (`uploadAhead`). */
+  get uploadsAhead(): boolean {
+    return this.config.input.layout === 'sable' && this.options.edenUpload === 'ahead';
+  }
+
+  /** Uploaded ahead since the last mark (reported with the next mark, not in its pause). */
+  private ahead: UploadStats = { bytes: 0, ms: 0 };
+
+  /**
+   * Sable, `upload=ahead`: the heap's words [start, end) (eden allocated since the
+   * mirror last took it: complete objects, whose later reference stores mark
+   * mirror cards) go to the mirror now, while the program waits, through the
+   * staging ring; nothing waits for the copies, which the next mark's submits
+   * follow in queue order (as they follow a pending replay's).
+   */
+  async uploadAhead(start: number, end: number): Promise<void> {
+    await this.ready();
+    const input = this.config.input as SableInput;
+    const st = await (this.mirror as HeapMirror).stage(input.words, [start, end]);
+    this.ahead.bytes += st.bytes;
+    this.ahead.ms += st.ms;
+  }
+
   async mark(request: MarkRequest): Promise<MarkResult> {
     const t0 = performance.now();
     await this.ready();
@@ -163,6 +186,8 @@ export class GpuMarker implements Marker {
       this.lastMark = { live, deviceLive: live ? (r.deviceLive ?? 0) : 0, youngStart, youngEnd };
     }
     const total = performance.now() - t0;
+    const ahead = this.ahead.bytes > 0 ? { aheadBytes: this.ahead.bytes, aheadMs: this.ahead.ms } : {};
+    this.ahead = { bytes: 0, ms: 0 };
     const phases = {
       replayWait,
       dirty: dirtyMs,
@@ -199,6 +224,7 @@ export class GpuMarker implements Marker {
         // With the roots' upload (the engines time it) and the taking of the dirty ranges.
         upload: upload.ms + dirtyMs + replayWait + (r.times.upload ?? 0),
         uploadBytes: upload.bytes + (r.times.uploadBytes ?? 0),
+        ...ahead,
       },
     };
   }

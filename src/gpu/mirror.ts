@@ -159,7 +159,10 @@ export class StagingUploader {
     slot.copies = [];
     slot.used = 0;
     // Re-mapping overlaps with whatever the host does next; `mapped()` waits for it.
+    // A device destroyed first (the program ended right after an upload ahead)
+    // rejects it with an AbortError that nobody waits for: that one is expected.
     slot.ready = slot.buffer.mapAsync(GPUMapMode.WRITE);
+    slot.ready.catch(() => {});
     this.current = (this.current + 1) % this.slots.length;
   }
 
@@ -213,6 +216,15 @@ export class HeapMirror {
    *  first update `ranges` must cover every word written since the words were. */
   async update(words: Int32Array | Uint32Array, ranges: DirtyRanges | 'all'): Promise<UploadStats> {
     const t0 = performance.now();
+    const { bytes } = await this.stage(words, ranges);
+    if (bytes > 0) await this.uploader.flush();
+    return { bytes, ms: performance.now() - t0 };
+  }
+
+  /** As `update`, but does not wait for the copies: whatever is submitted after
+   *  them (a mark) sees them, since a queue runs its submits in order. */
+  async stage(words: Int32Array | Uint32Array, ranges: DirtyRanges | 'all'): Promise<UploadStats> {
+    const t0 = performance.now();
     const src = u32View(words);
     const merged = coalesce(ranges, Math.min(src.length, this.heapWords));
     let bytes = 0;
@@ -227,7 +239,7 @@ export class HeapMirror {
         s = end;
       }
     }
-    if (bytes > 0) await this.uploader.flush();
+    this.uploader.submit();
     return { bytes, ms: performance.now() - t0 };
   }
 

@@ -103,6 +103,13 @@ export interface GpuOptions {
    *  finished (4.3 ms of kernel and ~20 ms of fallback, against 1.9 ms), so it
    *  is not the default (bench/RESULTS.md, fourth session). */
   stealAreas: 'range' | 'occupied';
+  /** Sable: when eden's new objects go to the GPU's mirror. `ahead` (default):
+   *  while the program runs, a step of eden at a time (heap.ts setEdenUpload),
+   *  so a collection uploads only the last step and the cards; `pause`: all in
+   *  the collection's pause, as a collector that uploads on demand does. The
+   *  copy costs the same either way; `ahead` moves it out of the pause. Not a
+   *  marking optimization: `all` and `none` leave it alone. */
+  edenUpload: 'ahead' | 'pause';
 }
 
 const OPTIMIZATIONS = ['atomic', 'hybrid', 'balance', 'vector', 'divergence', 'fallback'] as const;
@@ -128,6 +135,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   remsetMinSlots: 65536,
   liveOrder: 'address',
   stealAreas: 'range',
+  edenUpload: 'ahead',
 });
 
 /** The paper baselines: every optimization off, histogram offsets. */
@@ -159,6 +167,7 @@ const NUMERIC: Record<string, keyof GpuOptions> = {
 const CHOICES: Record<string, readonly [keyof GpuOptions, readonly string[]]> = {
   order: ['liveOrder', ['address', 'mark']],
   areas: ['stealAreas', ['range', 'occupied']],
+  upload: ['edenUpload', ['ahead', 'pause']],
 };
 
 /** Parses a `--gpu-opt` list for `engine`; throws with a one-line message on a bad item. */

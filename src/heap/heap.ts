@@ -110,9 +110,12 @@ function pushRuns(
 /** A byte of the mirror cards' summary covers 2^6 cards (8,192 words). */
 const MIRROR_SUMMARY_SHIFT = 6;
 
+// In rising order: a pending request is replaced only by a larger one.
 const PENDING_NONE = 0;
-const PENDING_YOUNG = 1;
-const PENDING_FULL = 2;
+/** Not a collection: eden's new objects go to a GPU mirror ahead of time (`setEdenUpload`). */
+const PENDING_UPLOAD = 1;
+const PENDING_YOUNG = 2;
+const PENDING_FULL = 3;
 
 export class HeapImpl implements Heap {
   readonly words: Int32Array;
@@ -165,11 +168,12 @@ export class HeapImpl implements Heap {
   private stressYoungCount = 0;
 
   /**
-   * For GPU heap mirrors: cards of 128 words over the survivor spaces and tenured
-   * (from `mirrorBase`) written since the last `takeDirtyRanges`: reference stores
-   * into survivors and tenured, tenured allocation, promotion, remembered-slot
-   * fix-ups. Unlike the card table, which records old-to-young stores only and is
-   * cleaned by collections.
+   * For GPU heap mirrors: cards of 128 words over the whole heap but eden's part
+   * above `edenMirrored` (from `mirrorBase`, eden's start) written since the last
+   * `takeDirtyRanges`: reference stores into survivors and tenured, and into eden
+   * objects the mirror has already taken; tenured allocation, promotion,
+   * remembered-slot fix-ups. Unlike the card table, which records old-to-young
+   * stores only and is cleaned by collections.
    */
   private readonly mirrorCards: Uint8Array;
   /** A byte per 2^MIRROR_SUMMARY_SHIFT mirror cards, set with any of them: a mark
@@ -177,6 +181,15 @@ export class HeapImpl implements Heap {
    *  not its 1.5 MB of cards (0.8-1.9 ms of each young mark on an H100 host). */
   private readonly mirrorSummary: Uint8Array;
   private readonly mirrorBase: number;
+  /** Eden words below this are in the mirror as allocated (`takeDirtyRanges` or an
+   *  upload ahead handed them over); later reference stores into them mark
+   *  mirror cards. Eden's start when there is no mirror, or after a collection. */
+  private edenMirrored: number;
+  /** Uploads ahead (`setEdenUpload`): the hook, and the eden top past which
+   *  an allocation asks for it (Infinity: never). */
+  private edenUpload: ((start: number, end: number) => Promise<void>) | null = null;
+  private edenUploadWords = 0;
+  private edenUploadAt = Infinity;
   /** The occupied survivor space is in the mirror as it is now: set when a
    *  `takeDirtyRanges` hands it over or a collection's evacuation was replayed on
    *  the mirror (`flipSurvivors(top, true)`); cleared by other evacuations. */
@@ -210,9 +223,10 @@ export class HeapImpl implements Heap {
     this.largeObjectWords = p.largeObjectWords;
     this.cards = new CardTable(p.tenuredStart, p.tenuredEnd);
     this.freeList = new FreeList(this.words);
-    this.mirrorBase = p.survivor0Start;
-    this.mirrorCards = byteMap(p.tenuredEnd - p.survivor0Start, CARD_SHIFT);
-    this.mirrorSummary = byteMap(p.tenuredEnd - p.survivor0Start, CARD_SHIFT + MIRROR_SUMMARY_SHIFT);
+    this.mirrorBase = p.edenStart;
+    this.edenMirrored = p.edenStart;
+    this.mirrorCards = byteMap(p.tenuredEnd - p.edenStart, CARD_SHIFT);
+    this.mirrorSummary = byteMap(p.tenuredEnd - p.edenStart, CARD_SHIFT + MIRROR_SUMMARY_SHIFT);
     this.tenuredBlocks = byteMap(p.tenuredEnd - p.tenuredStart, OBJECT_BLOCK_SHIFT);
     this.freeList.addFree(p.tenuredStart, p.tenuredEnd - p.tenuredStart);
     this.stressInterval = options.gcStress ?? 0;
@@ -300,6 +314,11 @@ export class HeapImpl implements Heap {
       start = this.edenTop;
       const end = start + size;
       if (end > this.edenEnd) return this.fail(PENDING_YOUNG, 'eden full');
+      // Not a failure: the driver lets the mirror take eden so far, then retries.
+      if (end > this.edenUploadAt && start > this.edenMirrored) {
+        this.setPending(PENDING_UPLOAD, 'eden upload');
+        return 0;
+      }
       this.edenTop = end;
     } else {
       start = this.freeList.alloc(size);
@@ -383,6 +402,16 @@ export class HeapImpl implements Heap {
 
   async collectPending(): Promise<void> {
     if (this.pending === PENDING_NONE) return;
+    if (this.pending === PENDING_UPLOAD) {
+      this.pending = PENDING_NONE;
+      this.pendingCause = '';
+      // The program waits for this: nothing writes eden meanwhile.
+      const start = this.edenMirrored;
+      this.edenMirrored = this.edenTop;
+      this.edenUploadAt = this.edenTop + this.edenUploadWords;
+      await this.edenUpload!(start, this.edenTop);
+      return;
+    }
     const kind: CollectionKind = this.pending === PENDING_FULL ? 'full' : 'young';
     const cause = this.pendingCause;
     this.pending = PENDING_NONE;
@@ -405,13 +434,28 @@ export class HeapImpl implements Heap {
     this.collector = collector;
   }
 
+  /**
+   * A GPU mirror's uploads ahead of the collection: each time eden grows by
+   * `stepWords` past what the mirror has, the next allocation returns 0 with a
+   * pending upload, and `collectPending` hands `upload` the eden words allocated
+   * since (the objects are complete; stores into them later mark mirror cards).
+   * The collection's own upload is then only the eden allocated since the last
+   * step, plus the cards. The upload moves from the pause into the program's
+   * time; it costs the same copy.
+   */
+  setEdenUpload(stepWords: number, upload: (start: number, end: number) => Promise<void>): void {
+    this.edenUpload = upload;
+    this.edenUploadWords = Math.max(1, Math.floor(stepWords));
+    this.edenUploadAt = this.edenMirrored + this.edenUploadWords;
+  }
+
   // ----------------------------------------------------------- field access
 
   writeRef(obj: number, offset: number, edge: number, value: number): void {
     const slot = obj + offset;
     this.words[slot] = value;
-    // Eden comes first: a store into an eden object (the common case) costs one compare.
-    if (obj >= this.mirrorBase) {
+    // A store into an eden object (the common case) costs two compares.
+    if (obj >= this.edenEnd) {
       const card = (slot - this.mirrorBase) >> CARD_SHIFT;
       this.mirrorCards[card] = 1;
       this.mirrorSummary[card >> MIRROR_SUMMARY_SHIFT] = 1;
@@ -419,6 +463,11 @@ export class HeapImpl implements Heap {
       if (obj >= this.tenuredStart && value >= this.youngStart && value < this.youngEnd) {
         this.cards.cards[(slot - this.tenuredStart) >> CARD_SHIFT] = 1;
       }
+    } else if (slot < this.edenMirrored) {
+      // An eden object the mirror already has (never true without a mirror).
+      const card = (slot - this.mirrorBase) >> CARD_SHIFT;
+      this.mirrorCards[card] = 1;
+      this.mirrorSummary[card >> MIRROR_SUMMARY_SHIFT] = 1;
     }
     if (this.graph !== null) this.graph.writeEdge(obj, edge, value);
   }
@@ -443,18 +492,20 @@ export class HeapImpl implements Heap {
 
   /**
    * The word ranges ([start, end) pairs) that a mirror of the heap made at the
-   * previous call must re-read before tracing: eden up to its top (it changes
-   * wholesale between collections), the occupied survivor space unless the mirror
-   * has it already (handed over by the last call, or moved there by a replayed
-   * evacuation, see `flipSurvivors`), and the survivor and tenured cards written
-   * since. Words outside these ranges may differ only where no reachable object
+   * previous call must re-read before tracing: eden from what the mirror has
+   * (`edenMirrored`; eden changes wholesale between collections, but an upload
+   * ahead may have taken part of it) up to its top, the occupied survivor space
+   * unless the mirror has it already (handed over by the last call, or moved there
+   * by a replayed evacuation, see `flipSurvivors`), and the mirror cards written
+   * since (survivors, tenured, and eden the mirror had). Words outside these ranges may differ only where no reachable object
    * lies (free chunks, swept or dead objects' mark bits) or in scalar words, which
    * no marker reads (stores of scalars are not noted). The first call answers the
    * same way, for a mirror that started all zero as the heap did: not the whole
    * heap. This is gpu/marker.ts's SableInput.takeDirtyRanges.
    */
   takeDirtyRanges(): number[] {
-    const out = [this.edenStart, this.edenTop];
+    const out = [this.edenMirrored, this.edenTop];
+    this.edenMirrored = this.edenTop;
     if (!this.survivorsMirrored) out.push(this.fromStart, this.fromTop);
     this.survivorsMirrored = true;
     // The summary's set bytes name the chunks of cards to look at.
@@ -505,6 +556,8 @@ export class HeapImpl implements Heap {
     this.toStart = s;
     this.toEnd = e;
     this.edenTop = this.edenStart;
+    this.edenMirrored = this.edenStart;
+    if (this.edenUpload !== null) this.edenUploadAt = this.edenStart + this.edenUploadWords;
   }
 
   /** Called by the collector once per collection: totals and `--log-gc`. */

@@ -13,6 +13,8 @@ export interface MarkerTimes {
   mark: number;
   upload?: number;
   uploadBytes?: number;
+  aheadBytes?: number;
+  aheadMs?: number;
   kernel?: number;
   readback?: number;
   cpuFallback?: number;
@@ -149,6 +151,8 @@ export function formatGcRecord(r: GcRecord): string {
   const m = r.marker;
   if (m.upload !== undefined) parts.push(`upload=${ms(m.upload)}`);
   if (m.uploadBytes !== undefined) parts.push(`uploaded=${formatBytes(m.uploadBytes)}`);
+  // Not part of the pause: the program's time since the previous collection.
+  if (m.aheadBytes) parts.push(`ahead=${formatBytes(m.aheadBytes)}/${ms(m.aheadMs ?? 0)}`);
   if (m.kernel !== undefined) parts.push(`kernel=${ms(m.kernel)}`);
   if (m.readback !== undefined) parts.push(`readback=${ms(m.readback)}`);
   if (m.cpuFallback !== undefined) parts.push(`cpu-fallback=${ms(m.cpuFallback)}`);

@@ -16,14 +16,27 @@ import { makeHeap, rng } from './helpers.js';
 /**
  * A marker that traces a mirror of the heap kept up to date only through
  * `takeDirtyRanges`, as a GPU marker does, and checks its marks against the heap.
+ * `ahead`: eden also goes to the mirror in steps of 64 words while the program
+ * runs, as a GPU marker's `upload=ahead` does (heap.setEdenUpload).
  */
 class MirrorMarker implements Marker {
   readonly name = 'mirror-check';
   readonly mirror: Int32Array;
   private readonly inner: SerialMarker;
-  constructor(private readonly heap: HeapImpl) {
+  aheadWords = 0;
+  constructor(
+    private readonly heap: HeapImpl,
+    ahead = false,
+  ) {
     this.mirror = new Int32Array(heap.words.length);
     this.inner = new SerialMarker({ words: this.mirror, layout: heap.layout, types: heap.types } as HeapImpl);
+    if (ahead) {
+      heap.setEdenUpload(64, async (start, end) => {
+        this.mirror.set(heap.words.subarray(start, end), start);
+        this.aheadWords += end - start;
+      });
+      lastAhead = this;
+    }
   }
   mark(request: MarkRequest): MarkResult {
     const ranges = this.heap.takeDirtyRanges();
@@ -36,6 +49,8 @@ class MirrorMarker implements Marker {
   dispose(): void {}
 }
 registerMarker('mirror-check', (heap) => new MirrorMarker(heap));
+let lastAhead: MirrorMarker | null = null;
+registerMarker('mirror-check-ahead', (heap) => new MirrorMarker(heap, true));
 
 /** A marker that keeps copies of the tenured reference graph through `takeDirtyGraphs`
  *  and checks, at every mark, that the copies equal the graph's words in use. */
@@ -247,6 +262,14 @@ describe('dirty ranges for heap mirrors', () => {
   it('a marker tracing a mirror updated only through takeDirtyRanges marks exactly', async () => {
     const heap = await runModel({ gcStress: 9, tenureAge: 2, verifyGc: true }, 3000, 5, 'mirror-check');
     expect(heap.stats.fullCollections).toBeGreaterThan(3);
+  });
+
+  it('so does one that also takes eden ahead of the collections, in steps', async () => {
+    // Without stress, so that eden fills and the steps come between collections;
+    // the model stores into objects the mirror already has.
+    const heap = await runModel({ tenureAge: 2, verifyGc: true, heapBytes: 128 * 1024 }, 3000, 7, 'mirror-check-ahead');
+    expect(heap.stats.youngCollections).toBeGreaterThan(3);
+    expect(lastAhead!.aheadWords).toBeGreaterThan(10_000);
   });
 });
 

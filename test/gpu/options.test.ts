@@ -38,6 +38,14 @@ describe('--gpu-opt', () => {
     expect(() => parseGpuOptions('order=random', 'gpu-dfs')).toThrow(/order=address or order=mark/);
   });
 
+  it('upload= picks when eden goes to the mirror, outside all and none', () => {
+    expect(DEFAULT_GPU_OPTIONS.edenUpload).toBe('ahead');
+    expect(parseGpuOptions('none', 'gpu-bfs').edenUpload).toBe('ahead');
+    expect(parseGpuOptions('upload=pause', 'gpu-dfs')).toEqual({ ...DEFAULT_GPU_OPTIONS, edenUpload: 'pause' });
+    expect(parseGpuOptions('upload=pause,none', 'gpu-dfs').edenUpload).toBe('pause');
+    expect(() => parseGpuOptions('upload=never', 'gpu-dfs')).toThrow(/upload=ahead or upload=pause/);
+  });
+
   it('a list of names starts from none', () => {
     const o = parseGpuOptions('atomic,hybrid', 'gpu-dfs');
     expect([o.atomic, o.hybrid, o.balance, o.vector]).toEqual([true, true, false, false]);

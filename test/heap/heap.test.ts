@@ -141,7 +141,7 @@ describe('takeDirtyRanges (a GPU heap mirror\'s view of what was written)', () =
     const heap = createHeap({ heapBytes: 64 * 2 ** 20 });
     const young = [heap.edenStart, heap.edenTop, heap.fromStart, heap.fromTop];
     expect(heap.takeDirtyRanges()).toEqual(young);
-    const base = heap.fromStart; // the mirror cards start at the first survivor space
+    const base = heap.edenStart; // the mirror cards start at eden
     const card = (a: number): number => (a - base) >> 7;
     const t = heap.tenuredStart;
     // A summary byte covers 64 cards (8,192 words): the second write straddles the
@@ -159,6 +159,47 @@ describe('takeDirtyRanges (a GPU heap mirror\'s view of what was written)', () =
     expect(got.slice(0, 2)).toEqual([heap.edenStart, heap.edenTop]);
     expect(got.slice(2)).toEqual(want);
     // Taken once: the cards and their summary are clean again.
-    expect(heap.takeDirtyRanges()).toEqual([heap.edenStart, heap.edenTop]);
+    expect(heap.takeDirtyRanges()).toEqual([heap.edenTop, heap.edenTop]);
+  });
+
+  it('hands eden over ahead in steps, then only what changed in it', async () => {
+    const { heap, roots } = makeHeap({ heapBytes: 4 * 2 ** 20 });
+    const node = heap.defineClass('Node', ['int', 'ref']);
+    const uploads: [number, number][] = [];
+    heap.setEdenUpload(1000, async (s, e) => void uploads.push([s, e]));
+    const first = heap.allocInstance(node);
+    roots.push(first);
+    let a = first;
+    let asked = 0;
+    // Allocate past three steps; each step costs the allocation one retry.
+    while (heap.edenTop - heap.edenStart < 3500) {
+      const b = heap.allocInstance(node);
+      if (b === 0) {
+        expect(heap.collectionPending).toBe(true);
+        asked++;
+        await heap.collectPending();
+        expect(heap.collectionPending).toBe(false);
+        continue;
+      }
+      a = b;
+    }
+    expect(asked).toBe(3);
+    expect(uploads[0]).toEqual([heap.edenStart, uploads[1]![0]]);
+    for (let i = 1; i < uploads.length; i++) expect(uploads[i]![0]).toBe(uploads[i - 1]![1]);
+    const handed = uploads[2]![1];
+    // A store into an object handed over marks its card; one above the mark does not.
+    heap.writeRef(first, node.offsets[1]!, 0, a);
+    heap.writeRef(a, node.offsets[1]!, 0, first);
+    const slot = first + node.offsets[1]!;
+    const card = heap.edenStart + (((slot - heap.edenStart) >> 7) << 7);
+    expect(heap.takeDirtyRanges()).toEqual([handed, heap.edenTop, heap.fromStart, heap.fromTop, card, card + 128]);
+    // A collection empties eden: the mirror has none of the new eden, and the
+    // steps start again from eden's start.
+    heap.requestCollection('young', 'test');
+    await heap.collectPending();
+    expect(heap.takeDirtyRanges().slice(0, 2)).toEqual([heap.edenStart, heap.edenStart]);
+    uploads.length = 0;
+    while (uploads.length === 0) if (heap.allocInstance(node) === 0) await heap.collectPending();
+    expect(uploads[0]![0]).toBe(heap.edenStart);
   });
 });
