@@ -169,7 +169,7 @@ export async function gc(ctx) {
     `### gc: forced collections of the GC microbenchmarks (--heap ${heap}), median of all forced collections in ${repeat} run(s)${quick ? ' (--quick sizes)' : ''}`,
     '',
     `GPU collectors: ${gpu.use ? `run (${gpu.adapter})` : gpu.available ? `skipped, software adapter (${gpu.adapter}); pass --gpu to run them` : `no adapter (${gpu.line})`}.`,
-    'All times in ms. transfer = marker upload + readback, kernel = marker.kernel (GPU collectors only), pause = the whole collection;',
+    'All times in ms. transfer = marker upload (in the pause: eden uploaded ahead of it is not counted) + readback, kernel = marker.kernel (GPU collectors only), pause = the whole collection;',
     'young live = live young objects the young collection found (median): after the first forced young collection part of the shape is',
     'in tenured (promoted when the survivor space overflowed) and is reached through dirty cards, not marked.',
     '',

@@ -497,11 +497,12 @@ export class HeapImpl implements Heap {
    * ahead may have taken part of it) up to its top, the occupied survivor space
    * unless the mirror has it already (handed over by the last call, or moved there
    * by a replayed evacuation, see `flipSurvivors`), and the mirror cards written
-   * since (survivors, tenured, and eden the mirror had). Words outside these ranges may differ only where no reachable object
-   * lies (free chunks, swept or dead objects' mark bits) or in scalar words, which
-   * no marker reads (stores of scalars are not noted). The first call answers the
-   * same way, for a mirror that started all zero as the heap did: not the whole
-   * heap. This is gpu/marker.ts's SableInput.takeDirtyRanges.
+   * since (survivors, tenured, and eden the mirror had). Words outside these
+   * ranges may differ only where no reachable object lies (free chunks, swept or
+   * dead objects' mark bits) or in scalar words, which no marker reads (stores of
+   * scalars are not noted). The first call answers the same way, for a mirror
+   * that started all zero as the heap did: not the whole heap. This is
+   * gpu/marker.ts's SableInput.takeDirtyRanges.
    */
   takeDirtyRanges(): number[] {
     const out = [this.edenMirrored, this.edenTop];
