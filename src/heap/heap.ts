@@ -11,7 +11,9 @@
  * collector: eden full → young collection; tenured full → full collection; the
  * collector escalates a young collection whose promotions do not fit ("promotion
  * failed") to a full one; an allocation that fails right after a full collection
- * throws OutOfMemoryError.
+ * throws OutOfMemoryError. With a GPU heap mirror that takes eden ahead of the
+ * collection (`setEdenUpload`), an allocation also returns 0, with no collection,
+ * each time eden grows by a step, so that the driver awaits the upload.
  *
  * `HeapImpl` exposes its spaces and tables as public fields for the collectors in
  * gc/; the interpreter sees only the `Heap` interface of api.ts.
