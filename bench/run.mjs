@@ -3,12 +3,15 @@
 //
 //   node bench/run.mjs [section...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build]
 //
-// Sections (all by default, in this order):
+// Sections (all but pairs by default, in this order):
 //   interp   minivm vs CPython vs Lua on binary_trees, method_calls and the AWFY ports
 //   gc       the seed papers' GC microbenchmarks under serial / gpu-dfs / gpu-bfs, both layouts
 //   layouts  sable vs refgraph: mutator time, heap + graph bytes, mark time per object
 //   young1m  the serial young collection of 1 million live objects
 //   java     Java 17 twins under SerialGC / ParallelGC (-Xlog:gc pauses) beside minivm's
+//   pairs    (only when named) the GPU bar side by side: rounds of serial, gpu-dfs and
+//            gpu-bfs on the 2560 lists and CompleteGraph, young pauses paired by round;
+//            give it --repeat 20 on a noisy host
 //
 // Options:
 //   --repeat N   runs per configuration (default 5)
@@ -30,16 +33,18 @@ import { java } from './lib/java.mjs';
 import { layouts } from './lib/layouts.mjs';
 import { formatMachine, loadAverage, machineInfo } from './lib/machine.mjs';
 import { ensureBuilt, probeGpu } from './lib/minivm.mjs';
+import { pairs } from './lib/pairs.mjs';
 import { log } from './lib/util.mjs';
 import { young1m } from './lib/young1m.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = { interp, gc, layouts, young1m, java };
+const SECTIONS = { interp, gc, layouts, young1m, java, pairs };
+const DEFAULT_SECTIONS = ['interp', 'gc', 'layouts', 'young1m', 'java'];
 
 function usage(msg) {
   if (msg) process.stderr.write(`bench/run.mjs: ${msg}\n`);
   process.stderr.write(
-    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build]\n',
+    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build]\n',
   );
   process.exit(64);
 }
@@ -61,7 +66,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (SECTIONS[a]) opts.sections.push(a);
   else usage(`unknown argument ${a}`);
 }
-if (opts.sections.length === 0) opts.sections = Object.keys(SECTIONS);
+if (opts.sections.length === 0) opts.sections = DEFAULT_SECTIONS;
 opts.repeat ??= opts.quick ? 1 : 5;
 
 if (opts.build) ensureBuilt(root);
@@ -69,7 +74,7 @@ if (opts.build) ensureBuilt(root);
 const started = new Date();
 const machine = machineInfo(root);
 let gpu = { use: false, available: false, software: false, adapter: null, line: 'not probed' };
-if (opts.sections.includes('gc')) {
+if (opts.sections.includes('gc') || opts.sections.includes('pairs')) {
   log('probing the GPU adapter (gpu-dfs on a tiny program)');
   const p = await probeGpu(root);
   // With --gpu, run the GPU rows unless there is certainly no adapter (exit 69), so that

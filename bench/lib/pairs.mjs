@@ -1,0 +1,89 @@
+// Section `pairs`: the GPU issue's bar, measured side by side. Each round runs the
+// bar's shapes (the 2560 lists and CompleteGraph, sable) under serial, gpu-dfs and
+// gpu-bfs, one fresh process each, in turn; the tables give, per forced young
+// collection, the median mark and pause of every collector and in how many rounds
+// the GPU pause was below that same round's serial pause.
+//
+// Why rounds rather than a median of separate runs: on the H100 host a whole process
+// runs at one of two speeds about 1.7x apart (bench/RESULTS.md, sixth session), so
+// a few runs per collector can land in different speeds and their medians say more
+// about the draw than about the collectors. Pairing by round and counting the pairs
+// keeps the comparison honest; 20 rounds (`--repeat 20`) resolve about 15%.
+import { gcShapes, gcSpec } from './gc.mjs';
+import { forcedCollections, runMinivm } from './minivm.mjs';
+import { fmt, fx, log, median, ratio, table } from './util.mjs';
+
+const SHAPES = gcShapes.filter((s) => s.name === 'parallel_lists_2560' || s.name === 'complete_graph');
+const GPU = ['gpu-dfs', 'gpu-bfs'];
+
+/** The forced young collections of one run, in order (pause and mark, ms). */
+function youngOf(run) {
+  return forcedCollections(run.stats)
+    .filter((c) => c.kind === 'young')
+    .map((c) => ({ pause: c.pauseMs, mark: c.phases.mark }));
+}
+
+export async function pairs(ctx) {
+  const { root, repeat, quick, gpu, heap } = ctx;
+  if (!gpu.use) {
+    const why = gpu.available ? 'a software adapter (pass --gpu to run it there)' : 'no GPU adapter';
+    return { text: `### pairs: skipped: ${why}`, raw: { skipped: why } };
+  }
+  // rounds[shape][collector] = one entry per round: the young collections, or an error line.
+  const rounds = Object.fromEntries(SHAPES.map((s) => [s.name, { serial: [], 'gpu-dfs': [], 'gpu-bfs': [] }]));
+  for (let i = 0; i < repeat; i++) {
+    for (const shape of SHAPES) {
+      for (const collector of ['serial', ...GPU]) {
+        log(`pairs ${i + 1}/${repeat} ${shape.name} ${collector}`);
+        const spec = { ...gcSpec(shape, { collector, heap, quick }), tag: 'pairs' };
+        const r = await runMinivm(root, spec, i);
+        rounds[shape.name][collector].push(r.error ?? youngOf(r));
+      }
+    }
+  }
+
+  const parts = [];
+  for (const shape of SHAPES) {
+    const byCollector = rounds[shape.name];
+    const errors = Object.entries(byCollector).flatMap(([c, rs]) => rs.filter((x) => typeof x === 'string').map((e) => `${c}: ${e}`));
+    const count = Math.max(0, ...Object.values(byCollector).flatMap((rs) => rs.map((x) => (Array.isArray(x) ? x.length : 0))));
+    const rows = [];
+    // Collection k of each round, then all young collections pooled.
+    for (let k = 0; k <= count; k++) {
+      const pick = (c) => byCollector[c].map((x) => (Array.isArray(x) ? (k < count ? (x[k] ? [x[k]] : []) : x) : null));
+      const serial = pick('serial');
+      const cells = [k < count ? String(k + 1) : 'all'];
+      const med = (list, f) => median(list.flatMap((x) => (x ? x.map(f) : [])));
+      const sMark = med(serial, (c) => c.mark);
+      const sPause = med(serial, (c) => c.pause);
+      cells.push(fmt(sMark), fmt(sPause));
+      for (const c of GPU) {
+        const g = pick(c);
+        const gMark = med(g, (x) => x.mark);
+        let lower = 0;
+        let paired = 0;
+        for (let r = 0; r < repeat; r++) {
+          const a = serial[r];
+          const b = g[r];
+          if (!a || !b) continue;
+          for (let j = 0; j < Math.min(a.length, b.length); j++) {
+            paired++;
+            if (b[j].pause < a[j].pause) lower++;
+          }
+        }
+        cells.push(fmt(gMark), fx(ratio(sMark, gMark), 1), fmt(med(g, (x) => x.pause)), paired ? `${lower} of ${paired}` : '-');
+      }
+      rows.push(cells);
+    }
+    const headers = ['young collection', 'serial mark', 'serial pause'];
+    for (const c of GPU) headers.push(`${c} mark`, 'serial/it', `${c} pause`, 'pause lower');
+    parts.push(`#### ${shape.label} (sable, --heap ${heap}${quick ? ', --quick sizes' : ''})\n\n${table(headers, rows)}`);
+    if (errors.length > 0) parts.push(`Failed runs: ${errors.slice(0, 6).join('; ')}${errors.length > 6 ? '; ...' : ''}`);
+  }
+  const text =
+    `#### pairs: the GPU bar side by side, ${repeat} round(s)\n\n` +
+    'Each round runs serial, gpu-dfs and gpu-bfs on the shape, one fresh process each. Medians in ms over the rounds;\n' +
+    '"pause lower": in how many (round, collection) pairs the GPU pause was below that round\'s serial pause.\n\n' +
+    parts.join('\n\n');
+  return { text, raw: { rounds } };
+}
