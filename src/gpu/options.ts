@@ -90,9 +90,9 @@ export interface GpuOptions {
    *  195 to 161 ms and on a depth-19 tree from 217 to 154 ms (its full pauses from
    *  235 to 148), and raised CompleteGraph's from 268 to 311 ms (serial: 337);
    *  the lists' later young marks take 8.4 ms instead of 4.5 (serial's heap
-   *  shape keeps whole young lists, long chains for the GPU). With one order for both engines, comparing them compares their marking, not
-   *  the layouts their orders leave. Not a marking optimization: `all` and `none`
-   *  leave it alone. */
+   *  shape keeps whole young lists, long chains for the GPU). With one order for
+   *  both engines, comparing them compares their marking, not the layouts their
+   *  orders leave. Not a marking optimization: `all` and `none` leave it alone. */
   liveOrder: 'address' | 'mark';
   /** gpu-dfs young marks (sable): where idle threads look for work. `range`
    *  (default): their areas split the linked stack over the whole young range, as

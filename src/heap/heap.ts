@@ -187,11 +187,10 @@ export class HeapImpl implements Heap {
    *  upload ahead handed them over); later reference stores into them mark
    *  mirror cards. Eden's start when there is no mirror, or after a collection. */
   private edenMirrored: number;
-  /** Uploads ahead (`setEdenUpload`): the hook, and the eden top past which
-   *  an allocation asks for it (Infinity: never). */
+  /** Uploads ahead (`setEdenUpload`): the hook, and how far past `edenMirrored`
+   *  eden may grow before an allocation asks for it (Infinity: never). */
   private edenUpload: ((start: number, end: number) => Promise<void>) | null = null;
-  private edenUploadWords = 0;
-  private edenUploadAt = Infinity;
+  private edenUploadWords = Infinity;
   /** The occupied survivor space is in the mirror as it is now: set when a
    *  `takeDirtyRanges` hands it over or a collection's evacuation was replayed on
    *  the mirror (`flipSurvivors(top, true)`); cleared by other evacuations. */
@@ -317,7 +316,7 @@ export class HeapImpl implements Heap {
       const end = start + size;
       if (end > this.edenEnd) return this.fail(PENDING_YOUNG, 'eden full');
       // Not a failure: the driver lets the mirror take eden so far, then retries.
-      if (end > this.edenUploadAt && start > this.edenMirrored) {
+      if (end - this.edenMirrored > this.edenUploadWords && start > this.edenMirrored) {
         this.setPending(PENDING_UPLOAD, 'eden upload');
         return 0;
       }
@@ -410,7 +409,6 @@ export class HeapImpl implements Heap {
       // The program waits for this: nothing writes eden meanwhile.
       const start = this.edenMirrored;
       this.edenMirrored = this.edenTop;
-      this.edenUploadAt = this.edenTop + this.edenUploadWords;
       await this.edenUpload!(start, this.edenTop);
       return;
     }
@@ -448,7 +446,6 @@ export class HeapImpl implements Heap {
   setEdenUpload(stepWords: number, upload: (start: number, end: number) => Promise<void>): void {
     this.edenUpload = upload;
     this.edenUploadWords = Math.max(1, Math.floor(stepWords));
-    this.edenUploadAt = this.edenMirrored + this.edenUploadWords;
   }
 
   // ----------------------------------------------------------- field access
@@ -456,8 +453,9 @@ export class HeapImpl implements Heap {
   writeRef(obj: number, offset: number, edge: number, value: number): void {
     const slot = obj + offset;
     this.words[slot] = value;
-    // A store into an eden object (the common case) costs two compares.
-    if (obj >= this.edenEnd) {
+    // A store into an eden object (the common case) costs two compares; the
+    // second is true only for eden a mirror already has (never without one).
+    if (obj >= this.edenEnd || slot < this.edenMirrored) {
       const card = (slot - this.mirrorBase) >> CARD_SHIFT;
       this.mirrorCards[card] = 1;
       this.mirrorSummary[card >> MIRROR_SUMMARY_SHIFT] = 1;
@@ -465,11 +463,6 @@ export class HeapImpl implements Heap {
       if (obj >= this.tenuredStart && value >= this.youngStart && value < this.youngEnd) {
         this.cards.cards[(slot - this.tenuredStart) >> CARD_SHIFT] = 1;
       }
-    } else if (slot < this.edenMirrored) {
-      // An eden object the mirror already has (never true without a mirror).
-      const card = (slot - this.mirrorBase) >> CARD_SHIFT;
-      this.mirrorCards[card] = 1;
-      this.mirrorSummary[card >> MIRROR_SUMMARY_SHIFT] = 1;
     }
     if (this.graph !== null) this.graph.writeEdge(obj, edge, value);
   }
@@ -560,7 +553,6 @@ export class HeapImpl implements Heap {
     this.toEnd = e;
     this.edenTop = this.edenStart;
     this.edenMirrored = this.edenStart;
-    if (this.edenUpload !== null) this.edenUploadAt = this.edenStart + this.edenUploadWords;
   }
 
   /** Called by the collector once per collection: totals and `--log-gc`. */
