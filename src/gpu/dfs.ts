@@ -11,7 +11,7 @@
  */
 import type { GpuContext } from './device.js';
 import { destroyAll, GrowableBuffer } from './buffers.js';
-import { expandOnCpu, expandSableOnCpu, IntBuf } from './cpu-trace.js';
+import { expandOnCpu, expandSableOnCpu, IntBuf, liveFromBits } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
 import { GpuEngineBase, paramsBlock, resultSegments, scanAreas, writeRoots } from './engine.js';
 import type { GpuOptions } from './options.js';
@@ -75,6 +75,7 @@ export class DfsEngine extends GpuEngineBase {
         LSTACK_WORDS: opts.hybrid ? wg * lcap : 1,
         STEP_BUDGET: spec.steps,
         CHAIN_STEPS: spec.chain,
+        BROAD_CHAIN_STEPS: spec.broadChain,
         YOUNG: young,
         ATOMIC_OPT: opts.atomic,
         HYBRID: opts.hybrid,
@@ -84,6 +85,7 @@ export class DfsEngine extends GpuEngineBase {
         DRAIN_CAP,
         SCAN_BUDGET: spec.scan,
         PREFETCH: opts.vector && !this.refgraph,
+        STORAGE_STACK: young && !this.addressOrder,
       },
       bindings: [
         { name: 'roots', kind: 'read-only-storage', type: 'array<u32>' },
@@ -123,13 +125,13 @@ export class DfsEngine extends GpuEngineBase {
 
     const stack = this.stack.ensure(stackSize * 4);
     const threads = this.threads.ensure(threadCount * THREAD_WORDS * 4).buffer;
-    const store = this.store.ensure(young ? stackSize * 4 : 16).buffer;
+    const store = this.store.ensure(young && !this.addressOrder ? stackSize * 4 : 16).buffer;
     const roots = this.roots.ensure(job.roots.length * 4).buffer;
     // The fallback's drain lists pending nodes into `wide` once the rounds stopped.
     const wide = this.wide.ensure(Math.max(wideCap, opts.fallback ? DRAIN_CAP : 0) * 4).buffer;
     if (stack.fresh) this.stackClean = true;
 
-    device.queue.writeBuffer(bufs.params, 0, paramsBlock(job, { stackSize, threadCount, areaLen, wideCap }));
+    device.queue.writeBuffer(bufs.params, 0, paramsBlock(job, { stackSize, threadCount, areaLen, wideCap, fallbackThreshold: opts.fallbackThreshold }));
     const rootsMs = await writeRoots(device, roots, job.roots, this.writer);
     const m = this.bind(job, program, { roots, stack: stack.buffer, threads, store, wide });
     const { group, marks, marksWords } = m;
@@ -231,8 +233,11 @@ export class DfsEngine extends GpuEngineBase {
       const liveGpu = segs[0];
       const readback = performance.now() - t1;
       const t2 = performance.now();
+      // In address order the list is read off the bitmap once the CPU is done
+      // (the kernels kept no list); else the CPU appends to the GPU's.
+      const ordered = young && this.addressOrder;
       let liveList: IntBuf | null = null;
-      if (young) {
+      if (young && !ordered) {
         liveList = new IntBuf(liveCount + 1024);
         liveList.data.set(liveGpu!.subarray(0, liveCount));
         liveList.length = liveCount;
@@ -242,14 +247,15 @@ export class DfsEngine extends GpuEngineBase {
       } else {
         expandOnCpu(job.cpu, nodeMarks, pending, liveList);
       }
+      const live = ordered ? liveFromBits(nodeMarks, job.youngStart, job.youngEnd, markSegs, (n) => this.bufs.hostLive(n)) : liveList?.view().slice();
       const bitmap = this.cpuResultBitmap(job, nodeMarks);
       const cpuFallback = performance.now() - t2;
       phases.readback = readback;
       phases.cpu = cpuFallback;
       return {
         bitmap,
-        live: liveList ? liveList.view().slice() : undefined,
-        deviceLive: liveCount,
+        live,
+        deviceLive: ordered ? 0 : liveCount,
         times: {
           mark: markMs + readback + cpuFallback,
           kernel: ctx.timestamps ? kernel : markMs,

@@ -143,6 +143,8 @@ export interface Specialization {
   readonly scan: number;
   /** gpu-dfs: the step discount of a pointer chase (GpuOptions.dfsChain). */
   readonly chain: number;
+  /** gpu-dfs: the same after a round that ended broad (GpuOptions.dfsBroadChain). */
+  readonly broadChain: number;
 }
 
 /** Chooses sizes for the adapter, as TornadoVM specializes to the device's local memory.
@@ -178,7 +180,10 @@ export function specialize(ctx: GpuContext, o: GpuOptions, engine: 'dfs' | 'bfs'
   // 1.6: a chase step at a quarter of the price gives lists the longer rounds
   // and leaves branching graphs as they were.
   const chain = o.dfsChain || 4;
-  return { workgroupSize, workgroups, lcap, steps, scan, chain };
+  // A broad round (more busy threads than the narrow-tail threshold) has no
+  // tail for the CPU to take over, so its chases run longer (dfs.wgsl dfs_advance).
+  const broadChain = Math.max(chain, o.dfsBroadChain || 16);
+  return { workgroupSize, workgroups, lcap, steps, scan, chain, broadChain };
 }
 
 export const PARAMS_WORDS = 20;
@@ -326,7 +331,7 @@ export class EngineBuffers {
    *  scavenges every time, inside the pause. */
   private readonly liveHost = new IntList();
 
-  private hostLive(count: number): Int32Array {
+  hostLive(count: number): Int32Array {
     return this.liveHost.reserve(count).subarray(0, count);
   }
 
@@ -415,6 +420,12 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
     this.spec = specialize(ctx, opts, engine);
     this.refgraph = target.layout === 'refgraph';
     this.order = !this.refgraph && opts.liveOrder === 'address' ? new AddressOrder(ctx) : null;
+  }
+
+  /** Young marks come back in address order, rebuilt from the mark bitmap
+   *  (order.ts), so the engine's own order of them has no reader. */
+  protected get addressOrder(): boolean {
+    return this.order !== null;
   }
 
   abstract trace(job: TraceJob): Promise<TraceResult>;

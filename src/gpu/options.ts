@@ -72,6 +72,11 @@ export interface GpuOptions {
    *  to spill for idle threads, so such a step costs 1/dfsChain of a step of
    *  `dfsSteps`; 1 = every step costs the same. 0 = default (4). */
   dfsChain: number;
+  /** gpu-dfs: the chase discount from the first round that ended with more busy
+   *  threads than `fallbackThreshold` onwards (many lists at once: no narrow tail
+   *  to hand to the CPU, and fewer, longer rounds cost less), then also for a
+   *  chasing thread that holds other work; at least `dfsChain`. 0 = default (16). */
+  dfsBroadChain: number;
   /** Test hook: words per heap-mirror binding (power of two); 0 = from the adapter's limit. */
   chunkWords: number;
   /** Young collections (sable): remembered sets of at least this many slots are
@@ -132,6 +137,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   dfsSteps: 0,
   dfsScan: 0,
   dfsChain: 0,
+  dfsBroadChain: 0,
   chunkWords: 0,
   remsetMinSlots: 65536,
   liveOrder: 'address',
@@ -160,6 +166,7 @@ const NUMERIC: Record<string, keyof GpuOptions> = {
   steps: 'dfsSteps',
   scan: 'dfsScan',
   chain: 'dfsChain',
+  'broad-chain': 'dfsBroadChain',
   'chunk-words': 'chunkWords',
   remset: 'remsetMinSlots',
 };

@@ -72,6 +72,8 @@ describe('--gpu-opt', () => {
     expect(o.atomic).toBe(true);
     expect([o.fallbackThreshold, o.fallbackMinIterations, o.workgroupSize]).toEqual([32, 3, 128]);
     expect(parseGpuOptions('-hybrid', 'gpu-dfs').hybrid).toBe(false);
+    const d = parseGpuOptions('steps=32,chain=2,broad-chain=8', 'gpu-dfs');
+    expect([d.dfsSteps, d.dfsChain, d.dfsBroadChain]).toEqual([32, 2, 8]);
     expect(parseGpuOptions('prefix,-prefix', 'gpu-bfs').offsets).toBe('histogram');
   });
 

@@ -141,12 +141,24 @@ describe('gpu-dfs: pointer-chase steps (chain=)', () => {
     // 64 lists of 600, one head per thread: every expansion is a chase. At 16
     // steps a round the lists take 38 rounds (submits of 4, 8, 16, 32 rounds
     // after the roots' one: 61 dispatched); at 16 x 4 chase steps, 10 (13).
+    // (broad-chain= pinned to chain=: 64 busy threads make every round broad.)
     const g = parallelLists(64, 600);
-    const one = await markOnce('gpu-dfs', g, 'full', 'all,-fallback,steps=16,chain=1');
-    const four = await markOnce('gpu-dfs', g, 'full', 'all,-fallback,steps=16,chain=4');
+    const one = await markOnce('gpu-dfs', g, 'full', 'all,-fallback,steps=16,chain=1,broad-chain=1');
+    const four = await markOnce('gpu-dfs', g, 'full', 'all,-fallback,steps=16,chain=4,broad-chain=4');
     expect(one.stats.rounds).toBe(61);
     expect(four.stats.rounds).toBe(13);
-    await markOnce('gpu-dfs', g, 'young', 'all,-fallback,steps=16,chain=4');
+    await markOnce('gpu-dfs', g, 'young', 'all,-fallback,steps=16,chain=4,broad-chain=4');
+  });
+  it('rounds with more busy threads than the threshold take the broad discount', async () => {
+    // 64 chases > threshold 20: 16 x 16 chase steps a round, so the lists end
+    // in the first submit (5 rounds dispatched); with threshold=64 every round
+    // is narrow again, as at broad-chain=4 above.
+    const g = parallelLists(64, 600);
+    const broad = await markOnce('gpu-dfs', g, 'full', 'all,-fallback,steps=16,chain=4');
+    expect(broad.stats.rounds).toBe(5);
+    const narrow = await markOnce('gpu-dfs', g, 'full', 'all,-fallback,steps=16,chain=4,threshold=64');
+    expect(narrow.stats.rounds).toBe(13);
+    await markOnce('gpu-dfs', g, 'young', 'all,steps=16');
   });
   it('branching work is charged whole steps: marks are the same at any chain', async () => {
     for (const spec of ['all,chain=1', 'all,chain=64', 'none,chain=64']) {
@@ -196,7 +208,13 @@ describe('gpu-dfs CPU fallback for narrow tails (+F, our addition)', () => {
     const g = list(12000);
     const y = { ...g, young: g.refs.map((_, i) => i > 20), roots: [0, 25] };
     expect((await markOnce('gpu-dfs', g, 'full', 'all', 'refgraph')).stats.fallbackFrontier).toBeGreaterThan(0);
-    expect((await markOnce('gpu-dfs', y, 'young', 'all')).stats.fallbackFrontier).toBeGreaterThan(0);
+    // In address order (the default) the kernels keep no list: the CPU reads
+    // it off the bitmap once it has finished; in mark order it appends to the GPU's.
+    const ordered = await markOnce('gpu-dfs', y, 'young', 'all');
+    expect(ordered.stats.fallbackFrontier).toBeGreaterThan(0);
+    const live = [...ordered.res.live!];
+    expect(live).toEqual([...live].sort((a, b) => a - b));
+    expect((await markOnce('gpu-dfs', y, 'young', 'all,order=mark')).stats.fallbackFrontier).toBeGreaterThan(0);
     expect((await markOnce('gpu-dfs', y, 'young', 'all', 'refgraph')).stats.fallbackFrontier).toBeGreaterThan(0);
   });
   it('a list hanging off a tree: pending nodes of several threads', async () => {

@@ -45,7 +45,11 @@
 // into its storage stack (`store`, indexed like `stack`) and appends them to
 // `live` with one atomicAdd per batch, at the end of each dispatch. (A private
 // array for the batch measured 3-4x slower on an H100: it lives in local memory
-// and costs registers in every loop that marks.)
+// and costs registers in every loop that marks.) With the live list in address
+// order (order.wgsl rebuilds it from the mark bitmap) the storage stack has
+// no reader, and STORAGE_STACK is off: a thread only counts what it marked. On
+// an H100 the stack's store per node and the walk of it at each dispatch's
+// end took the 2560 lists' later young kernels from 4.3-4.8 to 3.7-4.2 ms.
 //
 // A thread keeps its next node (the newest of its hybrid stack) across
 // dispatches in `threads` rather than spilling it where idle threads steal: a
@@ -71,6 +75,7 @@ const CTL_WIDE_HEAD: u32 = 4u;
 const CTL_WIDE_TAIL: u32 = 5u;
 const CTL_PENDING: u32 = 6u;
 const CTL_DRAIN_OVERFLOW: u32 = 7u;
+const CTL_CHAIN: u32 = 8u;
 
 const SPLIT: u32 = 64u;
 // Per thread in `threads`: global stack top, steal cursor, kept next node.
@@ -134,8 +139,10 @@ fn pop() -> u32 {
 
 fn record(n: u32) {
   if (YOUNG) {
-    store[stackIndex(n)] = shead;
-    shead = n;
+    if (STORAGE_STACK) {
+      store[stackIndex(n)] = shead;
+      shead = n;
+    }
     scount += 1u;
   }
 }
@@ -235,9 +242,14 @@ fn steal(t: u32, cursor: ptr<function, u32>, scanned: ptr<function, u32>) -> u32
 }
 
 // Algorithm 4, lines 14-17: one atomicAdd reserves room for the whole batch.
+// Without the storage stack only the count is kept.
 fn flushYoung() {
   if (!YOUNG || scount == 0u) { return; }
   var at = atomicAdd(&ctl[CTL_LIVE], scount);
+  if (!STORAGE_STACK) {
+    scount = 0u;
+    return;
+  }
   var n = shead;
   for (var k = 0u; k < scount; k += 1u) {
     if (at < params.liveCap) { live[at] = nodeAddress(n); }
@@ -296,12 +308,14 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   let t = gid.x;
   resume(t, lid);
   var cursor = threads[THREAD_WORDS * t + 1u];
-  // In CHAIN_STEPS-ths of a step: a pointer chase (the hybrid stack held
-  // nothing besides n, and n leaves at most one child) costs one, any other
-  // expansion a whole step per 16 references. The budget bounds a dispatch and
-  // makes threads spill their hybrid stacks, which idle threads cannot see, to
-  // the global stack, which they can; a chase has nothing there to spill.
-  var budget = STEP_BUDGET * CHAIN_STEPS;
+  // In chain-ths of a step: a pointer chase (the hybrid stack held nothing
+  // besides n, and n leaves at most one child) costs one, any other expansion
+  // a whole step per 16 references. The budget bounds a dispatch and makes
+  // threads spill their hybrid stacks, which idle threads cannot see, to the
+  // global stack, which they can; a chase has nothing there to spill. `chain`
+  // is dfs_advance's choice for this round (0 before the first).
+  let chain = max(CHAIN_STEPS, atomicLoad(&ctl[CTL_CHAIN]));
+  var budget = STEP_BUDGET * chain;
   var scanned = 0u;
   loop {
     if (budget == 0u) { break; }
@@ -314,8 +328,12 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
     let held = lcount > 0u;
     pushed = 0u;
     let refs = expand(n);
-    var cost = CHAIN_STEPS * (1u + (refs >> 4u));
-    if (!held && pushed <= 1u) { cost = 1u; }
+    var cost = chain * (1u + (refs >> 4u));
+    // In broad rounds a chase is cheap even with other work held: a thread
+    // that was chasing one list when it took the head of another keeps both
+    // (the one finish() spills it pops back first), and charging it whole
+    // steps made the 2560 lists end in a tail of 64 steps a round.
+    if (pushed <= 1u && (!held || chain > CHAIN_STEPS)) { cost = 1u; }
     budget -= min(budget, cost);
   }
   threads[THREAD_WORDS * t + 1u] = cursor;
@@ -359,10 +377,22 @@ fn dfs_wide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
   finish(t);
 }
 
-// One thread between rounds: publishes how many threads still hold work.
+// One thread between rounds: publishes how many threads still hold work, and
+// the chase discount of the rounds to come. Until a round ends broad (more
+// busy threads than the narrow-tail threshold) it stays CHAIN_STEPS, so a long
+// list's one chase shows the host a narrow tail in as many rounds as before
+// and goes to the CPU; from then on it is BROAD_CHAIN_STEPS: fewer, longer
+// rounds, and the last few chases of many (a thread that took a second list
+// while chasing one) finish in them rather than in a submit of short rounds.
+// On an H100 the 2560 lists' young kernels took 2.6-3.0 ms against 7.7 / 4.8
+// / 4.3 (collections 1 / 2 / 3) with CHAIN_STEPS throughout: 1280-2560
+// chases of 1000 nodes, ~2.5 µs a node each, in one submit instead of two or
+// three.
 @compute @workgroup_size(1)
 fn dfs_advance() {
-  atomicStore(&ctl[CTL_LAST_BUSY], atomicLoad(&ctl[CTL_BUSY]));
+  let busy = atomicLoad(&ctl[CTL_BUSY]);
+  if (busy > params.fallbackThreshold) { atomicStore(&ctl[CTL_CHAIN], BROAD_CHAIN_STEPS); }
+  atomicStore(&ctl[CTL_LAST_BUSY], busy);
   atomicStore(&ctl[CTL_BUSY], 0u);
   atomicStore(&ctl[CTL_WIDE_HEAD], min(atomicLoad(&ctl[CTL_WIDE_TAIL]), params.wideCap));
   atomicAdd(&ctl[CTL_ROUNDS], 1u);
