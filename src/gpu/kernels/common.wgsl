@@ -41,6 +41,13 @@ fn tryMark(n: u32) -> bool {
   return (atomicOr(&marks[w], bit) & bit) == 0u;
 }
 
+// tryMark without the plain load: for a node that is almost surely unmarked
+// (gpu-dfs's pointer chase), where the load is one more memory round trip.
+fn tryMarkAtomic(n: u32) -> bool {
+  let bit = 1u << (n & 31u);
+  return (atomicOr(&marks[n >> 5u], bit) & bit) == 0u;
+}
+
 // Lane k (0..3) of a quad. Indexing a vector with a runtime value can make the
 // compiler keep it in local memory; selects keep it in registers. On an H100,
 // gpu-dfs on the 2560 lists took 17-18 ms of kernel with `quad[k]` in the

@@ -147,9 +147,19 @@ fn record(n: u32) {
   }
 }
 
+// A thread whose last mark succeeded skips the atomic optimization's plain
+// load: in a pointer chase every successor is unmarked, and the load only
+// lengthens each step's chain of dependent round trips; on shared referents
+// (most marks fail) the load comes back.
+var<private> won: bool;
+
 fn visit(raw: u32) {
   let n = decodeRef(raw);
-  if (n != 0u && tryMark(n)) {
+  if (n == 0u) { return; }
+  var first: bool;
+  if (won) { first = tryMarkAtomic(n); } else { first = tryMark(n); }
+  won = first;
+  if (first) {
     push(n);
     record(n);
   }
