@@ -61,6 +61,7 @@ export async function pairs(ctx) {
         const g = pick(c);
         const gMark = med(g, (x) => x.mark);
         let lower = 0;
+        let fivefold = 0;
         let paired = 0;
         for (let r = 0; r < repeat; r++) {
           const a = serial[r];
@@ -69,21 +70,24 @@ export async function pairs(ctx) {
           for (let j = 0; j < Math.min(a.length, b.length); j++) {
             paired++;
             if (b[j].pause < a[j].pause) lower++;
+            if (a[j].mark >= 5 * b[j].mark) fivefold++;
           }
         }
-        cells.push(fmt(gMark), fx(ratio(sMark, gMark), 1), fmt(med(g, (x) => x.pause)), paired ? `${lower} of ${paired}` : '-');
+        const of = (n) => (paired ? `${n} of ${paired}` : '-');
+        cells.push(fmt(gMark), fx(ratio(sMark, gMark), 1), of(fivefold), fmt(med(g, (x) => x.pause)), of(lower));
       }
       rows.push(cells);
     }
     const headers = ['young collection', 'serial mark', 'serial pause'];
-    for (const c of GPU) headers.push(`${c} mark`, 'serial/it', `${c} pause`, 'pause lower');
+    for (const c of GPU) headers.push(`${c} mark`, 'serial/it', 'mark 5x', `${c} pause`, 'pause lower');
     parts.push(`#### ${shape.label} (sable, --heap ${heap}${quick ? ', --quick sizes' : ''})\n\n${table(headers, rows)}`);
     if (errors.length > 0) parts.push(`Failed runs: ${errors.slice(0, 6).join('; ')}${errors.length > 6 ? '; ...' : ''}`);
   }
   const text =
     `#### pairs: the GPU bar side by side, ${repeat} round(s)\n\n` +
     'Each round runs serial, gpu-dfs and gpu-bfs on the shape, one fresh process each. Medians in ms over the rounds;\n' +
-    '"pause lower": in how many (round, collection) pairs the GPU pause was below that round\'s serial pause.\n\n' +
+    '"mark 5x": in how many (round, collection) pairs the GPU mark was at most a fifth of that round\'s serial mark;\n' +
+    '"pause lower": in how many the GPU pause was below that round\'s serial pause.\n\n' +
     parts.join('\n\n');
   return { text, raw: { rounds } };
 }

@@ -155,7 +155,11 @@ var<private> won: bool;
 
 fn visit(raw: u32) {
   let n = decodeRef(raw);
-  if (n == 0u) { return; }
+  if (n != 0u) { markNext(n); }
+}
+
+// Marks young-or-traced node n != 0 and, if this thread was first, pushes it.
+fn markNext(n: u32) -> bool {
   var first: bool;
   if (won) { first = tryMarkAtomic(n); } else { first = tryMark(n); }
   won = first;
@@ -163,6 +167,7 @@ fn visit(raw: u32) {
     push(n);
     record(n);
   }
+  return first;
 }
 
 // Visits the lanes of quad v (words i..i+3) that lie in [s, e); i < e.
@@ -202,10 +207,23 @@ fn visitFromQuad(first: vec4<u32>, s: u32, e: u32) {
 // Algorithm 3, lines 10-12. With PREFETCH (sable, vector loads) the first quad
 // of references is loaded beside the header word that counts them, so a list
 // node costs one memory round trip before its successor is known, not two.
+// A node with one reference (a pointer chase) goes further: its successor's
+// header and first quad are loaded before the atomic that marks it, so the
+// two round trips overlap, and the next expand() takes them from `ahead`.
+var<private> aheadNode: u32;
+var<private> aheadRefs: vec3<u32>;
+var<private> aheadQuad: vec4<u32>;
+
 fn expand(n: u32) -> u32 {
   var pre = vec4<u32>(0u);
-  if (PREFETCH) { pre = firstRefQuad(n); }
-  let r = nodeRefs(n);
+  var r: vec3<u32>;
+  if (PREFETCH && n == aheadNode) {
+    pre = aheadQuad;
+    r = aheadRefs;
+  } else {
+    if (PREFETCH) { pre = firstRefQuad(n); }
+    r = nodeRefs(n);
+  }
   var count = r.z;
   if (DIVERGENCE && count > SPLIT) {
     let w = atomicAdd(&ctl[CTL_WIDE_TAIL], 1u);
@@ -214,7 +232,18 @@ fn expand(n: u32) -> u32 {
       count = 0u;
     }
   }
-  if (PREFETCH) {
+  if (PREFETCH && count == 1u) {
+    let s = decodeRef(lane(pre, r.y & 3u));
+    if (s != 0u) {
+      let q = firstRefQuad(s);
+      let h = nodeRefs(s);
+      if (markNext(s)) {
+        aheadNode = s;
+        aheadQuad = q;
+        aheadRefs = h;
+      }
+    }
+  } else if (PREFETCH) {
     visitFromQuad(pre, r.y, r.y + count);
   } else {
     visitRange(r.x, r.y, r.y + count, 0u, 1u);
