@@ -98,7 +98,9 @@ export async function runMinivm(root, spec, index) {
     }
   }
   const result = { code: r.code, ms: r.ms, stdout: r.stdout, stderr: r.stderr, stats, error: null };
-  if (r.code === 69) result.error = 'no adapter';
+  // Exit 69 is also an adapter limit (a heap too large for its bindings): only
+  // a missing adapter reads 'no adapter', which the sections take as final.
+  if (r.code === 69 && /no WebGPU adapter/.test(r.stderr)) result.error = 'no adapter';
   else if (r.code !== 0) {
     const line = r.stderr.split('\n').find((l) => /error|Error/.test(l)) ?? r.stderr.trim().split('\n').pop() ?? '';
     result.error = `exit ${r.code}: ${line.replace(/^minivm: /, '').slice(0, 160)}`;

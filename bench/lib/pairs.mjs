@@ -37,7 +37,12 @@ export async function pairs(ctx) {
         log(`pairs ${i + 1}/${repeat} ${shape.name} ${collector}`);
         const spec = { ...gcSpec(shape, { collector, heap, quick }), tag: 'pairs' };
         const r = await runMinivm(root, spec, i);
-        rounds[shape.name][collector].push(r.error ?? youngOf(r));
+        const entry = r.error ?? youngOf(r);
+        rounds[shape.name][collector].push(entry);
+        // Each round's figures as they come: a run cut short (a device call's
+        // time limit) still leaves them in its log.
+        const line = typeof entry === 'string' ? entry : entry.map((c) => `${fmt(c.mark)}/${fmt(c.pause)}`).join(' ');
+        log(`pairs ${i + 1}/${repeat} ${shape.name} ${collector}: young mark/pause ms ${line}`);
       }
     }
   }
