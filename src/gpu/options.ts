@@ -33,7 +33,9 @@
 export type GpuEngine = 'gpu-dfs' | 'gpu-bfs';
 
 export interface GpuOptions {
-  /** Check the mark with a plain load before the atomic (FastCollect §4.4, +A). */
+  /** Check the mark with a plain load before the atomic (FastCollect §4.4, +A).
+   *  gpu-dfs skips the load after a thread's own successful mark (a pointer
+   *  chase, whose successors are unmarked) until its next failed one. */
   atomic: boolean;
   /** gpu-dfs: per-thread stack in workgroup memory spilling to the global stack (§4.1, +H). */
   hybrid: boolean;
