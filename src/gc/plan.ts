@@ -29,7 +29,7 @@ import type { HeapImpl } from '../heap/heap.js';
 import { STATUS_FORWARDED } from '../heap/layout.js';
 import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
 import { Evacuator } from './evacuate.js';
-import { IntList } from './int-list.js';
+import { appendSetBits, IntList } from './int-list.js';
 import type { MarkRequest, MarkResult, MarkTimes, Marker } from './marker.js';
 import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
@@ -281,19 +281,7 @@ export class GenerationalPlan implements Collector {
     const out = this.youngLive;
     out.clear();
     const ranges = h.youngRanges();
-    for (let r = 0; r < 4; r += 2) {
-      const lo = ranges[r]!;
-      const hi = ranges[r + 1]!;
-      for (let w = lo >>> 5; w <= (hi - 1) >>> 5 && lo < hi; w++) {
-        let bits = bitmap[w]!;
-        while (bits !== 0) {
-          const b = 31 - Math.clz32(bits & -bits);
-          bits &= bits - 1;
-          const a = (w << 5) | b;
-          if (a >= lo && a < hi) out.push(a);
-        }
-      }
-    }
+    for (let r = 0; r < 4; r += 2) appendSetBits(out, bitmap, ranges[r]!, ranges[r + 1]!);
     return out.view();
   }
 }

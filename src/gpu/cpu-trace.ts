@@ -96,55 +96,6 @@ export class IntBuf {
   }
 }
 
-/** The addresses in [lo, hi) whose bits are set, in address order: a young
- *  mark's live list once the CPU finished it (order.wgsl's list, on the CPU).
- *  Only bitmap words in `segments` (pairs [from, to) of word indices: where
- *  objects lie) are read: the rest of a fresh bitmap was never touched, and
- *  reading it costs page faults (24 ms over a 512 MiB heap's young range here,
- *  against 0.1 ms for its occupied words). Counted first, then written into
- *  `alloc(count)`, so the caller can reuse one array from mark to mark. */
-export function liveFromBits(
-  bits: Uint32Array,
-  lo: number,
-  hi: number,
-  segments: readonly number[],
-  alloc: (count: number) => Int32Array,
-): Int32Array {
-  let count = 0;
-  for (let i = 0; i + 1 < segments.length; i += 2) {
-    const first = Math.max(segments[i]!, lo >>> 5);
-    const last = Math.min(segments[i + 1]!, bits.length, (hi + 31) >>> 5);
-    for (let w = first; w < last; w++) {
-      let m = bits[w]! | 0;
-      if (m === 0) continue;
-      // Whole words by popcount; the range's two edge words bit by bit.
-      if (w << 5 >= lo && (w << 5) + 32 <= hi) {
-        m = m - ((m >>> 1) & 0x55555555);
-        m = (m & 0x33333333) + ((m >>> 2) & 0x33333333);
-        count += Math.imul((m + (m >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-        continue;
-      }
-      for (; m !== 0; m &= m - 1) {
-        const a = (w << 5) | (31 - Math.clz32(m & -m));
-        if (a >= lo && a < hi) count++;
-      }
-    }
-  }
-  const live = alloc(count);
-  let at = 0;
-  for (let i = 0; i + 1 < segments.length; i += 2) {
-    const first = Math.max(segments[i]!, lo >>> 5);
-    const last = Math.min(segments[i + 1]!, bits.length, (hi + 31) >>> 5);
-    for (let w = first; w < last; w++) {
-      for (let m = bits[w]! | 0; m !== 0; m &= m - 1) {
-        const a = (w << 5) | (31 - Math.clz32(m & -m));
-        if (a >= lo && a < hi) live[at++] = a;
-      }
-    }
-  }
-  return live;
-}
-
 /**
  * The CPU fallbacks: expands on the CPU the nodes the GPU left (gpu-dfs, our
  * addition: `pending`, marked but not yet expanded) or the reference words of

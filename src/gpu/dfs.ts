@@ -11,7 +11,8 @@
  */
 import type { GpuContext } from './device.js';
 import { destroyAll, GrowableBuffer } from './buffers.js';
-import { expandOnCpu, expandSableOnCpu, IntBuf, liveFromBits } from './cpu-trace.js';
+import { appendSetBits } from '../gc/int-list.js';
+import { expandOnCpu, expandSableOnCpu, IntBuf } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
 import { GpuEngineBase, paramsBlock, resultSegments, scanAreas, writeRoots } from './engine.js';
 import type { GpuOptions } from './options.js';
@@ -85,7 +86,7 @@ export class DfsEngine extends GpuEngineBase {
         DRAIN_CAP,
         SCAN_BUDGET: spec.scan,
         PREFETCH: opts.vector && !this.refgraph,
-        STORAGE_STACK: young && !this.addressOrder,
+        STORAGE_STACK: this.storageStack(young),
       },
       bindings: [
         { name: 'roots', kind: 'read-only-storage', type: 'array<u32>' },
@@ -98,6 +99,12 @@ export class DfsEngine extends GpuEngineBase {
       files: ['dfs'],
       entryPoints: ['dfs_init', 'dfs_mark', 'dfs_wide', 'dfs_advance', 'dfs_drain'],
     };
+  }
+
+  /** Young marks keep FastCollect's storage stack only when the live list
+   *  comes back in mark order: in address order order.wgsl rebuilds it. */
+  private storageStack(young: boolean): boolean {
+    return young && !this.addressOrder;
   }
 
   async trace(job: TraceJob): Promise<TraceResult> {
@@ -125,7 +132,7 @@ export class DfsEngine extends GpuEngineBase {
 
     const stack = this.stack.ensure(stackSize * 4);
     const threads = this.threads.ensure(threadCount * THREAD_WORDS * 4).buffer;
-    const store = this.store.ensure(young && !this.addressOrder ? stackSize * 4 : 16).buffer;
+    const store = this.store.ensure(this.storageStack(young) ? stackSize * 4 : 16).buffer;
     const roots = this.roots.ensure(job.roots.length * 4).buffer;
     // The fallback's drain lists pending nodes into `wide` once the rounds stopped.
     const wide = this.wide.ensure(Math.max(wideCap, opts.fallback ? DRAIN_CAP : 0) * 4).buffer;
@@ -233,8 +240,8 @@ export class DfsEngine extends GpuEngineBase {
       const liveGpu = segs[0];
       const readback = performance.now() - t1;
       const t2 = performance.now();
-      // In address order the list is read off the bitmap once the CPU is done
-      // (the kernels kept no list); else the CPU appends to the GPU's.
+      // Without the storage stack (address order) the list is read off the
+      // bitmap once the CPU is done; else the CPU appends to the GPU's list.
       const ordered = young && this.addressOrder;
       let liveList: IntBuf | null = null;
       if (young && !ordered) {
@@ -247,7 +254,15 @@ export class DfsEngine extends GpuEngineBase {
       } else {
         expandOnCpu(job.cpu, nodeMarks, pending, liveList);
       }
-      const live = ordered ? liveFromBits(nodeMarks, job.youngStart, job.youngEnd, markSegs, (n) => this.bufs.hostLive(n)) : liveList?.view().slice();
+      let live: Int32Array | undefined = liveList?.view().slice();
+      if (ordered) {
+        // Over the words read back only: where objects lie.
+        const out = this.bufs.hostLiveList();
+        for (let i = 0; i + 1 < markSegs.length; i += 2) {
+          appendSetBits(out, nodeMarks, Math.max(job.youngStart, markSegs[i]! * 32), Math.min(job.youngEnd, markSegs[i + 1]! * 32));
+        }
+        live = out.view();
+      }
       const bitmap = this.cpuResultBitmap(job, nodeMarks);
       const cpuFallback = performance.now() - t2;
       phases.readback = readback;

@@ -331,8 +331,14 @@ export class EngineBuffers {
    *  scavenges every time, inside the pause. */
   private readonly liveHost = new IntList();
 
-  hostLive(count: number): Int32Array {
+  private hostLive(count: number): Int32Array {
     return this.liveHost.reserve(count).subarray(0, count);
+  }
+
+  /** The same host list, emptied, for a list the CPU builds (gpu-dfs's fallback). */
+  hostLiveList(): IntList {
+    this.liveHost.clear();
+    return this.liveHost;
   }
 
   /** Reads word ranges of device buffers in one submit. A `sink` takes segment i

@@ -33,16 +33,12 @@ struct Params {
 // (FastCollect §4.4) a plain load first skips the atomic for nodes already
 // marked, which is most of them on graphs with shared referents.
 fn tryMark(n: u32) -> bool {
-  let w = n >> 5u;
-  let bit = 1u << (n & 31u);
-  if (ATOMIC_OPT) {
-    if ((atomicLoad(&marks[w]) & bit) != 0u) { return false; }
-  }
-  return (atomicOr(&marks[w], bit) & bit) == 0u;
+  if (ATOMIC_OPT && (atomicLoad(&marks[n >> 5u]) & (1u << (n & 31u))) != 0u) { return false; }
+  return tryMarkAtomic(n);
 }
 
-// tryMark without the plain load: for a node that is almost surely unmarked
-// (gpu-dfs's pointer chase), where the load is one more memory round trip.
+// The atomic alone: for a node that is almost surely unmarked (gpu-dfs's
+// pointer chase), where the plain load is one more memory round trip.
 fn tryMarkAtomic(n: u32) -> bool {
   let bit = 1u << (n & 31u);
   return (atomicOr(&marks[n >> 5u], bit) & bit) == 0u;
