@@ -80,14 +80,34 @@ export class GrowableBuffer {
 /** A reused MAP_READ buffer: copy into it, submit, then `read`. */
 export class Readback {
   private readonly grow: GrowableBuffer;
+  /** Mapped by `hold` and left so until the buffer is next used. */
+  private held = false;
 
   constructor(device: GPUDevice, label: string) {
     this.grow = new GrowableBuffer(device, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, label);
   }
 
-  /** The buffer to copy into, at least `bytes` long. */
+  /** The buffer to copy into, at least `bytes` long. A view that `hold` gave
+   *  out dies here (the buffer is unmapped). */
   target(bytes: number): GPUBuffer {
+    this.release();
     return this.grow.ensure(bytes).buffer;
+  }
+
+  /** Maps the buffer (after the copies were submitted) and returns a view of the
+   *  first `bytes` of the mapped range itself, valid until the next `target` or
+   *  `destroy`: no copy out of the mapping. */
+  async hold(bytes: number): Promise<Uint32Array> {
+    const buffer = this.grow.buffer;
+    const size = bufferSize(bytes);
+    await buffer.mapAsync(GPUMapMode.READ, 0, size);
+    this.held = true;
+    return new Uint32Array(buffer.getMappedRange(0, size), 0, bytes >>> 2);
+  }
+
+  private release(): void {
+    if (this.held) this.grow.buffer.unmap();
+    this.held = false;
   }
 
   /** Maps the buffer (after the copies were submitted) and returns a copy of `bytes` from 0. */
@@ -109,6 +129,7 @@ export class Readback {
   }
 
   destroy(): void {
+    this.held = false;
     this.grow.destroy();
   }
 }

@@ -86,6 +86,7 @@ export class DfsEngine extends GpuEngineBase {
         DRAIN_CAP,
         SCAN_BUDGET: spec.scan,
         PREFETCH: opts.vector && !this.refgraph,
+        CHASE_LOOP: opts.dfsChase === 'loop',
         STORAGE_STACK: this.storageStack(young),
       },
       bindings: [

@@ -79,6 +79,12 @@ export interface GpuOptions {
    *  to hand to the CPU, and fewer, longer rounds cost less), then also for a
    *  chasing thread that holds other work; at least `dfsChain`. 0 = default (16). */
   dfsBroadChain: number;
+  /** gpu-dfs (sable, with vector loads): how a pointer chase runs. `loop`
+   *  (default): node after node in one inner loop while each has one reference
+   *  (dfs.wgsl chase). `step`: one node per turn of the mark loop, through the
+   *  hybrid stack, as every other expansion. Not a marking optimization of the
+   *  papers: `all` and `none` leave it alone. */
+  dfsChase: 'loop' | 'step';
   /** Test hook: words per heap-mirror binding (power of two); 0 = from the adapter's limit. */
   chunkWords: number;
   /** Young collections (sable): remembered sets of at least this many slots are
@@ -140,6 +146,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   dfsScan: 0,
   dfsChain: 0,
   dfsBroadChain: 0,
+  dfsChase: 'loop',
   chunkWords: 0,
   remsetMinSlots: 65536,
   liveOrder: 'address',
@@ -178,6 +185,7 @@ const CHOICES: Record<string, readonly [keyof GpuOptions, readonly string[]]> = 
   order: ['liveOrder', ['address', 'mark']],
   areas: ['stealAreas', ['range', 'occupied']],
   upload: ['edenUpload', ['ahead', 'pause']],
+  chase: ['dfsChase', ['loop', 'step']],
 };
 
 /** Parses a `--gpu-opt` list for `engine`; throws with a one-line message on a bad item. */

@@ -75,6 +75,10 @@ describe('--gpu-opt', () => {
     const d = parseGpuOptions('steps=32,chain=2,broad-chain=8', 'gpu-dfs');
     expect([d.dfsSteps, d.dfsChain, d.dfsBroadChain]).toEqual([32, 2, 8]);
     expect(parseGpuOptions('prefix,-prefix', 'gpu-bfs').offsets).toBe('histogram');
+    expect(parseGpuOptions('all', 'gpu-dfs').dfsChase).toBe('loop');
+    expect(parseGpuOptions('none,chase=step', 'gpu-dfs').dfsChase).toBe('step');
+    expect(parseGpuOptions('chase=step,none', 'gpu-dfs').dfsChase).toBe('step');
+    expect(() => parseGpuOptions('chase=fast', 'gpu-dfs')).toThrow(/chase=loop or chase=step/);
   });
 
   it('rejects unknown names in one line', () => {

@@ -149,6 +149,42 @@ describe('gpu-dfs: pointer-chase steps (chain=)', () => {
     expect(four.stats.rounds).toBe(13);
     await markOnce('gpu-dfs', g, 'young', 'all,-fallback,steps=16,chain=4,broad-chain=4');
   });
+  it('the chase loop (chase=loop) charges each node a chase step, as chase=step does', async () => {
+    // chase() marks node after node inside one expansion; the round budget
+    // must still bound it by nodes, so both modes take the same rounds.
+    const g = parallelLists(64, 600);
+    for (const chase of ['loop', 'step']) {
+      const r = await markOnce('gpu-dfs', g, 'full', `all,-fallback,steps=16,chain=4,broad-chain=4,chase=${chase}`);
+      expect(r.stats.rounds).toBe(13);
+      await markOnce('gpu-dfs', g, 'young', `all,-fallback,steps=16,chain=4,broad-chain=4,chase=${chase}`);
+    }
+  });
+  it('chases that end in branching nodes, shared tails and cycles mark the same under both modes', async () => {
+    // 40 chains of 50 that all run into one 400-node tail, which ends in a
+    // cycle of 60 with a branching node in it; roots at every chain's head and
+    // in the middle of the cycle.
+    const refs: number[][] = [];
+    const roots: number[] = [];
+    const tail = 40 * 50;
+    for (let c = 0; c < 40; c++) {
+      roots.push(refs.length);
+      for (let i = 0; i < 50; i++) refs.push([i + 1 < 50 ? refs.length + 1 : tail]);
+    }
+    const ring = tail + 400;
+    for (let i = 0; i < 400; i++) refs.push([i + 1 < 400 ? refs.length + 1 : ring]);
+    for (let i = 0; i < 60; i++) refs.push(i === 30 ? [ring + 31, 7] : [ring + ((i + 1) % 60)]);
+    roots.push(ring + 45);
+    const r = rng(7);
+    const merged: ObjectGraph = { name: 'merging chains', refs, roots, young: refs.map(() => r() < 0.8) };
+    for (const chase of ['loop', 'step']) {
+      for (const spec of [`all,chase=${chase}`, `all,-atomic,chase=${chase}`, `all,chain=1,broad-chain=1,chase=${chase}`]) {
+        await markOnce('gpu-dfs', merged, 'young', spec);
+        await markOnce('gpu-dfs', merged, 'full', spec);
+      }
+    }
+    // The default (loop) runs every other test of these files.
+    await markOnce('gpu-dfs', mixed(), 'young', 'all,chase=step');
+  });
   it('rounds with more busy threads than the threshold take the broad discount', async () => {
     // 64 chases > threshold 20: 16 x 16 chase steps a round, so the lists end
     // in the first submit (5 rounds dispatched); with threshold=64 every round

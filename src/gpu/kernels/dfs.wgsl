@@ -210,13 +210,17 @@ fn visitFromQuad(first: vec4<u32>, s: u32, e: u32) {
 // A node with one reference (a pointer chase) goes further: its successor's
 // header and first quad are loaded before the atomic that marks it, so the
 // two round trips overlap, and the next expand() takes them from `ahead`.
+// With CHASE_LOOP the chase goes on in chase() for as long as the budget
+// (`maxChase` nodes) allows; `chased` tells dfs_mark how many nodes it marked.
 var<private> aheadNode: u32;
 var<private> aheadRefs: vec3<u32>;
 var<private> aheadQuad: vec4<u32>;
+var<private> chased: u32;
 
-fn expand(n: u32) -> u32 {
+fn expand(n: u32, maxChase: u32) -> u32 {
   var pre = vec4<u32>(0u);
   var r: vec3<u32>;
+  chased = 0u;
   if (PREFETCH && n == aheadNode) {
     pre = aheadQuad;
     r = aheadRefs;
@@ -235,12 +239,17 @@ fn expand(n: u32) -> u32 {
   if (PREFETCH && count == 1u) {
     let s = decodeRef(lane(pre, r.y & 3u));
     if (s != 0u) {
-      let q = firstRefQuad(s);
-      let h = nodeRefs(s);
-      if (markNext(s)) {
-        aheadNode = s;
-        aheadQuad = q;
-        aheadRefs = h;
+      if (CHASE_LOOP) {
+        chased = chase(s, max(1u, maxChase));
+      } else {
+        let q = firstRefQuad(s);
+        let h = nodeRefs(s);
+        if (markNext(s)) {
+          aheadNode = s;
+          aheadQuad = q;
+          aheadRefs = h;
+        }
+        chased = 1u;
       }
     }
   } else if (PREFETCH) {
@@ -249,6 +258,52 @@ fn expand(n: u32) -> u32 {
     visitRange(r.x, r.y, r.y + count, 0u, 1u);
   }
   return count;
+}
+
+// Keeps s (marked by this thread, its header and first quad loaded) on the
+// hybrid stack for a general expansion: the next expand() takes the loads.
+fn keepAhead(s: u32, q: vec4<u32>, h: vec3<u32>) {
+  push(s);
+  aheadNode = s;
+  aheadQuad = q;
+  aheadRefs = h;
+}
+
+// A pointer chase in one loop (CHASE_LOOP): from s, the only reference of a
+// node this thread marked, mark node after node while each has exactly one
+// reference, at most maxSteps of them, each step's loads of the successor's
+// header and first quad sent beside its atomic. Returns the nodes marked; the
+// last one, if it has references to visit, is kept (keepAhead).
+//
+// Going through dfs_mark's loop (push, pop, the budget, the steal test) for
+// each node cost a chase about 2 µs a node on an H100 with 1280 lists at once:
+// the 2560 lists' later young kernels took 2.02-2.05 ms that way and 1.47 ms
+// in this loop, the 256 lists' 16-17 ms against 10.5-11.3 (bench/RESULTS.md,
+// eighth session). Sending each successor's atomic before its predecessor's
+// came back (sound: whoever wins a mark expands the node) measured slower,
+// 2.11 ms.
+fn chase(first: u32, maxSteps: u32) -> u32 {
+  var s = first;
+  var steps = 0u;
+  loop {
+    let q = firstRefQuad(s);
+    let h = nodeRefs(s);
+    var mine: bool;
+    if (won) { mine = tryMarkAtomic(s); } else { mine = tryMark(s); }
+    won = mine;
+    if (!mine) { return steps; }
+    record(s);
+    steps += 1u;
+    if (h.z == 0u) { return steps; }
+    var next = 0u;
+    if (h.z == 1u) { next = decodeRef(lane(q, h.y & 3u)); }
+    if (h.z != 1u || (next != 0u && steps >= maxSteps)) {
+      keepAhead(s, q, h);
+      return steps;
+    }
+    if (next == 0u) { return steps; }
+    s = next;
+  }
 }
 
 // Algorithm 5, made sound (see the top): scan this thread's area of the global
@@ -364,15 +419,15 @@ fn dfs_mark(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
       n = steal(t, &cursor, &scanned);
       if (n == 0u) { break; }
     }
-    let held = lcount > 0u;
-    pushed = 0u;
-    let refs = expand(n);
-    var cost = chain * (1u + (refs >> 4u));
     // In broad rounds a chase is cheap even with other work held: a thread
     // that was chasing one list when it took the head of another keeps both
     // (the one finish() spills it pops back first), and charging it whole
     // steps made the 2560 lists end in a tail of 64 steps a round.
-    if (pushed <= 1u && (!held || chain > CHAIN_STEPS)) { cost = 1u; }
+    let discount = lcount == 0u || chain > CHAIN_STEPS;
+    pushed = 0u;
+    let refs = expand(n, select(1u, budget, discount));
+    var cost = chain * (1u + (refs >> 4u));
+    if (pushed <= 1u && discount) { cost = max(1u, chased); }
     budget -= min(budget, cost);
   }
   threads[THREAD_WORDS * t + 1u] = cursor;
