@@ -85,6 +85,8 @@ export interface GpuOptions {
    *  hybrid stack, as every other expansion. Not a marking optimization of the
    *  papers: `all` and `none` leave it alone. */
   dfsChase: 'loop' | 'step';
+  /** gpu-dfs: roots per 32 threads when dealing them (power of two, 1-32); 0 = 32. */
+  dfsRootLanes: number;
   /** Test hook: words per heap-mirror binding (power of two); 0 = from the adapter's limit. */
   chunkWords: number;
   /** Young collections (sable): remembered sets of at least this many slots are
@@ -147,6 +149,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   dfsChain: 0,
   dfsBroadChain: 0,
   dfsChase: 'loop',
+  dfsRootLanes: 0,
   chunkWords: 0,
   remsetMinSlots: 65536,
   liveOrder: 'address',
@@ -176,6 +179,7 @@ const NUMERIC: Record<string, keyof GpuOptions> = {
   scan: 'dfsScan',
   chain: 'dfsChain',
   'broad-chain': 'dfsBroadChain',
+  'root-lanes': 'dfsRootLanes',
   'chunk-words': 'chunkWords',
   remset: 'remsetMinSlots',
 };

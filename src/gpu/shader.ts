@@ -139,12 +139,21 @@ export function bindGroup(
   program: Program,
   buffers: Readonly<Record<string, GPUBuffer>>,
 ): GPUBindGroup {
-  return device.createBindGroup({
-    layout: program.layout,
-    entries: program.bindings.map((b, i) => {
-      const buffer = buffers[b.name];
-      if (!buffer) throw new Error(`no buffer for binding '${b.name}'`);
-      return { binding: i, resource: { buffer } };
-    }),
+  const list = program.bindings.map((b) => {
+    const buffer = buffers[b.name];
+    if (!buffer) throw new Error(`no buffer for binding '${b.name}'`);
+    return buffer;
   });
+  // Marks in a row bind the same buffers (they only grow, and rarely): one
+  // group serves them all.
+  const last = lastGroups.get(program);
+  if (last && last.buffers.length === list.length && last.buffers.every((b, i) => b === list[i])) return last.group;
+  const group = device.createBindGroup({
+    layout: program.layout,
+    entries: list.map((buffer, i) => ({ binding: i, resource: { buffer } })),
+  });
+  lastGroups.set(program, { buffers: list, group });
+  return group;
 }
+
+const lastGroups = new WeakMap<Program, { buffers: GPUBuffer[]; group: GPUBindGroup }>();
