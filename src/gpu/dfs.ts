@@ -14,7 +14,7 @@ import { destroyAll, GrowableBuffer } from './buffers.js';
 import { appendSetBits } from '../gc/int-list.js';
 import { expandOnCpu, expandSableOnCpu, IntBuf } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
-import { GpuEngineBase, paramsBlock, resultSegments, scanAreas, writeRoots, youngResult } from './engine.js';
+import { GpuEngineBase, paramsBlock, resultSegments, scanAreas, writeRoots } from './engine.js';
 import type { GpuOptions } from './options.js';
 
 const CTL_LAST_BUSY = 1;
@@ -49,9 +49,6 @@ export class DfsEngine extends GpuEngineBase {
   private readonly store: GrowableBuffer;
   private readonly roots: GrowableBuffer;
   private readonly wide: GrowableBuffer;
-  /** Live objects of the last young mark the GPU finished: the size of the next
-   *  one's list read back ahead. */
-  private lastYoungLive = 0;
   /** The linked stack is all zero after a finished mark; not after a failed one. */
   private stackClean = true;
 
@@ -90,7 +87,6 @@ export class DfsEngine extends GpuEngineBase {
         SCAN_BUDGET: spec.scan,
         PREFETCH: opts.vector && !this.refgraph,
         CHASE_LOOP: opts.dfsChase === 'loop',
-        ROOT_LANES: Math.min(32, 2 ** Math.floor(Math.log2(Math.max(1, opts.dfsRootLanes || 32)))),
         STORAGE_STACK: this.storageStack(young),
       },
       bindings: [
@@ -165,7 +161,6 @@ export class DfsEngine extends GpuEngineBase {
     let pending: Uint32Array | null = null;
     let drainMs = 0;
     let encodeMs = 0;
-    let aheadWords = 0;
     for (let first = true; ; first = false) {
       const te = performance.now();
       const enc = device.createCommandEncoder({ label: 'gpu-dfs' });
@@ -194,11 +189,6 @@ export class DfsEngine extends GpuEngineBase {
         pass.dispatchWorkgroups(1);
       }
       pass.end();
-      // A young mark whose list size the last one suggests gets its list
-      // rebuilt and copied for reading in every submit, in case that submit
-      // ends the mark: that saves the read-back's own submit and wait.
-      aheadWords = young ? Math.min(job.liveCap, Math.ceil(this.lastYoungLive * 1.25) + 1024) : 0;
-      if (this.lastYoungLive === 0 || !this.encodeLiveAhead(enc, job, m, aheadWords)) aheadWords = 0;
       encodeMs += performance.now() - te;
       const r = await bufs.submitAndReadCtl(enc);
       encodeMs += r.submitMs;
@@ -299,12 +289,8 @@ export class DfsEngine extends GpuEngineBase {
     this.stackClean = true;
 
     const liveCount = young ? Math.min(ctl[CTL_LIVE]!, job.liveCap) : 0;
-    if (young) this.lastYoungLive = liveCount;
     const t1 = performance.now();
-    const result =
-      young && aheadWords > 0 && liveCount <= aheadWords
-        ? youngResult(await bufs.holdLive(liveCount), job.heapWords)
-        : await this.readGpuResult(job, m, liveCount);
+    const result = await this.readGpuResult(job, m, liveCount);
     const readback = performance.now() - t1;
     phases.readback = readback;
     return {

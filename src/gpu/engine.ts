@@ -331,23 +331,11 @@ export class EngineBuffers {
    *  into a reused host array took part of a 1.3 ms read-back on an H100 (a fresh
    *  array per mark also cost page faults and V8's external-memory scavenges). */
   private async readLive(count: number, prelude?: (enc: GPUCommandEncoder) => void): Promise<Int32Array> {
+    const target = this.liveReadback.target(count * 4);
     const enc = this.ctx.device.createCommandEncoder({ label: 'live list read-back' });
     prelude?.(enc);
-    this.encodeLiveCopy(enc, count);
+    if (count > 0) enc.copyBufferToBuffer(this.live.buffer, 0, target, 0, count * 4);
     this.ctx.device.queue.submit([enc.finish()]);
-    return this.holdLive(count);
-  }
-
-  /** Encodes the copy of the live list's first `words` to its read-back (a
-   *  list handed out before dies here). */
-  encodeLiveCopy(enc: GPUCommandEncoder, words: number): void {
-    const target = this.liveReadback.target(words * 4);
-    if (words > 0) enc.copyBufferToBuffer(this.live.buffer, 0, target, 0, words * 4);
-  }
-
-  /** The first `count` entries of the live list copied by `encodeLiveCopy`,
-   *  once its submit is done: the mapped range itself (see `readLive`). */
-  async holdLive(count: number): Promise<Int32Array> {
     const view = await this.liveReadback.hold(count * 4);
     return new Int32Array(view.buffer, view.byteOffset, count);
   }
@@ -530,18 +518,6 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
     } else {
       enc.clearBuffer(m.marks, 0, m.marksWords * 4);
     }
-  }
-
-  /** Young sable marks in address order: encodes the live list's rebuild from
-   *  the marks and the copy of its first `words` to the read-back, at the end
-   *  of a submit that may finish the mark (see DfsEngine.trace). False, encoding
-   *  nothing, where the list comes back some other way. */
-  protected encodeLiveAhead(enc: GPUCommandEncoder, job: TraceJob, m: MarkBinding, words: number): boolean {
-    const order = this.order;
-    if (!order || !order.compiled || job.kind !== 'young' || m.addrBits || words <= 0) return false;
-    order.encode(enc, m.marks, m.live, job.youngStart, job.youngEnd);
-    this.bufs.encodeLiveCopy(enc, words);
-    return true;
   }
 
   /** The result of a mark the GPU finished (EngineBuffers.readResult); refgraph

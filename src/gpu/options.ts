@@ -85,8 +85,6 @@ export interface GpuOptions {
    *  hybrid stack, as every other expansion. Not a marking optimization of the
    *  papers: `all` and `none` leave it alone. */
   dfsChase: 'loop' | 'step';
-  /** gpu-dfs: roots per 32 threads when dealing them (power of two, 1-32); 0 = 32. */
-  dfsRootLanes: number;
   /** Test hook: words per heap-mirror binding (power of two); 0 = from the adapter's limit. */
   chunkWords: number;
   /** Young collections (sable): remembered sets of at least this many slots are
@@ -149,7 +147,6 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   dfsChain: 0,
   dfsBroadChain: 0,
   dfsChase: 'loop',
-  dfsRootLanes: 0,
   chunkWords: 0,
   remsetMinSlots: 65536,
   liveOrder: 'address',
@@ -179,7 +176,6 @@ const NUMERIC: Record<string, keyof GpuOptions> = {
   scan: 'dfsScan',
   chain: 'dfsChain',
   'broad-chain': 'dfsBroadChain',
-  'root-lanes': 'dfsRootLanes',
   'chunk-words': 'chunkWords',
   remset: 'remsetMinSlots',
 };

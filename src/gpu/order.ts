@@ -24,11 +24,6 @@ export class AddressOrder {
     this.sums = new GrowableBuffer(d, GPUBufferUsage.STORAGE, 'order block sums', ctx.limits.maxStorageBufferBindingSize);
   }
 
-  /** True once `compile` has finished. */
-  get compiled(): boolean {
-    return this.program !== null;
-  }
-
   /** Compiles the kernels (at start-up, with the engine's). */
   async compile(): Promise<void> {
     this.program ??= await buildProgram(this.ctx, {

@@ -205,18 +205,17 @@ describe('gpu-dfs: pointer-chase steps (chain=)', () => {
   });
 });
 
-describe('gpu-dfs: the live list read back with the rounds', () => {
+describe('the young live list handed out as the mapped read-back', () => {
   it('young marks of growing, shrinking and equal live sets on one marker', async () => {
-    // The first young mark reads its list in a submit of its own; later ones
-    // copy a list of 1.25x the last one's size (+1024) with the rounds, and
-    // fall back to their own read-back when the list outgrows that.
+    // Each young list is the read-back buffer's mapped range, unmapped when the
+    // next young mark reads its own (the buffer grows for the second mark).
     const g0 = parallelLists(48, 120);
     const g: ObjectGraph = { ...g0, young: g0.refs.map(() => true) };
     const heap = layoutSable(g);
     const all = request(g, 'young', heap.addr, heap.youngRange);
     const marker = new GpuMarker({ engine: 'gpu-dfs', input: { layout: 'sable', words: heap.words }, options: 'all' });
     try {
-      // 1, 48 and 8 lists of 120: 120, 5760 (over 1.25 x 120 + 1024) and 960 objects.
+      // 1, 48 and 8 lists of 120 objects.
       for (const n of [1, 48, 48, 8, 8, 48]) {
         const req = { ...all, roots: all.roots.slice(0, n) };
         const res = await marker.mark(req);

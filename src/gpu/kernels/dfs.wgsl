@@ -385,21 +385,13 @@ fn resume(t: u32, lid: u32) {
   }
 }
 
-// Marks and pushes the roots. With ROOT_LANES = 32 thread t takes roots t,
-// t+T, t+2T, ...; with fewer, roots are dealt to the first ROOT_LANES threads
-// of every 32 (a warp on NVIDIA) first: lane l of group g takes roots
-// l*G + g, then + G*ROOT_LANES, ... (G groups of 32).
+// Marks and pushes the roots: thread t takes roots t, t+T, t+2T, ...
 @compute @workgroup_size(WG)
 fn dfs_init(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let t = gid.x;
   // The first submit cleared `threads`: every thread starts with nothing.
   resume(t, lid);
-  if (ROOT_LANES >= 32u) {
-    for (var r = t; r < params.rootCount; r += params.threadCount) { visit(roots[r]); }
-  } else if ((t & 31u) < ROOT_LANES) {
-    let groups = params.threadCount >> 5u;
-    for (var r = (t & 31u) * groups + (t >> 5u); r < params.rootCount; r += groups * ROOT_LANES) { visit(roots[r]); }
-  }
+  for (var r = t; r < params.rootCount; r += params.threadCount) { visit(roots[r]); }
   finish(t);
 }
 
