@@ -205,6 +205,24 @@ describe('gpu-dfs: pointer-chase steps (chain=)', () => {
   });
 });
 
+describe('gpu-dfs: load balancing (+D)', () => {
+  it('idle threads take a tree from its one root: fewer rounds than without', async () => {
+    // Without stealing one thread expands all of it, at most `steps` nodes a
+    // round; with it, the spilled subtrees spread over the idle threads (which
+    // scan only while some thread ended the last round with a global stack).
+    const g = binaryTree(12);
+    const spec = 'all,-fallback,-divergence,steps=16';
+    const alone = await markOnce('gpu-dfs', g, 'full', `${spec},-balance`);
+    const shared = await markOnce('gpu-dfs', g, 'full', spec);
+    expect(alone.stats.rounds).toBeGreaterThanOrEqual(Math.floor((2 ** 12 - 1) / 16));
+    expect(shared.stats.rounds * 4).toBeLessThan(alone.stats.rounds);
+  });
+  it('lists whose chases keep their one node leave nothing to steal, and mark the same', async () => {
+    await markOnce('gpu-dfs', parallelLists(40, 300), 'full', 'all,-fallback');
+    await markOnce('gpu-dfs', parallelLists(40, 300), 'young', 'all,-fallback,chase=step');
+  });
+});
+
 describe('the young live list handed out as the mapped read-back', () => {
   it('young marks of growing, shrinking and equal live sets on one marker', async () => {
     // Each young list is the read-back buffer's mapped range, unmapped when the
