@@ -6,7 +6,7 @@
 // evacuation's (read a list, read and write a SharedArrayBuffer heap), then:
 //   node bench/isolate-probe.mjs main     detaches a buffer on this thread
 //   node bench/isolate-probe.mjs worker   opens the GPU in a worker, maps and unmaps there
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 
 if (isMainThread) {
   const mode = process.argv[2] ?? 'worker';
@@ -34,7 +34,7 @@ if (isMainThread) {
     const ab = new ArrayBuffer(8);
     structuredClone(ab, { transfer: [ab] });
   } else {
-    const worker = new Worker(new URL(import.meta.url), { workerData: null });
+    const worker = new Worker(new URL(import.meta.url));
     console.log(await new Promise((resolve, reject) => {
       worker.on('message', resolve);
       worker.on('error', reject);
@@ -43,7 +43,6 @@ if (isMainThread) {
   }
   time(`after a detach (${mode})`);
 } else {
-  void workerData;
   const { create, globals } = await import('webgpu');
   Object.assign(globalThis, globals);
   const adapter = await create([]).requestAdapter();

@@ -302,15 +302,13 @@ export class EngineBuffers {
     for (let i = 0; i < segs.length; i += 2) n += segs[i + 1]! - segs[i]!;
     const bytes = n * 4;
     if (bytes === 0) return { bitmap };
-    const target = this.resultReadback.target(bytes);
-    const enc = this.ctx.device.createCommandEncoder({ label: 'mark read-back' });
-    prelude?.(enc);
+    const copies: Copy[] = [];
     for (let i = 0, at = 0; i < segs.length; i += 2) {
       const len = segs[i + 1]! - segs[i]!;
-      enc.copyBufferToBuffer(bitmapBuf, segs[i]! * 4, target, at * 4, len * 4);
+      copies.push({ buffer: bitmapBuf, word: segs[i]!, count: len, at });
       at += len;
     }
-    this.ctx.device.queue.submit([enc.finish()]);
+    this.submitCopies('mark read-back', this.resultReadback.target(bytes), copies, prelude);
     // Straight from the mapped range into the result: no intermediate copy.
     await this.resultReadback.readWith(bytes, (words) => {
       for (let i = 0, at = 0; i < segs.length; i += 2) {
@@ -332,19 +330,26 @@ export class EngineBuffers {
    *  array per mark also cost page faults and V8's external-memory scavenges). */
   private async readLive(count: number, prelude?: (enc: GPUCommandEncoder) => void): Promise<Int32Array> {
     const target = this.liveReadback.target(count * 4);
-    const enc = this.ctx.device.createCommandEncoder({ label: 'live list read-back' });
-    prelude?.(enc);
-    if (count > 0) enc.copyBufferToBuffer(this.live.buffer, 0, target, 0, count * 4);
-    this.ctx.device.queue.submit([enc.finish()]);
+    this.submitCopies('live list read-back', target, [{ buffer: this.live.buffer, word: 0, count, at: 0 }], prelude);
     const view = await this.liveReadback.hold(count * 4);
     return new Int32Array(view.buffer, view.byteOffset, count);
   }
 
-  /** The host copy of a live list the CPU builds (gpu-dfs's fallback), reused
-   *  from mark to mark. */
+  /** One submit: `prelude`, then each copy of `count` words from `word` of its
+   *  buffer to word `at` of the read-back `target`. */
+  private submitCopies(label: string, target: GPUBuffer, copies: readonly Copy[], prelude?: (enc: GPUCommandEncoder) => void): void {
+    const enc = this.ctx.device.createCommandEncoder({ label });
+    prelude?.(enc);
+    for (const c of copies) {
+      if (c.count > 0) enc.copyBufferToBuffer(c.buffer, c.word * 4, target, c.at * 4, c.count * 4);
+    }
+    this.ctx.device.queue.submit([enc.finish()]);
+  }
+
+  /** A host list reused from mark to mark, emptied, for a live list the CPU
+   *  builds (gpu-dfs's fallback). */
   private readonly liveHost = new IntList();
 
-  /** The same host list, emptied, for a list the CPU builds (gpu-dfs's fallback). */
   hostLiveList(): IntList {
     this.liveHost.clear();
     return this.liveHost;
@@ -366,12 +371,7 @@ export class EngineBuffers {
     }
     if (total === 0) return segs.map(() => new Uint32Array(0));
     const target = this.resultReadback.target(total * 4);
-    const enc = this.ctx.device.createCommandEncoder({ label: 'segment read-back' });
-    prelude?.(enc);
-    segs.forEach((s, i) => {
-      if (s.count > 0) enc.copyBufferToBuffer(s.buffer, s.word * 4, target, offsets[i]! * 4, s.count * 4);
-    });
-    this.ctx.device.queue.submit([enc.finish()]);
+    this.submitCopies('segment read-back', target, segs.map((s, i) => ({ ...s, at: offsets[i]! })), prelude);
     return this.resultReadback.readWith(total * 4, (words) =>
       segs.map((s, i) => {
         const view = words.subarray(offsets[i]!, offsets[i]! + s.count);
@@ -385,6 +385,14 @@ export class EngineBuffers {
     destroyAll(this.params, this.ctl, this.marks, this.live, this.addrBits, this.ctlReadback, this.resultReadback, this.liveReadback);
     destroyAll(this.querySet, this.queryResolve);
   }
+}
+
+/** A copy of `count` words from word `word` of `buffer` to word `at` of a read-back. */
+interface Copy {
+  readonly buffer: GPUBuffer;
+  readonly word: number;
+  readonly count: number;
+  readonly at: number;
 }
 
 /** What an engine's program adds to the shared parts (see `GpuEngineBase.program`). */

@@ -296,14 +296,17 @@ fn chase(first: u32, maxSteps: u32) -> u32 {
     if (!mine) { return steps; }
     record(s);
     steps += 1u;
-    if (h.z == 0u) { return steps; }
-    var next = 0u;
-    if (h.z == 1u) { next = decodeRef(lane(q, h.y & 3u)); }
-    if (h.z != 1u || (next != 0u && steps >= maxSteps)) {
+    if (h.z != 1u) {
+      // No references: done. More than one: a general expansion, later.
+      if (h.z != 0u) { keepAhead(s, q, h); }
+      return steps;
+    }
+    let next = decodeRef(lane(q, h.y & 3u));
+    if (next == 0u) { return steps; }
+    if (steps >= maxSteps) {
       keepAhead(s, q, h);
       return steps;
     }
-    if (next == 0u) { return steps; }
     s = next;
   }
 }
