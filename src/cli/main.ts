@@ -83,8 +83,8 @@ async function main(argv: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => {
-    releaseGpu();
+  async (code) => {
+    await releaseGpu();
     process.exit(code);
   },
   (e: unknown) => {

@@ -9,7 +9,7 @@ import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
 import { createHeap, formatGcRecord, formatGcStats, type GcRecord, type HeapImpl } from '../heap/index.js';
 import {
-  currentGpu, describeGpu, destroyGpu, GpuAdapterLimitError, GpuMarker, NoGpuAdapterError, openGpu, parseGpuOptions,
+  closeGpuHost, describeAdapter, GpuAdapterLimitError, gpuHost, NoGpuAdapterError, parseGpuOptions, WorkerGpuMarker,
   type RefGraphInput, type SableInput,
 } from '../gpu/index.js';
 import { AutoMarker } from './auto-marker.js';
@@ -93,15 +93,15 @@ function markerFor(options: RunOptions, heap: HeapImpl): Marker | undefined {
   switch (gc) {
     case 'gpu-dfs':
     case 'gpu-bfs':
-      return new GpuMarker({ engine: gc, input: gpuInput(heap), options: gpuOpt, benchmark });
+      return new WorkerGpuMarker({ engine: gc, input: gpuInput(heap), options: gpuOpt, benchmark });
     case 'parallel':
       // Each run gets its own --threads (default: every available core, at least 2).
       return new ParallelMarker(heap, threads);
     case 'auto':
       return new AutoMarker(heap, {
         threads,
-        probeGpu: async () => !(await openGpu({ benchmark })).adapter.software,
-        gpuMarker: () => new GpuMarker({ engine: 'gpu-dfs', input: gpuInput(heap), options: gpuOpt, benchmark }),
+        probeGpu: async () => !(await gpuHost().adapter(benchmark)).software,
+        gpuMarker: () => new WorkerGpuMarker({ engine: 'gpu-dfs', input: gpuInput(heap), options: gpuOpt, benchmark }),
       });
     default:
       return undefined;
@@ -149,7 +149,7 @@ export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHoo
   }
   const engine = markerFor(options, heap);
   if (engine instanceof AutoMarker) autoMarker = engine;
-  const gpuMarker = engine instanceof GpuMarker ? engine : undefined;
+  const gpuMarker = engine instanceof WorkerGpuMarker ? engine : undefined;
   const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;
   const collector = createCollector(options.gc, heap, marker ? { marker } : {});
   // Open the device and compile the kernels now, not in the first collection's
@@ -177,7 +177,7 @@ export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHoo
       const s = heap.stats;
       const pauses = records.map((r) => r.pauseMs);
       const gcMs = records.reduce((t, r) => t + r.pauseMs + r.phases.verify, 0);
-      const ctx = gpuMarker ? currentGpu() : null;
+      const adapter = gpuMarker?.adapter ?? null;
       return {
         collector: options.gc,
         layout: options.layout,
@@ -197,10 +197,10 @@ export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHoo
         bytesPromoted: s.bytesPromoted,
         peakHeapBytes: Math.max(peak, heap.usedBytes()),
         refGraph: options.layout === 'refgraph' ? { ...s.layout } : null,
-        gpu: ctx && gpuMarker
+        gpu: adapter && gpuMarker
           ? {
-              adapter: describeGpu(ctx),
-              vendor: ctx.adapter.vendor,
+              adapter: describeAdapter(adapter),
+              vendor: adapter.vendor,
               options: gpuMarker.lastStats?.label ?? options.gpuOpt,
               startupMs: gpuStartupMs,
             }
@@ -214,9 +214,10 @@ export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHoo
   };
 }
 
-/** Destroys the GPU device, if one was opened; the CLI calls it before exiting. */
-export function releaseGpu(): void {
-  destroyGpu();
+/** Destroys the GPU device and ends its worker thread, if one was started; the
+ *  CLI awaits it before exiting. */
+export function releaseGpu(): Promise<void> {
+  return closeGpuHost();
 }
 
 /** The `--stats` summary. */

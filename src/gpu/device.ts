@@ -12,48 +12,10 @@
  * lines go to stderr, never to the program's stdout, so they are left alone.
  */
 import { create, globals } from 'webgpu';
+import { describeAdapter, NoGpuAdapterError, type GpuAdapterDescription, type GpuLimits } from './adapter.js';
 
-/** Thrown when no WebGPU adapter is available; the message is one line. */
-export class NoGpuAdapterError extends Error {
-  constructor(detail?: string) {
-    super(
-      'no WebGPU adapter found: install a Vulkan driver (on Debian 12: sudo bash scripts/setup-vulkan.sh, ' +
-        "which installs Mesa's lavapipe from bookworm-backports)" +
-        (detail ? ` (${detail})` : ''),
-    );
-    this.name = 'NoGpuAdapterError';
-  }
-}
-
-/** Thrown at start-up when the adapter cannot hold what the heap needs (a
- *  software adapter's 128 MiB storage bindings under a large heap); one line. */
-export class GpuAdapterLimitError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'GpuAdapterLimitError';
-  }
-}
-
-/** What `--stats` prints about the adapter. */
-export interface GpuAdapterDescription {
-  readonly name: string;
-  readonly vendor: string;
-  readonly architecture: string;
-  readonly description: string;
-  /** True for CPU implementations (lavapipe/llvmpipe, SwiftShader): kernels are sized down for them. */
-  readonly software: boolean;
-}
-
-export interface GpuLimits {
-  readonly maxStorageBufferBindingSize: number;
-  readonly maxBufferSize: number;
-  readonly maxComputeWorkgroupStorageSize: number;
-  readonly maxComputeInvocationsPerWorkgroup: number;
-  readonly maxComputeWorkgroupSizeX: number;
-  readonly maxComputeWorkgroupsPerDimension: number;
-  readonly maxStorageBuffersPerShaderStage: number;
-  readonly minStorageBufferOffsetAlignment: number;
-}
+export { NoGpuAdapterError, GpuAdapterLimitError, describeAdapter } from './adapter.js';
+export type { GpuAdapterDescription, GpuLimits } from './adapter.js';
 
 export interface GpuContext {
   readonly device: GPUDevice;
@@ -179,8 +141,7 @@ export async function destroyGpu(): Promise<void> {
 
 /** One line for `--stats`. */
 export function describeGpu(ctx: GpuContext): string {
-  const a = ctx.adapter;
-  return `${a.name} (vendor ${a.vendor}, architecture ${a.architecture}${a.software ? ', software' : ''})`;
+  return describeAdapter(ctx.adapter);
 }
 
 // Keeps `gpuRoot` referenced for the linter's sake: it exists only to pin Dawn.

@@ -1,11 +1,13 @@
 /**
  * gpu/: WebGPU marking engines behind gc/'s `Marker` interface. The rest of the
- * VM needs only this file: the device (for `--stats` and exit code 69), the
- * options parser for `--gpu-opt`, and `GpuMarker`.
+ * VM needs only this file: the errors that map to exit 69, the adapter's
+ * description for `--stats`, the options parser for `--gpu-opt`, and
+ * `WorkerGpuMarker`, whose marks run in the GPU worker thread that owns the
+ * device (host.ts). Nothing exported here loads Dawn on the caller's thread.
  */
-export { GpuAdapterLimitError, NoGpuAdapterError, openGpu, destroyGpu, currentGpu, describeGpu } from './device.js';
-export type { GpuContext, GpuAdapterDescription, GpuOpenOptions } from './device.js';
-export { GpuMarker } from './marker.js';
+export { GpuAdapterLimitError, NoGpuAdapterError, describeAdapter } from './adapter.js';
+export type { GpuAdapterDescription } from './adapter.js';
+export { WorkerGpuMarker, gpuHost, closeGpuHost, openedAdapter } from './host.js';
 export type { GpuMarkerConfig, GpuMarkStats, SableInput, RefGraphInput } from './marker.js';
 export type { CsrGraph, RefGraphs, GraphDirty, DirtyRanges, UploadStats } from './mirror.js';
 export { parseGpuOptions, baselineOptions, optionsLabel, DEFAULT_GPU_OPTIONS } from './options.js';

@@ -20,7 +20,7 @@
  * bound on its own; kernels pick the chunk with a switch (see `HeapMirror.accessors`).
  */
 import type { GpuContext } from './device.js';
-import { GpuAdapterLimitError } from './device.js';
+import { GpuAdapterLimitError } from './adapter.js';
 import { bufferSize, floorPow2, GrowableBuffer, Readback, u32View } from './buffers.js';
 import type { BindingSpec } from './shader.js';
 

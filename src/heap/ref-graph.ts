@@ -34,10 +34,16 @@ export const VERTEX_WORDS = 4;
 const EDGE_BLOCK_SHIFT = 7;
 const EDGE_BLOCK = 1 << EDGE_BLOCK_SHIFT;
 
+/** A zeroed Uint32Array over a SharedArrayBuffer: a GPU marker's worker thread
+ *  (gpu/host-worker.ts) reads the graphs in place instead of being sent copies. */
+function sharedU32(length: number): Uint32Array {
+  return new Uint32Array(new SharedArrayBuffer(length * 4));
+}
+
 /** One generation's graph. Arrays grow by doubling; only the prefixes in use matter. */
 export class GenerationGraph {
-  vertices = new Uint32Array(VERTEX_WORDS * 1024);
-  edges = new Uint32Array(4096);
+  vertices = sharedU32(VERTEX_WORDS * 1024);
+  edges = sharedU32(4096);
   vertexCount = 0;
   /** Edge words in use, padding included (a multiple of 4). */
   edgeCount = 0;
@@ -52,7 +58,7 @@ export class GenerationGraph {
   addVertex(addr: number, edgeCount: number): number {
     const id = this.vertexCount;
     if ((id + 1) * VERTEX_WORDS > this.vertices.length) {
-      const v = new Uint32Array(this.vertices.length * 2);
+      const v = sharedU32(this.vertices.length * 2);
       v.set(this.vertices);
       this.vertices = v;
     }
@@ -61,7 +67,7 @@ export class GenerationGraph {
     if (first + padded > this.edges.length) {
       let cap = this.edges.length * 2;
       while (cap < first + padded) cap *= 2;
-      const e = new Uint32Array(cap);
+      const e = sharedU32(cap);
       e.set(this.edges.subarray(0, first));
       this.edges = e;
     } else if (padded > 0) {

@@ -1,0 +1,242 @@
+/**
+ * The GPU worker thread: it owns the process's WebGPU device and runs the
+ * `GpuMarker`s that the main thread's `WorkerGpuMarker`s (host.ts) stand for.
+ * protocol.ts says why the device lives here and what crosses the threads.
+ *
+ * Requests run one at a time, in the order they came. Each marker's input is
+ * built from the heap's shared words and from what the requests carry: the
+ * main thread takes the heap's changes (dirty ranges, graph changes) when it
+ * sends a request that may upload, and this side hands them to the marker's
+ * next `takeDirty...` call, merged if several requests brought some.
+ */
+import { parentPort } from 'node:worker_threads';
+import { destroyGpu, openGpu } from './device.js';
+import { STAGED_ROOTS } from './engine.js';
+import { GpuMarker, type RefGraphInput, type SableInput } from './marker.js';
+import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror.js';
+import type { Changes, HostReply, HostRequest, MarkReply, RemsetReply, SharedInts } from './protocol.js';
+
+type CreateRequest = Extract<HostRequest, { op: 'create' }>;
+
+function view(s: SharedInts): Int32Array {
+  return new Int32Array(s.buffer, s.offset * 4, s.length);
+}
+
+/** Ranges taken at two times, as one list ('all' absorbs the rest). */
+function mergeRanges(a: number[] | 'all' | null, b: DirtyRanges | 'all'): number[] | 'all' {
+  if (a === 'all' || b === 'all') return 'all';
+  const out = a ?? [];
+  for (let i = 0; i < b.length; i++) out.push(b[i]!);
+  return out;
+}
+
+/** Graph changes taken at two times: a field absent in either means "all of that array". */
+function mergeGraphDirty(a: GraphDirty | null, b: GraphDirty): GraphDirty {
+  if (a === null) return b;
+  const out: Record<string, DirtyRanges> = {};
+  for (const k of ['youngVertices', 'youngEdges', 'tenuredVertices', 'tenuredEdges'] as const) {
+    const x = a[k];
+    const y = b[k];
+    if (x !== undefined && y !== undefined) out[k] = [...Array.from(x), ...Array.from(y)];
+  }
+  return out;
+}
+
+/** One marker run here for the main thread, with what its input returns next. */
+class Hosted {
+  readonly marker: GpuMarker;
+  readonly benchmark: boolean;
+  private dirty: number[] | 'all' | null = null;
+  private graphDirty: GraphDirty | null = null;
+  private graphs: RefGraphs | null = null;
+  objectRanges: number[] | undefined;
+  sizeTable: Uint32Array | undefined;
+  /** The last young mark's own live list (replayEvacuation checks it is the one replayed). */
+  live: Int32Array | null = null;
+  /** The live list as the main thread reads it: a copy in shared memory, grown as needed. */
+  private shared = new Int32Array(new SharedArrayBuffer(4 * 1024));
+
+  constructor(req: CreateRequest) {
+    const spec = req.input;
+    this.benchmark = req.benchmark;
+    const words = new Int32Array(spec.words);
+    let input: SableInput | RefGraphInput;
+    if (spec.layout === 'sable') {
+      input = {
+        layout: 'sable',
+        words,
+        takeDirtyRanges: spec.dirtyRanges ? () => this.takeDirty() : undefined,
+        objectRanges: spec.objectRanges ? () => this.objectRanges ?? [] : undefined,
+        sizeTable: spec.sizeTable ? () => this.sizeTable ?? new Uint32Array(0) : undefined,
+        youngRange: spec.youngRange,
+      };
+    } else {
+      input = {
+        layout: 'refgraph',
+        words,
+        graphs: () => {
+          if (this.graphs === null) throw new Error('refgraph: a mark without the graphs');
+          return this.graphs;
+        },
+        takeDirtyGraphs: spec.dirtyGraphs ? () => this.takeGraphDirty() : undefined,
+      };
+    }
+    this.marker = new GpuMarker({
+      engine: req.engine,
+      input,
+      options: req.options,
+      benchmark: req.benchmark,
+      warmUp: req.warmUp,
+    });
+  }
+
+  receive(c: Changes): void {
+    if (c.dirty !== undefined) this.dirty = mergeRanges(this.dirty, c.dirty);
+    if (c.graphs !== undefined) this.graphs = c.graphs;
+    if (c.graphDirty !== undefined) this.graphDirty = mergeGraphDirty(this.graphDirty, c.graphDirty);
+  }
+
+  private takeDirty(): DirtyRanges | 'all' {
+    const d = this.dirty ?? [];
+    this.dirty = null;
+    return d;
+  }
+
+  private takeGraphDirty(): GraphDirty {
+    // Nothing sent: upload every array in use, as a marker does that is never told.
+    const d = this.graphDirty ?? {};
+    this.graphDirty = null;
+    return d;
+  }
+
+  /** Copies a young mark's list into the shared buffer (a new one when it outgrew it). */
+  share(live: Int32Array): SharedInts {
+    if (live.length > this.shared.length) {
+      let cap = this.shared.length;
+      while (cap < live.length) cap *= 2;
+      this.shared = new Int32Array(new SharedArrayBuffer(cap * 4));
+    }
+    this.shared.set(live);
+    return { buffer: this.shared.buffer as SharedArrayBuffer, offset: 0, length: live.length };
+  }
+}
+
+const markers = new Map<number, Hosted>();
+
+function hosted(id: number): Hosted {
+  const h = markers.get(id);
+  if (!h) throw new Error(`GPU worker: no marker ${id}`);
+  return h;
+}
+
+/** A result array for the main thread: transferred when it owns its buffer. */
+function handOver(a: Uint32Array, transfer: ArrayBuffer[]): { buffer: ArrayBuffer; offset: number; length: number } {
+  if (a.buffer instanceof SharedArrayBuffer) {
+    const copy = a.slice();
+    transfer.push(copy.buffer);
+    return { buffer: copy.buffer, offset: 0, length: copy.length };
+  }
+  transfer.push(a.buffer);
+  return { buffer: a.buffer, offset: a.byteOffset >>> 2, length: a.length };
+}
+
+async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknown> {
+  switch (req.op) {
+    case 'adapter':
+      return (await openGpu({ benchmark: req.benchmark })).adapter;
+    case 'create':
+      if (markers.has(req.marker)) throw new Error(`GPU worker: marker ${req.marker} exists`);
+      markers.set(req.marker, new Hosted(req));
+      return null;
+    case 'prepare': {
+      const h = hosted(req.marker);
+      await h.marker.prepare();
+      return (await openGpu({ benchmark: h.benchmark })).adapter;
+    }
+    case 'uploadAhead':
+      await hosted(req.marker).marker.uploadAhead(req.start, req.end);
+      return null;
+    case 'mark': {
+      const h = hosted(req.marker);
+      h.receive(req.changes);
+      h.objectRanges = req.objectRanges;
+      h.live = null;
+      // Small root sets go up by writeBuffer, which wants memory of this thread's own.
+      const shared = view(req.roots);
+      const roots = shared.length < STAGED_ROOTS ? shared.slice() : shared;
+      const r = await h.marker.mark({ kind: req.kind, roots, youngStart: req.youngStart, youngEnd: req.youngEnd });
+      const stats = h.marker.lastStats;
+      if (req.kind === 'young') {
+        h.live = r.live ?? new Int32Array(0);
+        return { live: h.share(h.live), times: r.times, stats } satisfies MarkReply;
+      }
+      return { bitmap: handOver(r.bitmap, transfer), times: r.times, stats } satisfies MarkReply;
+    }
+    case 'replay': {
+      const h = hosted(req.marker);
+      let live: Int32Array;
+      if (req.live) live = view(req.live);
+      else if (h.live !== null && h.live.length === req.liveLength) live = h.live;
+      else throw new Error('GPU worker: replayEvacuation of a young mark whose list is gone');
+      h.sizeTable = req.sizeTable;
+      await h.marker.replayEvacuation(live, view(req.forward), view(req.slotRuns));
+      h.live = null;
+      return null;
+    }
+    case 'remset': {
+      const h = hosted(req.marker);
+      h.receive(req.changes);
+      const found = await h.marker.scanRememberedSet(view(req.ranges), req.youngStart, req.youngEnd);
+      if (!found) return null;
+      // The lists may be views of a mapped read-back: copies of this thread's own, handed over.
+      const roots = found.roots.slice();
+      const runs = found.runs.slice();
+      transfer.push(roots.buffer, runs.buffer);
+      return { roots, runs, syncMs: found.syncMs } satisfies RemsetReply;
+    }
+    case 'verifyCopy': {
+      const h = hosted(req.marker);
+      h.receive(req.changes);
+      const got: Uint32Array[] = [];
+      await h.marker.verifyCopy((c) => got.push(c));
+      return got.length === 0 ? null : handOver(got[0]!, transfer);
+    }
+    case 'dispose':
+      markers.get(req.marker)?.marker.dispose();
+      markers.delete(req.marker);
+      return null;
+  }
+}
+
+const port = parentPort;
+if (port === null) throw new Error('host-worker.ts runs as a worker thread (host.ts starts it)');
+
+let queue: Promise<void> = Promise.resolve();
+port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => {
+  // A step that throws (a reply that cannot be posted) must not stop the ones after it.
+  queue = queue.catch(() => undefined).then(async () => {
+    if ('close' in msg) {
+      for (const h of markers.values()) h.marker.dispose();
+      markers.clear();
+      await destroyGpu();
+      port.postMessage({ closed: true });
+      port.close();
+      return;
+    }
+    const transfer: ArrayBuffer[] = [];
+    let reply: HostReply;
+    try {
+      reply = { id: msg.id, ok: true, value: await handle(msg.req, transfer) };
+    } catch (e) {
+      const err = e instanceof Error ? e : new Error(String(e));
+      reply = { id: msg.id, ok: false, error: { name: err.name, message: err.message, stack: err.stack } };
+      transfer.length = 0;
+    }
+    try {
+      port.postMessage(reply, transfer);
+    } catch (e) {
+      const message = `GPU worker: the reply could not be sent: ${e instanceof Error ? e.message : String(e)}`;
+      port.postMessage({ id: msg.id, ok: false, error: { name: 'Error', message } } satisfies HostReply);
+    }
+  });
+});

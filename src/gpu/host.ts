@@ -1,0 +1,351 @@
+/**
+ * The main thread's side of the GPU worker thread (host-worker.ts), which owns
+ * the process's one WebGPU device (protocol.ts says why it is a worker):
+ * `gpuHost()` starts the worker on first use, `closeGpuHost()` destroys the
+ * device and ends it, and `WorkerGpuMarker` is the gc/ `Marker` that the CLI
+ * uses for gpu-dfs and gpu-bfs, standing for a `GpuMarker` in the worker.
+ *
+ * Nothing here loads Dawn: the main thread's isolate never maps a GPU buffer.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { MarkRequest, MarkResult, Marker } from '../gc/marker.js';
+import { GpuAdapterLimitError, NoGpuAdapterError, type GpuAdapterDescription } from './adapter.js';
+import { youngResult } from './engine.js';
+import type { GpuMarkerConfig, GpuMarkStats } from './marker.js';
+import type { RefGraphs } from './mirror.js';
+import { DEFAULT_GPU_OPTIONS, parseGpuOptions, type GpuOptions } from './options.js';
+import type { Changes, HostReply, HostRequest, InputSpec, MarkReply, RemsetReply, SharedInts } from './protocol.js';
+
+/** The compiled worker script. Under vitest this file runs from src/, but a
+ *  worker thread is plain Node and loads JavaScript only: it takes the build in
+ *  dist/ (`npm test` builds first). */
+function workerScript(): string {
+  const here = fileURLToPath(import.meta.url);
+  const script = here.endsWith('.ts')
+    ? join(dirname(here), '..', '..', 'dist', 'gpu', 'host-worker.js')
+    : join(dirname(here), 'host-worker.js');
+  if (!existsSync(script)) throw new Error(`the GPU worker script ${script} is missing: run npm run build`);
+  return script;
+}
+
+/** An error from the worker as the class the CLI maps to an exit status. */
+function rebuild(e: { name: string; message: string; stack?: string }): Error {
+  let err: Error;
+  if (e.name === 'NoGpuAdapterError') {
+    err = new NoGpuAdapterError();
+    err.message = e.message;
+  } else if (e.name === 'GpuAdapterLimitError') {
+    err = new GpuAdapterLimitError(e.message);
+  } else {
+    err = new Error(e.message);
+    err.name = e.name;
+  }
+  if (e.stack) err.stack = `${err.stack}\n    in the GPU worker: ${e.stack}`;
+  return err;
+}
+
+class GpuHost {
+  private readonly worker: Worker;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private failure: Error | null = null;
+  private closing: Promise<void> | null = null;
+  private adapterInfo: GpuAdapterDescription | null = null;
+
+  constructor() {
+    this.worker = new Worker(workerScript());
+    this.worker.unref();
+    this.worker.on('message', (msg: HostReply | { closed: true }) => {
+      if ('closed' in msg) return;
+      const p = this.pending.get(msg.id);
+      if (!p) return;
+      this.pending.delete(msg.id);
+      if (this.pending.size === 0 && !this.closing) this.worker.unref();
+      if (msg.ok) p.resolve(msg.value);
+      else p.reject(rebuild(msg.error));
+    });
+    this.worker.on('error', (e: unknown) => this.fail(e instanceof Error ? e : new Error(String(e))));
+    this.worker.on('exit', (code) => this.fail(new Error(`the GPU worker thread exited (code ${code})`)));
+  }
+
+  /** The worker keeps the process alive only while a request is out or it is closing. */
+  private fail(e: Error): void {
+    this.failure ??= e;
+    for (const p of this.pending.values()) p.reject(this.failure);
+    this.pending.clear();
+    if (host === this) host = null;
+  }
+
+  request<T>(req: HostRequest): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      if (this.pending.size === 0) this.worker.ref();
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.worker.postMessage({ id, req });
+    });
+  }
+
+  /** Opens the device (once) and describes its adapter. */
+  async adapter(benchmark: boolean): Promise<GpuAdapterDescription> {
+    this.adapterInfo ??= await this.request<GpuAdapterDescription>({ op: 'adapter', benchmark });
+    return this.adapterInfo;
+  }
+
+  /** The adapter, once a request has opened the device. */
+  get openedAdapter(): GpuAdapterDescription | null {
+    return this.adapterInfo;
+  }
+
+  noteAdapter(a: GpuAdapterDescription): void {
+    this.adapterInfo = a;
+  }
+
+  /** Destroys the device in the worker and ends the thread. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (host === this) host = null;
+      if (!this.failure) {
+        this.worker.ref();
+        const closed = new Promise<void>((resolve) => {
+          this.worker.on('message', (m: { closed?: true }) => m.closed && resolve());
+          this.worker.on('exit', () => resolve());
+        });
+        this.worker.postMessage({ close: true });
+        await closed;
+      }
+      await this.worker.terminate();
+    })();
+    return this.closing;
+  }
+}
+
+let host: GpuHost | null = null;
+/** Marker ids, unique over the process (a worker restarted after a failure knows none of the old ones). */
+let nextMarker = 1;
+
+/** The GPU worker thread, started on first use. */
+export function gpuHost(): GpuHost {
+  host ??= new GpuHost();
+  return host;
+}
+
+/** The adapter of the open device, or null when no GPU work has run. */
+export function openedAdapter(): GpuAdapterDescription | null {
+  return host?.openedAdapter ?? null;
+}
+
+/** Destroys the device and ends the worker, if one was started; the CLI awaits it before exiting. */
+export function closeGpuHost(): Promise<void> {
+  return host ? host.close() : Promise.resolve();
+}
+
+/** Copies int32 arrays into a SharedArrayBuffer it grows as needed (arrays
+ *  already in shared memory are passed as they are). */
+class SharedScratch {
+  private buf = new Int32Array(new SharedArrayBuffer(4 * 1024));
+
+  put(a: Int32Array): SharedInts {
+    if (a.buffer instanceof SharedArrayBuffer) return { buffer: a.buffer, offset: a.byteOffset >>> 2, length: a.length };
+    if (a.length > this.buf.length) {
+      let cap = this.buf.length;
+      while (cap < a.length) cap *= 2;
+      this.buf = new Int32Array(new SharedArrayBuffer(cap * 4));
+    }
+    this.buf.set(a);
+    return { buffer: this.buf.buffer as SharedArrayBuffer, offset: 0, length: a.length };
+  }
+}
+
+/** The graphs as plain data: their arrays are SharedArrayBuffers (heap/ref-graph.ts), so nothing is copied. */
+function graphsData(g: RefGraphs): RefGraphs {
+  const one = (c: RefGraphs['young']) => ({ vertices: c.vertices, vertexCount: c.vertexCount, edges: c.edges, edgeCount: c.edgeCount });
+  return { young: one(g.young), tenured: one(g.tenured) };
+}
+
+/**
+ * A gc/ `Marker` whose marking runs in the GPU worker thread: a `GpuMarker`
+ * there with the same configuration, fed from this thread's heap. Its methods
+ * mirror `GpuMarker`'s (marker.ts has the details).
+ */
+export class WorkerGpuMarker implements Marker {
+  readonly name: string;
+  readonly options: GpuOptions;
+  lastStats: GpuMarkStats | null = null;
+  private readonly id: number;
+  private created: Promise<void> | null = null;
+  private readonly heapWords: number;
+  private readonly roots = new SharedScratch();
+  private readonly forward = new SharedScratch();
+  private readonly slotRuns = new SharedScratch();
+  private readonly ranges = new SharedScratch();
+  private readonly liveList = new SharedScratch();
+  /** The last young mark's list, as handed to the plan. */
+  private lastLive: Int32Array | null = null;
+
+  constructor(private readonly config: GpuMarkerConfig) {
+    const o = config.options;
+    this.options =
+      typeof o === 'string' ? parseGpuOptions(o, config.engine) : { ...DEFAULT_GPU_OPTIONS, ...(o ?? {}) };
+    this.name = `${config.engine}/${config.input.layout}`;
+    if (!(config.input.words.buffer instanceof SharedArrayBuffer)) {
+      throw new Error(`${this.name}: the GPU worker needs the heap's words in a SharedArrayBuffer`);
+    }
+    this.heapWords = config.input.words.length;
+    this.id = nextMarker++;
+  }
+
+  /** The adapter, once `prepare` or a mark has opened the device. */
+  get adapter(): GpuAdapterDescription | null {
+    return openedAdapter();
+  }
+
+  private ready(): Promise<void> {
+    this.created ??= (async () => {
+      const input = this.config.input;
+      const spec: InputSpec =
+        input.layout === 'sable'
+          ? {
+              layout: 'sable',
+              words: input.words.buffer as SharedArrayBuffer,
+              dirtyRanges: input.takeDirtyRanges !== undefined,
+              objectRanges: input.objectRanges !== undefined,
+              sizeTable: input.sizeTable !== undefined,
+              youngRange: input.youngRange,
+            }
+          : { layout: 'refgraph', words: input.words.buffer as SharedArrayBuffer, dirtyGraphs: input.takeDirtyGraphs !== undefined };
+      await gpuHost().request({
+        op: 'create',
+        marker: this.id,
+        engine: this.config.engine,
+        options: this.options,
+        benchmark: this.config.benchmark ?? false,
+        warmUp: this.config.warmUp,
+        input: spec,
+      });
+    })();
+    return this.created;
+  }
+
+  /** What changed in the heap since the last request that took it, and the
+   *  milliseconds taking it cost (a scan of the heap's mirror cards). */
+  private changes(): { changes: Changes; ms: number } {
+    const t = performance.now();
+    const input = this.config.input;
+    const changes: Changes =
+      input.layout === 'sable'
+        ? { dirty: input.takeDirtyRanges?.() }
+        : { graphs: graphsData(input.graphs()), graphDirty: input.takeDirtyGraphs?.() };
+    return { changes, ms: performance.now() - t };
+  }
+
+  /** Opens the device and compiles the kernels (see GpuMarker.prepare). */
+  async prepare(): Promise<void> {
+    await this.ready();
+    gpuHost().noteAdapter(await gpuHost().request<GpuAdapterDescription>({ op: 'prepare', marker: this.id }));
+  }
+
+  get uploadsAhead(): boolean {
+    return this.config.input.layout === 'sable' && this.options.edenUpload === 'ahead';
+  }
+
+  async uploadAhead(start: number, end: number): Promise<void> {
+    await this.ready();
+    await gpuHost().request({ op: 'uploadAhead', marker: this.id, start, end });
+  }
+
+  async mark(request: MarkRequest): Promise<MarkResult> {
+    const t0 = performance.now();
+    await this.ready();
+    const input = this.config.input;
+    const { changes, ms } = this.changes();
+    const objectRanges = input.layout === 'sable' ? input.objectRanges?.() : undefined;
+    this.lastLive = null;
+    const reply = await gpuHost().request<MarkReply>({
+      op: 'mark',
+      marker: this.id,
+      kind: request.kind,
+      youngStart: request.youngStart,
+      youngEnd: request.youngEnd,
+      roots: this.roots.put(request.roots),
+      objectRanges,
+      changes,
+    });
+    if (reply.stats) this.lastStats = { ...reply.stats, phases: { ...reply.stats.phases, dirty: ms } };
+    // The whole call as this thread saw it, messages and the taking of the changes included.
+    const times = { ...reply.times, mark: performance.now() - t0, upload: (reply.times.upload ?? 0) + ms };
+    if (reply.live) {
+      const live = new Int32Array(reply.live.buffer, reply.live.offset * 4, reply.live.length);
+      this.lastLive = live;
+      return { ...youngResult(live, this.heapWords), times };
+    }
+    const b = reply.bitmap!;
+    return { bitmap: new Uint32Array(b.buffer, b.offset * 4, b.length), times };
+  }
+
+  get replaysEvacuation(): boolean {
+    const input = this.config.input;
+    return input.layout === 'sable' && input.sizeTable !== undefined;
+  }
+
+  async replayEvacuation(live: Int32Array, forward: Int32Array, slotRuns: Int32Array = new Int32Array(0)): Promise<void> {
+    const input = this.config.input;
+    const own = live === this.lastLive;
+    this.lastLive = null;
+    await gpuHost().request({
+      op: 'replay',
+      marker: this.id,
+      liveLength: live.length,
+      // A young mark's list is the worker's own; a full mark's young objects travel.
+      live: own ? undefined : this.liveList.put(live),
+      forward: this.forward.put(forward),
+      slotRuns: this.slotRuns.put(slotRuns),
+      sizeTable: input.layout === 'sable' ? input.sizeTable?.() : undefined,
+    });
+  }
+
+  get scansRememberedSet(): boolean {
+    return this.config.input.layout === 'sable';
+  }
+
+  async scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number): Promise<RemsetReply | null> {
+    if (!this.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
+    let slots = 0;
+    for (let i = 0; i < ranges.length; i += 2) slots += ranges[i + 1]! - ranges[i]!;
+    // The same test as GpuMarker's, made here to spare the round trip.
+    if (slots < this.options.remsetMinSlots) return null;
+    await this.ready();
+    const { changes, ms } = this.changes();
+    const found = await gpuHost().request<RemsetReply | null>({
+      op: 'remset',
+      marker: this.id,
+      ranges: this.ranges.put(ranges),
+      youngStart,
+      youngEnd,
+      changes,
+    });
+    return found && { ...found, syncMs: found.syncMs + ms };
+  }
+
+  async verifyCopy(check: (copy: Uint32Array) => void): Promise<void> {
+    if (!this.created) return;
+    const { changes } = this.changes();
+    const copy = await gpuHost().request<{ buffer: ArrayBuffer; offset: number; length: number } | null>({
+      op: 'verifyCopy',
+      marker: this.id,
+      changes,
+    });
+    if (copy) check(new Uint32Array(copy.buffer, copy.offset * 4, copy.length));
+  }
+
+  dispose(): void {
+    this.lastLive = null;
+    if (!this.created) return;
+    this.created = null;
+    // Nothing waits for it: requests run in order, and closeGpuHost() waits for all.
+    host?.request({ op: 'dispose', marker: this.id }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The messages between the main thread's GPU markers (host.ts) and the GPU
+ * worker thread (host-worker.ts), which owns the process's one WebGPU device.
+ *
+ * Why a worker: Dawn detaches a mapped range's ArrayBuffer on every unmap, and
+ * the first detach in an isolate invalidates V8's "array buffer detaching"
+ * protector for that isolate, so that every typed-array access its optimizing
+ * compiler emits checks the buffer from then on. On the main thread that slowed
+ * the interpreter and the collector's evacuation by ~10-20% in every process
+ * that had run a GPU mark (bench/RESULTS.md, eighth session). Detaches in a
+ * worker's isolate leave the main isolate's protector alone.
+ *
+ * What crosses: the heap's words, the reference graphs' arrays, the live list
+ * and the large argument arrays are SharedArrayBuffers both threads address
+ * (`SharedInts`); small arguments are copied by postMessage; the worker hands
+ * the main thread fresh result arrays (a full mark's bitmap, a heap copy for
+ * --verify-gc) by transferring them. The main thread never transfers a buffer,
+ * since a transfer detaches it on the sending side.
+ */
+import type { MarkTimes } from '../gc/marker.js';
+import type { GpuAdapterDescription } from './adapter.js';
+import type { GpuMarkStats } from './marker.js';
+import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror.js';
+import type { GpuEngine, GpuOptions } from './options.js';
+
+/** `length` int32 elements at element `offset` of a SharedArrayBuffer. */
+export interface SharedInts {
+  readonly buffer: SharedArrayBuffer;
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** What the worker needs to build a `GpuMarker` input; the functions of the
+ *  main thread's input become the fields that each request carries. */
+export type InputSpec =
+  | {
+      readonly layout: 'sable';
+      readonly words: SharedArrayBuffer;
+      readonly dirtyRanges: boolean;
+      readonly objectRanges: boolean;
+      readonly sizeTable: boolean;
+      readonly youngRange?: readonly [number, number];
+    }
+  | { readonly layout: 'refgraph'; readonly words: SharedArrayBuffer; readonly dirtyGraphs: boolean };
+
+/** What changed in the heap since the last request that carried it: the
+ *  worker's input hands these to its marker's next `takeDirty...` call. */
+export interface Changes {
+  readonly dirty?: DirtyRanges | 'all';
+  readonly graphs?: RefGraphs;
+  readonly graphDirty?: GraphDirty;
+}
+
+export type HostRequest =
+  | { readonly op: 'adapter'; readonly benchmark: boolean }
+  | {
+      readonly op: 'create';
+      readonly marker: number;
+      readonly engine: GpuEngine;
+      readonly options: GpuOptions;
+      readonly benchmark: boolean;
+      readonly warmUp?: boolean;
+      readonly input: InputSpec;
+    }
+  | { readonly op: 'prepare'; readonly marker: number }
+  | { readonly op: 'uploadAhead'; readonly marker: number; readonly start: number; readonly end: number }
+  | {
+      readonly op: 'mark';
+      readonly marker: number;
+      readonly kind: 'young' | 'full';
+      readonly youngStart: number;
+      readonly youngEnd: number;
+      readonly roots: SharedInts;
+      readonly objectRanges?: number[];
+      readonly changes: Changes;
+    }
+  | {
+      readonly op: 'replay';
+      readonly marker: number;
+      /** The live list's length as the plan evacuated it. */
+      readonly liveLength: number;
+      /** After a full mark, its young objects; absent after a young mark, whose list the worker holds. */
+      readonly live?: SharedInts;
+      readonly forward: SharedInts;
+      readonly slotRuns: SharedInts;
+      readonly sizeTable?: Uint32Array;
+    }
+  | {
+      readonly op: 'remset';
+      readonly marker: number;
+      readonly ranges: SharedInts;
+      readonly youngStart: number;
+      readonly youngEnd: number;
+      readonly changes: Changes;
+    }
+  | { readonly op: 'verifyCopy'; readonly marker: number; readonly changes: Changes }
+  | { readonly op: 'dispose'; readonly marker: number };
+
+/** A mark's result: a young mark's live list in the worker's shared buffer, a
+ *  full mark's bitmap transferred (words [offset, offset + length) of `buffer`). */
+export interface MarkReply {
+  readonly live?: SharedInts;
+  readonly bitmap?: { readonly buffer: ArrayBuffer; readonly offset: number; readonly length: number };
+  readonly times: MarkTimes;
+  readonly stats: GpuMarkStats | null;
+}
+
+export interface RemsetReply {
+  readonly roots: Int32Array;
+  readonly runs: Int32Array;
+  readonly syncMs: number;
+}
+
+export type HostReply =
+  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly id: number; readonly ok: false; readonly error: { readonly name: string; readonly message: string; readonly stack?: string } };
+
+export type AdapterReply = GpuAdapterDescription;
