@@ -18,6 +18,11 @@ import type { Changes, HostReply, HostRequest, MarkReply, RemsetReply, SharedInt
 
 type CreateRequest = Extract<HostRequest, { op: 'create' }>;
 
+/** Milliseconds on a clock both threads share (each thread's performance.now() has its own origin). */
+function clock(): number {
+  return performance.timeOrigin + performance.now();
+}
+
 function view(s: SharedInts): Int32Array {
   return new Int32Array(s.buffer, s.offset * 4, s.length);
 }
@@ -157,6 +162,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       await hosted(req.marker).marker.uploadAhead(req.start, req.end);
       return null;
     case 'mark': {
+      const toWorker = clock() - req.sentAt;
       const h = hosted(req.marker);
       h.receive(req.changes);
       h.objectRanges = req.objectRanges;
@@ -168,9 +174,14 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const stats = h.marker.lastStats;
       if (req.kind === 'young') {
         h.live = r.live ?? new Int32Array(0);
-        return { live: h.share(h.live), times: r.times, stats } satisfies MarkReply;
+        const ts = performance.now();
+        const live = h.share(h.live);
+        const share = performance.now() - ts;
+        const phases = { ...stats?.phases, share, toWorker };
+        return { live, times: r.times, stats: stats && { ...stats, phases }, repliedAt: clock() } satisfies MarkReply;
       }
-      return { bitmap: handOver(r.bitmap, transfer), times: r.times, stats } satisfies MarkReply;
+      const phases = { ...stats?.phases, toWorker };
+      return { bitmap: handOver(r.bitmap, transfer), times: r.times, stats: stats && { ...stats, phases }, repliedAt: clock() } satisfies MarkReply;
     }
     case 'replay': {
       const h = hosted(req.marker);

@@ -273,14 +273,32 @@ export class WorkerGpuMarker implements Marker {
       roots: this.roots.put(request.roots),
       objectRanges,
       changes,
+      sentAt: performance.timeOrigin + performance.now(),
     });
-    if (reply.stats) this.lastStats = { ...reply.stats, phases: { ...reply.stats.phases, dirty: ms } };
+    const toMain = performance.timeOrigin + performance.now() - reply.repliedAt;
+    const total = performance.now() - t0;
+    if (reply.stats) this.lastStats = { ...reply.stats, phases: { ...reply.stats.phases, dirty: ms, toMain, host: total } };
+    if (process.env.MINIVM_GPU_PHASES) {
+      const p = this.lastStats?.phases ?? {};
+      process.stderr.write(
+        `host-phases ${this.name} ${request.kind} changes=${ms.toFixed(2)} toWorker=${(p.toWorker ?? 0).toFixed(2)} ` +
+          `worker=${(p.total ?? 0).toFixed(2)} share=${(p.share ?? 0).toFixed(2)} toMain=${toMain.toFixed(2)} total=${total.toFixed(2)}\n`,
+      );
+    }
     // The whole call as this thread saw it, messages and the taking of the changes included.
-    const times = { ...reply.times, mark: performance.now() - t0, upload: (reply.times.upload ?? 0) + ms };
+    const times = { ...reply.times, mark: total, upload: (reply.times.upload ?? 0) + ms };
     if (reply.live) {
       const live = new Int32Array(reply.live.buffer, reply.live.offset * 4, reply.live.length);
       this.lastLive = live;
-      return { ...youngResult(live, this.heapWords), times };
+      // Not spread: that would call the bitmap's getter, which builds it (~8 ms for the 2560 lists).
+      const young = youngResult(live, this.heapWords);
+      return {
+        live,
+        get bitmap(): Uint32Array {
+          return young.bitmap;
+        },
+        times,
+      };
     }
     const b = reply.bitmap!;
     return { bitmap: new Uint32Array(b.buffer, b.offset * 4, b.length), times };

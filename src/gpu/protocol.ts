@@ -73,6 +73,8 @@ export type HostRequest =
       readonly roots: SharedInts;
       readonly objectRanges?: number[];
       readonly changes: Changes;
+      /** performance.timeOrigin + performance.now() at sending, for the phase log. */
+      readonly sentAt: number;
     }
   | {
       readonly op: 'replay';
@@ -103,6 +105,8 @@ export interface MarkReply {
   readonly bitmap?: { readonly buffer: ArrayBuffer; readonly offset: number; readonly length: number };
   readonly times: MarkTimes;
   readonly stats: GpuMarkStats | null;
+  /** performance.timeOrigin + performance.now() at replying. */
+  readonly repliedAt: number;
 }
 
 export interface RemsetReply {
