@@ -30,6 +30,9 @@ import {
 } from '../heap/layout.js';
 import { IntList } from './int-list.js';
 
+/** Entries of a streamed live list that assign waits for at a time (a power of two). */
+const READY_BLOCK = 1 << 16;
+
 export class Evacuator {
   /** New header address of each live object (parallel to the live list). */
   readonly forward = new IntList();
@@ -47,9 +50,10 @@ export class Evacuator {
   /**
    * Pass 1. `fullCollection`: an object that tenured cannot take may stay young even
    * past its age (there is nothing further to escalate to). Returns false, with
-   * everything undone, when some object has nowhere to go.
+   * everything undone, when some object has nowhere to go. `ready` (a list still
+   * being written: MarkResult.liveReady) is asked for each block before it is read.
    */
-  assign(live: Int32Array, fullCollection: boolean): boolean {
+  assign(live: Int32Array, fullCollection: boolean, ready?: (count: number) => void): boolean {
     const h = this.heap;
     const words = h.words;
     const types = h.types;
@@ -69,6 +73,8 @@ export class Evacuator {
     let survived = 0;
     let promoted = 0;
     for (let i = 0; i < n; i++) {
+      // Once per block of a streamed list: one predictable test per object otherwise.
+      if (ready !== undefined && (i & (READY_BLOCK - 1)) === 0) ready(Math.min(n, i + READY_BLOCK));
       const a = live[i]!;
       const status = words[a]!;
       const t = words[a + 1]!;

@@ -11,6 +11,7 @@
  * limit).
  */
 import type { GpuContext } from './device.js';
+import { appendSetBits } from '../gc/int-list.js';
 import { GrowableBuffer } from './buffers.js';
 import { expandOnCpu, IntBuf } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
@@ -172,20 +173,29 @@ export class BfsEngine extends GpuEngineBase {
     );
     const readback = performance.now() - t1;
     const t2 = performance.now();
+    // In address order the list is read off the bitmap once the CPU is done (as
+    // gpu-dfs's fallback does); else the CPU appends to the GPU's frontier order.
+    const ordered = young && this.addressOrder;
     let liveList: IntBuf | null = null;
-    if (young) {
+    if (young && !ordered) {
       liveList = new IntBuf(l!.length + 1024);
       liveList.data.set(l!);
       liveList.length = l!.length;
     }
     const frontier = overflow ? job.roots : concat(f1!, f2!);
     expandOnCpu(job.cpu, nodeMarks, [], liveList, frontier);
+    let liveOut: Int32Array | undefined = liveList?.view().slice();
+    if (ordered) {
+      const out = this.bufs.hostLiveList();
+      appendSetBits(out, nodeMarks, Math.max(job.youngStart, markFrom * 32), Math.min(job.youngEnd, markTo * 32));
+      liveOut = out.view();
+    }
     const bitmap = this.cpuResultBitmap(job, nodeMarks);
     const cpuFallback = performance.now() - t2;
     return {
       bitmap,
-      live: liveList ? liveList.view().slice() : undefined,
-      deviceLive: overflow ? 0 : liveCount,
+      live: liveOut,
+      deviceLive: overflow || ordered ? 0 : liveCount,
       times: {
         mark: gpuMs + readback + cpuFallback,
         kernel: ctx.timestamps ? kernel : gpuMs,

@@ -60,6 +60,8 @@ class Hosted {
   live: Int32Array | null = null;
   /** The live list as the main thread reads it: a copy in shared memory, grown as needed. */
   private shared = new Int32Array(new SharedArrayBuffer(4 * 1024));
+  /** How many entries of `shared` the copy has written (-1: it failed); the main thread waits on it. */
+  readonly progress = new Int32Array(new SharedArrayBuffer(4));
 
   constructor(req: CreateRequest) {
     const spec = req.input;
@@ -114,19 +116,50 @@ class Hosted {
     return d;
   }
 
-  /** Copies a young mark's list into the shared buffer (a new one when it outgrew it). */
+  /**
+   * Hands a young mark's list to the main thread in shared memory: sizes the
+   * shared buffer (a new one when it outgrew it) and returns it with nothing
+   * written yet; `stream`, run once the reply is posted, copies the list in
+   * blocks, publishing each in `progress`. The main thread starts evacuating
+   * the head of the list while the rest is copied: copying the 2560 lists'
+   * 10 MB before replying took 0.65-0.75 ms of each young mark on an H100.
+   */
   share(live: Int32Array): SharedInts {
     if (live.length > this.shared.length) {
       let cap = this.shared.length;
       while (cap < live.length) cap *= 2;
       this.shared = new Int32Array(new SharedArrayBuffer(cap * 4));
     }
-    this.shared.set(live);
+    Atomics.store(this.progress, 0, 0);
     return { buffer: this.shared.buffer as SharedArrayBuffer, offset: 0, length: live.length };
+  }
+
+  /** The copy `share` promised (the list stays mapped until this marker's next young mark). */
+  stream(live: Int32Array): void {
+    const p = this.progress;
+    try {
+      for (let at = 0; at < live.length; ) {
+        const end = Math.min(live.length, at + STREAM_BLOCK);
+        this.shared.set(live.subarray(at, end), at);
+        Atomics.store(p, 0, end);
+        Atomics.notify(p, 0);
+        at = end;
+      }
+    } catch {
+      // The main thread's wait reports it (host.ts waitForLive).
+      Atomics.store(p, 0, -1);
+      Atomics.notify(p, 0);
+    }
   }
 }
 
+/** Entries copied between two publications of a streamed live list (1 MiB). */
+const STREAM_BLOCK = 1 << 18;
+
 const markers = new Map<number, Hosted>();
+
+/** Work a request leaves for after its reply is posted (a young mark's list copy). */
+let afterReply: (() => void) | null = null;
 
 function hosted(id: number): Hosted {
   const h = markers.get(id);
@@ -173,12 +206,18 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const r = await h.marker.mark({ kind: req.kind, roots, youngStart: req.youngStart, youngEnd: req.youngEnd });
       const stats = h.marker.lastStats;
       if (req.kind === 'young') {
-        h.live = r.live ?? new Int32Array(0);
-        const ts = performance.now();
-        const live = h.share(h.live);
-        const share = performance.now() - ts;
-        const phases = { ...stats?.phases, share, toWorker };
-        return { live, times: r.times, stats: stats && { ...stats, phases }, repliedAt: clock() } satisfies MarkReply;
+        const list = r.live ?? new Int32Array(0);
+        h.live = list;
+        const live = h.share(list);
+        afterReply = () => h.stream(list);
+        const phases = { ...stats?.phases, toWorker };
+        return {
+          live,
+          progress: h.progress.buffer as SharedArrayBuffer,
+          times: r.times,
+          stats: stats && { ...stats, phases },
+          repliedAt: clock(),
+        } satisfies MarkReply;
       }
       const phases = { ...stats?.phases, toWorker };
       return { bitmap: handOver(r.bitmap, transfer), times: r.times, stats: stats && { ...stats, phases }, repliedAt: clock() } satisfies MarkReply;
@@ -236,18 +275,25 @@ port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => 
     }
     const transfer: ArrayBuffer[] = [];
     let reply: HostReply;
+    afterReply = null;
     try {
       reply = { id: msg.id, ok: true, value: await handle(msg.req, transfer) };
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
       reply = { id: msg.id, ok: false, error: { name: err.name, message: err.message, stack: err.stack } };
       transfer.length = 0;
+      afterReply = null;
     }
     try {
       port.postMessage(reply, transfer);
     } catch (e) {
       const message = `GPU worker: the reply could not be sent: ${e instanceof Error ? e.message : String(e)}`;
       port.postMessage({ id: msg.id, ok: false, error: { name: 'Error', message } } satisfies HostReply);
+      afterReply = null;
     }
+    // Synchronously, before the next request can unmap what it reads.
+    const after = afterReply as (() => void) | null; // set inside handle(), which flow analysis does not see
+    afterReply = null;
+    after?.();
   });
 });

@@ -143,6 +143,23 @@ export function closeGpuHost(): Promise<void> {
   return host ? host.close() : Promise.resolve();
 }
 
+/** How long a streamed live list may stall before the wait gives up: the worker
+ *  copies it at memory speed (~1 ms for 10 MB), so only a dead worker gets here. */
+const LIVE_STALL_MS = 30_000;
+
+/** Blocks this thread until the worker has copied `count` entries of a young
+ *  mark's live list (MarkResult.liveReady); `progress[0]` counts them. */
+function waitForLive(progress: Int32Array, count: number): void {
+  for (;;) {
+    const done = Atomics.load(progress, 0);
+    if (done >= count) return;
+    if (done < 0) throw new Error('the GPU worker could not copy the live list to the main thread');
+    if (Atomics.wait(progress, 0, done, LIVE_STALL_MS) === 'timed-out') {
+      throw new Error(`the GPU worker stopped copying the live list (${done} of ${count} entries after ${LIVE_STALL_MS / 1000} s)`);
+    }
+  }
+}
+
 /** Copies int32 arrays into a SharedArrayBuffer it grows as needed (arrays
  *  already in shared memory are passed as they are). */
 class SharedScratch {
@@ -282,7 +299,7 @@ export class WorkerGpuMarker implements Marker {
       const p = this.lastStats?.phases ?? {};
       process.stderr.write(
         `host-phases ${this.name} ${request.kind} changes=${ms.toFixed(2)} toWorker=${(p.toWorker ?? 0).toFixed(2)} ` +
-          `worker=${(p.total ?? 0).toFixed(2)} share=${(p.share ?? 0).toFixed(2)} toMain=${toMain.toFixed(2)} total=${total.toFixed(2)}\n`,
+          `worker=${(p.total ?? 0).toFixed(2)} toMain=${toMain.toFixed(2)} total=${total.toFixed(2)}\n`,
       );
     }
     // The whole call as this thread saw it, messages and the taking of the changes included.
@@ -290,11 +307,15 @@ export class WorkerGpuMarker implements Marker {
     if (reply.live) {
       const live = new Int32Array(reply.live.buffer, reply.live.offset * 4, reply.live.length);
       this.lastLive = live;
+      const progress = new Int32Array(reply.progress!);
+      const liveReady = (count: number): void => waitForLive(progress, count);
       // Not spread: that would call the bitmap's getter, which builds it (~8 ms for the 2560 lists).
       const young = youngResult(live, this.heapWords);
       return {
         live,
+        liveReady,
         get bitmap(): Uint32Array {
+          liveReady(live.length);
           return young.bitmap;
         },
         times,

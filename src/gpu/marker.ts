@@ -357,7 +357,8 @@ export class GpuMarker implements Marker {
    * took 9 ms of the 2560 lists' first young mark at --heap 1g, and with them
    * made the second mark's wait for its replay fall from 12-19 ms to under 1.
    * The mirror and the marker's own state are left alone: the engine traces
-   * nothing. Not by default on a software adapter: there the buffers are host
+   * nothing. The live list's read-back is made as long as the engine's live
+   * buffer too (a 1 GiB heap's young range: 85 MB of mapped host memory). Not by default on a software adapter: there the buffers are host
    * memory that the driver fills with zeros, 0.7-1.3 s per mark for a 512m
    * heap on lavapipe (9 s for gpu-bfs at 1g), which a program that never
    * collects would pay for nothing.
@@ -371,6 +372,9 @@ export class GpuMarker implements Marker {
     for (const kind of ['young', 'full'] as const) {
       await this.engine!.trace(sableJob(input.words, { kind, roots, youngStart, youngEnd }, undefined, false));
     }
+    // The rootless young mark read back an empty list: make the read-back as long
+    // as the engine's live buffer (one entry per 4 young words, the most there can be).
+    await this.engine!.reserveLiveReadback(Math.ceil((youngEnd - youngStart) / 4));
   }
 
   /**

@@ -12,7 +12,8 @@
  *
  * What crosses: the heap's words, the reference graphs' arrays, the live list
  * and the large argument arrays are SharedArrayBuffers both threads address
- * (`SharedInts`); small arguments are copied by postMessage; the worker hands
+ * (`SharedInts`; a young mark's live list is written after its reply, and
+ * `MarkReply.progress` says how far); small arguments are copied by postMessage; the worker hands
  * the main thread fresh result arrays (a full mark's bitmap, a heap copy for
  * --verify-gc) by transferring them. The main thread never transfers a buffer,
  * since a transfer detaches it on the sending side.
@@ -103,6 +104,9 @@ export type HostRequest =
 export interface MarkReply {
   readonly live?: SharedInts;
   readonly bitmap?: { readonly buffer: ArrayBuffer; readonly offset: number; readonly length: number };
+  /** With `live`: entry 0 counts the entries of `live` written so far (-1 if
+   *  the copy failed); the worker copies the list after replying. */
+  readonly progress?: SharedArrayBuffer;
   readonly times: MarkTimes;
   readonly stats: GpuMarkStats | null;
   /** performance.timeOrigin + performance.now() at replying. */
