@@ -30,7 +30,7 @@ import {
 } from '../heap/layout.js';
 import { IntList } from './int-list.js';
 
-/** Entries of a streamed live list that assign waits for at a time (a power of two). */
+/** Entries of a streamed live list that assign waits for at a time. */
 const READY_BLOCK = 1 << 16;
 
 export class Evacuator {
@@ -72,41 +72,45 @@ export class Evacuator {
     let toTop = h.toStart;
     let survived = 0;
     let promoted = 0;
-    for (let i = 0; i < n; i++) {
-      // Once per block of a streamed list: one predictable test per object otherwise.
-      if (ready !== undefined && (i & (READY_BLOCK - 1)) === 0) ready(Math.min(n, i + READY_BLOCK));
-      const a = live[i]!;
-      const status = words[a]!;
-      const t = words[a + 1]!;
-      const left = kinds[t] === KIND_INSTANCE ? typeLeft[t]! : 0;
-      const size = left + 4 + types.rightWords(words, a);
-      lefts[i] = left;
-      sizes[i] = size;
-      const age = (status >> AGE_SHIFT) & AGE_MASK;
-      let start = 0;
-      if (age < tenureAge && toTop + size <= toEnd) {
-        start = toTop;
-        toTop += size;
-        survived += size;
-      } else {
-        start = h.allocTenured(size);
-        if (start !== 0) {
-          promoted += size;
-        } else if (fullCollection && toTop + size <= toEnd) {
+    // Block by block, so that a streamed list is waited for once per block and
+    // the loop over the objects stays as it was.
+    for (let b = 0; b < n; b += READY_BLOCK) {
+      const e = Math.min(n, b + READY_BLOCK);
+      ready?.(e);
+      for (let i = b; i < e; i++) {
+        const a = live[i]!;
+        const status = words[a]!;
+        const t = words[a + 1]!;
+        const left = kinds[t] === KIND_INSTANCE ? typeLeft[t]! : 0;
+        const size = left + 4 + types.rightWords(words, a);
+        lefts[i] = left;
+        sizes[i] = size;
+        const age = (status >> AGE_SHIFT) & AGE_MASK;
+        let start = 0;
+        if (age < tenureAge && toTop + size <= toEnd) {
           start = toTop;
           toTop += size;
           survived += size;
         } else {
-          this.undo(live, i);
-          return false;
+          start = h.allocTenured(size);
+          if (start !== 0) {
+            promoted += size;
+          } else if (fullCollection && toTop + size <= toEnd) {
+            start = toTop;
+            toTop += size;
+            survived += size;
+          } else {
+            this.undo(live, i);
+            return false;
+          }
         }
+        const na = start + left;
+        fwd[i] = na;
+        statuses[i] = status;
+        typeIds[i] = t;
+        words[a] = status | STATUS_FORWARDED;
+        words[a + 1] = na;
       }
-      const na = start + left;
-      fwd[i] = na;
-      statuses[i] = status;
-      typeIds[i] = t;
-      words[a] = status | STATUS_FORWARDED;
-      words[a + 1] = na;
     }
     this.toTop = toTop;
     this.survivedWords = survived;

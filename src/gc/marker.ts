@@ -58,10 +58,11 @@ export interface MarkResult {
   /** Young collections only: the addresses of the reachable young objects, in any
    *  order. The marker may reuse its memory at its next mark. */
   readonly live?: Int32Array;
-  /** Set by a marker that hands `live` over while it is still being written (the
-   *  GPU worker copies it out of a mapped read-back while the evacuation starts
-   *  on its head): returns once entries [0, count) are written. Readers of
-   *  `live` call it first; without it the whole list is there at once. */
+  /** Set, with `live`, by a marker that hands `live` over while it is still
+   *  being written (the GPU worker copies it out of a mapped read-back while the
+   *  evacuation starts on its head): returns once entries [0, count) are
+   *  written. Readers of `live` call it first; without it the whole list is
+   *  there at once. `bitmap` is whole whenever it is read. */
   readonly liveReady?: (count: number) => void;
   readonly times: MarkTimes;
 }

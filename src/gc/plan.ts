@@ -124,7 +124,6 @@ export class GenerationalPlan implements Collector {
     if (h.options.verifyGc) {
       // Every marker's result is checked against an independent traversal.
       const tv = performance.now();
-      if (result.live !== undefined) result.liveReady?.(result.live.length);
       verifyMarks(h, request, result, this.marker.name);
       phases.verify += performance.now() - tv;
     }
@@ -180,7 +179,7 @@ export class GenerationalPlan implements Collector {
     const live = result.live ?? this.liveFromBitmap(result.bitmap);
 
     t = performance.now();
-    if (!this.evacuator.assign(live, false, result.live !== undefined ? result.liveReady : undefined)) {
+    if (!this.evacuator.assign(live, false, result.liveReady)) {
       phases.copy += performance.now() - t;
       return false;
     }

@@ -11,7 +11,6 @@
  * limit).
  */
 import type { GpuContext } from './device.js';
-import { appendSetBits } from '../gc/int-list.js';
 import { GrowableBuffer } from './buffers.js';
 import { expandOnCpu, IntBuf } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
@@ -184,12 +183,9 @@ export class BfsEngine extends GpuEngineBase {
     }
     const frontier = overflow ? job.roots : concat(f1!, f2!);
     expandOnCpu(job.cpu, nodeMarks, [], liveList, frontier);
-    let liveOut: Int32Array | undefined = liveList?.view().slice();
-    if (ordered) {
-      const out = this.bufs.hostLiveList();
-      appendSetBits(out, nodeMarks, Math.max(job.youngStart, markFrom * 32), Math.min(job.youngEnd, markTo * 32));
-      liveOut = out.view();
-    }
+    const liveOut = ordered
+      ? this.bufs.liveFromMarks(nodeMarks, [markFrom, markTo], job.youngStart, job.youngEnd)
+      : liveList?.view().slice();
     const bitmap = this.cpuResultBitmap(job, nodeMarks);
     const cpuFallback = performance.now() - t2;
     return {

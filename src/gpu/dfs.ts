@@ -11,7 +11,6 @@
  */
 import type { GpuContext } from './device.js';
 import { destroyAll, GrowableBuffer } from './buffers.js';
-import { appendSetBits } from '../gc/int-list.js';
 import { expandOnCpu, expandSableOnCpu, IntBuf } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
 import { GpuEngineBase, paramsBlock, resultSegments, scanAreas, writeRoots } from './engine.js';
@@ -255,15 +254,10 @@ export class DfsEngine extends GpuEngineBase {
       } else {
         expandOnCpu(job.cpu, nodeMarks, pending, liveList);
       }
-      let live: Int32Array | undefined = liveList?.view().slice();
-      if (ordered) {
-        // Over the words read back only: where objects lie.
-        const out = this.bufs.hostLiveList();
-        for (let i = 0; i + 1 < markSegs.length; i += 2) {
-          appendSetBits(out, nodeMarks, Math.max(job.youngStart, markSegs[i]! * 32), Math.min(job.youngEnd, markSegs[i + 1]! * 32));
-        }
-        live = out.view();
-      }
+      // Over the words read back only: where objects lie.
+      const live = ordered
+        ? this.bufs.liveFromMarks(nodeMarks, markSegs, job.youngStart, job.youngEnd)
+        : liveList?.view().slice();
       const bitmap = this.cpuResultBitmap(job, nodeMarks);
       const cpuFallback = performance.now() - t2;
       phases.readback = readback;

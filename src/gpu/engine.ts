@@ -7,7 +7,7 @@
  * An engine sees only node ids and reference words (see kernels/layout-*.wgsl);
  * the layout (`MirrorTarget`) supplies the bindings and accessors to read nodes.
  */
-import { IntList } from '../gc/int-list.js';
+import { appendSetBits, IntList } from '../gc/int-list.js';
 import type { MarkTimes } from '../gc/marker.js';
 import type { GpuContext } from './device.js';
 import { destroyAll, floorPow2, GrowableBuffer, Readback } from './buffers.js';
@@ -360,13 +360,23 @@ export class EngineBuffers {
     this.ctx.device.queue.submit([enc.finish()]);
   }
 
-  /** A host list reused from mark to mark, emptied, for a live list the CPU
-   *  builds (gpu-dfs's fallback). */
+  /** A host list reused from mark to mark, for a live list the CPU builds. */
   private readonly liveHost = new IntList();
 
-  hostLiveList(): IntList {
-    this.liveHost.clear();
-    return this.liveHost;
+  /**
+   * A young mark's live list in address order, read off `nodeMarks` (sable:
+   * bits by address) over the word ranges `segs` ((first, end) bitmap-word
+   * pairs: those read back, where objects lie) within [youngStart, youngEnd).
+   * The CPU fallbacks of both engines build their list so under order=address.
+   * Valid until the next call.
+   */
+  liveFromMarks(nodeMarks: Uint32Array, segs: readonly number[], youngStart: number, youngEnd: number): Int32Array {
+    const out = this.liveHost;
+    out.clear();
+    for (let i = 0; i + 1 < segs.length; i += 2) {
+      appendSetBits(out, nodeMarks, Math.max(youngStart, segs[i]! * 32), Math.min(youngEnd, segs[i + 1]! * 32));
+    }
+    return out.view();
   }
 
   /** Reads word ranges of device buffers in one submit. A `sink` takes segment i

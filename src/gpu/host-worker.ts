@@ -14,14 +14,9 @@ import { destroyGpu, openGpu } from './device.js';
 import { STAGED_ROOTS } from './engine.js';
 import { GpuMarker, type RefGraphInput, type SableInput } from './marker.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror.js';
-import type { Changes, HostReply, HostRequest, MarkReply, RemsetReply, SharedInts } from './protocol.js';
+import { sharedClock, type Changes, type HostReply, type HostRequest, type MarkReply, type RemsetReply, type SharedInts } from './protocol.js';
 
 type CreateRequest = Extract<HostRequest, { op: 'create' }>;
-
-/** Milliseconds on a clock both threads share (each thread's performance.now() has its own origin). */
-function clock(): number {
-  return performance.timeOrigin + performance.now();
-}
 
 function view(s: SharedInts): Int32Array {
   return new Int32Array(s.buffer, s.offset * 4, s.length);
@@ -161,6 +156,12 @@ const markers = new Map<number, Hosted>();
 /** Work a request leaves for after its reply is posted (a young mark's list copy). */
 let afterReply: (() => void) | null = null;
 
+function takeAfterReply(): (() => void) | null {
+  const f = afterReply;
+  afterReply = null;
+  return f;
+}
+
 function hosted(id: number): Hosted {
   const h = markers.get(id);
   if (!h) throw new Error(`GPU worker: no marker ${id}`);
@@ -195,7 +196,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       await hosted(req.marker).marker.uploadAhead(req.start, req.end);
       return null;
     case 'mark': {
-      const toWorker = clock() - req.sentAt;
+      const toWorker = sharedClock() - req.sentAt;
       const h = hosted(req.marker);
       h.receive(req.changes);
       h.objectRanges = req.objectRanges;
@@ -205,22 +206,21 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const roots = shared.length < STAGED_ROOTS ? shared.slice() : shared;
       const r = await h.marker.mark({ kind: req.kind, roots, youngStart: req.youngStart, youngEnd: req.youngEnd });
       const stats = h.marker.lastStats;
+      const withLegs = stats && { ...stats, phases: { ...stats.phases, toWorker } };
       if (req.kind === 'young') {
         const list = r.live ?? new Int32Array(0);
         h.live = list;
         const live = h.share(list);
         afterReply = () => h.stream(list);
-        const phases = { ...stats?.phases, toWorker };
         return {
           live,
           progress: h.progress.buffer as SharedArrayBuffer,
           times: r.times,
-          stats: stats && { ...stats, phases },
-          repliedAt: clock(),
+          stats: withLegs,
+          repliedAt: sharedClock(),
         } satisfies MarkReply;
       }
-      const phases = { ...stats?.phases, toWorker };
-      return { bitmap: handOver(r.bitmap, transfer), times: r.times, stats: stats && { ...stats, phases }, repliedAt: clock() } satisfies MarkReply;
+      return { bitmap: handOver(r.bitmap, transfer), times: r.times, stats: withLegs, repliedAt: sharedClock() } satisfies MarkReply;
     }
     case 'replay': {
       const h = hosted(req.marker);
@@ -275,25 +275,24 @@ port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => 
     }
     const transfer: ArrayBuffer[] = [];
     let reply: HostReply;
-    afterReply = null;
+    let after: (() => void) | null = null;
     try {
       reply = { id: msg.id, ok: true, value: await handle(msg.req, transfer) };
+      after = takeAfterReply();
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
       reply = { id: msg.id, ok: false, error: { name: err.name, message: err.message, stack: err.stack } };
       transfer.length = 0;
-      afterReply = null;
+      takeAfterReply();
     }
     try {
       port.postMessage(reply, transfer);
     } catch (e) {
       const message = `GPU worker: the reply could not be sent: ${e instanceof Error ? e.message : String(e)}`;
       port.postMessage({ id: msg.id, ok: false, error: { name: 'Error', message } } satisfies HostReply);
-      afterReply = null;
+      after = null;
     }
     // Synchronously, before the next request can unmap what it reads.
-    const after = afterReply as (() => void) | null; // set inside handle(), which flow analysis does not see
-    afterReply = null;
     after?.();
   });
 });

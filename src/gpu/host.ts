@@ -17,7 +17,7 @@ import { youngResult } from './engine.js';
 import type { GpuMarkerConfig, GpuMarkStats } from './marker.js';
 import type { RefGraphs } from './mirror.js';
 import { DEFAULT_GPU_OPTIONS, parseGpuOptions, type GpuOptions } from './options.js';
-import type { Changes, HostReply, HostRequest, InputSpec, MarkReply, RemsetReply, SharedInts } from './protocol.js';
+import { sharedClock, type Changes, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from './protocol.js';
 
 /** The compiled worker script. Under vitest this file runs from src/, but a
  *  worker thread is plain Node and loads JavaScript only: it takes the build in
@@ -290,9 +290,9 @@ export class WorkerGpuMarker implements Marker {
       roots: this.roots.put(request.roots),
       objectRanges,
       changes,
-      sentAt: performance.timeOrigin + performance.now(),
+      sentAt: sharedClock(),
     });
-    const toMain = performance.timeOrigin + performance.now() - reply.repliedAt;
+    const toMain = sharedClock() - reply.repliedAt;
     const total = performance.now() - t0;
     if (reply.stats) this.lastStats = { ...reply.stats, phases: { ...reply.stats.phases, dirty: ms, toMain, host: total } };
     if (process.env.MINIVM_GPU_PHASES) {

@@ -358,7 +358,8 @@ export class GpuMarker implements Marker {
    * made the second mark's wait for its replay fall from 12-19 ms to under 1.
    * The mirror and the marker's own state are left alone: the engine traces
    * nothing. The live list's read-back is made as long as the engine's live
-   * buffer too (a 1 GiB heap's young range: 85 MB of mapped host memory). Not by default on a software adapter: there the buffers are host
+   * buffer too (a 1 GiB heap's young range: 85 MB of mapped host memory).
+   * Not by default on a software adapter: there the buffers are host
    * memory that the driver fills with zeros, 0.7-1.3 s per mark for a 512m
    * heap on lavapipe (9 s for gpu-bfs at 1g), which a program that never
    * collects would pay for nothing.

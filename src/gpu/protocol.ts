@@ -13,8 +13,8 @@
  * What crosses: the heap's words, the reference graphs' arrays, the live list
  * and the large argument arrays are SharedArrayBuffers both threads address
  * (`SharedInts`; a young mark's live list is written after its reply, and
- * `MarkReply.progress` says how far); small arguments are copied by postMessage; the worker hands
- * the main thread fresh result arrays (a full mark's bitmap, a heap copy for
+ * `MarkReply.progress` says how far); small arguments are copied by
+ * postMessage; the worker hands the main thread fresh result arrays (a full mark's bitmap, a heap copy for
  * --verify-gc) by transferring them. The main thread never transfers a buffer,
  * since a transfer detaches it on the sending side.
  */
@@ -23,6 +23,12 @@ import type { GpuAdapterDescription } from './adapter.js';
 import type { GpuMarkStats } from './marker.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror.js';
 import type { GpuEngine, GpuOptions } from './options.js';
+
+/** Milliseconds on a clock both threads share (each thread's performance.now()
+ *  has its own origin), for the phase log's message legs. */
+export function sharedClock(): number {
+  return performance.timeOrigin + performance.now();
+}
 
 /** `length` int32 elements at element `offset` of a SharedArrayBuffer. */
 export interface SharedInts {
@@ -74,7 +80,7 @@ export type HostRequest =
       readonly roots: SharedInts;
       readonly objectRanges?: number[];
       readonly changes: Changes;
-      /** performance.timeOrigin + performance.now() at sending, for the phase log. */
+      /** sharedClock() at sending, for the phase log. */
       readonly sentAt: number;
     }
   | {
@@ -109,7 +115,7 @@ export interface MarkReply {
   readonly progress?: SharedArrayBuffer;
   readonly times: MarkTimes;
   readonly stats: GpuMarkStats | null;
-  /** performance.timeOrigin + performance.now() at replying. */
+  /** sharedClock() at replying. */
   readonly repliedAt: number;
 }
 

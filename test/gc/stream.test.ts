@@ -4,7 +4,7 @@
  * while the evacuation starts). The plan must read no entry before asking for
  * it: here the list stays zero until each `liveReady` call fills it up to the
  * count asked, so an early read would evacuate address 0 and break the heap,
- * which --verify-gc catches.
+ * which the heap check after the collection catches.
  */
 import { describe, expect, it } from 'vitest';
 import { createCollector, SerialMarker, verifyHeap, type Marker, type MarkRequest, type MarkResult } from '../../src/gc/index.js';
