@@ -9,7 +9,7 @@
  * sends a request that may upload, and this side hands them to the marker's
  * next `takeDirty...` call, merged if several requests brought some.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { destroyGpu, openGpu } from './device.js';
 import { STAGED_ROOTS } from './engine.js';
 import { GpuMarker, type RefGraphInput, type SableInput } from './marker.js';
@@ -260,6 +260,15 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
 
 const port = parentPort;
 if (port === null) throw new Error('host-worker.ts runs as a worker thread (host.ts starts it)');
+/** Replies go on their own channel; `replied` counts them, bumped after each is
+ *  posted, so that the main thread can wait for one without its event loop (host.ts). */
+const { replies, replied } = workerData as { replies: MessagePort; replied: Int32Array };
+
+function postReply(reply: HostReply, transfer: ArrayBuffer[] = []): void {
+  replies.postMessage(reply, transfer);
+  Atomics.add(replied, 0, 1);
+  Atomics.notify(replied, 0);
+}
 
 let queue: Promise<void> = Promise.resolve();
 port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => {
@@ -270,6 +279,7 @@ port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => 
       markers.clear();
       await destroyGpu();
       port.postMessage({ closed: true });
+      replies.close();
       port.close();
       return;
     }
@@ -286,10 +296,10 @@ port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => 
       takeAfterReply();
     }
     try {
-      port.postMessage(reply, transfer);
+      postReply(reply, transfer);
     } catch (e) {
       const message = `GPU worker: the reply could not be sent: ${e instanceof Error ? e.message : String(e)}`;
-      port.postMessage({ id: msg.id, ok: false, error: { name: 'Error', message } } satisfies HostReply);
+      postReply({ id: msg.id, ok: false, error: { name: 'Error', message } });
       after = null;
     }
     // Synchronously, before the next request can unmap what it reads.

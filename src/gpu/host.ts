@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { MarkRequest, MarkResult, Marker } from '../gc/marker.js';
 import { GpuAdapterLimitError, NoGpuAdapterError, type GpuAdapterDescription } from './adapter.js';
 import { youngResult } from './engine.js';
@@ -47,8 +47,23 @@ function rebuild(e: { name: string; message: string; stack?: string }): Error {
   return err;
 }
 
+/**
+ * How long the main thread blocks for a reply to a request that a collection
+ * (or the allocation uploading eden ahead) waits for, before leaving it to the
+ * event loop. The reply to a later young mark of the 2560 lists took 0.26-0.76
+ * ms to reach the main thread through the event loop on an H100 (bench/RESULTS.md,
+ * ninth session); a futex wake takes microseconds. Bounded, so that a slow
+ * adapter's marks (seconds on lavapipe) and a dead worker still end in the
+ * event loop, where the worker's 'exit' is heard.
+ */
+const WAIT_HERE_MS = 50;
+
 class GpuHost {
   private readonly worker: Worker;
+  /** Replies come on their own channel, so that this thread can take them synchronously. */
+  private readonly replies: MessagePort;
+  /** Bumped by the worker after each reply it posts. */
+  private readonly replied = new Int32Array(new SharedArrayBuffer(4));
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private failure: Error | null = null;
@@ -56,17 +71,11 @@ class GpuHost {
   private adapterInfo: GpuAdapterDescription | null = null;
 
   constructor() {
-    this.worker = new Worker(workerScript());
-    this.worker.unref();
-    this.worker.on('message', (msg: HostReply | { closed: true }) => {
-      if ('closed' in msg) return;
-      const p = this.pending.get(msg.id);
-      if (!p) return;
-      this.pending.delete(msg.id);
-      if (this.pending.size === 0 && !this.closing) this.worker.unref();
-      if (msg.ok) p.resolve(msg.value);
-      else p.reject(rebuild(msg.error));
-    });
+    const { port1, port2 } = new MessageChannel();
+    this.worker = new Worker(workerScript(), { workerData: { replies: port2, replied: this.replied }, transferList: [port2] });
+    this.replies = port1;
+    this.replies.on('message', (msg: HostReply) => this.settle(msg));
+    this.hold(false);
     this.worker.on('error', (e: unknown) => this.fail(e instanceof Error ? e : new Error(String(e))));
     this.worker.on('exit', (code) => this.fail(new Error(`the GPU worker thread exited (code ${code})`)));
   }
@@ -79,14 +88,54 @@ class GpuHost {
     if (host === this) host = null;
   }
 
-  request<T>(req: HostRequest): Promise<T> {
+  /** The worker and its reply channel keep the process alive only while a request is out or it is closing. */
+  private hold(on: boolean): void {
+    if (on) {
+      this.worker.ref();
+      this.replies.ref();
+    } else {
+      this.worker.unref();
+      this.replies.unref();
+    }
+  }
+
+  private settle(msg: HostReply): void {
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id);
+    if (this.pending.size === 0 && !this.closing) this.hold(false);
+    if (msg.ok) p.resolve(msg.value);
+    else p.reject(rebuild(msg.error));
+  }
+
+  /** Sends `req`. `waitHere`: block this thread for the reply, up to WAIT_HERE_MS,
+   *  for a request the caller awaits at once inside a collection. */
+  request<T>(req: HostRequest, waitHere = false): Promise<T> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      if (this.pending.size === 0) this.worker.ref();
+    const seen = Atomics.load(this.replied, 0);
+    const reply = new Promise<T>((resolve, reject) => {
+      if (this.pending.size === 0) this.hold(true);
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       this.worker.postMessage({ id, req });
     });
+    if (waitHere) this.waitHere(id, seen);
+    return reply;
+  }
+
+  /** Takes replies synchronously until request `id`'s has come, or WAIT_HERE_MS passed. */
+  private waitHere(id: number, seen: number): void {
+    const until = performance.now() + WAIT_HERE_MS;
+    for (;;) {
+      // The worker posts before it bumps the count, so every reply counted is queued here.
+      for (let m = receiveMessageOnPort(this.replies); m !== undefined; m = receiveMessageOnPort(this.replies)) {
+        this.settle(m.message as HostReply);
+      }
+      const left = until - performance.now();
+      if (!this.pending.has(id) || left <= 0) return;
+      Atomics.wait(this.replied, 0, seen, left);
+      seen = Atomics.load(this.replied, 0);
+    }
   }
 
   /** Opens the device (once) and describes its adapter. */
@@ -109,7 +158,7 @@ class GpuHost {
     this.closing ??= (async () => {
       if (host === this) host = null;
       if (!this.failure) {
-        this.worker.ref();
+        this.hold(true);
         const closed = new Promise<void>((resolve) => {
           this.worker.on('message', (m: { closed?: true }) => m.closed && resolve());
           this.worker.on('exit', () => resolve());
@@ -118,6 +167,7 @@ class GpuHost {
         await closed;
       }
       await this.worker.terminate();
+      this.replies.close();
     })();
     return this.closing;
   }
@@ -271,7 +321,7 @@ export class WorkerGpuMarker implements Marker {
 
   async uploadAhead(start: number, end: number): Promise<void> {
     await this.ready();
-    await gpuHost().request({ op: 'uploadAhead', marker: this.id, start, end });
+    await gpuHost().request({ op: 'uploadAhead', marker: this.id, start, end }, true);
   }
 
   async mark(request: MarkRequest): Promise<MarkResult> {
@@ -291,7 +341,7 @@ export class WorkerGpuMarker implements Marker {
       objectRanges,
       changes,
       sentAt: sharedClock(),
-    });
+    }, true);
     const toMain = sharedClock() - reply.repliedAt;
     const total = performance.now() - t0;
     if (reply.stats) this.lastStats = { ...reply.stats, phases: { ...reply.stats.phases, dirty: ms, toMain, host: total } };
@@ -343,7 +393,7 @@ export class WorkerGpuMarker implements Marker {
       forward: this.forward.put(forward),
       slotRuns: this.slotRuns.put(slotRuns),
       sizeTable: input.layout === 'sable' ? input.sizeTable?.() : undefined,
-    });
+    }, true);
   }
 
   get scansRememberedSet(): boolean {
@@ -365,7 +415,7 @@ export class WorkerGpuMarker implements Marker {
       youngStart,
       youngEnd,
       changes,
-    });
+    }, true);
     return found && { ...found, syncMs: found.syncMs + ms };
   }
 
