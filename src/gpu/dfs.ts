@@ -21,6 +21,7 @@ const CTL_ROUNDS = 2;
 const CTL_LIVE = 3;
 const CTL_PENDING = 6;
 const CTL_DRAIN_OVERFLOW = 7;
+const CTL_GUESSED = 11;
 
 /** Most nodes the fallback's drain hands over (and most links one thread walks):
  *  a thread holding more than this is not a narrow tail. */
@@ -86,6 +87,7 @@ export class DfsEngine extends GpuEngineBase {
         SCAN_BUDGET: spec.scan,
         PREFETCH: opts.vector && !this.refgraph,
         CHASE_LOOP: opts.dfsChase === 'loop',
+        CHASE_AHEAD: spec.ahead,
         STORAGE_STACK: this.storageStack(young),
       },
       bindings: [
@@ -277,6 +279,7 @@ export class DfsEngine extends GpuEngineBase {
         rounds: ctl[CTL_ROUNDS]!,
         submits,
         fallbackFrontier: pending.length,
+        chasedAhead: ctl[CTL_GUESSED]!,
         phases,
       };
     }
@@ -304,6 +307,7 @@ export class DfsEngine extends GpuEngineBase {
       rounds: ctl[CTL_ROUNDS]!,
       submits,
       fallbackFrontier: -1,
+      chasedAhead: ctl[CTL_GUESSED]!,
       phases,
     };
   }

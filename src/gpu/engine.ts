@@ -81,6 +81,8 @@ export interface TraceResult {
   readonly submits: number;
   /** The frontier (gpu-bfs) or pending nodes (gpu-dfs) handed to the CPU, -1 when the GPU finished. */
   readonly fallbackFrontier: number;
+  /** gpu-dfs: nodes its pointer chases marked from guessed addresses (dfs.wgsl chaseAhead). */
+  readonly chasedAhead?: number;
   /** Host milliseconds by step, for `GpuMarkStats` (setup, rounds, gpu, drain, readback, cpu). */
   readonly phases?: Record<string, number>;
 }
@@ -147,6 +149,8 @@ export interface Specialization {
   readonly chain: number;
   /** gpu-dfs: the same after a round that ended broad (GpuOptions.dfsBroadChain). */
   readonly broadChain: number;
+  /** gpu-dfs: nodes a pointer chase loads and marks per round trip (GpuOptions.dfsAhead). */
+  readonly ahead: number;
 }
 
 /** Chooses sizes for the adapter, as TornadoVM specializes to the device's local memory.
@@ -185,7 +189,11 @@ export function specialize(ctx: GpuContext, o: GpuOptions, engine: 'dfs' | 'bfs'
   // A broad round (more busy threads than the narrow-tail threshold) has no
   // tail for the CPU to take over, so its chases run longer (dfs.wgsl dfs_advance).
   const broadChain = Math.max(chain, o.dfsBroadChain || 16);
-  return { workgroupSize, workgroups, lcap, steps, scan, chain, broadChain };
+  // A list built node after node lies at one stride: eight nodes of six words
+  // (the lists' Node) span 192 bytes, one or two cache lines a run. At most 32,
+  // a run's per-thread registers.
+  const ahead = Math.min(32, Math.max(1, Math.floor(o.dfsAhead) || 8));
+  return { workgroupSize, workgroups, lcap, steps, scan, chain, broadChain, ahead };
 }
 
 export const PARAMS_WORDS = 20;

@@ -73,6 +73,8 @@ export interface GpuMarkStats {
   readonly rounds: number;
   readonly submits: number;
   readonly fallbackFrontier: number;
+  /** gpu-dfs: nodes its pointer chases marked from guessed addresses (dfs.wgsl chaseAhead). */
+  readonly chasedAhead?: number;
   /** Host milliseconds of the last mark by step: prepare (device, roots), upload,
    *  setup (program, buffers), rounds (the GPU loop, waits included), gpu (its
    *  timestamped kernel time), drain, readback, cpu (fallback), total. */
@@ -201,11 +203,12 @@ export class GpuMarker implements Marker {
       rounds: r.rounds,
       submits: r.submits,
       fallbackFrontier: r.fallbackFrontier,
+      ...(r.chasedAhead !== undefined ? { chasedAhead: r.chasedAhead } : {}),
       phases,
     };
     if (process.env.MINIVM_GPU_PHASES) {
       process.stderr.write(
-        `gpu-phases ${this.name} ${request.kind} rounds=${r.rounds} submits=${r.submits} fallback=${r.fallbackFrontier} ` +
+        `gpu-phases ${this.name} ${request.kind} rounds=${r.rounds} submits=${r.submits} fallback=${r.fallbackFrontier} ahead=${r.chasedAhead ?? '-'} ` +
           Object.entries(phases)
             .map(([k, v]) => `${k}=${v.toFixed(2)}`)
             .join(' ') +

@@ -85,6 +85,12 @@ export interface GpuOptions {
    *  hybrid stack, as every other expansion. Not a marking optimization of the
    *  papers: `all` and `none` leave it alone. */
   dfsChase: 'loop' | 'step';
+  /** gpu-dfs, `chase=loop`: nodes a chase marks per memory round trip, by
+   *  loading the next ones where the last step's stride predicts them and
+   *  keeping those the chain itself confirms (dfs.wgsl chaseAhead); 1 = one
+   *  node a round trip. 0 = default (8). Not a marking optimization of the
+   *  papers: `all` and `none` leave it alone. */
+  dfsAhead: number;
   /** Test hook: words per heap-mirror binding (power of two); 0 = from the adapter's limit. */
   chunkWords: number;
   /** Young collections (sable): remembered sets of at least this many slots are
@@ -147,6 +153,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   dfsChain: 0,
   dfsBroadChain: 0,
   dfsChase: 'loop',
+  dfsAhead: 0,
   chunkWords: 0,
   remsetMinSlots: 65536,
   liveOrder: 'address',
@@ -176,6 +183,7 @@ const NUMERIC: Record<string, keyof GpuOptions> = {
   scan: 'dfsScan',
   chain: 'dfsChain',
   'broad-chain': 'dfsBroadChain',
+  ahead: 'dfsAhead',
   'chunk-words': 'chunkWords',
   remset: 'remsetMinSlots',
 };

@@ -191,7 +191,8 @@ function order(g: ObjectGraph): number[] {
 /** The sable layout: instances have a lead word and scalar fields left of the
  *  header (so headers are not 4-aligned); some objects are reference arrays;
  *  scalar arrays full of address-like junk are interleaved and must not be traced. */
-export function layoutSable(g: ObjectGraph, seed = 1): LaidOut {
+export function layoutSable(g: ObjectGraph, seed = 1, packed = false): LaidOut {
+  if (packed) return layoutPacked(g);
   const r = rng(seed);
   const words: number[] = [0, 0, 0];
   const addr = new Array<number>(g.refs.length);
@@ -220,6 +221,29 @@ export function layoutSable(g: ObjectGraph, seed = 1): LaidOut {
   }
   if (youngStart < 0) youngStart = words.length;
   junk();
+  const youngEnd = words.length;
+  for (let i = 0; i < g.refs.length; i++) {
+    g.refs[i]!.forEach((t, k) => (words[addr[i]! + 4 + k] = t >= 0 ? addr[t]! : 0));
+  }
+  words.push(0, 0, 0, 0, 0);
+  return { words: Int32Array.from(words), addr, youngRange: [youngStart, youngEnd] };
+}
+
+/** The sable layout as a bump allocator leaves objects allocated one after the
+ *  other: headers only, no junk between them, in id order (tenured first). A
+ *  chain of consecutive ids lies at one stride, as gpu-dfs's chaseAhead predicts. */
+function layoutPacked(g: ObjectGraph): LaidOut {
+  const words: number[] = [0, 0, 0, 0];
+  const addr = new Array<number>(g.refs.length);
+  let youngStart = -1;
+  for (const i of order(g)) {
+    if (g.young[i] && youngStart < 0) youngStart = words.length;
+    addr[i] = words.length;
+    const n = g.refs[i]!.length;
+    words.push(0, 1, n, 0);
+    for (let k = 0; k < n; k++) words.push(0);
+  }
+  if (youngStart < 0) youngStart = words.length;
   const youngEnd = words.length;
   for (let i = 0; i < g.refs.length; i++) {
     g.refs[i]!.forEach((t, k) => (words[addr[i]! + 4 + k] = t >= 0 ? addr[t]! : 0));

@@ -44,8 +44,10 @@ function mixed(): ObjectGraph {
   return { name: 'mixed', refs, roots, young: refs.map(() => r() < 0.6) };
 }
 
-async function markOnce(engine: Engine, g: ObjectGraph, kind: 'young' | 'full', options: string | Partial<GpuOptions>, layout: 'sable' | 'refgraph' = 'sable') {
-  const heap = layout === 'sable' ? layoutSable(g) : layoutRefgraph(g);
+/** `packed`: sable with objects back to back in id order (layoutSable's packed form). */
+async function markOnce(engine: Engine, g: ObjectGraph, kind: 'young' | 'full', options: string | Partial<GpuOptions>, form: 'sable' | 'refgraph' | 'packed' = 'sable') {
+  const layout = form === 'refgraph' ? 'refgraph' : 'sable';
+  const heap = layout === 'sable' ? layoutSable(g, 1, form === 'packed') : layoutRefgraph(g);
   const marker = new GpuMarker({
     engine,
     input:
@@ -201,6 +203,84 @@ describe('gpu-dfs: pointer-chase steps (chain=)', () => {
       await markOnce('gpu-dfs', binaryTree(11), 'full', spec);
       await markOnce('gpu-dfs', mixed(), 'young', spec);
       await markOnce('gpu-dfs', mixed(), 'full', spec, 'refgraph');
+    }
+  });
+});
+
+describe('gpu-dfs: chases that mark ahead of their loads (ahead=)', () => {
+  // Chains of consecutive ids lie at one stride in the packed layout: every
+  // guess there is right. The default layout puts scalars and junk between
+  // objects, so there guesses mostly miss; both must mark the same.
+  /** m lists of len nodes whose links run to the next id (up) or the previous one (down). */
+  function lists(m: number, len: number, dir: 'up' | 'down'): ObjectGraph {
+    const refs: number[][] = [];
+    const roots: number[] = [];
+    for (let l = 0; l < m; l++) {
+      const base = refs.length;
+      for (let i = 0; i < len; i++) {
+        const to = dir === 'up' ? (i + 1 < len ? base + i + 1 : -1) : i > 0 ? base + i - 1 : -1;
+        refs.push([to]);
+      }
+      roots.push(dir === 'up' ? base : base + len - 1);
+    }
+    return { name: `lists(${m}x${len},${dir})`, refs, roots, young: refs.map(() => true) };
+  }
+  it('lists laid out at one stride, up or down the heap: nodes after the first of a run come from guesses', async () => {
+    for (const dir of ['up', 'down'] as const) {
+      const g = lists(40, 300, dir);
+      for (const kind of ['young', 'full'] as const) {
+        const { stats } = await markOnce('gpu-dfs', g, kind, 'all', 'packed');
+        // Runs of 8: 7 of every 8 nodes of a chase, less each list's first run.
+        expect(stats.chasedAhead).toBeGreaterThan(40 * 300 * 0.8);
+        const one = await markOnce('gpu-dfs', g, kind, 'all,ahead=1', 'packed');
+        expect(one.stats.chasedAhead).toBe(0);
+      }
+    }
+  });
+  it('two lists interleaved node by node lie at twice the stride, and are guessed too', async () => {
+    const refs: number[][] = [];
+    for (let i = 0; i < 600; i++) refs.push([i + 2 < 600 ? i + 2 : -1]);
+    const g: ObjectGraph = { name: 'interleaved lists', refs, roots: [0, 1], young: refs.map(() => true) };
+    const { stats } = await markOnce('gpu-dfs', g, 'young', 'all,-fallback', 'packed');
+    expect(stats.chasedAhead).toBeGreaterThan(500);
+  });
+  it('guesses that miss (objects of mixed sizes between the nodes) mark the same', async () => {
+    const g = lists(40, 300, 'down');
+    for (const ahead of [2, 8, 32]) {
+      await markOnce('gpu-dfs', g, 'young', `all,ahead=${ahead}`);
+      await markOnce('gpu-dfs', g, 'full', `all,ahead=${ahead}`);
+    }
+  });
+  it('runs that reach nodes other threads marked, shared tails, cycles and branching nodes mark the same', async () => {
+    // 40 chains of 50 that all run into one 400-node tail ending in a cycle of
+    // 60 with a branching node, packed so that guesses run across the chains'
+    // joins; roots at every chain's head and in the cycle.
+    const refs: number[][] = [];
+    const roots: number[] = [];
+    const tail = 40 * 50;
+    for (let c = 0; c < 40; c++) {
+      roots.push(refs.length);
+      for (let i = 0; i < 50; i++) refs.push([i + 1 < 50 ? refs.length + 1 : tail]);
+    }
+    const ring = tail + 400;
+    for (let i = 0; i < 400; i++) refs.push([i + 1 < 400 ? refs.length + 1 : ring]);
+    for (let i = 0; i < 60; i++) refs.push(i === 30 ? [ring + 31, 7] : [ring + ((i + 1) % 60)]);
+    roots.push(ring + 45, tail + 200);
+    const r = rng(11);
+    const g: ObjectGraph = { name: 'merging chains, packed', refs, roots, young: refs.map(() => r() < 0.85) };
+    for (const ahead of [2, 3, 8, 32]) {
+      for (const spec of [`all,ahead=${ahead}`, `all,-atomic,ahead=${ahead}`, `all,steps=4,chain=1,broad-chain=1,ahead=${ahead}`]) {
+        await markOnce('gpu-dfs', g, 'young', spec, 'packed');
+        await markOnce('gpu-dfs', g, 'full', spec, 'packed');
+      }
+    }
+  });
+  it('the round budget still counts nodes: a run never marks past it', async () => {
+    // As 'the chase loop charges each node a chase step' above, with every guess right.
+    const g = parallelLists(64, 600);
+    for (const ahead of [1, 8]) {
+      const r = await markOnce('gpu-dfs', g, 'full', `all,-fallback,steps=16,chain=4,broad-chain=4,ahead=${ahead}`, 'packed');
+      expect(r.stats.rounds).toBe(13);
     }
   });
 });
