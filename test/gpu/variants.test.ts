@@ -246,7 +246,7 @@ describe('gpu-dfs: chases that mark ahead of their loads (ahead=)', () => {
   });
   it('guesses that miss (objects of mixed sizes between the nodes) mark the same', async () => {
     const g = lists(40, 300, 'down');
-    for (const ahead of [2, 8, 32]) {
+    for (const ahead of [2, 3, 8]) {
       await markOnce('gpu-dfs', g, 'young', `all,ahead=${ahead}`);
       await markOnce('gpu-dfs', g, 'full', `all,ahead=${ahead}`);
     }
@@ -268,11 +268,9 @@ describe('gpu-dfs: chases that mark ahead of their loads (ahead=)', () => {
     roots.push(ring + 45, tail + 200);
     const r = rng(11);
     const g: ObjectGraph = { name: 'merging chains, packed', refs, roots, young: refs.map(() => r() < 0.85) };
-    for (const ahead of [2, 3, 8, 32]) {
-      for (const spec of [`all,ahead=${ahead}`, `all,-atomic,ahead=${ahead}`, `all,steps=4,chain=1,broad-chain=1,ahead=${ahead}`]) {
-        await markOnce('gpu-dfs', g, 'young', spec, 'packed');
-        await markOnce('gpu-dfs', g, 'full', spec, 'packed');
-      }
+    for (const spec of ['all,ahead=2', 'all,ahead=3', 'all', 'all,-atomic', 'all,steps=4,chain=1,broad-chain=1']) {
+      await markOnce('gpu-dfs', g, 'young', spec, 'packed');
+      await markOnce('gpu-dfs', g, 'full', spec, 'packed');
     }
   });
   it('the round budget still counts nodes: a run never marks past it', async () => {

@@ -328,8 +328,9 @@ fn chase(first: u32, maxSteps: u32) -> u32 {
 // has exactly one reference and that reference is the guessed address: then it
 // is that node, and its words were loaded from it, so a wrong guess costs only
 // wasted loads, never a wrong mark. The accepted nodes' marks go out together
-// (atomicOr each), and so do the loads of the next run, before the marks come
-// back: loads of a read-only mirror are sound whatever comes of the marks.
+// (one atomicOr per bitmap word), and so do the loads of the next run, before
+// the marks come back: loads of a read-only mirror are sound whatever comes of
+// the marks.
 //
 // Ownership is as in chase(): whoever wins a node's mark expands it. Inside a
 // run every accepted node but the last has one reference, the next accepted
@@ -383,21 +384,50 @@ fn chaseAhead(first: u32, maxSteps: u32, stride0: u32) -> u32 {
     guessed += m - 1u;
     let last = base + (m - 1u) * stride;
     let next = select(0u, lastNext, lastCount == 1u);
-    // The marks, then the next run's loads, all before the first answer is used.
-    var mine: array<bool, CHASE_AHEAD>;
-    for (var j = 0u; j < CHASE_AHEAD; j += 1u) {
+    // The atomic optimization, for a chase that has not just won a mark: a
+    // first node already marked is its marker's to expand, with all after it.
+    if (!won && ATOMIC_OPT && (atomicLoad(&marks[base >> 5u]) & (1u << (base & 31u))) != 0u) { return steps; }
+    // The marks: one atomicOr per bitmap word the run touches, with the bits of
+    // all its nodes there (addresses move one way along a run, so a word's
+    // nodes are consecutive: its first node `leads`). Then the next run's
+    // loads, all sent before the first answer is used.
+    // mask[j]: the bits of nodes j.. of node j's word (built from the end).
+    var mask: array<u32, CHASE_AHEAD>;
+    var acc = 0u;
+    var word = 0xffffffffu;
+    for (var i = 0u; i < CHASE_AHEAD; i += 1u) {
+      let j = CHASE_AHEAD - 1u - i;
+      let a = base + j * stride;
       if (j < m) {
-        if (j == 0u && !won) { mine[j] = tryMark(base); } else { mine[j] = tryMarkAtomic(base + j * stride); }
+        if ((a >> 5u) != word) { acc = 0u; }
+        word = a >> 5u;
+        acc |= 1u << (a & 31u);
+      }
+      mask[j] = acc;
+    }
+    var lead: array<bool, CHASE_AHEAD>;
+    var old: array<u32, CHASE_AHEAD>;
+    word = 0xffffffffu;
+    for (var j = 0u; j < CHASE_AHEAD; j += 1u) {
+      let w = (base + j * stride) >> 5u;
+      lead[j] = j < m && w != word;
+      if (lead[j]) {
+        old[j] = atomicOr(&marks[w], mask[j]);
+        word = w;
       }
     }
     if (next != 0u) { loadRun(next, next - last); }
     var lastMine = false;
+    var seen = 0u;
     for (var j = 0u; j < CHASE_AHEAD; j += 1u) {
-      if (j < m && mine[j]) {
-        record(base + j * stride);
+      if (lead[j]) { seen = old[j]; }
+      let a = base + j * stride;
+      let mine = j < m && (seen & (1u << (a & 31u))) == 0u;
+      if (mine) {
+        record(a);
         steps += 1u;
       }
-      if (j + 1u == m) { lastMine = mine[j]; }
+      if (j + 1u == m) { lastMine = mine; }
     }
     won = lastMine;
     if (!lastMine || lastCount == 0u) { return steps; }
