@@ -11,6 +11,7 @@
  */
 import type { GpuContext } from './device.js';
 import { destroyAll, GrowableBuffer } from './buffers.js';
+import { chaseAheadSource } from './chase-ahead.js';
 import { expandOnCpu, expandSableOnCpu, IntBuf } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
 import { GpuEngineBase, paramsBlock, resultSegments, scanAreas, writeRoots } from './engine.js';
@@ -99,6 +100,8 @@ export class DfsEngine extends GpuEngineBase {
         { name: 'wide', kind: 'storage', type: 'array<u32>' },
       ],
       files: ['dfs'],
+      // dfs.wgsl calls chaseAhead only at CHASE_AHEAD > 1, but WGSL resolves every call.
+      generated: [chaseAheadSource(Math.max(2, spec.ahead))],
       entryPoints: ['dfs_init', 'dfs_mark', 'dfs_wide', 'dfs_advance', 'dfs_drain'],
     };
   }

@@ -436,6 +436,8 @@ export interface EngineProgram {
   readonly bindings: readonly BindingSpec[];
   /** Kernel files after common.wgsl (translate.wgsl follows for refgraph). */
   readonly files: readonly string[];
+  /** WGSL generated for the specialization, after the files. */
+  readonly generated?: readonly string[];
   /** Entry points (refgraph's `translate_marks` is added). */
   readonly entryPoints: readonly string[];
 }
@@ -510,6 +512,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
         kernelSource(refgraph ? 'layout-refgraph' : 'layout-sable'),
         kernelSource('common'),
         ...src.files.map(kernelSource),
+        ...(src.generated ?? []),
         ...(refgraph ? [kernelSource('translate')] : []),
       ],
       entryPoints: [...src.entryPoints, ...(refgraph ? ['translate_marks'] : [])],

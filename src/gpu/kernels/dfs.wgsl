@@ -337,110 +337,13 @@ fn chase(first: u32, maxSteps: u32) -> u32 {
 // node, whose mark this thread tried; so the chase goes on only if this thread
 // won the run's last node, and stops if it lost it (its winner goes on). A
 // node lost in the middle of a run leaves later ones won and expanded here.
-var<private> runCount: array<u32, CHASE_AHEAD>;
+//
+// chaseAhead(first, maxSteps, stride0) is generated, unrolled, for the
+// adapter's CHASE_AHEAD by chase-ahead.ts and appended to this file: each of a
+// run's nodes lives in scalars of its own. Written as loops over arrays
+// (private or function-local), the run's loads went through local memory, each
+// waiting for the one before, and an H100 marked no faster than chase().
 var<private> guessed: u32;  // nodes accepted from guesses, added to ctl at finish()
-var<private> runNext: array<u32, CHASE_AHEAD>;
-
-// Loads the header count and decoded first reference of s + j * stride,
-// j < CHASE_AHEAD (j > 0 only for a nonzero stride, inside the heap). Words
-// past the heap read as 0: an object there has no references.
-fn loadRun(s: u32, stride: u32) {
-  let hw = params.heapWords;
-  for (var j = 0u; j < CHASE_AHEAD; j += 1u) {
-    let a = s + j * stride;
-    let ok = j == 0u || (stride != 0u && a < hw);
-    var c = 0u;
-    var r = 0u;
-    // Sable (the only layout that chases ahead): h = (0, a + 4, count at a + 2).
-    if (ok && a + 2u < hw) { c = nodeRefs(a).z; }
-    if (ok && a + 4u < hw) { r = decodeRef(refWord(0u, a + 4u)); }
-    runCount[j] = c;
-    runNext[j] = r;
-  }
-}
-
-// Chases from `first` (the one reference of node first - stride0, which this
-// thread marked), marking at most maxSteps nodes; returns how many it marked.
-// A last node left with references to visit is pushed for a general expansion.
-fn chaseAhead(first: u32, maxSteps: u32, stride0: u32) -> u32 {
-  var base = first;
-  var stride = stride0;
-  var steps = 0u;
-  loadRun(base, stride);
-  loop {
-    // The accepted run: nodes 0..m-1, each the one reference of the one before.
-    // (Arrays indexed only by the unrolled loops' counters stay in registers.)
-    let room = maxSteps - steps;
-    var m = 1u;
-    var lastCount = runCount[0];
-    var lastNext = runNext[0];
-    for (var j = 1u; j < CHASE_AHEAD; j += 1u) {
-      if (m == j && j < room && stride != 0u && runCount[j - 1u] == 1u && runNext[j - 1u] == base + j * stride) {
-        m = j + 1u;
-        lastCount = runCount[j];
-        lastNext = runNext[j];
-      }
-    }
-    guessed += m - 1u;
-    let last = base + (m - 1u) * stride;
-    let next = select(0u, lastNext, lastCount == 1u);
-    // The atomic optimization, for a chase that has not just won a mark: a
-    // first node already marked is its marker's to expand, with all after it.
-    if (!won && ATOMIC_OPT && (atomicLoad(&marks[base >> 5u]) & (1u << (base & 31u))) != 0u) { return steps; }
-    // The marks: one atomicOr per bitmap word the run touches, with the bits of
-    // all its nodes there (addresses move one way along a run, so a word's
-    // nodes are consecutive: its first node `leads`). Then the next run's
-    // loads, all sent before the first answer is used.
-    // mask[j]: the bits of nodes j.. of node j's word (built from the end).
-    var mask: array<u32, CHASE_AHEAD>;
-    var acc = 0u;
-    var word = 0xffffffffu;
-    for (var i = 0u; i < CHASE_AHEAD; i += 1u) {
-      let j = CHASE_AHEAD - 1u - i;
-      let a = base + j * stride;
-      if (j < m) {
-        if ((a >> 5u) != word) { acc = 0u; }
-        word = a >> 5u;
-        acc |= 1u << (a & 31u);
-      }
-      mask[j] = acc;
-    }
-    var lead: array<bool, CHASE_AHEAD>;
-    var old: array<u32, CHASE_AHEAD>;
-    word = 0xffffffffu;
-    for (var j = 0u; j < CHASE_AHEAD; j += 1u) {
-      let w = (base + j * stride) >> 5u;
-      lead[j] = j < m && w != word;
-      if (lead[j]) {
-        old[j] = atomicOr(&marks[w], mask[j]);
-        word = w;
-      }
-    }
-    if (next != 0u) { loadRun(next, next - last); }
-    var lastMine = false;
-    var seen = 0u;
-    for (var j = 0u; j < CHASE_AHEAD; j += 1u) {
-      if (lead[j]) { seen = old[j]; }
-      let a = base + j * stride;
-      let mine = j < m && (seen & (1u << (a & 31u))) == 0u;
-      if (mine) {
-        record(a);
-        steps += 1u;
-      }
-      if (j + 1u == m) { lastMine = mine; }
-    }
-    won = lastMine;
-    if (!lastMine || lastCount == 0u) { return steps; }
-    if (lastCount > 1u || (next != 0u && steps >= maxSteps)) {
-      // Visited later by a general expansion (or a later chase) of `last`.
-      push(last);
-      return steps;
-    }
-    if (next == 0u) { return steps; }
-    stride = next - last;
-    base = next;
-  }
-}
 
 // Algorithm 5, made sound (see the top): scan this thread's area of the global
 // stack, resuming where the last scan stopped, at most once around and at most
