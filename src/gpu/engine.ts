@@ -189,10 +189,12 @@ export function specialize(ctx: GpuContext, o: GpuOptions, engine: 'dfs' | 'bfs'
   // A broad round (more busy threads than the narrow-tail threshold) has no
   // tail for the CPU to take over, so its chases run longer (dfs.wgsl dfs_advance).
   const broadChain = Math.max(chain, o.dfsBroadChain || 16);
-  // A list built node after node lies at one stride: eight nodes of six words
-  // (the lists' Node) span 192 bytes, one or two cache lines a run. At most 32,
-  // a run's per-thread registers.
-  const ahead = Math.min(32, Math.max(1, Math.floor(o.dfsAhead) || 8));
+  // Nodes a chase marks per round trip (dfs.wgsl chaseAhead). On an H100 the
+  // 2560 lists' young kernels took 2.0 ms at 1, 0.81-0.84 at 4, 0.63-0.65 at 8
+  // and 0.58-0.59 at 16; the 256 lists' 5.2 ms at 8, 4.0-4.7 at 16, and at 32
+  // their full marks slowed to 14-16 ms (registers). lavapipe's compiler took
+  // 14.6 s over the kernels at 16 against 1.6 at 8, so a software adapter runs 8.
+  const ahead = Math.min(32, Math.max(1, Math.floor(o.dfsAhead) || (soft ? 8 : 16)));
   return { workgroupSize, workgroups, lcap, steps, scan, chain, broadChain, ahead };
 }
 

@@ -88,7 +88,8 @@ export interface GpuOptions {
   /** gpu-dfs, `chase=loop`: nodes a chase marks per memory round trip, by
    *  loading the next ones where the last step's stride predicts them and
    *  keeping those the chain itself confirms (dfs.wgsl chaseAhead); 1 = one
-   *  node a round trip. 0 = default (8). Not a marking optimization of the
+   *  node a round trip. 0 = default (16; 8 on a software adapter, whose shader
+   *  compiler takes ~9x as long over the longer runs). Not a marking optimization of the
    *  papers: `all` and `none` leave it alone. */
   dfsAhead: number;
   /** Test hook: words per heap-mirror binding (power of two); 0 = from the adapter's limit. */
