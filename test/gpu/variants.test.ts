@@ -44,6 +44,26 @@ function mixed(): ObjectGraph {
   return { name: 'mixed', refs, roots, young: refs.map(() => r() < 0.6) };
 }
 
+/** 40 chains of 50 that all run into one 400-node tail (from node 2000), which
+ *  ends in a cycle of 60 with a branching node in it; roots at every chain's
+ *  head, in the middle of the cycle and at `extraRoots`; each node young with
+ *  probability `youngShare`. */
+function mergingChains(name: string, extraRoots: number[], seed: number, youngShare: number): ObjectGraph {
+  const refs: number[][] = [];
+  const roots: number[] = [];
+  const tail = 40 * 50;
+  for (let c = 0; c < 40; c++) {
+    roots.push(refs.length);
+    for (let i = 0; i < 50; i++) refs.push([i + 1 < 50 ? refs.length + 1 : tail]);
+  }
+  const ring = tail + 400;
+  for (let i = 0; i < 400; i++) refs.push([i + 1 < 400 ? refs.length + 1 : ring]);
+  for (let i = 0; i < 60; i++) refs.push(i === 30 ? [ring + 31, 7] : [ring + ((i + 1) % 60)]);
+  roots.push(ring + 45, ...extraRoots);
+  const r = rng(seed);
+  return { name, refs, roots, young: refs.map(() => r() < youngShare) };
+}
+
 /** `packed`: sable with objects back to back in id order (layoutSable's packed form). */
 async function markOnce(engine: Engine, g: ObjectGraph, kind: 'young' | 'full', options: string | Partial<GpuOptions>, form: 'sable' | 'refgraph' | 'packed' = 'sable') {
   const layout = form === 'refgraph' ? 'refgraph' : 'sable';
@@ -162,22 +182,7 @@ describe('gpu-dfs: pointer-chase steps (chain=)', () => {
     }
   });
   it('chases that end in branching nodes, shared tails and cycles mark the same under both modes', async () => {
-    // 40 chains of 50 that all run into one 400-node tail, which ends in a
-    // cycle of 60 with a branching node in it; roots at every chain's head and
-    // in the middle of the cycle.
-    const refs: number[][] = [];
-    const roots: number[] = [];
-    const tail = 40 * 50;
-    for (let c = 0; c < 40; c++) {
-      roots.push(refs.length);
-      for (let i = 0; i < 50; i++) refs.push([i + 1 < 50 ? refs.length + 1 : tail]);
-    }
-    const ring = tail + 400;
-    for (let i = 0; i < 400; i++) refs.push([i + 1 < 400 ? refs.length + 1 : ring]);
-    for (let i = 0; i < 60; i++) refs.push(i === 30 ? [ring + 31, 7] : [ring + ((i + 1) % 60)]);
-    roots.push(ring + 45);
-    const r = rng(7);
-    const merged: ObjectGraph = { name: 'merging chains', refs, roots, young: refs.map(() => r() < 0.8) };
+    const merged = mergingChains('merging chains', [], 7, 0.8);
     for (const chase of ['loop', 'step']) {
       for (const spec of [`all,chase=${chase}`, `all,-atomic,chase=${chase}`, `all,chain=1,broad-chain=1,chase=${chase}`]) {
         await markOnce('gpu-dfs', merged, 'young', spec);
@@ -252,22 +257,9 @@ describe('gpu-dfs: chases that mark ahead of their loads (ahead=)', () => {
     }
   });
   it('runs that reach nodes other threads marked, shared tails, cycles and branching nodes mark the same', async () => {
-    // 40 chains of 50 that all run into one 400-node tail ending in a cycle of
-    // 60 with a branching node, packed so that guesses run across the chains'
-    // joins; roots at every chain's head and in the cycle.
-    const refs: number[][] = [];
-    const roots: number[] = [];
-    const tail = 40 * 50;
-    for (let c = 0; c < 40; c++) {
-      roots.push(refs.length);
-      for (let i = 0; i < 50; i++) refs.push([i + 1 < 50 ? refs.length + 1 : tail]);
-    }
-    const ring = tail + 400;
-    for (let i = 0; i < 400; i++) refs.push([i + 1 < 400 ? refs.length + 1 : ring]);
-    for (let i = 0; i < 60; i++) refs.push(i === 30 ? [ring + 31, 7] : [ring + ((i + 1) % 60)]);
-    roots.push(ring + 45, tail + 200);
-    const r = rng(11);
-    const g: ObjectGraph = { name: 'merging chains, packed', refs, roots, young: refs.map(() => r() < 0.85) };
+    // Packed, so that guesses run across the chains' joins; one more root
+    // in the middle of the tail.
+    const g = mergingChains('merging chains, packed', [2000 + 200], 11, 0.85);
     for (const spec of ['all,ahead=2', 'all,ahead=3', 'all', 'all,-atomic', 'all,steps=4,chain=1,broad-chain=1']) {
       await markOnce('gpu-dfs', g, 'young', spec, 'packed');
       await markOnce('gpu-dfs', g, 'full', spec, 'packed');
