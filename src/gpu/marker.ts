@@ -203,7 +203,7 @@ export class GpuMarker implements Marker {
       rounds: r.rounds,
       submits: r.submits,
       fallbackFrontier: r.fallbackFrontier,
-      ...(r.chasedAhead !== undefined ? { chasedAhead: r.chasedAhead } : {}),
+      chasedAhead: r.chasedAhead,
       phases,
     };
     if (process.env.MINIVM_GPU_PHASES) {

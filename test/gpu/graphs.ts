@@ -222,11 +222,16 @@ export function layoutSable(g: ObjectGraph, seed = 1, packed = false): LaidOut {
   if (youngStart < 0) youngStart = words.length;
   junk();
   const youngEnd = words.length;
+  return sealSable(g, words, addr, [youngStart, youngEnd]);
+}
+
+/** Fills in the sable objects' reference words (ids to addresses) and pads the heap. */
+function sealSable(g: ObjectGraph, words: number[], addr: number[], youngRange: [number, number]): LaidOut {
   for (let i = 0; i < g.refs.length; i++) {
     g.refs[i]!.forEach((t, k) => (words[addr[i]! + 4 + k] = t >= 0 ? addr[t]! : 0));
   }
   words.push(0, 0, 0, 0, 0);
-  return { words: Int32Array.from(words), addr, youngRange: [youngStart, youngEnd] };
+  return { words: Int32Array.from(words), addr, youngRange };
 }
 
 /** The sable layout as a bump allocator leaves objects allocated one after the
@@ -245,11 +250,7 @@ function layoutPacked(g: ObjectGraph): LaidOut {
   }
   if (youngStart < 0) youngStart = words.length;
   const youngEnd = words.length;
-  for (let i = 0; i < g.refs.length; i++) {
-    g.refs[i]!.forEach((t, k) => (words[addr[i]! + 4 + k] = t >= 0 ? addr[t]! : 0));
-  }
-  words.push(0, 0, 0, 0, 0);
-  return { words: Int32Array.from(words), addr, youngRange: [youngStart, youngEnd] };
+  return sealSable(g, words, addr, [youngStart, youngEnd]);
 }
 
 /** The refgraph layout: fields in declaration order (a+2 = vertex id in its
