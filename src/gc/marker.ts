@@ -67,6 +67,41 @@ export interface MarkResult {
   readonly times: MarkTimes;
 }
 
+/** The spaces a young collection evacuates into (`Marker.assignYoung`). */
+export interface YoungSpaces {
+  readonly toStart: number;
+  readonly toEnd: number;
+  readonly tenureAge: number;
+  readonly tenuredStart: number;
+}
+
+/** A marker's evacuation plan for the last young mark: words to to-survivor and
+ *  to one promotion buffer, or why it will not evacuate this collection. */
+export type DeviceAssignment =
+  | { readonly ok: true; readonly survivedWords: number; readonly promotedWords: number; readonly ms: number }
+  | { readonly ok: false; readonly reason: string };
+
+/** Host milliseconds and bytes of a device evacuation's parts. */
+export interface EvacuationTimes {
+  /** Promoted addresses, copies, forwarding headers and fixes, until the device is done. */
+  readonly copy: number;
+  /** The read-back of what moved: the copy to mapped memory and its mapping. */
+  readonly readback: number;
+  readonly readbackBytes: number;
+  /** Writing it into the heap's words (the forwarding headers included). */
+  readonly write: number;
+}
+
+/** What a device evacuation leaves for the CPU: the new addresses (parallel to
+ *  the live list) and the promoted copies' cards holding young references. */
+export interface DeviceEvacuated {
+  readonly forward: Int32Array;
+  /** Bit c set: card `cardFirst + c` (counted from tenured's start) is dirty. */
+  readonly cardBits: Uint32Array;
+  readonly cardFirst: number;
+  readonly times: EvacuationTimes;
+}
+
 export interface Marker {
   readonly name: string;
   /** Traces the heap. Collections are stop-the-world: the interpreter is parked at
@@ -105,6 +140,17 @@ export interface Marker {
     youngStart: number,
     youngEnd: number,
   ): Promise<{ readonly roots: Int32Array; readonly runs: Int32Array; readonly syncMs: number } | null>;
+  /** True when the marker evacuates young collections on its device
+   *  (gc/device-evacuation.ts): `assignYoung`, then `finishYoung`. */
+  readonly evacuatesYoung?: boolean;
+  /** After a young mark: decides where each object of its live list goes
+   *  (changing nothing yet). The plan either carves the promotion buffer and
+   *  calls `finishYoung`, or evacuates on the CPU as usual (and replays). */
+  assignYoung?(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment>;
+  /** Moves the objects with the promotion buffer at `base`, redirects the
+   *  remembered slots `slotRuns` ((first, count) runs) in its copy, and writes
+   *  what moved into the heap's words, forwarding headers included. */
+  finishYoung?(base: number, slotRuns: Int32Array): Promise<DeviceEvacuated>;
   /** `--verify-gc`, for a marker that keeps a copy of the heap: brings the copy up
    *  to date and hands it (one word per heap word) to `check`. */
   verifyCopy?(check: (copy: Uint32Array) => void): Promise<void>;

@@ -23,11 +23,11 @@
  * (mark-sweep), needs the card-marking write barrier.
  */
 
-import { CARD_CLEAN, CARD_DIRTY, CARD_SHIFT } from '../heap/card-table.js';
+import { CARD_CLEAN } from '../heap/card-table.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
-import { STATUS_FORWARDED } from '../heap/layout.js';
-import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
+import { emptyPhases, type CollectionKind, type EvacuationRecord, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
+import { evacuateOnDevice, fixRememberedSlots } from './device-evacuation.js';
 import { Evacuator } from './evacuate.js';
 import { appendSetBits, IntList } from './int-list.js';
 import type { MarkRequest, MarkResult, MarkTimes, Marker } from './marker.js';
@@ -49,6 +49,8 @@ export class GenerationalPlan implements Collector {
   private readonly youngLive = new IntList();
   private readonly evacuator: Evacuator;
   private markTimes: MarkTimes = { mark: 0 };
+  /** Where the last collection evacuated, for a marker that can on its device. */
+  private evacuation: EvacuationRecord | undefined;
 
   constructor(
     readonly heap: HeapImpl,
@@ -65,6 +67,7 @@ export class GenerationalPlan implements Collector {
     const t0 = performance.now();
     const phases = emptyPhases();
     let done = kind;
+    this.evacuation = this.marker.evacuatesYoung ? { where: 'cpu', reason: 'full collection' } : undefined;
     if (kind === 'young' && !(await this.young(phases))) {
       done = 'full';
       cause = 'promotion failed';
@@ -86,6 +89,7 @@ export class GenerationalPlan implements Collector {
       liveYoungObjects: ev.forward.length,
       survivedBytes: ev.survivedWords * 4,
       promotedBytes: ev.promotedWords * 4,
+      ...(this.evacuation ? { evacuation: this.evacuation } : {}),
     };
     if (h.options.verifyGc) {
       const tv = performance.now();
@@ -179,6 +183,15 @@ export class GenerationalPlan implements Collector {
     const live = result.live ?? this.liveFromBitmap(result.bitmap);
 
     t = performance.now();
+    if (this.marker.evacuatesYoung) {
+      const e = await evacuateOnDevice(h, this.marker, live, this.evacuator, this.dirtyCards, this.remembered, phases);
+      this.evacuation = e;
+      if (e.where === 'gpu') {
+        phases.copy += performance.now() - t;
+        return true;
+      }
+    }
+    t = performance.now();
     if (!this.evacuator.assign(live, false, result.liveReady)) {
       phases.copy += performance.now() - t;
       return false;
@@ -233,7 +246,6 @@ export class GenerationalPlan implements Collector {
    *  the marker is asked to make the same moves on its heap copy. */
   private async finishEvacuation(live: Int32Array, phases: PhaseTimes, replay: boolean): Promise<void> {
     const h = this.heap;
-    const words = h.words;
     const ev = this.evacuator;
     // Clean the scanned cards first: copying re-dirties the cards of promoted copies
     // that refer to survivors, and fixing the remembered slots those still holding
@@ -242,24 +254,12 @@ export class GenerationalPlan implements Collector {
     const dc = this.dirtyCards.data;
     for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
     ev.copy(live, !replay);
-    const ys = h.youngStart;
-    const ye = h.youngEnd;
-    const base = h.tenuredStart;
     // Every remembered slot held a young reference when the cards were scanned, and
     // nothing has written them since: each is redirected to its referent's copy,
     // and its card stays dirty if that copy is young. A replaying marker redirects
     // the runs in its copy itself; otherwise they are recorded as written words.
     const r = this.remembered.runs.view();
-    for (let i = 0; i < r.length; i += 2) {
-      const s0 = r[i]!;
-      const s1 = s0 + r[i + 1]!;
-      for (let s = s0; s < s1; s++) {
-        const v = words[s]!;
-        const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + 1]! : v;
-        words[s] = nv;
-        if (nv >= ys && nv < ye) cards[(s - base) >> CARD_SHIFT] = CARD_DIRTY;
-      }
-    }
+    fixRememberedSlots(h, r);
     if (!replay) for (let i = 0; i < r.length; i += 2) h.noteTenuredWrite(r[i]!, r[i]! + r[i + 1]!);
     fixRoots(h);
     if (h.graph !== null) {

@@ -14,7 +14,7 @@ import { destroyGpu, openGpu } from './device.js';
 import { STAGED_ROOTS } from './engine.js';
 import { GpuMarker, type RefGraphInput, type SableInput } from './marker.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror.js';
-import { sharedClock, type Changes, type HostReply, type HostRequest, type MarkReply, type RemsetReply, type SharedInts } from './protocol.js';
+import { sharedClock, type Changes, type HostReply, type HostRequest, type EvacFinishReply, type MarkReply, type RemsetReply, type SharedInts } from './protocol.js';
 
 type CreateRequest = Extract<HostRequest, { op: 'create' }>;
 
@@ -55,6 +55,18 @@ class Hosted {
   live: Int32Array | null = null;
   /** The live list as the main thread reads it: a copy in shared memory, grown as needed. */
   private shared = new Int32Array(new SharedArrayBuffer(4 * 1024));
+  /** A device evacuation's new addresses, for the main thread (grown as needed). */
+  private forward = new Int32Array(new SharedArrayBuffer(4 * 1024));
+
+  /** The shared buffer for `n` new addresses. */
+  forwardBuffer(n: number): Int32Array {
+    if (n > this.forward.length) {
+      let cap = this.forward.length;
+      while (cap < n) cap *= 2;
+      this.forward = new Int32Array(new SharedArrayBuffer(cap * 4));
+    }
+    return this.forward;
+  }
   /** How many entries of `shared` the copy has written (-1: it failed); the main thread waits on it. */
   readonly progress = new Int32Array(new SharedArrayBuffer(4));
 
@@ -232,6 +244,21 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       await h.marker.replayEvacuation(live, view(req.forward), view(req.slotRuns));
       h.live = null;
       return null;
+    }
+    case 'evacAssign': {
+      const h = hosted(req.marker);
+      if (h.live === null || h.live.length !== req.liveLength) return { ok: false, reason: 'the young mark\'s list is gone' };
+      h.sizeTable = req.sizeTable ?? h.sizeTable;
+      return await h.marker.assignYoung(h.live, req.spaces);
+    }
+    case 'evacFinish': {
+      const h = hosted(req.marker);
+      const n = h.live?.length ?? 0;
+      const out = h.forwardBuffer(n);
+      const done = await h.marker.finishYoung(req.base, view(req.slotRuns), out);
+      h.live = null;
+      const forward: SharedInts = { buffer: out.buffer as SharedArrayBuffer, offset: 0, length: n };
+      return { cardBits: done.cardBits, cardFirst: done.cardFirst, times: done.times, forward } satisfies EvacFinishReply;
     }
     case 'remset': {
       const h = hosted(req.marker);

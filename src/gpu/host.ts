@@ -11,13 +11,13 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { MarkRequest, MarkResult, Marker } from '../gc/marker.js';
+import type { DeviceAssignment, DeviceEvacuated, MarkRequest, MarkResult, Marker, YoungSpaces } from '../gc/marker.js';
 import { GpuAdapterLimitError, NoGpuAdapterError, type GpuAdapterDescription } from './adapter.js';
 import { youngResult } from './engine.js';
 import type { GpuMarkerConfig, GpuMarkStats } from './marker.js';
 import type { RefGraphs } from './mirror.js';
 import { DEFAULT_GPU_OPTIONS, parseGpuOptions, type GpuOptions } from './options.js';
-import { sharedClock, type Changes, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from './protocol.js';
+import { sharedClock, type Changes, type EvacFinishReply, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from './protocol.js';
 
 /** The compiled worker script. Under vitest this file runs from src/, but a
  *  worker thread is plain Node and loads JavaScript only: it takes the build in
@@ -394,6 +394,35 @@ export class WorkerGpuMarker implements Marker {
       slotRuns: this.slotRuns.put(slotRuns),
       sizeTable: input.layout === 'sable' ? input.sizeTable?.() : undefined,
     }, true);
+  }
+
+  get evacuatesYoung(): boolean {
+    const input = this.config.input;
+    return input.layout === 'sable' && input.sizeTable !== undefined && this.options.evacuate === 'gpu';
+  }
+
+  async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
+    if (live !== this.lastLive) return { ok: false, reason: 'not the last young mark\'s list' };
+    const input = this.config.input;
+    return gpuHost().request<DeviceAssignment>({
+      op: 'evacAssign',
+      marker: this.id,
+      liveLength: live.length,
+      spaces,
+      sizeTable: input.layout === 'sable' ? input.sizeTable?.() : undefined,
+    }, true);
+  }
+
+  async finishYoung(base: number, slotRuns: Int32Array): Promise<DeviceEvacuated> {
+    this.lastLive = null;
+    const r = await gpuHost().request<EvacFinishReply>({
+      op: 'evacFinish',
+      marker: this.id,
+      base,
+      slotRuns: this.slotRuns.put(slotRuns),
+    }, true);
+    const f = r.forward;
+    return { ...r, forward: new Int32Array(f.buffer, f.offset * 4, f.length) };
   }
 
   get scansRememberedSet(): boolean {

@@ -25,7 +25,7 @@ import type { BindingSpec, Program } from './shader.js';
 import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
 
 /** Objects larger than this many words are copied and fixed by a whole workgroup. */
-const SMALL = 32;
+export const SMALL = 32;
 
 export interface ReplayJob {
   /** The engine's device buffer holding the mark's live list (unused when

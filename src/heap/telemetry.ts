@@ -63,6 +63,24 @@ export interface GcRecord {
   liveYoungObjects: number;
   survivedBytes: number;
   promotedBytes: number;
+  /** Set by collectors whose marker can evacuate on its device. */
+  evacuation?: EvacuationRecord;
+}
+
+/** Where a young collection's evacuation ran (collectors whose marker can
+ *  evacuate on its device), with the device's parts in milliseconds. */
+export interface EvacuationRecord {
+  where: 'gpu' | 'cpu';
+  /** Why the CPU evacuated (with `where: 'cpu'`). */
+  reason?: string;
+  assignMs?: number;
+  copyMs?: number;
+  readbackMs?: number;
+  readbackBytes?: number;
+  /** Writing the read-back into the heap. */
+  writeMs?: number;
+  /** The CPU's share after it: cards, remembered slots, roots. */
+  fixMs?: number;
 }
 
 /** Totals for `--stats`. */
@@ -156,6 +174,15 @@ export function formatGcRecord(r: GcRecord): string {
   if (m.kernel !== undefined) parts.push(`kernel=${ms(m.kernel)}`);
   if (m.readback !== undefined) parts.push(`readback=${ms(m.readback)}`);
   if (m.cpuFallback !== undefined) parts.push(`cpu-fallback=${ms(m.cpuFallback)}`);
+  const e = r.evacuation;
+  if (e?.where === 'gpu') {
+    parts.push(
+      `evacuate=gpu assign=${ms(e.assignMs ?? 0)} copy+fix=${ms(e.copyMs ?? 0)} ` +
+        `read-back=${formatBytes(e.readbackBytes ?? 0)}/${ms(e.readbackMs ?? 0)} write=${ms(e.writeMs ?? 0)} cpu-fix=${ms(e.fixMs ?? 0)}`,
+    );
+  } else if (e) {
+    parts.push(`evacuate=cpu (${e.reason ?? 'cpu'})`);
+  }
   if (p.verify > 0) parts.push(`verify=${ms(p.verify)}`);
   return parts.join(' ');
 }
