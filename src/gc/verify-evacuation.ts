@@ -13,7 +13,8 @@
  * The CPU evacuator (evacuate.ts) differs in one choice only: when to-survivor
  * overflows it still places later objects that fit, where the device promotes
  * every eligible object after the first that does not fit (a prefix sum has
- * no first-fit); and it takes tenured space object by object.
+ * no first-fit; the policy here is the device's); and it takes tenured space
+ * object by object.
  */
 
 import { CARD_DIRTY, CARD_SHIFT } from '../heap/card-table.js';
@@ -75,15 +76,18 @@ export function verifyDeviceEvacuation(
     const size = left + 4 + types.rightWords(old, a);
     const age = (old[a]! >> AGE_SHIFT) & AGE_MASK;
     let expect: number;
+    // `eligible` counts every object under the tenure age before this one, those
+    // that overflowed included: after the first that does not fit, none does.
     if (age < snap.tenureAge && eligible + size <= cap) {
       expect = snap.toStart + eligible + left;
       eligible += size;
     } else {
+      if (age < snap.tenureAge) eligible += size;
       expect = base + promoted + left;
       promoted += size;
     }
     if (forward[i] !== expect) {
-      fail(name, `the ${types.names[t]} at ${a} (age ${age}, ${size} words) went to ${forward[i]}, the CPU's evacuation puts it at ${expect}`);
+      fail(name, `the ${types.names[t]} at ${a} (age ${age}, ${size} words) went to ${forward[i]}, the CPU's evacuation puts it at ${expect} (object ${i} of ${n})`);
     }
     moved[a - ys] = expect;
   }

@@ -321,8 +321,9 @@ export class DeviceEvacuation {
       const f = view.subarray(S + T, S + T + n);
       job.forward.set(new Int32Array(f.buffer, f.byteOffset, n));
       cardBits.set(view.subarray(S + T + n, S + T + n + cardWords));
-      // The forwarding headers, as the mirror has them: the CPU fixes the roots through them.
       const live = p.live;
+      copyScalars(words, live, f, p.sizeTable);
+      // The forwarding headers, as the mirror has them: the CPU fixes the roots through them.
       for (let i = 0; i < n; i++) {
         const a = live[i]!;
         words[a] = words[a]! | STATUS_FORWARDED;
@@ -353,5 +354,26 @@ export class DeviceEvacuation {
   destroy(): void {
     this.pending = null;
     destroyAll(this.rp, this.ep, this.fwd, this.vals, this.big, this.ctl, this.types, this.slots, this.totals, this.readback);
+  }
+}
+
+/**
+ * The mirror holds every header and reference word as the heap does, but not
+ * the scalars: stores of scalars mark no mirror card, so an object uploaded
+ * ahead and written since holds old ones there. Each copy's scalar words (a
+ * sable instance's left of its header, a scalar array's elements) are copied
+ * from the heap's own object, before its header becomes a forwarding one.
+ */
+function copyScalars(words: Int32Array, live: Int32Array, forward: Uint32Array, sizeTable: Uint32Array): void {
+  for (let i = 0; i < live.length; i++) {
+    const a = live[i]!;
+    const na = forward[i]!;
+    const t = words[a + 1]!;
+    const left = sizeTable[4 * t]!;
+    for (let k = 1; k <= left; k++) words[na - k] = words[a - k]!;
+    const end = a + sizeTable[4 * t + 1]! + sizeTable[4 * t + 2]! * words[a + 3]!;
+    const s = a + 4 + words[a + 2]!;
+    if (end - s > 64) words.copyWithin(na + (s - a), s, end);
+    else for (let k = s; k < end; k++) words[na + (k - a)] = words[k]!;
   }
 }
