@@ -14,6 +14,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import type { DeviceAssignment, DeviceEvacuated, MarkRequest, MarkResult, Marker, YoungSpaces } from '../gc/marker.js';
 import { GpuAdapterLimitError, NoGpuAdapterError, type GpuAdapterDescription } from './adapter.js';
 import { youngResult } from './engine.js';
+import { evacuationRefusal } from './evacuate/refusal.js';
 import type { GpuMarkerConfig, GpuMarkStats } from './marker.js';
 import type { RefGraphs } from './mirror.js';
 import { DEFAULT_GPU_OPTIONS, parseGpuOptions, type GpuOptions } from './options.js';
@@ -397,13 +398,14 @@ export class WorkerGpuMarker implements Marker {
   }
 
   get evacuatesYoung(): boolean {
-    const input = this.config.input;
-    return input.layout === 'sable' && input.sizeTable !== undefined && this.options.evacuate === 'gpu';
+    return this.options.evacuate === 'gpu';
   }
 
   async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
-    if (live !== this.lastLive) return { ok: false, reason: 'not the last young mark\'s list' };
     const input = this.config.input;
+    const refusal = evacuationRefusal(input);
+    if (refusal) return { ok: false, reason: refusal };
+    if (live !== this.lastLive) return { ok: false, reason: 'not the last young mark\'s list' };
     return gpuHost().request<DeviceAssignment>({
       op: 'evacAssign',
       marker: this.id,

@@ -10,6 +10,7 @@
  */
 import type { DeviceAssignment, DeviceEvacuated, MarkRequest, MarkResult, Marker, YoungSpaces } from '../gc/marker.js';
 import { DeviceEvacuation } from './evacuate/device.js';
+import { evacuationRefusal } from './evacuate/refusal.js';
 import { BfsEngine } from './bfs.js';
 import { u32View } from './buffers.js';
 import { graphNodes, sableNodes } from './cpu-trace.js';
@@ -276,12 +277,13 @@ export class GpuMarker implements Marker {
 
   /** True when young collections evacuate on the device (`evacuate=gpu`, sable). */
   get evacuatesYoung(): boolean {
-    const input = this.config.input;
-    return input.layout === 'sable' && input.sizeTable !== undefined && this.options.evacuate === 'gpu';
+    return this.options.evacuate === 'gpu';
   }
 
   /** Step 1 of a device evacuation of the last young mark's `live` (evacuate/device.ts). */
   async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
+    const refusal = evacuationRefusal(this.config.input);
+    if (refusal) return { ok: false, reason: refusal };
     const last = this.lastMark;
     if (!this.evacuation || !last || last.live === null) {
       return { ok: false, reason: 'no young mark on the device' };
