@@ -55,5 +55,5 @@ if (isMainThread) {
     buf.unmap();
   }
   device.destroy();
-  parentPort.postMessage(`worker: mapped and unmapped 5 times on ${adapter.info.device || adapter.info.description}`);
+  parentPort?.postMessage(`worker: mapped and unmapped 5 times on ${adapter.info.device || adapter.info.description}`);
 }

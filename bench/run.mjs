@@ -38,6 +38,7 @@ import { log } from './lib/util.mjs';
 import { young1m } from './lib/young1m.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** @type {Record<string, (ctx: any) => Promise<{ text: string, raw: object }>>} */
 const SECTIONS = { interp, gc, layouts, young1m, java, pairs };
 const DEFAULT_SECTIONS = ['interp', 'gc', 'layouts', 'young1m', 'java'];
 
@@ -49,6 +50,7 @@ function usage(msg) {
   process.exit(64);
 }
 
+/** @type {{ sections: string[], repeat: number | undefined, quick: boolean, out: string | null, gpu: boolean, heap: string, build: boolean }} */
 const opts = { sections: [], repeat: undefined, quick: false, out: null, gpu: false, heap: '1g', build: true };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
@@ -73,6 +75,7 @@ if (opts.build) ensureBuilt(root);
 
 const started = new Date();
 const machine = machineInfo(root);
+/** @type {{ use: boolean, available: boolean, software: boolean, adapter: string | null, line: string }} */
 let gpu = { use: false, available: false, software: false, adapter: null, line: 'not probed' };
 if (opts.sections.includes('gc') || opts.sections.includes('pairs')) {
   log('probing the GPU adapter (gpu-dfs on a tiny program)');
@@ -91,6 +94,7 @@ console.log(formatMachine(machine, gpu.use || gpu.available ? `${gpu.adapter}${g
 console.log('');
 
 const ctx = { root, repeat: opts.repeat, quick: opts.quick, gpu, heap: opts.heap, machine };
+/** @type {{ date: string, command: string, machine: object, gpu: object, options: object, sections: Record<string, object>, seconds?: number }} */
 const results = { date: started.toISOString(), command: cmd, machine, gpu, options: { ...opts }, sections: {} };
 for (const name of opts.sections) {
   const t0 = Date.now();
@@ -101,8 +105,9 @@ for (const name of opts.sections) {
     console.log(`${r.text}\n\n(section ${name}: ${secs} s)\n`);
     results.sections[name] = { ...r.raw, seconds: Number(secs) };
   } catch (e) {
-    console.log(`### ${name}: failed: ${e?.stack ?? e}\n`);
-    results.sections[name] = { error: String(e?.stack ?? e) };
+    const why = e instanceof Error ? (e.stack ?? String(e)) : String(e);
+    console.log(`### ${name}: failed: ${why}\n`);
+    results.sections[name] = { error: why };
   }
 }
 const total = ((Date.now() - started.getTime()) / 1000).toFixed(0);

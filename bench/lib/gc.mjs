@@ -159,7 +159,7 @@ export async function gc(ctx) {
         else
           verdicts.push(
             `${s.label}: serial/gpu-dfs young mark ${fx(ym)} (bar 5x: ${ym >= 5 ? 'met' : `not met, ${fx(5 / ym)} short`}); ` +
-              `young pause gpu-dfs ${fmt(dfs.young.pause)} ms vs serial ${fmt(ser.young.pause)} ms (${yp > 1 ? 'below serial: met' : 'not below serial: not met'}).`,
+              `young pause gpu-dfs ${fmt(dfs.young.pause)} ms vs serial ${fmt(ser.young.pause)} ms (${yp !== null && yp > 1 ? 'below serial: met' : 'not below serial: not met'}).`,
           );
       }
     }

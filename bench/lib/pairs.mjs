@@ -30,6 +30,7 @@ export async function pairs(ctx) {
     return { text: `### pairs: skipped: ${why}`, raw: { skipped: why } };
   }
   // rounds[shape][collector] = one entry per round: the young collections, or an error line.
+  /** @type {Record<string, Record<string, (string | { pause: number, mark: number }[])[]>>} */
   const rounds = Object.fromEntries(SHAPES.map((s) => [s.name, { serial: [], 'gpu-dfs': [], 'gpu-bfs': [] }]));
   for (let i = 0; i < repeat; i++) {
     for (const shape of SHAPES) {
