@@ -39,7 +39,7 @@
 //   one thread's pointer chase, ~1 µs a node on the GPU), the host stops the
 //   rounds and dfs_drain lists the nodes still waiting in the threads' global
 //   stacks into `wide` (free once the rounds stopped); the CPU expands them
-//   from the mark bitmap read back (dfs.ts, cpu-trace.ts).
+//   from the mark bitmap read back (engines/dfs.ts, engines/cpu-trace.ts).
 //
 // Young collections (Algorithm 4): each thread links the young nodes it marks
 // into its storage stack (`store`, indexed like `stack`) and appends them to
@@ -339,7 +339,7 @@ fn chase(first: u32, maxSteps: u32) -> u32 {
 // node lost in the middle of a run leaves later ones won and expanded here.
 //
 // chaseAhead(first, maxSteps, stride0) is generated, unrolled, for the
-// adapter's CHASE_AHEAD by chase-ahead.ts and appended to this file: each of a
+// adapter's CHASE_AHEAD by engines/chase-ahead.ts and appended to this file: each of a
 // run's nodes lives in scalars of its own. Written as loops over arrays, the
 // run went through local memory and an H100 chased no faster than chase()
 // (the 2560 lists' young kernels 1.82-1.84 ms, 1.33-1.35 with one atomicOr

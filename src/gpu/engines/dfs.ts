@@ -9,13 +9,13 @@
  * round with work return at once. The number of pairs per submit doubles while
  * work remains, so short traces need few and long ones few submits.
  */
-import type { GpuContext } from './device.js';
-import { destroyAll, GrowableBuffer } from './buffers.js';
+import type { GpuContext } from '../device/device.js';
+import { destroyAll, GrowableBuffer } from '../device/buffers.js';
 import { chaseAheadSource } from './chase-ahead.js';
 import { expandOnCpu, expandSableOnCpu, IntBuf } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
 import { GpuEngineBase, paramsBlock, resultSegments, scanAreas, writeRoots } from './engine.js';
-import type { GpuOptions } from './options.js';
+import type { GpuOptions } from '../options.js';
 
 const CTL_LAST_BUSY = 1;
 const CTL_ROUNDS = 2;

@@ -7,15 +7,15 @@
  * An engine sees only node ids and reference words (see kernels/layout-*.wgsl);
  * the layout (`MirrorTarget`) supplies the bindings and accessors to read nodes.
  */
-import { appendSetBits, IntList } from '../gc/int-list.js';
-import type { MarkTimes } from '../gc/marker.js';
-import type { GpuContext } from './device.js';
-import { destroyAll, floorPow2, GrowableBuffer, Readback } from './buffers.js';
+import { appendSetBits, IntList } from '../../gc/int-list.js';
+import type { MarkTimes } from '../../gc/marker.js';
+import type { GpuContext } from '../device/device.js';
+import { destroyAll, floorPow2, GrowableBuffer, Readback } from '../device/buffers.js';
 import { translateOnCpu } from './cpu-trace.js';
-import type { GpuOptions } from './options.js';
+import type { GpuOptions } from '../options.js';
 import { AddressOrder } from './order.js';
-import type { BindingSpec, Program } from './shader.js';
-import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
+import type { BindingSpec, Program } from '../device/shader.js';
+import { bindGroup, buildProgram, kernelSource, wgslConstants } from '../device/shader.js';
 
 /** The layout side of a mark: the mirror's bindings and WGSL accessors. */
 export interface MirrorTarget {

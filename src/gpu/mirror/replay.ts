@@ -17,12 +17,12 @@
  * FastCollect and Maas et al. ran on integrated GPUs that share the heap with
  * the CPU, so neither had this cost; this is our answer for a discrete GPU.
  */
-import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../heap/layout.js';
-import { bufferSize, destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, u32View } from './buffers.js';
-import type { GpuContext } from './device.js';
+import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../../heap/layout.js';
+import { bufferSize, destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, u32View } from '../device/buffers.js';
+import type { GpuContext } from '../device/device.js';
 import type { HeapMirror, StagingUploader, UploadStats } from './mirror.js';
-import type { BindingSpec, Program } from './shader.js';
-import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
+import type { BindingSpec, Program } from '../device/shader.js';
+import { bindGroup, buildProgram, kernelSource, wgslConstants } from '../device/shader.js';
 
 /** Objects larger than this many words are copied and fixed by a whole workgroup. */
 const SMALL = 32;

@@ -10,12 +10,12 @@
  * everything; the queue is sized so that this cannot happen below the binding
  * limit).
  */
-import type { GpuContext } from './device.js';
-import { GrowableBuffer } from './buffers.js';
+import type { GpuContext } from '../device/device.js';
+import { GrowableBuffer } from '../device/buffers.js';
 import { expandOnCpu, IntBuf } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
 import { GpuEngineBase, paramsBlock, writeRoots } from './engine.js';
-import type { GpuOptions } from './options.js';
+import type { GpuOptions } from '../options.js';
 
 const Q_START = 0;
 const Q_END = 1;

@@ -3,10 +3,10 @@
  * compacts the young range of the mark bitmap into the live list, in the same
  * submit that reads the list back. See that file for why.
  */
-import { destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer } from './buffers.js';
-import type { GpuContext } from './device.js';
-import type { Program } from './shader.js';
-import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
+import { destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer } from '../device/buffers.js';
+import type { GpuContext } from '../device/device.js';
+import type { Program } from '../device/shader.js';
+import { bindGroup, buildProgram, kernelSource, wgslConstants } from '../device/shader.js';
 
 /** Bitmap words per thread of a block (order.wgsl PER). */
 const PER = 4;

@@ -4,11 +4,11 @@
  * kernels/remset.wgsl reads them from the heap mirror, returning each young
  * referent once and the slots holding young references as runs. See that file.
  */
-import { destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, Readback, u32View } from './buffers.js';
-import type { GpuContext } from './device.js';
+import { destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
+import type { GpuContext } from '../device/device.js';
 import type { HeapMirror, StagingUploader } from './mirror.js';
-import type { Program } from './shader.js';
-import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
+import type { Program } from '../device/shader.js';
+import { bindGroup, buildProgram, kernelSource, wgslConstants } from '../device/shader.js';
 
 export interface RemsetResult {
   /** Each young object referenced from the ranges, once. */
