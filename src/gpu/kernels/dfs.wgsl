@@ -64,25 +64,8 @@
 // with a 1 GiB heap), and a full scan per dispatch cost every idle thread that
 // many dependent loads while busy threads chased lists.
 
-const CLAIMED: u32 = 0x80000000u;
-const BOTTOM: u32 = 0x7fffffffu;
-
-const CTL_BUSY: u32 = 0u;
-const CTL_LAST_BUSY: u32 = 1u;
-const CTL_ROUNDS: u32 = 2u;
-const CTL_LIVE: u32 = 3u;
-const CTL_WIDE_HEAD: u32 = 4u;
-const CTL_WIDE_TAIL: u32 = 5u;
-const CTL_PENDING: u32 = 6u;
-const CTL_DRAIN_OVERFLOW: u32 = 7u;
-const CTL_CHAIN: u32 = 8u;
-const CTL_STACKED: u32 = 9u;
-const CTL_LAST_STACKED: u32 = 10u;
-const CTL_GUESSED: u32 = 11u;
-
-const SPLIT: u32 = 64u;
-// Per thread in `threads`: global stack top, steal cursor, kept next node.
-const THREAD_WORDS: u32 = 3u;
+// CLAIMED, BOTTOM, SPLIT, THREAD_WORDS, DRAIN_CAP and the CTL_* slots of `ctl`
+// come from kernels/constants.ts DFS, generated ahead of this file.
 
 var<private> top: u32;      // top of this thread's global stack, 0 = empty
 var<private> lcount: u32;   // depth of this thread's hybrid stack
