@@ -9,8 +9,8 @@
  * and (without survivor overflow, where the policies differ) the same generation.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { destroyGpu } from '../../src/gpu/device.js';
-import { GpuMarker } from '../../src/gpu/marker.js';
+import { destroyGpu } from '../../src/gpu/device/device.js';
+import { GpuMarker } from '../../src/gpu/worker/gpu-marker.js';
 import { GenerationalPlan } from '../../src/gc/plan.js';
 import type { ClassShape } from '../../src/heap/api.js';
 import { createHeap, type HeapImpl } from '../../src/heap/heap.js';

@@ -20,16 +20,21 @@
  */
 import type { DeviceAssignment, EvacuationTimes } from '../../gc/marker.js';
 import { CARD_SHIFT } from '../../heap/card-table.js';
-import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../../heap/layout.js';
-import { bufferSize, destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../buffers.js';
-import type { GpuContext } from '../device.js';
-import type { HeapMirror, StagingUploader } from '../mirror.js';
-import { SMALL } from '../replay.js';
-import type { Program } from '../shader.js';
-import { bindGroup, buildProgram, kernelSource, wgslConstants } from '../shader.js';
-
-/** Entries of the live list one thread sums in a row in the prefix sums. */
-const PER = 64;
+import { STATUS_FORWARDED } from '../../heap/layout.js';
+import { bufferSize, destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
+import type { GpuContext } from '../device/device.js';
+import type { Program } from '../device/shader.js';
+import { bindGroup, buildProgram, kernelSource } from '../device/shader.js';
+import {
+  EVACUATE,
+  EVACUATE_PARAMS,
+  REPLAY,
+  REPLAY_PARAMS,
+  specializationHeader,
+  structWords,
+  uniformBinding,
+} from '../kernels/constants.js';
+import type { HeapMirror, StagingUploader } from '../mirror/mirror.js';
 
 export interface AssignJob {
   /** The engine's device buffer holding the mark's live list, and how many of
@@ -96,7 +101,7 @@ export class DeviceEvacuation {
     const max = ctx.limits.maxStorageBufferBindingSize;
     this.wg = helperWorkgroupSize(ctx);
     this.rp = paramsBuffer(d, 'evacuation replay params');
-    this.ep = paramsBuffer(d, 'evacuation params');
+    this.ep = d.createBuffer({ size: EVACUATE_PARAMS.length * 4, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label: 'evacuation params' });
     this.fwd = new GrowableBuffer(d, rw, 'evacuation forward', max);
     this.vals = new GrowableBuffer(d, rw, 'evacuation prefix sums', max);
     this.big = new GrowableBuffer(d, rw, 'evacuation big objects', max);
@@ -109,19 +114,10 @@ export class DeviceEvacuation {
 
   compile(): Promise<Program> {
     this.program ??= buildProgram(this.ctx, {
-      header: wgslConstants({
-        WG: this.wg,
-        PER,
-        SMALL,
-        CARD_SHIFT,
-        AGE_SHIFT,
-        AGE_MASK,
-        HEADER_TAG,
-        STATUS_FORWARDED,
-      }),
+      header: specializationHeader(['scan', 'replay', 'evacuate'], { WG: this.wg }),
       bindings: [
-        { name: 'rp', kind: 'uniform', type: 'ReplayParams' },
-        { name: 'ep', kind: 'uniform', type: 'EvacParams' },
+        uniformBinding('replay'),
+        uniformBinding('evacuate'),
         { name: 'live', kind: 'read-only-storage', type: 'array<u32>' },
         { name: 'fwd', kind: 'storage', type: 'array<u32>' },
         { name: 'types', kind: 'read-only-storage', type: 'array<vec4<u32>>' },
@@ -178,10 +174,10 @@ export class DeviceEvacuation {
     });
   }
 
-  private writeParams(rp: number[], ep: number[]): void {
+  private writeParams(rp: Uint32Array<ArrayBuffer>, ep: Uint32Array<ArrayBuffer>): void {
     const q = this.ctx.device.queue;
-    q.writeBuffer(this.rp, 0, new Uint32Array(rp));
-    q.writeBuffer(this.ep, 0, new Uint32Array(ep));
+    q.writeBuffer(this.rp, 0, rp);
+    q.writeBuffer(this.ep, 0, ep);
   }
 
   /** Step 1: destinations and the words each side needs; the mirror is unchanged. */
@@ -191,11 +187,11 @@ export class DeviceEvacuation {
     const program = await this.compile();
     const device = this.ctx.device;
     const n = job.live.length;
-    const block = this.wg * PER;
+    const block = this.wg * EVACUATE.PER;
     const blocks = Math.max(1, Math.ceil(n / block));
     // The block totals' prefix is one workgroup's (evacuate.wgsl scanTop).
     if (blocks > block) return { ok: false, reason: `${n} live objects, over the ${block * block} one prefix sum takes` };
-    const bigCap = Math.max(1, Math.min(n, Math.ceil((job.youngEnd - job.youngStart) / SMALL)));
+    const bigCap = Math.max(1, Math.min(n, Math.ceil((job.youngEnd - job.youngStart) / REPLAY.SMALL)));
     this.fwd.ensure(Math.max(1, n) * 4);
     this.vals.ensure((2 * Math.max(1, n) + 2 * blocks) * 4);
     this.big.ensure(bigCap * 4);
@@ -212,9 +208,10 @@ export class DeviceEvacuation {
     }
     this.uploader.submit();
     const toCap = job.toEnd - job.toStart;
+    const { youngStart, youngEnd, tenureAge, toStart, tenuredStart } = job;
     this.writeParams(
-      [n, job.youngStart, job.youngEnd, typeCount, bigCap, 0, 0, 0],
-      [job.tenureAge, job.toStart, toCap, 0, job.tenuredStart, blocks, 0, 0],
+      structWords(REPLAY_PARAMS, { count: n, youngStart, youngEnd, typeCount, bigCap }),
+      structWords(EVACUATE_PARAMS, { count: n, youngStart, youngEnd, bigCap, tenureAge, toStart, toCap, tenuredStart, blocks }),
     );
     const group = this.bind(program, job.liveBuffer);
     const enc = device.createCommandEncoder({ label: 'evacuation assign' });
@@ -268,9 +265,13 @@ export class DeviceEvacuation {
     this.slots.ensure(Math.max(1, runs.length) * 4);
     if (runCount > 0) await this.uploader.write(this.slots.buffer, 0, runs);
     this.uploader.submit();
+    const { youngStart, youngEnd, bigCap, tenureAge, toStart, tenuredStart, blocks } = p;
     this.writeParams(
-      [n, p.youngStart, p.youngEnd, p.sizeTable.length >>> 2, p.bigCap, runCount, 0, 0],
-      [p.tenureAge, p.toStart, p.toEnd - p.toStart, job.base, p.tenuredStart, p.blocks, cardFirst, cardWords],
+      structWords(REPLAY_PARAMS, { count: n, youngStart, youngEnd, typeCount: p.sizeTable.length >>> 2, bigCap, slotRuns: runCount }),
+      structWords(EVACUATE_PARAMS, {
+        count: n, youngStart, youngEnd, bigCap, tenureAge, toStart, toCap: p.toEnd - toStart, base: job.base,
+        tenuredStart, blocks, cardFirst, cardWords,
+      }),
     );
     const group = this.bind(program, p.liveBuffer);
     const enc = device.createCommandEncoder({ label: 'evacuation' });

@@ -2,7 +2,7 @@
  * Which GPU markers' inputs can evacuate young collections on the device; the
  * main thread's marker (host.ts) asks too, so this file loads nothing of Dawn.
  */
-import type { RefGraphInput, SableInput } from '../marker.js';
+import type { RefGraphInput, SableInput } from '../worker/gpu-marker.js';
 
 /** Why a young collection of `input` cannot evacuate on the device, or null. */
 export function evacuationRefusal(input: SableInput | RefGraphInput): string | null {

@@ -20,30 +20,19 @@
 // rctl (replay.wgsl's control words, BIG_COUNT first) holds the survivors'
 // end and the promoted total after it, then the promoted copies' card bits.
 //
-// Constants from the host: WG, PER, CARD_SHIFT, and replay.wgsl's.
+// Constants from the host: WG.
 
-struct EvacParams {
-  tenureAge: u32,
-  toStart: u32,
-  toCap: u32,        // words of to-survivor
-  base: u32,         // the promotion buffer's first word
-  tenuredStart: u32,
-  blocks: u32,       // nb
-  cardFirst: u32,    // card (from tenuredStart) of the promotion buffer's first word
-  cardWords: u32,    // words of card bits at CARD_BITS
-}
+// `ep` (EvacParams) and the slots and sizes come from kernels/constants.ts
+// EVACUATE, generated ahead of this file.
 
 const BLOCK: u32 = WG * PER;
-const SURV_END: u32 = 1u;
-const PROMOTED: u32 = 2u;
-const CARD_BITS: u32 = 4u;
 
-fn ageOf(a: u32) -> u32 { return (heapWord(a) >> AGE_SHIFT) & AGE_MASK; }
+fn ageOf(a: u32) -> u32 { return (heapWord(a) >> AGE_AT) & AGE_BITS; }
 
 @compute @workgroup_size(WG)
 fn evac_sizes(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let stride = nwg.x * WG;
-  for (var i = gid.x; i < rp.count; i += stride) {
+  for (var i = gid.x; i < ep.count; i += stride) {
     let a = live[i];
     vals[i] = select(0u, objectSpan(a).y, ageOf(a) < ep.tenureAge);
   }
@@ -74,13 +63,13 @@ fn scanBlocks(off: u32, count: u32, soff: u32, wid: u32, lid: u32, nwg: u32, blo
 @compute @workgroup_size(WG)
 fn evac_scan_a(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
                @builtin(num_workgroups) nwg: vec3<u32>) {
-  scanBlocks(0u, rp.count, 2u * rp.count, wid.x, lid, nwg.x, ep.blocks);
+  scanBlocks(0u, ep.count, 2u * ep.count, wid.x, lid, nwg.x, ep.blocks);
 }
 
 @compute @workgroup_size(WG)
 fn evac_scan_b(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
                @builtin(num_workgroups) nwg: vec3<u32>) {
-  scanBlocks(rp.count, rp.count, 2u * rp.count + ep.blocks, wid.x, lid, nwg.x, ep.blocks);
+  scanBlocks(ep.count, ep.count, 2u * ep.count + ep.blocks, wid.x, lid, nwg.x, ep.blocks);
 }
 
 // The block totals' own prefix, by one workgroup (the host keeps nb <= BLOCK).
@@ -106,12 +95,12 @@ fn scanTop(soff: u32, lid: u32, totalAt: u32) {
 
 @compute @workgroup_size(WG)
 fn evac_top_a(@builtin(local_invocation_index) lid: u32) {
-  scanTop(2u * rp.count, lid, 0u);
+  scanTop(2u * ep.count, lid, 0u);
 }
 
 @compute @workgroup_size(WG)
 fn evac_top_b(@builtin(local_invocation_index) lid: u32) {
-  scanTop(2u * rp.count + ep.blocks, lid, PROMOTED);
+  scanTop(2u * ep.count + ep.blocks, lid, PROMOTED);
 }
 
 // Survivors get their to-space address; the rest (at the tenure age, or past
@@ -119,7 +108,7 @@ fn evac_top_b(@builtin(local_invocation_index) lid: u32) {
 @compute @workgroup_size(WG)
 fn evac_split(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let stride = nwg.x * WG;
-  let n = rp.count;
+  let n = ep.count;
   for (var i = gid.x; i < n; i += stride) {
     let a = live[i];
     let span = objectSpan(a);
@@ -139,7 +128,7 @@ fn evac_split(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
 @compute @workgroup_size(WG)
 fn evac_place(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let stride = nwg.x * WG;
-  let n = rp.count;
+  let n = ep.count;
   for (var i = gid.x; i < n; i += stride) {
     if (fwd[i] != 0u) { continue; }
     let a = live[i];
@@ -153,7 +142,7 @@ fn evac_place(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
 fn markCards(s: u32, e: u32, k0: u32, stride: u32) {
   for (var k = s + k0; k < e; k += stride) {
     let v = heapWord(k);
-    if (v >= rp.youngStart && v < rp.youngEnd) {
+    if (v >= ep.youngStart && v < ep.youngEnd) {
       let c = ((k - ep.tenuredStart) >> CARD_SHIFT) - ep.cardFirst;
       if ((c >> 5u) < ep.cardWords) { atomicOr(&rctl[CARD_BITS + (c >> 5u)], 1u << (c & 31u)); }
     }
@@ -163,9 +152,9 @@ fn markCards(s: u32, e: u32, k0: u32, stride: u32) {
 @compute @workgroup_size(WG)
 fn evac_cards(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let stride = nwg.x * WG;
-  for (var i = gid.x; i < rp.count; i += stride) {
+  for (var i = gid.x; i < ep.count; i += stride) {
     let na = fwd[i];
-    if (na < ep.tenuredStart || objectSpan(na).y > SMALL) { continue; }
+    if (na < ep.tenuredStart || objectSpan(na).y > ONE_THREAD_WORDS) { continue; }
     markCards(na + 4u, na + 4u + heapWord(na + 2u), 0u, 1u);
   }
 }
@@ -173,7 +162,7 @@ fn evac_cards(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
 @compute @workgroup_size(WG)
 fn evac_cards_big(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
                   @builtin(num_workgroups) nwg: vec3<u32>) {
-  let n = min(atomicLoad(&rctl[BIG_COUNT]), rp.bigCap);
+  let n = min(atomicLoad(&rctl[BIG_SLOT]), ep.bigCap);
   for (var b = wid.x; b < n; b += nwg.x) {
     let na = fwd[big[b]];
     if (na < ep.tenuredStart) { continue; }
