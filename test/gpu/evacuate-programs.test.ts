@@ -12,6 +12,16 @@ const files = miniFiles('programs');
 afterAll(() => releaseGpu());
 
 describe('programs with evacuate=gpu', () => {
+  // The refgraph layout keeps evacuating on the CPU, and the log says why.
+  it('programs/linked_list.mini [gpu-dfs, refgraph]', async () => {
+    const run = await runCaptured('programs/linked_list.mini', {
+      gc: 'gpu-dfs', layout: 'refgraph', gpuOpt: 'evacuate=gpu', heapBytes: 4 * 2 ** 20, gcStress: 400, verifyGc: true, logGc: true,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/evacuate=cpu \(the refgraph layout evacuates on the CPU\)/);
+    expect(run.stderr).not.toMatch(/evacuate=gpu/);
+  });
+
   for (const file of files) {
     const exp = readExpectations(readFileSync(file, 'utf8'));
     if (exp.compileErrors.length > 0) continue;
