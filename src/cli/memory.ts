@@ -7,7 +7,7 @@
 
 import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
-import { createHeap, formatGcRecord, formatGcStats, type GcRecord, type HeapImpl } from '../heap/index.js';
+import { createHeap, formatGcRecord, formatGcStats, formatTransfers, type GcRecord, type HeapImpl } from '../heap/index.js';
 import {
   closeGpuHost, describeAdapter, GpuAdapterLimitError, gpuHost, NoGpuAdapterError, parseGpuOptions, WorkerGpuMarker,
   type RefGraphInput, type SableInput,
@@ -234,5 +234,7 @@ export function formatStats(s: RunStats): string {
     `gc pause p95 ${ms(s.p95PauseMs)}, mark ${ms(s.markMs)}, transfer ${ms(s.transferMs)}, peak heap ${(s.peakHeapBytes / 2 ** 20).toFixed(1)} MiB`,
   ];
   if (s.gpu) lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${ms(s.gpu.startupMs)}`);
+  const transfers = formatTransfers(s.collections);
+  if (transfers) lines.push(transfers);
   return lines.join('\n');
 }

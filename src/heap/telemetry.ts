@@ -187,6 +187,33 @@ export function formatGcRecord(r: GcRecord): string {
   return parts.join(' ');
 }
 
+/**
+ * Bytes moved between the heap and a GPU marker's device over `records`, for
+ * `--stats`: uploaded (in the pauses and ahead of them) and read back by
+ * evacuations on the device; null when no collection used a device.
+ */
+export function formatTransfers(records: readonly GcRecord[]): string | null {
+  let up = 0;
+  let ahead = 0;
+  let back = 0;
+  let onGpu = 0;
+  let young = 0;
+  let device = false;
+  for (const r of records) {
+    if (r.marker.uploadBytes !== undefined || r.evacuation) device = true;
+    up += r.marker.uploadBytes ?? 0;
+    ahead += r.marker.aheadBytes ?? 0;
+    if (r.kind === 'young') young++;
+    if (r.evacuation?.where === 'gpu') {
+      onGpu++;
+      back += r.evacuation.readbackBytes ?? 0;
+    }
+  }
+  if (!device) return null;
+  const evac = records.some((r) => r.evacuation) ? `, ${onGpu} of ${young} young evacuations on the GPU reading back ${formatBytes(back)}` : '';
+  return `gpu transfers: uploaded ${formatBytes(up)} in pauses and ${formatBytes(ahead)} ahead${evac}`;
+}
+
 /** The `--stats` summary (GC part), several lines. The CLI adds mutator time. */
 export function formatGcStats(s: GcStats): string {
   const lines = [
