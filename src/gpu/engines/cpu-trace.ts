@@ -5,7 +5,7 @@
  * memory latency, while the CPU's caches hold the small active part of the
  * queue). The decode rules must match kernels/layout-*.wgsl exactly.
  */
-import type { CpuNodes } from './engine.js';
+import type { CpuNodes } from './job.js';
 import type { RefGraphs } from '../mirror/mirror.js';
 
 export function sableNodes(
