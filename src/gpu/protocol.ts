@@ -6,7 +6,7 @@
  * the first detach in an isolate invalidates V8's "array buffer detaching"
  * protector for that isolate, so that every typed-array access its optimizing
  * compiler emits checks the buffer from then on, which slows the interpreter and
- * the evacuation of every process that ran a GPU mark (docs/decisions/r19g-0003).
+ * the evacuation of every process that ran a GPU mark (docs/decisions/r19d-02).
  * Detaches in a worker's isolate leave the main isolate's protector alone.
  *
  * What crosses: the heap's words, the reference graphs' arrays, the live list

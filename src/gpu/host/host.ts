@@ -51,7 +51,7 @@ function rebuild(e: { name: string; message: string; stack?: string }): Error {
  * How long the main thread blocks for a reply to a request that a collection
  * (or the allocation uploading eden ahead) waits for, before leaving it to the
  * event loop, since a futex wake takes microseconds and the event loop's
- * delivery up to a large part of a young mark (docs/decisions/r19g-0003). Bounded, so that a slow
+ * delivery up to a large part of a young mark (docs/decisions/r19d-02). Bounded, so that a slow
  * adapter's marks (seconds on lavapipe) and a dead worker still end in the
  * event loop, where the worker's 'exit' is heard.
  */

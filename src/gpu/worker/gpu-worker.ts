@@ -115,7 +115,7 @@ class Hosted {
    * written yet; `stream`, run once the reply is posted, copies the list in
    * blocks, publishing each in `progress`. The main thread starts evacuating
    * the head of the list while the rest is copied, which hides the copy
-   * (docs/decisions/r19g-0003).
+   * (docs/decisions/r19d-02).
    */
   share(live: Int32Array): SharedInts {
     if (live.length > this.shared.length) {
