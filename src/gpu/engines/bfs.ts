@@ -82,7 +82,6 @@ export class BfsEngine extends GpuEngineBase {
       maxBatch: 256,
       roundsSlot: Q_LEVEL,
       liveSlot: Q_LIVE,
-      start: () => undefined,
       encode: (pass, _first, levels) => {
         for (let i = 0; i < levels; i++) {
           pass.setPipeline(pipe('bfs_level'));

@@ -45,7 +45,6 @@ export interface MarkBinding {
   readonly addrBits: GPUBuffer | null;
 }
 
-
 /** One mark as an engine runs it inside the skeleton (`GpuEngineBase.begin`). */
 export interface MarkRun {
   /** The parameter block (kernels/constants.ts PARAMS). */
@@ -68,7 +67,7 @@ export interface MarkRun {
   readonly liveSlot: number;
   readonly guessedSlot?: number;
   /** Clears of the first submit, beside the marks' (engine state, control words). */
-  start(enc: GPUCommandEncoder): void;
+  start?(enc: GPUCommandEncoder): void;
   /** One submit's dispatches: `batch` of them, after the set-up ones at `first`. */
   encode(pass: GPUComputePassEncoder, first: boolean, batch: number): void;
   /** After each submit: go on, the GPU finished, or what the CPU finishes. */
@@ -154,7 +153,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
       const enc = device.createCommandEncoder({ label: run.label });
       if (first) {
         this.clearMarks(enc, job, m);
-        run.start(enc);
+        run.start?.(enc);
       }
       const pass = enc.beginComputePass(bufs.passDescriptor(run.label));
       pass.setBindGroup(0, m.group);
