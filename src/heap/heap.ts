@@ -29,6 +29,7 @@ import {
 import { CARD_SHIFT, CardTable, nextSetByte } from './card-table.js';
 import type { Collector } from './collector.js';
 import { FreeList } from './free-list.js';
+import { TypeTable, layoutByName, type Layout } from './layout.js';
 import {
   HEADER_TAG,
   HEADER_WORDS,
@@ -36,12 +37,13 @@ import {
   KIND_INSTANCE,
   KIND_REF_ARRAY,
   KIND_WORD_ARRAY,
-  TypeTable,
-  layoutByName,
-  type Layout,
-} from './layout.js';
+  LAYOUT_WORD,
+  LENGTH_WORD,
+  TYPE_WORD,
+} from './object-model.js';
 import { formatHeapSize, planSpaces, type HeapOptions, type SpacePlan } from './options.js';
 import { RefGraph } from './ref-graph.js';
+import { RefSlots } from './ref-slots.js';
 import {
   accumulate,
   emptyStats,
@@ -122,14 +124,16 @@ const PENDING_FULL = 3;
 export class HeapImpl implements Heap {
   readonly words: Int32Array;
   readonly arrayDataOffset = HEADER_WORDS;
-  readonly typeWordOffset = 1;
-  readonly lengthWordOffset = 3;
+  readonly typeWordOffset = TYPE_WORD;
+  readonly lengthWordOffset = LENGTH_WORD;
   readonly stringTypeId: number;
 
   readonly options: Readonly<HeapOptions>;
   readonly plan: Readonly<SpacePlan>;
   readonly layout: Layout;
   readonly types = new TypeTable();
+  /** Where each object's reference slots are (the one scanner). */
+  readonly refSlots: RefSlots;
   /** The reference graphs (refgraph layout), else null. */
   readonly graph: RefGraph | null;
 
@@ -207,6 +211,7 @@ export class HeapImpl implements Heap {
     const p = planSpaces(options);
     this.plan = p;
     this.layout = layoutByName(options.layout ?? 'sable');
+    this.refSlots = new RefSlots(this.types, this.layout.contiguousRefs);
     this.words = new Int32Array(new SharedArrayBuffer(p.totalWords * 4));
     this.edenStart = p.edenStart;
     this.edenEnd = p.edenEnd;
@@ -274,11 +279,11 @@ export class HeapImpl implements Heap {
     const a = start + left;
     if (left !== 0) words[start] = left; // the sable lead word
     words[a] = HEADER_TAG;
-    words[a + 1] = t;
-    words[a + 3] = 0;
+    words[a + TYPE_WORD] = t;
+    words[a + LENGTH_WORD] = 0;
     const graph = this.graph;
-    if (graph === null) words[a + 2] = types.refCount[t]!;
-    else words[a + 2] = graph.addVertex(a, types.refCount[t]!);
+    if (graph === null) words[a + LAYOUT_WORD] = types.refCount[t]!;
+    else words[a + LAYOUT_WORD] = graph.addVertex(a, types.refCount[t]!);
     return a;
   }
 
@@ -296,12 +301,12 @@ export class HeapImpl implements Heap {
     if (a === 0) return 0;
     const words = this.words;
     words[a] = HEADER_TAG;
-    words[a + 1] = typeId;
-    words[a + 3] = length;
+    words[a + TYPE_WORD] = typeId;
+    words[a + LENGTH_WORD] = length;
     const refs = kind === KIND_REF_ARRAY ? length : 0;
     const graph = this.graph;
-    if (graph === null) words[a + 2] = refs;
-    else words[a + 2] = graph.addVertex(a, refs);
+    if (graph === null) words[a + LAYOUT_WORD] = refs;
+    else words[a + LAYOUT_WORD] = graph.addVertex(a, refs);
     return a;
   }
 

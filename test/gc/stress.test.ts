@@ -29,7 +29,7 @@ class MirrorMarker implements Marker {
     ahead = false,
   ) {
     this.mirror = new Int32Array(heap.words.length);
-    this.inner = new SerialMarker({ words: this.mirror, layout: heap.layout, types: heap.types } as HeapImpl);
+    this.inner = new SerialMarker({ words: this.mirror, refSlots: heap.refSlots } as HeapImpl);
     if (ahead) {
       heap.setEdenUpload(64, async (start, end) => {
         this.mirror.set(heap.words.subarray(start, end), start);
