@@ -19,6 +19,7 @@
 
 import { CARD_SHIFT } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
+import type { MirrorLog } from '../heap/mirror-log.js';
 import {
   FORWARD_WORD,
   HEADER_WORDS,
@@ -134,9 +135,9 @@ export class Evacuator {
   }
 
   /** Pass 2: copy, then redirect the young references inside each copy.
-   *  `noteMirror`: record the promoted copies as tenured writes for a heap mirror
-   *  (false when the marker replays the evacuation on its mirror itself). */
-  copy(live: Int32Array, noteMirror: boolean): void {
+   *  `log`: where to record the promoted copies as written for a heap mirror
+   *  (null when there is none, or the marker replays the evacuation on it). */
+  copy(live: Int32Array, log: MirrorLog | null): void {
     const h = this.heap;
     const words = h.words;
     const ys = h.youngStart;
@@ -166,7 +167,7 @@ export class Evacuator {
       words[na] = statusWithAge(ageOf(statuses[i]!) + 1);
       words[na + TYPE_WORD] = t;
       const promoted = na >= tenuredStart;
-      if (promoted && noteMirror) h.noteTenuredWrite(dst, dst + size);
+      if (promoted && log !== null) log.noteWrite(dst, dst + size);
       // The copy's reference slots, in either form of heap/ref-slots.ts.
       const end = refRunEnd(words, kind, contiguous, na);
       let j = na + HEADER_WORDS;

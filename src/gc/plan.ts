@@ -243,7 +243,9 @@ export class GenerationalPlan implements Collector {
     const cards = h.cards.cards;
     const dc = this.dirtyCards.data;
     for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
-    ev.copy(live, !replay);
+    // Without a replaying marker, the mirror (if any) learns of the moves as writes.
+    const log = replay ? null : h.mirror;
+    ev.copy(live, log);
     const ys = h.youngStart;
     const ye = h.youngEnd;
     const base = h.tenuredStart;
@@ -262,7 +264,7 @@ export class GenerationalPlan implements Collector {
         if (nv >= ys && nv < ye) cards[(s - base) >> CARD_SHIFT] = CARD_DIRTY;
       }
     }
-    if (!replay) for (let i = 0; i < r.length; i += 2) h.noteTenuredWrite(r[i]!, r[i]! + r[i + 1]!);
+    if (log !== null) for (let i = 0; i < r.length; i += 2) log.noteWrite(r[i]!, r[i]! + r[i + 1]!);
     fixRoots(h);
     if (h.graph !== null) {
       const tg = performance.now();
