@@ -20,7 +20,7 @@
 import { CARD_CLEAN, CARD_DIRTY, CARD_SHIFT } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
 import type { EvacuationRecord, PhaseTimes } from '../heap/telemetry.js';
-import { STATUS_FORWARDED } from '../heap/layout.js';
+import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import type { Evacuator } from './evacuate.js';
 import type { IntList } from './int-list.js';
 import type { Marker } from './marker.js';
@@ -44,7 +44,7 @@ export function fixRememberedSlots(h: HeapImpl, runs: Int32Array): void {
     const s1 = s0 + runs[i + 1]!;
     for (let s = s0; s < s1; s++) {
       const v = words[s]!;
-      const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + 1]! : v;
+      const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + FORWARD_WORD]! : v;
       words[s] = nv;
       if (nv >= ys && nv < ye) cards[(s - base) >> CARD_SHIFT] = CARD_DIRTY;
     }

@@ -145,14 +145,16 @@ export class GenerationalPlan implements Collector {
   private async scanRemembered(roots: YoungRoots | null): Promise<number> {
     const h = this.heap;
     const m = this.marker;
-    const sable = h.layout.contiguousRefs;
+    // The reference graphs' rebuild needs each run's object, which a marker's
+    // scan of its copy does not report.
+    const withObjects = h.graph !== null;
     this.dirtyCards.clear();
     this.remembered.clear();
     this.cardRanges.clear();
     this.rangeObjects.clear();
-    dirtyCardRanges(h, this.dirtyCards, this.cardRanges, sable ? null : this.rangeObjects);
+    dirtyCardRanges(h, this.dirtyCards, this.cardRanges, withObjects ? this.rangeObjects : null);
     const r = this.cardRanges.view();
-    if (roots !== null && sable && m.scansRememberedSet && m.scanRememberedSet) {
+    if (roots !== null && !withObjects && m.scansRememberedSet && m.scanRememberedSet) {
       const found = await m.scanRememberedSet(r, h.youngStart, h.youngEnd);
       if (found !== null) {
         for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
@@ -161,7 +163,7 @@ export class GenerationalPlan implements Collector {
       }
       // Too small to be worth the device, or more than its lists hold.
     }
-    scanRanges(h, r, sable ? null : this.rangeObjects.view(), this.remembered, roots);
+    scanRanges(h, r, withObjects ? this.rangeObjects.view() : null, this.remembered, roots);
     return 0;
   }
 
@@ -253,14 +255,16 @@ export class GenerationalPlan implements Collector {
     const cards = h.cards.cards;
     const dc = this.dirtyCards.data;
     for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
-    ev.copy(live, !replay);
+    // Without a replaying marker, the mirror (if any) learns of the moves as writes.
+    const log = replay ? null : h.mirror;
+    ev.copy(live, log);
     // Every remembered slot held a young reference when the cards were scanned, and
     // nothing has written them since: each is redirected to its referent's copy,
     // and its card stays dirty if that copy is young. A replaying marker redirects
     // the runs in its copy itself; otherwise they are recorded as written words.
     const r = this.remembered.runs.view();
     fixRememberedSlots(h, r);
-    if (!replay) for (let i = 0; i < r.length; i += 2) h.noteTenuredWrite(r[i]!, r[i]! + r[i + 1]!);
+    if (log !== null) for (let i = 0; i < r.length; i += 2) log.noteWrite(r[i]!, r[i]! + r[i + 1]!);
     fixRoots(h);
     if (h.graph !== null) {
       const tg = performance.now();

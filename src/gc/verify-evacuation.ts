@@ -19,7 +19,7 @@
 
 import { CARD_DIRTY, CARD_SHIFT } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
-import { AGE_MASK, AGE_SHIFT, HEADER_TAG, KIND_INSTANCE, STATUS_FORWARDED } from '../heap/layout.js';
+import { AGE_MASK, AGE_SHIFT, HEADER_TAG, KIND_INSTANCE, STATUS_FORWARDED } from '../heap/object-model.js';
 import { HeapVerificationError } from './verify.js';
 
 export interface EvacuationSnapshot {

@@ -15,7 +15,7 @@ import { GenerationalPlan } from '../../src/gc/plan.js';
 import type { ClassShape } from '../../src/heap/api.js';
 import { createHeap, type HeapImpl } from '../../src/heap/heap.js';
 import type { GcRecord } from '../../src/heap/telemetry.js';
-import { AGE_MASK, AGE_SHIFT, KIND_INSTANCE } from '../../src/heap/layout.js';
+import { AGE_MASK, AGE_SHIFT, KIND_INSTANCE } from '../../src/heap/object-model.js';
 import { createCollector } from '../../src/gc/index.js';
 import { alloc, allocArray, collect, RootArray, rng } from '../gc/helpers.js';
 
@@ -45,14 +45,15 @@ function world(collector: 'gpu-dfs' | 'gpu-bfs' | 'serial', extra: { tenureAge?:
   if (collector === 'serial') {
     createCollector('serial', heap);
   } else {
+    const log = heap.attachMirrorLog();
     marker = new GpuMarker({
       engine: collector,
       options: 'evacuate=gpu',
       input: {
         layout: 'sable',
         words: heap.words,
-        takeDirtyRanges: () => heap.takeDirtyRanges(),
-        objectRanges: () => heap.objectRanges(),
+        takeDirtyRanges: () => log.takeDirtyRanges(),
+        objectRanges: () => log.objectRanges(),
         sizeTable: () => heap.types.sizeTable(),
         youngRange: [heap.youngStart, heap.youngEnd],
       },

@@ -20,7 +20,7 @@
  */
 import type { DeviceAssignment, EvacuationTimes } from '../../gc/marker.js';
 import { CARD_SHIFT } from '../../heap/card-table.js';
-import { STATUS_FORWARDED } from '../../heap/layout.js';
+import { STATUS_FORWARDED } from '../../heap/object-model.js';
 import { bufferSize, destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
 import type { GpuContext } from '../device/device.js';
 import type { Program } from '../device/shader.js';
