@@ -36,7 +36,11 @@ interface World {
 
 const HEAP = { heapBytes: 512 * 1024, youngBytes: 192 * 1024 };
 
-function world(collector: 'gpu-dfs' | 'gpu-bfs' | 'serial', extra: { tenureAge?: number; heapBytes?: number } = {}): World {
+function world(
+  collector: 'gpu-dfs' | 'gpu-bfs' | 'serial',
+  extra: { tenureAge?: number; heapBytes?: number } = {},
+  options = 'evacuate=gpu',
+): World {
   const records: GcRecord[] = [];
   const heap = createHeap({ ...HEAP, ...extra, verifyGc: true, logGc: (_line, r) => records.push(r) });
   const roots = new RootArray(4096);
@@ -48,7 +52,7 @@ function world(collector: 'gpu-dfs' | 'gpu-bfs' | 'serial', extra: { tenureAge?:
     const log = heap.attachMirrorLog();
     marker = new GpuMarker({
       engine: collector,
-      options: 'evacuate=gpu',
+      options,
       input: {
         layout: 'sable',
         words: heap.words,
@@ -231,14 +235,20 @@ function compareHeaps(gpu: World, cpu: World, sameGeneration: boolean): void {
   expect(seen.size).toBeGreaterThan(0);
 }
 
-for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
-  describe(`${engine} evacuate=gpu`, () => {
+// The default settings, then the live list in the engines' own order and the
+// remembered set scanned on the GPU however small (its runs then come from the device).
+for (const [engine, options, seeds] of [
+  ['gpu-dfs', 'evacuate=gpu', [1, 2]],
+  ['gpu-bfs', 'evacuate=gpu', [3]],
+  ['gpu-dfs', 'evacuate=gpu,order=mark,remset=0', [4]],
+  ['gpu-bfs', 'evacuate=gpu,order=mark,remset=0', [5]],
+] as const) {
+  describe(`${engine} ${options}`, () => {
     for (const [name, run] of Object.entries(scenarios)) {
-      const seeds = engine === 'gpu-dfs' ? [1, 2] : [3];
       for (const seed of seeds) {
         it(`${name} (seed ${seed})`, async () => {
           const extra = name === 'oldToYoung' ? { tenureAge: 1 } : name === 'lists' ? { tenureAge: 2 } : {};
-          const gpu = world(engine, extra);
+          const gpu = world(engine, extra, options);
           const cpu = world('serial', extra);
           try {
             await run(gpu, rng(seed));
