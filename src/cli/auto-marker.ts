@@ -21,7 +21,7 @@
  */
 
 import { availableParallelism } from 'node:os';
-import type { MarkRequest, MarkResult, Marker } from '../gc/marker.js';
+import { HEAP_READER, type MarkRequest, type MarkResult, type Marker } from '../gc/marker.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
 import { SerialMarker } from '../gc/serial-marker.js';
 import type { HeapImpl } from '../heap/heap.js';
@@ -67,6 +67,8 @@ export interface AutoOptions {
 }
 
 export class AutoMarker implements Marker {
+  /** The engine changes per collection; a GPU one's mirror learns the moves as writes. */
+  readonly constraints = HEAP_READER;
   readonly threads: number;
   /** The engine of the latest collection. */
   lastEngine: AutoEngine = 'serial';

@@ -30,7 +30,7 @@ import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
 import { Evacuator } from './evacuate.js';
 import { appendSetBits, IntList } from './int-list.js';
-import type { MarkRequest, MarkResult, MarkTimes, Marker } from './marker.js';
+import { heapCopyOf, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
 import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
@@ -91,9 +91,8 @@ export class GenerationalPlan implements Collector {
       const tv = performance.now();
       try {
         verifyHeap(h);
-        if (this.marker.verifyCopy) {
-          await this.marker.verifyCopy((copy) => verifyHeapCopy(h, copy, this.marker.name));
-        }
+        const copy = heapCopyOf(this.marker);
+        if (copy !== null) await copy.verifyCopy((words) => verifyHeapCopy(h, words, copy.name));
       } finally {
         // Logged even when verification fails, so the log shows the collection at fault.
         phases.verify += performance.now() - tv;
@@ -140,7 +139,7 @@ export class GenerationalPlan implements Collector {
    */
   private async scanRemembered(roots: YoungRoots | null): Promise<number> {
     const h = this.heap;
-    const m = this.marker;
+    const m = heapCopyOf(this.marker);
     // The reference graphs' rebuild needs each run's object, which a marker's
     // scan of its copy does not report.
     const withObjects = h.graph !== null;
@@ -150,7 +149,7 @@ export class GenerationalPlan implements Collector {
     this.rangeObjects.clear();
     dirtyCardRanges(h, this.dirtyCards, this.cardRanges, withObjects ? this.rangeObjects : null);
     const r = this.cardRanges.view();
-    if (roots !== null && !withObjects && m.scansRememberedSet && m.scanRememberedSet) {
+    if (roots !== null && !withObjects && m !== null && m.constraints.scansRememberedSet) {
       const found = await m.scanRememberedSet(r, h.youngStart, h.youngEnd);
       if (found !== null) {
         for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
@@ -187,7 +186,7 @@ export class GenerationalPlan implements Collector {
     }
     // A marker that replays the evacuation on its heap copy is handed the moves;
     // the heap does not record them as written words.
-    await this.finishEvacuation(live, phases, this.marker.replaysEvacuation === true);
+    await this.finishEvacuation(live, phases);
     phases.copy += performance.now() - t - phases.graph - phases.sync;
     return true;
   }
@@ -227,14 +226,16 @@ export class GenerationalPlan implements Collector {
     if (!this.evacuator.assign(live, true)) throw h.outOfMemory();
     const graphBefore = phases.graph;
     const syncBefore = phases.sync;
-    await this.finishEvacuation(live, phases, this.marker.replaysEvacuation === true);
+    await this.finishEvacuation(live, phases);
     phases.copy += performance.now() - t - (phases.graph - graphBefore) - (phases.sync - syncBefore);
   }
 
-  /** Copies, forwards and fixes every reference to the moved objects; `replay`:
-   *  the marker is asked to make the same moves on its heap copy. */
-  private async finishEvacuation(live: Int32Array, phases: PhaseTimes, replay: boolean): Promise<void> {
+  /** Copies, forwards and fixes every reference to the moved objects; a marker
+   *  that replays evacuations is asked to make the same moves on its heap copy. */
+  private async finishEvacuation(live: Int32Array, phases: PhaseTimes): Promise<void> {
     const h = this.heap;
+    const replayer = this.marker.constraints.replaysEvacuation ? heapCopyOf(this.marker) : null;
+    const replay = replayer !== null;
     const words = h.words;
     const ev = this.evacuator;
     // Clean the scanned cards first: copying re-dirties the cards of promoted copies
@@ -273,7 +274,7 @@ export class GenerationalPlan implements Collector {
     }
     if (replay) {
       const ts = performance.now();
-      await this.marker.replayEvacuation!(live, ev.forward.view(), r);
+      await replayer.replayEvacuation(live, ev.forward.view(), r);
       phases.sync += performance.now() - ts;
     }
     h.flipSurvivors(ev.toTop, replay);

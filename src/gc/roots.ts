@@ -37,7 +37,7 @@ export class RememberedRuns {
     this.objects.clear();
   }
 
-  /** Takes the runs a marker found (`Marker.scanRememberedSet`, sable only). */
+  /** Takes the runs a marker found (`HeapCopyMarker.scanRememberedSet`, sable only). */
   setRuns(runs: Int32Array): void {
     this.clear();
     this.runs.reserve(runs.length).set(runs);
