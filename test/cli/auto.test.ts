@@ -8,7 +8,7 @@ import {
   markWork,
   PARALLEL_MIN_THREADS,
   PARALLEL_MIN_WORK,
-} from '../../src/cli/auto-marker.js';
+} from '../../src/collectors/auto-marker.js';
 import { HEAP_READER, type MarkRequest, type Marker } from '../../src/gc/marker.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { createHeap } from '../../src/heap/heap.js';

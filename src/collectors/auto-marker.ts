@@ -1,7 +1,8 @@
 /**
  * `--gc auto`: the generational plan with a marker that picks, per collection, the
- * engine expected to be fastest from what it knows of the heap. It lives in cli/
- * because it may hand collections to a GPU marker, and only cli/ sees gc/ and gpu/.
+ * engine expected to be fastest from what it knows of the heap. It lives in
+ * collectors/ because it may hand collections to a GPU marker, and only the
+ * composition root sees both gc/ and gpu/.
  *
  * The rule (`chooseEngine`), on the work W = roots + occupied words of the traced
  * range (young collections: eden and the from-survivor in use; full: the heap in use):
