@@ -14,9 +14,8 @@
  *   2. parallel when there are at least PARALLEL_MIN_THREADS (4) marking threads
  *      (--threads, default the available cores) and W >= PARALLEL_MIN_WORK (1 Mi
  *      words, 4 MiB): below that, waking the workers and marking with Atomics costs
- *      more than it saves. On 2 cores the parallel marker was slower than the serial
- *      one even on a 68 MiB heap of 2,560 lists (Atomics.or costs ~8 ns a mark there),
- *      hence the thread minimum.
+ *      more than it saves; with fewer threads the atomic marks cost more than the
+ *      threads win (docs/decisions/r19c-02-auto-policy.md).
  *   3. serial otherwise.
  * The log line names the engine that ran: `auto(serial)`, `auto(parallel)`, `auto(gpu-dfs)`.
  */

@@ -181,7 +181,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
   const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;
   const collector = createCollector(options.gc, heap, marker ? { marker } : {});
   // Open the device and compile the kernels now, not in the first collection's
-  // pause (about 1 s on an H100); no adapter fails here, before the program runs.
+  // pause; no adapter fails here, before the program runs.
   let gpuStartupMs = 0;
   if (gpuMarker) {
     const t = performance.now();
@@ -194,7 +194,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
     gpuStartupMs = performance.now() - t;
     if (gpuMarker.uploadsAhead) {
       // Steps of an eighth of eden, 64 KiB to 4 MiB: a collection's own upload is
-      // at most one step, and a step's copy into the staging ring takes ~1 ms.
+      // at most one step, and a step is a short pause of the program.
       const step = Math.min(1 << 20, Math.max(1 << 14, (heap.edenEnd - heap.edenStart) / 8));
       heap.attachMirrorLog().setEdenUpload(step, (start, end) => gpuMarker.uploadAhead(start, end));
     }
