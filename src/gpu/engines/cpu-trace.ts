@@ -5,10 +5,10 @@
  * memory latency, while the CPU's caches hold the small active part of the
  * queue). The decode rules must match kernels/layout-*.wgsl exactly.
  */
-import { HEADER_WORDS } from '../heap/object-model.js';
-import { sableRunEnd } from '../heap/ref-slots.js';
-import type { CpuNodes } from './engine.js';
-import type { RefGraphs } from './mirror.js';
+import { HEADER_WORDS } from '../../heap/object-model.js';
+import { sableRunEnd } from '../../heap/ref-slots.js';
+import type { CpuNodes } from './job.js';
+import type { RefGraphs } from '../mirror/mirror.js';
 
 export function sableNodes(
   words: Int32Array,
