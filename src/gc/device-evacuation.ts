@@ -23,7 +23,7 @@ import type { EvacuationRecord, PhaseTimes } from '../heap/telemetry.js';
 import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import type { Evacuator } from './evacuate.js';
 import type { IntList } from './int-list.js';
-import type { Marker } from './marker.js';
+import type { YoungEvacuatingMarker } from './marker.js';
 import { fixRoots, type RememberedRuns } from './roots.js';
 import { snapshotForEvacuation, verifyDeviceEvacuation } from './verify-evacuation.js';
 
@@ -59,7 +59,7 @@ export function fixRememberedSlots(h: HeapImpl, runs: Int32Array): void {
  */
 export async function evacuateOnDevice(
   h: HeapImpl,
-  marker: Marker,
+  marker: YoungEvacuatingMarker,
   live: Int32Array,
   ev: Evacuator,
   dirtyCards: IntList,
@@ -67,7 +67,7 @@ export async function evacuateOnDevice(
   phases: PhaseTimes,
 ): Promise<EvacuationRecord> {
   const spaces = { toStart: h.toStart, toEnd: h.toEnd, tenureAge: h.tenureAge, tenuredStart: h.tenuredStart };
-  const a = await marker.assignYoung!(live, spaces);
+  const a = await marker.assignYoung(live, spaces);
   if (!a.ok) return { where: 'cpu', reason: a.reason };
   const promoted = a.promotedWords;
   const base = promoted > 0 ? h.allocTenured(promoted) : 0;
@@ -84,7 +84,7 @@ export async function evacuateOnDevice(
   const dc = dirtyCards.data;
   for (let i = 0; i < dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
 
-  const done = await marker.finishYoung!(base, runs);
+  const done = await marker.finishYoung(base, runs);
   const tf = performance.now();
   const bits = done.cardBits;
   for (let w = 0; w < bits.length; w++) {

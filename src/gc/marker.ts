@@ -53,6 +53,83 @@ export interface MarkResult {
   readonly times: MarkTimes;
 }
 
+/**
+ * What a marker does besides marking, stated as data the plan reads once per
+ * collection (as mmtk-core's `PlanConstraints` states a plan's), so the seam
+ * grows a field, not an optional method, when an engine learns something new.
+ */
+export interface MarkerConstraints {
+  /** It keeps a copy of the heap (a GPU mirror) and is a `HeapCopyMarker`;
+   *  `--verify-gc` then also checks the copy. */
+  readonly keepsHeapCopy: boolean;
+  /** It makes a collection's moves to its copy itself (`replayEvacuation`): the
+   *  plan then does not log the moved objects and rewritten slots as written. */
+  readonly replaysEvacuation: boolean;
+  /** It can read a young collection's remembered set on its copy
+   *  (`scanRememberedSet`). */
+  readonly scansRememberedSet: boolean;
+  /** It evacuates young collections on its device and is a
+   *  `YoungEvacuatingMarker` (gc/device-evacuation.ts); absent: it does not. */
+  readonly evacuatesYoung?: boolean;
+}
+
+/** The constraints of a marker that reads the heap itself and keeps nothing. */
+export const HEAP_READER: MarkerConstraints = Object.freeze({
+  keepsHeapCopy: false,
+  replaysEvacuation: false,
+  scansRememberedSet: false,
+});
+
+export interface Marker {
+  readonly name: string;
+  readonly constraints: MarkerConstraints;
+  /** Traces the heap. Collections are stop-the-world: the interpreter is parked at
+   *  an allocation while this runs, so a GPU marker may await the device. */
+  mark(request: MarkRequest): MarkResult | Promise<MarkResult>;
+  /** Releases any device or threads. */
+  dispose(): void;
+}
+
+/** The remembered set found by a marker on its copy (`scanRememberedSet`). */
+export interface RememberedScan {
+  /** Each young object the slots reference, once. */
+  readonly roots: Int32Array;
+  /** The slots holding young references, as (first slot, count) runs within one range. */
+  readonly runs: Int32Array;
+  /** The part of the call spent bringing the copy up to date for the mark (the
+   *  plan counts it in the mark). */
+  readonly syncMs: number;
+}
+
+/** A marker that keeps a copy of the heap (`constraints.keepsHeapCopy`). */
+export interface HeapCopyMarker extends Marker {
+  /**
+   * Called, when `constraints.replaysEvacuation`, after a collection evacuated
+   * `live` (after a young mark its `live` array, in its order; after a full mark
+   * the young objects of its bitmap, in address order) to the header addresses
+   * `forward` and redirected the young references in tenured slots (the
+   * remembered set; `slotRuns` holds them as (first slot, count) pairs) through
+   * the forwarding headers: the marker makes the same changes to its copy.
+   */
+  replayEvacuation(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<void>;
+  /**
+   * Young collections, when `constraints.scansRememberedSet` (sable layout):
+   * reads the reference slots of `ranges` ((first, end) pairs: the slots of each
+   * dirty card's objects inside the card). Null when it would rather not (too
+   * few slots to be worth it) or could not (the plan then scans the ranges on
+   * the CPU). The mark request follows.
+   */
+  scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number): Promise<RememberedScan | null>;
+  /** `--verify-gc`: brings the copy up to date and hands it (one word per heap
+   *  word) to `check`. */
+  verifyCopy(check: (copy: Uint32Array) => void): Promise<void>;
+}
+
+/** `m` as a marker with a heap copy, or null when it keeps none. */
+export function heapCopyOf(m: Marker): HeapCopyMarker | null {
+  return m.constraints.keepsHeapCopy ? (m as HeapCopyMarker) : null;
+}
+
 /** The spaces a young collection evacuates into (`Marker.assignYoung`). */
 export interface YoungSpaces {
   readonly toStart: number;
@@ -88,56 +165,20 @@ export interface DeviceEvacuated {
   readonly times: EvacuationTimes;
 }
 
-export interface Marker {
-  readonly name: string;
-  /** Traces the heap. Collections are stop-the-world: the interpreter is parked at
-   *  an allocation while this runs, so a GPU marker may await the device. */
-  mark(request: MarkRequest): MarkResult | Promise<MarkResult>;
-  /** Releases any device or threads. */
-  dispose(): void;
-  /** True when the marker keeps a copy of the heap (the GPU mirror) and makes a
-   *  collection's moves to it itself (`replayEvacuation`): the plan then
-   *  does not record the moved objects and rewritten slots as written words. */
-  readonly replaysEvacuation?: boolean;
-  /**
-   * Called, when `replaysEvacuation`, after a collection evacuated `live`
-   * (after a young mark its `live` array, in its order; after a full mark the
-   * young objects of its bitmap, in address order) to the header
-   * addresses `forward` and redirected the young references in tenured slots
-   * (the remembered set; `slotRuns` holds them as (first slot, count) pairs)
-   * through the forwarding headers: the marker makes the same changes to its copy.
-   */
-  replayEvacuation?(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<void>;
-  /** True when the marker can scan a young collection's remembered set itself. */
-  readonly scansRememberedSet?: boolean;
-  /**
-   * Young collections, when `scansRememberedSet` (a marker with a copy of the
-   * heap, sable layout): reads the reference slots of `ranges` ((first, end)
-   * pairs: the slots of each dirty card's objects inside the card) and returns
-   * each young object they reference once (`roots`) and the slots holding young
-   * references as (first slot, count) runs (within one range), and `syncMs`,
-   * the part of the call spent bringing its copy up to date for the mark (the
-   * plan counts it in the mark). Null when it would rather not (too few slots
-   * to be worth it) or could not (the plan then scans the ranges on the CPU).
-   * The mark request follows.
-   */
-  scanRememberedSet?(
-    ranges: Int32Array,
-    youngStart: number,
-    youngEnd: number,
-  ): Promise<{ readonly roots: Int32Array; readonly runs: Int32Array; readonly syncMs: number } | null>;
-  /** True when the marker evacuates young collections on its device
-   *  (gc/device-evacuation.ts): `assignYoung`, then `finishYoung`. */
-  readonly evacuatesYoung?: boolean;
+/** A heap-copy marker that can also evacuate a young collection on its device
+ *  (`constraints.evacuatesYoung`): `assignYoung`, then `finishYoung`. */
+export interface YoungEvacuatingMarker extends HeapCopyMarker {
   /** After a young mark: decides where each object of its live list goes
    *  (changing nothing yet). The plan either carves the promotion buffer and
    *  calls `finishYoung`, or evacuates on the CPU as usual (and replays). */
-  assignYoung?(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment>;
+  assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment>;
   /** Moves the objects with the promotion buffer at `base`, redirects the
    *  remembered slots `slotRuns` ((first, count) runs) in its copy, and writes
    *  what moved into the heap's words, forwarding headers included. */
-  finishYoung?(base: number, slotRuns: Int32Array): Promise<DeviceEvacuated>;
-  /** `--verify-gc`, for a marker that keeps a copy of the heap: brings the copy up
-   *  to date and hands it (one word per heap word) to `check`. */
-  verifyCopy?(check: (copy: Uint32Array) => void): Promise<void>;
+  finishYoung(base: number, slotRuns: Int32Array): Promise<DeviceEvacuated>;
+}
+
+/** `m` as a young-evacuating marker, when its constraints say it is one. */
+export function youngEvacuatorOf(m: Marker): YoungEvacuatingMarker | null {
+  return m.constraints.keepsHeapCopy && m.constraints.evacuatesYoung === true ? (m as YoungEvacuatingMarker) : null;
 }

@@ -30,7 +30,7 @@ import { emptyPhases, type CollectionKind, type EvacuationRecord, type GcRecord,
 import { evacuateOnDevice, fixRememberedSlots } from './device-evacuation.js';
 import { Evacuator } from './evacuate.js';
 import { appendSetBits, IntList } from './int-list.js';
-import type { MarkRequest, MarkResult, MarkTimes, Marker } from './marker.js';
+import { heapCopyOf, youngEvacuatorOf, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
 import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
@@ -67,7 +67,8 @@ export class GenerationalPlan implements Collector {
     const t0 = performance.now();
     const phases = emptyPhases();
     let done = kind;
-    this.evacuation = this.marker.evacuatesYoung ? { where: 'cpu', reason: 'full collection' } : undefined;
+    const evacuator = youngEvacuatorOf(this.marker);
+    this.evacuation = evacuator ? { where: 'cpu', reason: 'full collection' } : undefined;
     if (kind === 'young' && !(await this.young(phases))) {
       done = 'full';
       cause = 'promotion failed';
@@ -95,9 +96,8 @@ export class GenerationalPlan implements Collector {
       const tv = performance.now();
       try {
         verifyHeap(h);
-        if (this.marker.verifyCopy) {
-          await this.marker.verifyCopy((copy) => verifyHeapCopy(h, copy, this.marker.name));
-        }
+        const copy = heapCopyOf(this.marker);
+        if (copy !== null) await copy.verifyCopy((words) => verifyHeapCopy(h, words, copy.name));
       } finally {
         // Logged even when verification fails, so the log shows the collection at fault.
         phases.verify += performance.now() - tv;
@@ -144,7 +144,7 @@ export class GenerationalPlan implements Collector {
    */
   private async scanRemembered(roots: YoungRoots | null): Promise<number> {
     const h = this.heap;
-    const m = this.marker;
+    const m = heapCopyOf(this.marker);
     // The reference graphs' rebuild needs each run's object, which a marker's
     // scan of its copy does not report.
     const withObjects = h.graph !== null;
@@ -154,7 +154,7 @@ export class GenerationalPlan implements Collector {
     this.rangeObjects.clear();
     dirtyCardRanges(h, this.dirtyCards, this.cardRanges, withObjects ? this.rangeObjects : null);
     const r = this.cardRanges.view();
-    if (roots !== null && !withObjects && m.scansRememberedSet && m.scanRememberedSet) {
+    if (roots !== null && !withObjects && m !== null && m.constraints.scansRememberedSet) {
       const found = await m.scanRememberedSet(r, h.youngStart, h.youngEnd);
       if (found !== null) {
         for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
@@ -185,8 +185,9 @@ export class GenerationalPlan implements Collector {
     const live = result.live ?? this.liveFromBitmap(result.bitmap);
 
     t = performance.now();
-    if (this.marker.evacuatesYoung) {
-      const e = await evacuateOnDevice(h, this.marker, live, this.evacuator, this.dirtyCards, this.remembered, phases);
+    const device = youngEvacuatorOf(this.marker);
+    if (device !== null) {
+      const e = await evacuateOnDevice(h, device, live, this.evacuator, this.dirtyCards, this.remembered, phases);
       this.evacuation = e;
       if (e.where === 'gpu') {
         phases.copy += performance.now() - t;
@@ -200,7 +201,7 @@ export class GenerationalPlan implements Collector {
     }
     // A marker that replays the evacuation on its heap copy is handed the moves;
     // the heap does not record them as written words.
-    await this.finishEvacuation(live, phases, this.marker.replaysEvacuation === true);
+    await this.finishEvacuation(live, phases);
     phases.copy += performance.now() - t - phases.graph - phases.sync;
     return true;
   }
@@ -240,14 +241,16 @@ export class GenerationalPlan implements Collector {
     if (!this.evacuator.assign(live, true)) throw h.outOfMemory();
     const graphBefore = phases.graph;
     const syncBefore = phases.sync;
-    await this.finishEvacuation(live, phases, this.marker.replaysEvacuation === true);
+    await this.finishEvacuation(live, phases);
     phases.copy += performance.now() - t - (phases.graph - graphBefore) - (phases.sync - syncBefore);
   }
 
-  /** Copies, forwards and fixes every reference to the moved objects; `replay`:
-   *  the marker is asked to make the same moves on its heap copy. */
-  private async finishEvacuation(live: Int32Array, phases: PhaseTimes, replay: boolean): Promise<void> {
+  /** Copies, forwards and fixes every reference to the moved objects; a marker
+   *  that replays evacuations is asked to make the same moves on its heap copy. */
+  private async finishEvacuation(live: Int32Array, phases: PhaseTimes): Promise<void> {
     const h = this.heap;
+    const replayer = this.marker.constraints.replaysEvacuation ? heapCopyOf(this.marker) : null;
+    const replay = replayer !== null;
     const ev = this.evacuator;
     // Clean the scanned cards first: copying re-dirties the cards of promoted copies
     // that refer to survivors, and fixing the remembered slots those still holding
@@ -273,7 +276,7 @@ export class GenerationalPlan implements Collector {
     }
     if (replay) {
       const ts = performance.now();
-      await this.marker.replayEvacuation!(live, ev.forward.view(), r);
+      await replayer.replayEvacuation(live, ev.forward.view(), r);
       phases.sync += performance.now() - ts;
     }
     h.flipSurvivors(ev.toTop, replay);

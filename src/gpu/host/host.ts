@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { DeviceAssignment, DeviceEvacuated, MarkRequest, MarkResult, Marker, YoungSpaces } from '../../gc/marker.js';
+import type { DeviceAssignment, DeviceEvacuated, MarkerConstraints, MarkRequest, MarkResult, YoungEvacuatingMarker, YoungSpaces } from '../../gc/marker.js';
 import { evacuationRefusal } from '../evacuate/refusal.js';
 import { GpuAdapterLimitError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
 import { youngResult } from '../young-result.js';
@@ -238,8 +238,9 @@ function graphsData(g: RefGraphs): RefGraphs {
  * there with the same configuration, fed from this thread's heap. Its methods
  * mirror `GpuMarker`'s (worker/gpu-marker.ts has the details).
  */
-export class WorkerGpuMarker implements Marker {
+export class WorkerGpuMarker implements YoungEvacuatingMarker {
   readonly name: string;
+  readonly constraints: MarkerConstraints;
   readonly options: GpuOptions;
   lastStats: GpuMarkStats | null = null;
   private readonly id: number;
@@ -260,6 +261,12 @@ export class WorkerGpuMarker implements Marker {
     this.options =
       typeof o === 'string' ? parseGpuOptions(o, config.engine) : { ...DEFAULT_GPU_OPTIONS, ...(o ?? {}) };
     this.name = `${config.engine}/${config.input.layout}`;
+    this.constraints = {
+      keepsHeapCopy: true,
+      replaysEvacuation: this.replaysEvacuation,
+      scansRememberedSet: this.scansRememberedSet,
+      evacuatesYoung: this.evacuatesYoung,
+    };
     if (!(config.input.words.buffer instanceof SharedArrayBuffer)) {
       throw new Error(`${this.name}: the GPU worker needs the heap's words in a SharedArrayBuffer`);
     }

@@ -8,7 +8,7 @@
  * reference words, trace, and return the bitmap over heap addresses (and, for a
  * young collection, the list of reachable young objects).
  */
-import type { DeviceAssignment, DeviceEvacuated, MarkRequest, MarkResult, Marker, YoungSpaces } from '../../gc/marker.js';
+import type { DeviceAssignment, DeviceEvacuated, MarkerConstraints, MarkRequest, MarkResult, YoungEvacuatingMarker, YoungSpaces } from '../../gc/marker.js';
 import { DeviceEvacuation } from '../evacuate/device.js';
 import { evacuationRefusal } from '../evacuate/refusal.js';
 import { BfsEngine } from '../engines/bfs.js';
@@ -82,8 +82,9 @@ export interface GpuMarkStats {
   readonly phases: Readonly<Record<string, number>>;
 }
 
-export class GpuMarker implements Marker {
+export class GpuMarker implements YoungEvacuatingMarker {
   readonly name: string;
+  readonly constraints: MarkerConstraints;
   readonly options: GpuOptions;
   lastStats: GpuMarkStats | null = null;
   /** The device, from `ready()`. */
@@ -107,6 +108,12 @@ export class GpuMarker implements Marker {
     this.options =
       typeof o === 'string' ? parseGpuOptions(o, config.engine) : { ...DEFAULT_GPU_OPTIONS, ...(o ?? {}) };
     this.name = `${config.engine}/${config.input.layout}`;
+    this.constraints = {
+      keepsHeapCopy: true,
+      replaysEvacuation: this.replaysEvacuation,
+      scansRememberedSet: this.scansRememberedSet,
+      evacuatesYoung: this.evacuatesYoung,
+    };
   }
 
   /**
