@@ -49,6 +49,9 @@ export interface MarkTimes {
   kernel?: number;
   readback?: number;
   cpuFallback?: number;
+  /** The parallel collector: each thread's objects (marked or copied) and steals,
+   *  as "objects/steals,..." in thread order. */
+  threads?: string;
 }
 
 export interface MarkResult {
@@ -67,8 +70,44 @@ export interface MarkResult {
   readonly times: MarkTimes;
 }
 
+/** What a young copier reports (see `YoungCopier`). */
+export interface CopyResult {
+  /** The new header addresses of the copies, and of fillers (objects nobody
+   *  refers to that keep the to-space walkable), in no particular order. */
+  readonly moved: Int32Array;
+  /** Objects copied (fillers not counted). */
+  readonly count: number;
+  /** The to-survivor space's top after the copy. */
+  readonly toTop: number;
+  readonly survivedWords: number;
+  readonly promotedWords: number;
+  /** Per-thread work for `--log-gc` (MarkTimes.threads). */
+  readonly threads: string;
+}
+
+/**
+ * A copying engine for young objects (the parallel collector's threads): it
+ * copies everything reachable from the roots and the remembered-set ranges out
+ * of eden and from-survivor, ageing and promoting as the serial evacuation does,
+ * and leaves forwarding headers behind, instead of the plan marking first and
+ * evacuating the marked objects.
+ */
+export interface YoungCopier {
+  /** Starts the copier's threads if they are not running yet. */
+  start(): Promise<void>;
+  /** Makes sure the copy cannot fail for want of tenured space; false (with
+   *  nothing changed) when it cannot, and the plan evacuates serially. */
+  reserve(): boolean;
+  /** After `reserve`: copies from `roots` (young addresses, each once) and the
+   *  young references in `ranges` ((first, end) slot pairs, which it redirects
+   *  and whose cards it dirties where the referent stays young). */
+  copy(roots: Int32Array, ranges: Int32Array, fullCollection: boolean): CopyResult;
+}
+
 export interface Marker {
   readonly name: string;
+  /** Set by a marker whose threads can also copy young objects (`--gc parallel`). */
+  readonly copier?: YoungCopier;
   /** Traces the heap. Collections are stop-the-world: the interpreter is parked at
    *  an allocation while this runs, so a GPU marker may await the device. */
   mark(request: MarkRequest): MarkResult | Promise<MarkResult>;
