@@ -12,6 +12,8 @@
 //   pairs    (only when named) the GPU bar side by side: rounds of serial, gpu-dfs and
 //            gpu-bfs on the 2560 lists and CompleteGraph, young pauses paired by round;
 //            give it --repeat 20 on a noisy host
+//   scaling  (only when named) the parallel collector's young and full pauses at 1, 2, 4,
+//            8 and 16 threads beside serial and HotSpot ParallelGC (same thread counts)
 //
 // Options:
 //   --repeat N   runs per configuration (default 5)
@@ -21,6 +23,7 @@
 //                without it they run only when the adapter is a hardware one
 //   --heap SIZE  heap of the GC microbenchmarks (default 1g)
 //   --no-build   do not rebuild dist/ when it is older than src/
+//   --threads-list N,N,...  thread counts of `scaling` (default 1,2,4,8,16)
 //
 // Tables go to stdout as markdown; progress goes to stderr. Peers that are not
 // installed (python3, lua5.4, java) show as "-" or a skipped section.
@@ -34,22 +37,23 @@ import { layouts } from './lib/layouts.mjs';
 import { formatMachine, loadAverage, machineInfo } from './lib/machine.mjs';
 import { ensureBuilt, probeGpu } from './lib/minivm.mjs';
 import { pairs } from './lib/pairs.mjs';
+import { scaling } from './lib/scaling.mjs';
 import { log } from './lib/util.mjs';
 import { young1m } from './lib/young1m.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = { interp, gc, layouts, young1m, java, pairs };
+const SECTIONS = { interp, gc, layouts, young1m, java, pairs, scaling };
 const DEFAULT_SECTIONS = ['interp', 'gc', 'layouts', 'young1m', 'java'];
 
 function usage(msg) {
   if (msg) process.stderr.write(`bench/run.mjs: ${msg}\n`);
   process.stderr.write(
-    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build]\n',
+    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--threads-list N,N,...]\n',
   );
   process.exit(64);
 }
 
-const opts = { sections: [], repeat: undefined, quick: false, out: null, gpu: false, heap: '1g', build: true };
+const opts = { sections: [], repeat: undefined, quick: false, out: null, gpu: false, heap: '1g', build: true, threadsList: null };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -62,6 +66,11 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--gpu') opts.gpu = true;
   else if (a === '--heap') opts.heap = argv[++i] ?? usage('--heap needs a size');
   else if (a === '--no-build') opts.build = false;
+  else if (a === '--threads-list') {
+    const list = (argv[++i] ?? '').split(',').map(Number);
+    if (list.length === 0 || !list.every((n) => Number.isInteger(n) && n >= 1)) usage('--threads-list needs positive integers, comma-separated');
+    opts.threadsList = list;
+  }
   else if (a === '-h' || a === '--help') usage();
   else if (SECTIONS[a]) opts.sections.push(a);
   else usage(`unknown argument ${a}`);
@@ -90,7 +99,7 @@ console.log(`Command: \`${cmd}\`\n`);
 console.log(formatMachine(machine, gpu.use || gpu.available ? `${gpu.adapter}${gpu.use ? '' : ' (not used)'}` : null));
 console.log('');
 
-const ctx = { root, repeat: opts.repeat, quick: opts.quick, gpu, heap: opts.heap, machine };
+const ctx = { root, repeat: opts.repeat, quick: opts.quick, gpu, heap: opts.heap, machine, threadsList: opts.threadsList };
 const results = { date: started.toISOString(), command: cmd, machine, gpu, options: { ...opts }, sections: {} };
 for (const name of opts.sections) {
   const t0 = Date.now();
