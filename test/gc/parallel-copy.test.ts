@@ -30,6 +30,8 @@ interface Shared {
   count: number;
   /** Each node's two successors' ids (-1: null), the model of the structure. */
   edges: Int32Array;
+  /** The node id of each root slot from 1 on (slot 0 holds the tenured array). */
+  rootIds: number[];
   val: number;
   left: number;
   right: number;
@@ -49,6 +51,9 @@ async function sharedStructure(layout: 'sable' | 'refgraph', threads: number, no
   createCollector('parallel', heap, { marker });
   await marker.prepare();
   const node = heap.defineClass('Node', ['int', 'ref', 'ref']);
+  // A second size (same offsets for the shared fields), so that LABs end with room
+  // for no further object and fillers are written.
+  const wide = heap.defineClass('Wide', ['int', 'ref', 'ref', 'int']);
   const arr = heap.defineArray('ref[]', 'ref');
   const [val, left, right] = node.offsets as [number, number, number];
   const rand = rng(seed);
@@ -58,7 +63,7 @@ async function sharedStructure(layout: 'sable' | 'refgraph', threads: number, no
   const addr: number[] = [];
   const edges = new Int32Array(2 * nodes).fill(-1);
   for (let i = 0; i < nodes; i++) {
-    const a = heap.allocInstance(node);
+    const a = heap.allocInstance(i % 3 === 0 ? wide : node);
     expect(a, 'the structure fits in eden').not.toBe(0);
     heap.words[a + val] = i;
     if (i > 0) {
@@ -71,9 +76,14 @@ async function sharedStructure(layout: 'sable' | 'refgraph', threads: number, no
     }
     addr.push(a);
   }
-  for (let i = 0; i < rootCount; i++) roots.push(addr[nodes - 1 - Math.floor(rand() * Math.min(nodes, 64))]!);
+  const rootIds: number[] = [];
+  for (let i = 0; i < rootCount; i++) {
+    const id = Math.floor(rand() * nodes);
+    rootIds.push(id);
+    roots.push(addr[id]!);
+  }
   for (let i = 0; i < slots; i++) heap.writeRef(big, heap.arrayDataOffset + i, i, addr[i % nodes]!);
-  return { heap, roots, marker, big, count: nodes, edges, val, left, right };
+  return { heap, roots, marker, big, count: nodes, edges, rootIds, val, left, right };
 }
 
 /** Each node's current address, found from the tenured array, checking the
@@ -102,6 +112,10 @@ function checkStructure(s: Shared): number[] {
       }
     }
   }
+  // The root slots were redirected to the same copies.
+  s.rootIds.forEach((id, i) => {
+    if (faults.length === 0 && s.roots.get(i + 1) !== at[id]) faults.push(`root ${i + 1} refers to ${s.roots.get(i + 1)}, not to node ${id} at ${at[id]}`);
+  });
   expect(faults).toEqual([]);
   return at;
 }

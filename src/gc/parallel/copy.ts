@@ -109,6 +109,8 @@ class CopyThread {
   /** Old addresses of the objects this thread won, and their new addresses. */
   readonly won = new Ints();
   readonly moved = new Ints();
+  /** The fillers this thread wrote (they get refgraph vertices too). */
+  readonly fillerList = new Ints();
   /** Tenured space left unused: (start, size) pairs. */
   readonly tails = new Ints();
 
@@ -124,7 +126,7 @@ class CopyThread {
     this.filler = ctl[P_FILLER_TYPE]!;
     this.toTop = this.toLim = this.tenTop = this.tenLim = 0;
     this.copied = this.fillers = this.survived = this.promoted = 0;
-    this.won.length = this.moved.length = this.tails.length = 0;
+    this.won.length = this.moved.length = this.fillerList.length = this.tails.length = 0;
   }
 
   /** Makes [p, p + size) (size >= 4) a word array nobody refers to. */
@@ -134,7 +136,7 @@ class CopyThread {
     words[p + 1] = this.filler;
     words[p + 2] = 0;
     words[p + 3] = size - 4;
-    this.moved.push(p);
+    this.fillerList.push(p);
     this.fillers++;
   }
 
@@ -370,11 +372,13 @@ class CopyThread {
     const won = this.won.data;
     const moved = this.moved.data;
     for (let i = 0; i < this.won.length; i++) words[won[i]! + 1] = moved[i]!;
-    const n = this.moved.length;
+    const nm = this.moved.length;
+    const n = nm + this.fillerList.length;
     if (n > 0) {
       const at = Atomics.add(ctl, OUTCUR, n);
       if (at + n > ctl[P_OUT_CAP]!) throw new Error(`parallel copy: ${at + n} moved objects overflow the results (${ctl[P_OUT_CAP]})`);
-      c.out.set(moved.subarray(0, n), at);
+      c.out.set(moved.subarray(0, nm), at);
+      c.out.set(this.fillerList.data.subarray(0, this.fillerList.length), at + nm);
     }
     const nt = this.tails.length;
     if (nt > 0) {
