@@ -265,6 +265,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       keepsHeapCopy: true,
       replaysEvacuation: this.replaysEvacuation,
       scansRememberedSet: this.scansRememberedSet,
+      copiesYoung: false,
       evacuatesYoung: this.evacuatesYoung,
     };
     if (!(config.input.words.buffer instanceof SharedArrayBuffer)) {

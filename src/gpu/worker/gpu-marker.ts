@@ -112,6 +112,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
       keepsHeapCopy: true,
       replaysEvacuation: this.replaysEvacuation,
       scansRememberedSet: this.scansRememberedSet,
+      copiesYoung: false,
       evacuatesYoung: this.evacuatesYoung,
     };
   }
