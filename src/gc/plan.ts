@@ -316,7 +316,8 @@ export class GenerationalPlan implements Collector {
     const graphBefore = phases.graph;
     const ranges = this.cardRanges.view();
     const r = copier.copy(rootList, ranges, fullCollection);
-    for (let i = 0; i < ranges.length; i += 2) h.noteTenuredWrite(ranges[i]!, ranges[i + 1]!);
+    const log = h.mirror;
+    if (log !== null) for (let i = 0; i < ranges.length; i += 2) log.noteWrite(ranges[i]!, ranges[i + 1]!);
     fixRoots(h);
     if (h.graph !== null) {
       const tg = performance.now();

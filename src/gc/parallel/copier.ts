@@ -177,8 +177,9 @@ export class ParallelCopier implements YoungCopier {
     const c = this.gc.ctx;
     const ctl = c.ctl;
     const pieces = c.pieces;
-    // The promoted copies are tenured writes for a heap mirror.
-    for (let i = 0; i < this.pieceCount; i++) h.noteTenuredWrite(pieces[2 * i]!, pieces[2 * i + 1]!);
+    // The promoted copies are tenured writes for a heap mirror, if any.
+    const log = h.mirror;
+    if (log !== null) for (let i = 0; i < this.pieceCount; i++) log.noteWrite(pieces[2 * i]!, pieces[2 * i + 1]!);
     const tails = c.tails;
     const nt = ctl[TAILCUR]!;
     for (let i = 0; i < nt; i += 2) this.free(tails[i]!, tails[i + 1]!);
