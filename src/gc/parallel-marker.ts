@@ -7,16 +7,17 @@
  */
 
 import type { HeapImpl } from '../heap/heap.js';
-import type { MarkRequest, MarkResult, Marker } from './marker.js';
+import { HEAP_READER, type CopyingMarker, type MarkerConstraints, type MarkRequest, type MarkResult } from './marker.js';
 import { ParallelCopier } from './parallel/copier.js';
 import { GcThreads } from './parallel/threads.js';
 
 export { defaultThreads } from './parallel/threads.js';
 
-export class ParallelMarker implements Marker {
+export class ParallelMarker implements CopyingMarker {
+  readonly constraints: MarkerConstraints = { ...HEAP_READER, copiesYoung: true };
   readonly name = 'parallel';
   readonly gc: GcThreads;
-  /** The same threads copying young objects, for the plan (Marker.copier). */
+  /** The same threads copying young objects, for the plan (CopyingMarker.copier). */
   readonly copier: ParallelCopier;
   private readonly bitmap: Uint32Array;
 

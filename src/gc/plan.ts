@@ -30,7 +30,7 @@ import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
 import { Evacuator } from './evacuate.js';
 import { appendSetBits, IntList } from './int-list.js';
-import type { MarkRequest, MarkResult, MarkTimes, Marker } from './marker.js';
+import { copierOf, heapCopyOf, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
 import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
@@ -93,9 +93,8 @@ export class GenerationalPlan implements Collector {
       const tv = performance.now();
       try {
         verifyHeap(h);
-        if (this.marker.verifyCopy) {
-          await this.marker.verifyCopy((copy) => verifyHeapCopy(h, copy, this.marker.name));
-        }
+        const copy = heapCopyOf(this.marker);
+        if (copy !== null) await copy.verifyCopy((words) => verifyHeapCopy(h, words, copy.name));
       } finally {
         // Logged even when verification fails, so the log shows the collection at fault.
         phases.verify += performance.now() - tv;
@@ -142,7 +141,7 @@ export class GenerationalPlan implements Collector {
    */
   private async scanRemembered(roots: YoungRoots | null): Promise<number> {
     const h = this.heap;
-    const m = this.marker;
+    const m = heapCopyOf(this.marker);
     // The reference graphs' rebuild needs each run's object, which a marker's
     // scan of its copy does not report.
     const withObjects = h.graph !== null;
@@ -152,7 +151,7 @@ export class GenerationalPlan implements Collector {
     this.rangeObjects.clear();
     dirtyCardRanges(h, this.dirtyCards, this.cardRanges, withObjects ? this.rangeObjects : null);
     const r = this.cardRanges.view();
-    if (roots !== null && !withObjects && m.scansRememberedSet && m.scanRememberedSet) {
+    if (roots !== null && !withObjects && m !== null && m.constraints.scansRememberedSet) {
       const found = await m.scanRememberedSet(r, h.youngStart, h.youngEnd);
       if (found !== null) {
         for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
@@ -190,7 +189,7 @@ export class GenerationalPlan implements Collector {
     }
     // A marker that replays the evacuation on its heap copy is handed the moves;
     // the heap does not record them as written words.
-    await this.finishEvacuation(live, phases, this.marker.replaysEvacuation === true);
+    await this.finishEvacuation(live, phases);
     phases.copy += performance.now() - t - phases.graph - phases.sync;
     return true;
   }
@@ -231,14 +230,16 @@ export class GenerationalPlan implements Collector {
     if (!this.evacuator.assign(live, true)) throw h.outOfMemory();
     const graphBefore = phases.graph;
     const syncBefore = phases.sync;
-    await this.finishEvacuation(live, phases, this.marker.replaysEvacuation === true);
+    await this.finishEvacuation(live, phases);
     phases.copy += performance.now() - t - (phases.graph - graphBefore) - (phases.sync - syncBefore);
   }
 
-  /** Copies, forwards and fixes every reference to the moved objects; `replay`:
-   *  the marker is asked to make the same moves on its heap copy. */
-  private async finishEvacuation(live: Int32Array, phases: PhaseTimes, replay: boolean): Promise<void> {
+  /** Copies, forwards and fixes every reference to the moved objects; a marker
+   *  that replays evacuations is asked to make the same moves on its heap copy. */
+  private async finishEvacuation(live: Int32Array, phases: PhaseTimes): Promise<void> {
     const h = this.heap;
+    const replayer = this.marker.constraints.replaysEvacuation ? heapCopyOf(this.marker) : null;
+    const replay = replayer !== null;
     const words = h.words;
     const ev = this.evacuator;
     // Clean the scanned cards first: copying re-dirties the cards of promoted copies
@@ -277,7 +278,7 @@ export class GenerationalPlan implements Collector {
     }
     if (replay) {
       const ts = performance.now();
-      await this.marker.replayEvacuation!(live, ev.forward.view(), r);
+      await replayer.replayEvacuation(live, ev.forward.view(), r);
       phases.sync += performance.now() - ts;
     }
     h.flipSurvivors(ev.toTop, replay);
@@ -285,7 +286,7 @@ export class GenerationalPlan implements Collector {
   }
 
   /**
-   * Young objects copied by the marker's copier (`Marker.copier`, the parallel
+   * Young objects copied by the marker's copier (`CopyingMarker.copier`, the parallel
    * collector's threads) instead of marked and evacuated: the roots and the
    * dirty cards' slot ranges go to the copier, which copies, forwards and
    * redirects the remembered slots; then the root slots are fixed and, under
@@ -293,8 +294,8 @@ export class GenerationalPlan implements Collector {
    * False, having changed nothing, when the copier cannot reserve the space.
    */
   private async copyYoung(phases: PhaseTimes, fullCollection: boolean): Promise<boolean> {
-    const copier = this.marker.copier;
-    if (copier === undefined) return false;
+    const copier = copierOf(this.marker);
+    if (copier === null) return false;
     await copier.start();
     if (!copier.reserve()) return false;
     const h = this.heap;
