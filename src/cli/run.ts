@@ -5,7 +5,8 @@
  * below this file prints or exits.
  */
 
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { compile } from '../bytecode/compiler.js';
 import type { BytecodeProgram } from '../bytecode/program.js';
 import { formatDiagnostics, parseAndCheck } from '../lang/index.js';
@@ -58,11 +59,34 @@ export async function runSource(file: string, source: string, options: RunOption
   return runProgram(program, options, io);
 }
 
+/**
+ * Throws a UsageError unless `path` can be written: an output file the run would
+ * fail to write at its end is a mistake on the command line, found before the run.
+ */
+export function checkOutputPath(flag: string, path: string): void {
+  const full = resolve(path);
+  let isDir = false;
+  try {
+    isDir = statSync(full).isDirectory();
+  } catch {
+    // Not there yet: its directory must exist and be writable.
+  }
+  if (isDir) throw new UsageError(`${flag}: '${path}' is a directory`);
+  try {
+    accessSync(dirname(full), constants.W_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+    throw new UsageError(`${flag}: cannot write '${path}': ${reason}`);
+  }
+}
+
 /** Runs a compiled program; `hooks` let `heapshape` look at every collection. */
 export async function runProgram(program: BytecodeProgram, options: RunOptions, io: Io, hooks: MemoryHooks = {}): Promise<RunOutcome> {
   let memory: Memory | undefined;
   const t0 = performance.now();
   try {
+    if (options.jsonStats !== undefined) checkOutputPath('--json-stats', options.jsonStats);
     memory = await createMemory(options, io, hooks);
     const vm = new Interpreter(link(program, memory.heap), memory.heap, { write: io.stdout });
     await vm.run();

@@ -118,6 +118,8 @@ const PENDING_NONE = 0;
 const PENDING_UPLOAD = 1;
 const PENDING_YOUNG = 2;
 const PENDING_FULL = 3;
+/** The cause of `--gc-stress` collections. */
+const STRESS_CAUSE = 'gc stress';
 
 export class HeapImpl implements Heap {
   readonly words: Int32Array;
@@ -168,6 +170,8 @@ export class HeapImpl implements Heap {
   private readonly stressInterval: number;
   private stressCount = 0;
   private stressYoungCount = 0;
+  /** The allocation after a stress collection (its retry) is exempt, or N = 1 never ends. */
+  private stressRetry = false;
 
   /**
    * For GPU heap mirrors: cards of 128 words over the whole heap but eden's part
@@ -352,11 +356,16 @@ export class HeapImpl implements Heap {
 
   /** `--gc-stress`: true (with a collection pending) on every Nth allocation. */
   private stressTick(): boolean {
+    if (this.stressRetry) {
+      this.stressRetry = false;
+      return false;
+    }
     if (++this.stressCount < this.stressInterval) return false;
     if (this.collector === null || !this.collector.collects) return false;
     this.stressCount = 0;
+    this.stressRetry = true;
     this.stressYoungCount++;
-    this.setPending(this.stressYoungCount % 4 === 0 ? PENDING_FULL : PENDING_YOUNG, 'gc stress');
+    this.setPending(this.stressYoungCount % 4 === 0 ? PENDING_FULL : PENDING_YOUNG, STRESS_CAUSE);
     return true;
   }
 
@@ -418,7 +427,9 @@ export class HeapImpl implements Heap {
     this.pendingCause = '';
     if (this.collector === null) return;
     const done = await this.collector.collect(kind, cause);
-    this.afterFull = done === 'full';
+    // A stress collection between a full one and its retry must not hide that the
+    // full one made no room, or an object that never fits would loop.
+    if (done === 'full' || cause !== STRESS_CAUSE) this.afterFull = done === 'full';
   }
 
   requestCollection(kind: 'young' | 'full', cause: string): void {
