@@ -16,6 +16,7 @@ import { MiniRuntimeError } from '../vm/format.js';
 import type { RunOptions } from './args.js';
 import { createMemory, isNoGpuError, type Memory, type MemoryHooks, type RunStats } from './memory.js';
 import { USAGE, UsageError } from './args.js';
+import { onInterrupt } from './output.js';
 
 export const EXIT = { ok: 0, usage: 64, compile: 65, noGpu: 69, runtime: 70 } as const;
 
@@ -84,10 +85,13 @@ export function checkOutputPath(flag: string, path: string): void {
 /** Runs a compiled program; `hooks` let `heapshape` look at every collection. */
 export async function runProgram(program: BytecodeProgram, options: RunOptions, io: Io, hooks: MemoryHooks = {}): Promise<RunOutcome> {
   let memory: Memory | undefined;
+  let stopOnInterrupt = (): void => {};
   const t0 = performance.now();
   try {
     if (options.jsonStats !== undefined) checkOutputPath('--json-stats', options.jsonStats);
     memory = await createMemory(options, io, hooks);
+    const m = memory;
+    stopOnInterrupt = onInterrupt(() => m.dispose());
     const vm = new Interpreter(link(program, memory.heap), memory.heap, { write: io.stdout });
     await vm.run();
     const stats = memory.finish(performance.now() - t0);
@@ -111,6 +115,7 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
     }
     throw e;
   } finally {
+    stopOnInterrupt();
     await memory?.dispose();
   }
 }
