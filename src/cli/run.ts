@@ -17,6 +17,7 @@ import type { RunOptions } from './args.js';
 import { createMemory, isNoGpuError, type Memory, type MemoryHooks, type RunStats } from './memory.js';
 import { USAGE, UsageError } from './args.js';
 import { onInterrupt } from './output.js';
+import { compileOnLargeStack } from './compile-deep.js';
 
 export const EXIT = { ok: 0, usage: 64, compile: 65, noGpu: 69, runtime: 70 } as const;
 
@@ -32,21 +33,23 @@ export interface RunOutcome {
 
 /** Compiles a source text; on errors writes the diagnostics and returns undefined. */
 export function compileSource(file: string, source: string, io: Io): BytecodeProgram | undefined {
-  let checked: ReturnType<typeof parseAndCheck>;
   try {
-    checked = parseAndCheck(file, source);
+    const checked = parseAndCheck(file, source);
+    if ('errors' in checked) {
+      io.stderr(formatDiagnostics(checked.errors, source) + '\n');
+      return undefined;
+    }
+    return compile(checked.program, checked.mainLocals);
   } catch (e) {
-    // The parser and checker recurse over the program's nesting; thousands of nested
-    // parentheses or blocks exhaust JavaScript's stack before any limit of ours.
+    // The parser, checker and compiler recurse over the program's nesting: past
+    // what the default stack holds, the same on a large one (within MAX_NESTING).
     if (!(e instanceof RangeError)) throw e;
-    io.stderr(`${file}: error: the program is nested too deeply to compile (${e.message})\n`);
-    return undefined;
   }
-  if ('errors' in checked) {
-    io.stderr(formatDiagnostics(checked.errors, source) + '\n');
-    return undefined;
-  }
-  return compile(checked.program, checked.mainLocals);
+  const deep = compileOnLargeStack(file, source);
+  if ('program' in deep) return deep.program;
+  if ('diagnostics' in deep) io.stderr(deep.diagnostics + '\n');
+  else io.stderr(`${file}: error: the program is nested too deeply to compile (${deep.overflow})\n`);
+  return undefined;
 }
 
 export function readSource(file: string): string {
