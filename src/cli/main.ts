@@ -7,7 +7,7 @@
 
 import { parseArgs, USAGE, UsageError, type Command } from './args.js';
 import { disassemble } from '../bytecode/disasm.js';
-import { compileSource, EXIT, readSource, runProgram, type Io } from './run.js';
+import { checkOutputPath, compileSource, EXIT, readSource, runProgram, type Io } from './run.js';
 import { formatStats, releaseGpu } from './memory.js';
 import { BufferedOutput, exitOnSignals, writeAll, writeFileAtomic } from './output.js';
 
@@ -39,9 +39,16 @@ async function main(argv: string[]): Promise<number> {
   }
   let source: string;
   try {
+    // Output paths are checked before the run, not found unwritable at its end.
+    if (cmd.compare.report !== undefined) checkOutputPath('--report', cmd.compare.report);
     source = readSource(cmd.file);
   } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
+    if (e instanceof UsageError) {
+      io.stderr(`minivm: ${e.message}\n${USAGE}\n`);
+      return EXIT.usage;
+    }
+    const code = (e as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
     io.stderr(`minivm: cannot read '${cmd.file}': ${reason}\n${USAGE}\n`);
     return EXIT.usage;
   }

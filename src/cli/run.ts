@@ -53,7 +53,9 @@ export function compileSource(file: string, source: string, io: Io): BytecodePro
 }
 
 export function readSource(file: string): string {
-  return readFileSync(file, 'utf8');
+  // A byte-order mark some editors write is not part of the program.
+  const text = readFileSync(file, 'utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Runs a program's source under `options`; returns the exit status and statistics. */
