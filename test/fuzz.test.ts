@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compileSource } from '../src/cli/run.js';
-import { releaseGpu } from '../src/cli/memory.js';
+import { releaseGpu } from '../src/collectors/index.js';
 import { check, fuzz, type FuzzConfig } from '../src/fuzz/fuzz.js';
 import { generate, render, rng } from '../src/fuzz/generate.js';
 import { runSource } from '../src/cli/run.js';

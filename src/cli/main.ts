@@ -8,7 +8,7 @@
 import { parseArgs, USAGE, UsageError, type Command } from './args.js';
 import { disassemble } from '../bytecode/disasm.js';
 import { checkOutputPath, compileSource, EXIT, readSource, runProgram, type Io } from './run.js';
-import { formatStats, releaseGpu } from './memory.js';
+import { formatStats, releaseGpu } from '../collectors/index.js';
 import { BufferedOutput, exitOnSignals, writeAll, writeFileAtomic } from './output.js';
 
 // The reader went away (`minivm run prog.mini | head`): stop quietly, as

@@ -14,7 +14,14 @@ import { link } from '../vm/link.js';
 import { Interpreter } from '../vm/interpreter.js';
 import { MiniRuntimeError } from '../vm/format.js';
 import type { RunOptions } from './args.js';
-import { createMemory, isNoGpuError, type Memory, type MemoryHooks, type RunStats } from './memory.js';
+import {
+  createMemory,
+  isNoGpuError,
+  MemorySetupError,
+  type Memory,
+  type MemoryHooks,
+  type RunStats,
+} from '../collectors/index.js';
 import { USAGE, UsageError } from './args.js';
 import { onInterrupt } from './output.js';
 import { compileOnLargeStack } from './compile-deep.js';
@@ -106,7 +113,7 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
       io.stderr(e.format(program.file) + '\n');
       return { exitCode: EXIT.runtime, stats: memory?.finish(performance.now() - t0) };
     }
-    if (e instanceof UsageError) {
+    if (e instanceof UsageError || e instanceof MemorySetupError) {
       io.stderr(`minivm: ${e.message}\n${USAGE}\n`);
       return { exitCode: EXIT.usage, stats: undefined };
     }

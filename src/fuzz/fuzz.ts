@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultRunOptions, type CollectorName, type LayoutName } from '../cli/args.js';
-import { releaseGpu } from '../cli/memory.js';
+import { releaseGpu } from '../collectors/index.js';
 import { runSource } from '../cli/run.js';
 import { expectedOutput, generate, render, rng, type Stmt } from './generate.js';
 
