@@ -37,7 +37,7 @@ export interface PhaseTimes {
    *  renumbering tenured edges. Moving tenured vertices during a sweep counts as sweep. */
   graph: number;
   /** Keeping a GPU marker's heap mirror in step with the evacuation (uploading the
-   *  new addresses for the GPU to replay the moves, gpu/replay.ts). */
+   *  new addresses for the GPU to replay the moves, gpu/mirror/replay.ts). */
   sync: number;
   /** `--verify-gc` checks: the heap walk and verifyMarks (not part of the pause). */
   verify: number;
