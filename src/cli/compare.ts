@@ -12,7 +12,7 @@
  * default list, and is an error (exit 69 / 64, as for `run`) when the user named it.
  */
 
-import { writeFileSync } from 'node:fs';
+import { writeFileAtomic } from './output.js';
 import { COLLECTOR_NAMES, LAYOUT_NAMES, type CollectorName, type Command, type LayoutName } from './args.js';
 import { compileSource, EXIT, runProgram, type Io } from './run.js';
 import type { RunStats } from '../collectors/index.js';
@@ -303,7 +303,7 @@ export async function compareCommand(cmd: Command, source: string, io: Io, deps:
   else io.stdout(formatComparison(result));
   if (!result.outputIdentical) io.stderr(`minivm: compare: the runs printed different output\n${result.difference}\n`);
   if (cmd.compare.report !== undefined) {
-    writeFileSync(cmd.compare.report, compareReport(result, compareTable(result)));
+    writeFileAtomic(cmd.compare.report, compareReport(result, compareTable(result)));
     io.stderr(`report written to ${cmd.compare.report}\n`);
   }
   return exitCode;

@@ -11,7 +11,7 @@
  * `run` reports them. The program's own output is not shown.
  */
 
-import { writeFileSync } from 'node:fs';
+import { writeFileAtomic } from './output.js';
 import type { Command } from './args.js';
 import { compileSource, EXIT, runProgram, type Io, type RunOutcome } from './run.js';
 import type { Marker } from '../gc/index.js';
@@ -175,7 +175,7 @@ export async function heapshapeCommand(cmd: Command, source: string, io: Io, dep
   if (cmd.compare.json) io.stdout(JSON.stringify(result) + '\n');
   else io.stdout(formatHeapshape(result));
   if (cmd.compare.report !== undefined) {
-    writeFileSync(cmd.compare.report, heapshapeReport(result, heapshapeTable(result)));
+    writeFileAtomic(cmd.compare.report, heapshapeReport(result, heapshapeTable(result)));
     io.stderr(`report written to ${cmd.compare.report}\n`);
   }
   return exitCode;

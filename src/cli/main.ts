@@ -5,32 +5,24 @@
  * unexpected internal error is reported in one line (exit 70) unless MINIVM_DEBUG is set.
  */
 
-import { writeFileSync, writeSync } from 'node:fs';
 import { parseArgs, USAGE, UsageError, type Command } from './args.js';
 import { disassemble } from '../bytecode/disasm.js';
-import { compileSource, EXIT, readSource, runProgram, type Io } from './run.js';
+import { checkOutputPath, compileSource, EXIT, readSource, runProgram, type Io } from './run.js';
 import { formatStats, releaseGpu } from '../collectors/index.js';
+import { BufferedOutput, exitOnSignals, writeAll, writeFileAtomic } from './output.js';
 
-/** Synchronous writes: output must be complete even when the process exits right after. */
-function writeAll(fd: number, text: string): void {
-  let buf = Buffer.from(text);
-  while (buf.length > 0) {
-    try {
-      buf = buf.subarray(writeSync(fd, buf));
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      // The reader went away (`minivm run prog.mini | head`): stop quietly, as
-      // command-line tools do on SIGPIPE.
-      if (code === 'EPIPE') process.exit(EXIT.ok);
-      if (code !== 'EAGAIN') throw e;
-    }
-  }
-}
-
+// The reader went away (`minivm run prog.mini | head`): stop quietly, as
+// command-line tools do on SIGPIPE.
+const pipeClosed = (): never => process.exit(EXIT.ok);
+const stdout = new BufferedOutput((t) => writeAll(1, t, pipeClosed), process.stdout.isTTY === true);
 const io: Io = {
-  stdout: (t) => writeAll(1, t),
-  stderr: (t) => writeAll(2, t),
+  stdout: (t) => stdout.write(t),
+  stderr: (t) => {
+    stdout.flush();
+    writeAll(2, t, pipeClosed);
+  },
 };
+exitOnSignals(stdout, io.stderr, releaseGpu);
 
 async function main(argv: string[]): Promise<number> {
   let cmd: Command;
@@ -47,9 +39,16 @@ async function main(argv: string[]): Promise<number> {
   }
   let source: string;
   try {
+    // Output paths are checked before the run, not found unwritable at its end.
+    if (cmd.compare.report !== undefined) checkOutputPath('--report', cmd.compare.report);
     source = readSource(cmd.file);
   } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
+    if (e instanceof UsageError) {
+      io.stderr(`minivm: ${e.message}\n${USAGE}\n`);
+      return EXIT.usage;
+    }
+    const code = (e as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
     io.stderr(`minivm: cannot read '${cmd.file}': ${reason}\n${USAGE}\n`);
     return EXIT.usage;
   }
@@ -75,7 +74,7 @@ async function main(argv: string[]): Promise<number> {
       const outcome = await runProgram(program, cmd.run, io);
       if (outcome.stats) {
         if (cmd.run.stats) io.stderr(formatStats(outcome.stats) + '\n');
-        if (cmd.run.jsonStats) writeFileSync(cmd.run.jsonStats, JSON.stringify(outcome.stats, null, 2) + '\n');
+        if (cmd.run.jsonStats) writeFileAtomic(cmd.run.jsonStats, JSON.stringify(outcome.stats, null, 2) + '\n');
       }
       return outcome.exitCode;
     }
@@ -84,10 +83,12 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   async (code) => {
+    stdout.flush();
     await releaseGpu();
     process.exit(code);
   },
   (e: unknown) => {
+    stdout.flush();
     if (process.env['MINIVM_DEBUG']) console.error(e);
     else io.stderr(`minivm: internal error: ${e instanceof Error ? e.message : String(e)} (set MINIVM_DEBUG=1 for details)\n`);
     process.exit(EXIT.runtime);

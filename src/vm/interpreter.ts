@@ -36,6 +36,12 @@ const OPERAND_MARGIN = 512;
 
 const DONE = 0;
 const COLLECT = 1;
+/** Left to let the event loop run: timers (output flushing) and signal handlers. */
+const YIELD = 2;
+/** Back-edges and calls between such exits; `run` re-enters at once unless
+ *  YIELD_MS have passed, so a busy loop reaches the event loop that often. */
+const YIELD_TICKS = 1 << 14;
+const YIELD_MS = 10;
 
 export interface VmOutput {
   write(text: string): void;
@@ -67,7 +73,6 @@ export class Interpreter implements RootProvider {
   private rb = 0;
   private vsp = 0;
   private rsp = 0;
-  private outBuf: string[] = [];
 
   constructor(
     private readonly linked: LinkedProgram,
@@ -105,28 +110,27 @@ export class Interpreter implements RootProvider {
   async run(): Promise<void> {
     try {
       await this.internStrings();
-      while (this.execute() === COLLECT) await this.heap.collectPending();
+      let lastYield = performance.now();
+      for (let status = this.execute(); status !== DONE; status = this.execute()) {
+        if (status === COLLECT) await this.heap.collectPending();
+        else if (performance.now() - lastYield >= YIELD_MS) {
+          await new Promise<void>((resume) => setImmediate(resume));
+          lastYield = performance.now();
+        }
+      }
     } catch (e) {
       // Out of memory (an allocation larger than the heap, or a collection that cannot
       // make room) is a fault of the program: it stops where its state was saved, at
       // the allocating instruction (at main's start while string constants are interned).
       if (e instanceof OutOfMemoryError) throw this.withTrace(new MiniRuntimeError(e.message));
       throw e;
-    } finally {
-      this.flush();
     }
   }
 
-  private flush(): void {
-    if (this.outBuf.length > 0) {
-      this.out.write(this.outBuf.join(''));
-      this.outBuf = [];
-    }
-  }
-
+  /** The output's sink buffers and flushes (cli/output.ts): a line printed here is
+   *  never held where a signal would lose it. */
   private print(text: string): void {
-    this.outBuf.push(text, '\n');
-    if (this.outBuf.length > 4096) this.flush();
+    this.out.write(text + '\n');
   }
 
   /** String constants are allocated once and held as roots (strings are immutable). */
@@ -208,7 +212,8 @@ export class Interpreter implements RootProvider {
 
   // ------------------------------------------------------------ the loop
 
-  /** Runs until the program ends (DONE) or the heap asks for a collection (COLLECT). */
+  /** Runs until the program ends (DONE), the heap asks for a collection (COLLECT)
+   *  or the event loop's turn comes (YIELD). */
   private execute(): number {
     const L = this.linked, heap = this.heap, P = L.program;
     const functions = P.functions, codes = L.code, shapes = L.shapes;
@@ -222,6 +227,7 @@ export class Interpreter implements RootProvider {
     let vb = this.vb, rb = this.rb, vsp = this.vsp, rsp = this.rsp;
     let start = pc;
     let status = DONE;
+    let ticks = YIELD_TICKS;
     try {
       dispatch: for (;;) {
         start = pc;
@@ -402,6 +408,11 @@ export class Interpreter implements RootProvider {
             vals[vsp++] = this.stringsEqual(refs[rsp]!, refs[rsp + 1]!) ? 0 : 1;
             break;
           case 48: // JMP
+            if (code[pc]! < 0 && --ticks === 0) {
+              pc += code[pc]! + 1;
+              status = YIELD;
+              break dispatch;
+            }
             pc += code[pc]! + 1;
             break;
           case 49: // JMPF
@@ -590,6 +601,7 @@ export class Interpreter implements RootProvider {
             // Reference locals start null so that the roots never hold stale addresses.
             for (let i = rsp; i < top; i++) refs[i] = 0;
             rsp = top;
+            if (--ticks === 0) { status = YIELD; break dispatch; }
             break;
           }
           case 76: case 77: case 78: { // RET RET_V RET_R
