@@ -12,52 +12,16 @@
  * default list, and is an error (exit 69 / 64, as for `run`) when the user named it.
  */
 
-import { writeFileSync } from 'node:fs';
-import { COLLECTOR_NAMES, LAYOUT_NAMES, type CollectorName, type Command, type LayoutName } from './args.js';
-import { compileSource, EXIT, runProgram, type Io } from './run.js';
-import type { RunStats } from './memory.js';
+import type { Command } from './args.js';
+import { COLLECTOR_NAMES, LAYOUT_NAMES, type CollectorName, type LayoutName } from './options.js';
+import { compileSource, EXIT, runProgram, type Io, type TimedRunStats } from './run.js';
 import { formatBytes } from '../heap/telemetry.js';
 import { compareReport } from './report.js';
+import { writeOutputFile } from './output-file.js';
+import type { CompareResult, CompareRun, RunStatus } from './results.js';
+import { formatTextTable, Progress, type CommandDeps } from './text.js';
 
-/** One collection of a run, as plotted: times in ms since the run started. */
-export interface CollectionPoint {
-  number: number;
-  kind: 'young' | 'full';
-  cause: string;
-  startMs: number;
-  endMs: number;
-  pauseMs: number;
-  usedBefore: number;
-  usedAfter: number;
-}
-
-export type RunStatus = 'ok' | 'out of memory' | 'runtime error';
-
-/** The run statistics a comparison row reports (medians over its repeats). */
-type RowFigures = Omit<RunStats, 'collector' | 'layout' | 'heapBytes' | 'refGraph' | 'gpu' | 'collections'>;
-
-/** One row of the comparison: a collector and layout, medians over its repeats. */
-export interface CompareRun extends RowFigures {
-  collector: CollectorName;
-  layout: LayoutName;
-  status: RunStatus;
-  exitCode: number;
-  repeats: number;
-  /** The collections of the run whose wall time is the median one. */
-  collections: CollectionPoint[];
-}
-
-export interface CompareResult {
-  file: string;
-  repeat: number;
-  runs: CompareRun[];
-  skipped: Array<{ collector: string; layout: string; reason: string }>;
-  /** Runs whose output took part in the equality check (out-of-memory `none` runs do not). */
-  comparedRuns: number;
-  outputIdentical: boolean;
-  /** When outputs differ: the first differing lines, diff-style. */
-  difference: string | null;
-}
+export type { CompareResult, CompareRun } from './results.js';
 
 /** The numeric fields that are medians over repeats. */
 const MEDIAN_FIELDS = [
@@ -118,34 +82,23 @@ interface OneRun {
   exitCode: number;
   stdout: string;
   stderr: string;
-  stats: RunStats | undefined;
-  /** End of each collection, ms since the run started (from the --log-gc lines). */
-  ends: number[];
+  stats: TimedRunStats | undefined;
 }
 
 async function runOnce(program: Parameters<typeof runProgram>[0], cmd: Command, gc: CollectorName, layout: LayoutName): Promise<OneRun> {
   let stdout = '';
   let stderr = '';
-  const ends: number[] = [];
-  const t0 = performance.now();
-  const io: Io = {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => {
-      // Collections announce their end through the log line: take its time, drop the text.
-      if (t.startsWith('[gc ')) ends.push(performance.now() - t0);
-      else stderr += t;
-    },
-  };
-  const options = { ...cmd.run, gc, layout, logGc: true };
+  const io: Io = { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) };
+  const options = { ...cmd.run, gc, layout, logGc: false };
   const outcome = await runProgram(program, options, io);
-  return { exitCode: outcome.exitCode, stdout, stderr, stats: outcome.stats, ends };
+  return { exitCode: outcome.exitCode, stdout, stderr, stats: outcome.stats };
 }
 
 function toRow(gc: CollectorName, layout: LayoutName, runs: OneRun[]): CompareRun {
   const first = runs[0]!;
   const oom = first.exitCode === EXIT.runtime && /out of memory/.test(first.stderr);
   const status: RunStatus = first.exitCode === EXIT.ok ? 'ok' : oom ? 'out of memory' : 'runtime error';
-  const stats = runs.map((r) => r.stats).filter((s): s is RunStats => s !== undefined);
+  const stats = runs.map((r) => r.stats).filter((s): s is TimedRunStats => s !== undefined);
   const row = { collector: gc, layout, status, exitCode: first.exitCode, repeats: runs.length } as CompareRun;
   for (const f of MEDIAN_FIELDS) row[f] = median(stats.map((s) => s[f]));
   // The plots show one real run, not a blend: the one nearest the median wall time.
@@ -153,13 +106,10 @@ function toRow(gc: CollectorName, layout: LayoutName, runs: OneRun[]): CompareRu
   for (const r of runs) {
     if (r.stats && Math.abs(r.stats.wallMs - row.wallMs) < Math.abs((rep.stats?.wallMs ?? Infinity) - row.wallMs)) rep = r;
   }
-  row.collections = (rep.stats?.collections ?? []).map((c, i) => {
-    const end = rep.ends[i] ?? 0;
-    return {
-      number: c.number, kind: c.kind, cause: c.cause, startMs: Math.max(0, end - c.pauseMs - c.phases.verify),
-      endMs: end, pauseMs: c.pauseMs, usedBefore: c.usedBefore, usedAfter: c.usedAfter,
-    };
-  });
+  row.collections = (rep.stats?.collections ?? []).map((c) => ({
+    number: c.number, kind: c.kind, cause: c.cause, startMs: c.startMs,
+    endMs: c.endMs, pauseMs: c.pauseMs, usedBefore: c.usedBefore, usedAfter: c.usedAfter,
+  }));
   return row;
 }
 
@@ -182,36 +132,12 @@ export function compareTable(r: CompareResult): { header: string[]; rows: string
   return { header, rows };
 }
 
-/** Columns padded to their widest cell: names left-aligned, numbers right-aligned. */
-export function formatTextTable(header: string[], rows: string[][], leftColumns = 2): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string =>
-    cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
-}
-
-/** Progress on a terminal: one line rewritten in place with \r, cleared at the end. */
-export class Progress {
-  constructor(private readonly io: Io, private readonly enabled: boolean) {}
-  show(text: string): void {
-    if (this.enabled) this.io.stderr(`\r${text}\x1b[K`);
-  }
-  done(): void {
-    if (this.enabled) this.io.stderr('\r\x1b[K');
-  }
-}
-
-export interface CompareDeps {
-  /** Show progress on stderr (the CLI passes whether stderr is a terminal). */
-  progress?: boolean;
-}
-
 /** Runs the comparison; returns the exit status and, unless a run was fatal, the result. */
 export async function runComparison(
   cmd: Command,
   source: string,
   io: Io,
-  deps: CompareDeps = {},
+  deps: CommandDeps = {},
 ): Promise<{ exitCode: number; result?: CompareResult }> {
   const program = compileSource(cmd.file, source, io);
   if (!program) return { exitCode: EXIT.compile };
@@ -296,14 +222,14 @@ export function formatComparison(r: CompareResult): string {
 }
 
 /** The `compare` command. */
-export async function compareCommand(cmd: Command, source: string, io: Io, deps: CompareDeps = {}): Promise<number> {
+export async function compareCommand(cmd: Command, source: string, io: Io, deps: CommandDeps = {}): Promise<number> {
   const { exitCode, result } = await runComparison(cmd, source, io, deps);
   if (result === undefined) return exitCode;
   if (cmd.compare.json) io.stdout(JSON.stringify(result, null, 2) + '\n');
   else io.stdout(formatComparison(result));
   if (!result.outputIdentical) io.stderr(`minivm: compare: the runs printed different output\n${result.difference}\n`);
   if (cmd.compare.report !== undefined) {
-    writeFileSync(cmd.compare.report, compareReport(result, compareTable(result)));
+    writeOutputFile(cmd.compare.report, compareReport(result, compareTable(result)));
     io.stderr(`report written to ${cmd.compare.report}\n`);
   }
   return exitCode;

@@ -5,11 +5,13 @@
  * unexpected internal error is reported in one line (exit 70) unless MINIVM_DEBUG is set.
  */
 
-import { writeFileSync, writeSync } from 'node:fs';
-import { parseArgs, USAGE, UsageError, type Command } from './args.js';
+import { writeSync } from 'node:fs';
+import { parseArgs, UsageError, type Command } from './args.js';
 import { disassemble } from '../bytecode/disasm.js';
 import { compileSource, EXIT, readSource, runProgram, type Io } from './run.js';
 import { formatStats, releaseGpu } from './memory.js';
+import { commandHelp, generalHelp, usageMessage, version } from './help.js';
+import { checkOutputPath, OutputWriteError, writeOutputFile } from './output-file.js';
 
 /** Synchronous writes: output must be complete even when the process exits right after. */
 function writeAll(fd: number, text: string): void {
@@ -32,17 +34,32 @@ const io: Io = {
   stderr: (t) => writeAll(2, t),
 };
 
+/** The output files a command will write, with the flag that named each. */
+function outputPaths(cmd: Command): Array<[string, string]> {
+  const out: Array<[string, string | undefined]> = [
+    ['--json-stats', cmd.run.jsonStats], ['--log-gc', cmd.run.logGcFile], ['--report', cmd.compare.report],
+  ];
+  return out.filter((o): o is [string, string] => o[1] !== undefined);
+}
+
 async function main(argv: string[]): Promise<number> {
   let cmd: Command;
   try {
     cmd = parseArgs(argv);
+    if (cmd.command !== 'help' && cmd.command !== 'version') {
+      for (const [flag, path] of outputPaths(cmd)) checkOutputPath(path, flag);
+    }
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.stderr(`minivm: ${e.message}\n${USAGE}\n`);
+    io.stderr(usageMessage(e.message, ['run', 'disasm', 'compare', 'heapshape'].includes(argv[0]!) ? argv[0] : undefined));
     return EXIT.usage;
   }
   if (cmd.command === 'help') {
-    io.stdout(USAGE + '\n');
+    io.stdout((cmd.helpFor ? commandHelp(cmd.helpFor) : generalHelp()) + '\n');
+    return EXIT.ok;
+  }
+  if (cmd.command === 'version') {
+    io.stdout(`minivm ${version()}\n`);
     return EXIT.ok;
   }
   let source: string;
@@ -50,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
     source = readSource(cmd.file);
   } catch (e) {
     const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
-    io.stderr(`minivm: cannot read '${cmd.file}': ${reason}\n${USAGE}\n`);
+    io.stderr(usageMessage(`cannot read '${cmd.file}': ${reason}`, cmd.command));
     return EXIT.usage;
   }
   switch (cmd.command) {
@@ -75,7 +92,7 @@ async function main(argv: string[]): Promise<number> {
       const outcome = await runProgram(program, cmd.run, io);
       if (outcome.stats) {
         if (cmd.run.stats) io.stderr(formatStats(outcome.stats) + '\n');
-        if (cmd.run.jsonStats) writeFileSync(cmd.run.jsonStats, JSON.stringify(outcome.stats, null, 2) + '\n');
+        if (cmd.run.jsonStats) writeOutputFile(cmd.run.jsonStats, JSON.stringify(outcome.stats, null, 2) + '\n');
       }
       return outcome.exitCode;
     }
@@ -88,6 +105,10 @@ main(process.argv.slice(2)).then(
     process.exit(code);
   },
   (e: unknown) => {
+    if (e instanceof OutputWriteError) {
+      io.stderr(`minivm: ${e.message}\n`);
+      process.exit(EXIT.runtime);
+    }
     if (process.env['MINIVM_DEBUG']) console.error(e);
     else io.stderr(`minivm: internal error: ${e instanceof Error ? e.message : String(e)} (set MINIVM_DEBUG=1 for details)\n`);
     process.exit(EXIT.runtime);

@@ -10,8 +10,7 @@
  * page stays light while keeping the envelope of the data visible.
  */
 
-import type { CompareResult } from './compare.js';
-import type { HeapshapeResult } from './heapshape.js';
+import type { CompareResult, HeapshapeResult } from './results.js';
 
 export interface Series {
   name: string;

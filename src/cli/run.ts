@@ -12,9 +12,11 @@ import { formatDiagnostics, parseAndCheck } from '../lang/index.js';
 import { link } from '../vm/link.js';
 import { Interpreter } from '../vm/interpreter.js';
 import { MiniRuntimeError } from '../vm/format.js';
-import type { RunOptions } from './args.js';
+import { UsageError, type RunOptions } from './options.js';
 import { createMemory, isNoGpuError, type Memory, type MemoryHooks, type RunStats } from './memory.js';
-import { USAGE, UsageError } from './args.js';
+import type { GcRecord } from '../heap/index.js';
+import { usageMessage } from './help.js';
+import { OutputStream } from './output-file.js';
 
 export const EXIT = { ok: 0, usage: 64, compile: 65, noGpu: 69, runtime: 70 } as const;
 
@@ -23,9 +25,20 @@ export interface Io {
   stderr(text: string): void;
 }
 
+/** A collection's record with when it happened: ms since the run started. */
+export interface TimedGcRecord extends GcRecord {
+  startMs: number;
+  endMs: number;
+}
+
+/** A run's statistics with every collection's start and end time (docs/cli.md). */
+export interface TimedRunStats extends Omit<RunStats, 'collections'> {
+  collections: TimedGcRecord[];
+}
+
 export interface RunOutcome {
   exitCode: number;
-  stats: RunStats | undefined;
+  stats: TimedRunStats | undefined;
 }
 
 /** Compiles a source text; on errors writes the diagnostics and returns undefined. */
@@ -61,20 +74,41 @@ export async function runSource(file: string, source: string, options: RunOption
 /** Runs a compiled program; `hooks` let `heapshape` look at every collection. */
 export async function runProgram(program: BytecodeProgram, options: RunOptions, io: Io, hooks: MemoryHooks = {}): Promise<RunOutcome> {
   let memory: Memory | undefined;
+  // The GC log goes to stderr, or into --log-gc=FILE (written as the run goes, renamed at the end).
+  const log = options.logGc && options.logGcFile !== undefined ? new OutputStream(options.logGcFile) : undefined;
   const t0 = performance.now();
+  // The heap's log line is the moment a collection ends: it is always asked for, to
+  // time the collections, and passed on only when the user asked for the log.
+  const ends: number[] = [];
+  const memoryIo: Io = {
+    stdout: io.stdout,
+    stderr: (t) => {
+      ends.push(performance.now() - t0);
+      if (!options.logGc) return;
+      if (log) log.write(t);
+      else io.stderr(t);
+    },
+  };
+  const finish = (m: Memory): TimedRunStats => {
+    const stats = m.finish(performance.now() - t0);
+    const collections = stats.collections.map((c, i) => {
+      const endMs = ends[i] ?? stats.wallMs;
+      return { ...c, startMs: Math.max(0, endMs - c.pauseMs - c.phases.verify), endMs };
+    });
+    return { ...stats, collections };
+  };
   try {
-    memory = await createMemory(options, io, hooks);
+    memory = await createMemory({ ...options, logGc: true }, memoryIo, hooks);
     const vm = new Interpreter(link(program, memory.heap), memory.heap, { write: io.stdout });
     await vm.run();
-    const stats = memory.finish(performance.now() - t0);
-    return { exitCode: EXIT.ok, stats };
+    return { exitCode: EXIT.ok, stats: finish(memory) };
   } catch (e) {
     if (e instanceof MiniRuntimeError) {
       io.stderr(e.format(program.file) + '\n');
-      return { exitCode: EXIT.runtime, stats: memory?.finish(performance.now() - t0) };
+      return { exitCode: EXIT.runtime, stats: memory && finish(memory) };
     }
     if (e instanceof UsageError) {
-      io.stderr(`minivm: ${e.message}\n${USAGE}\n`);
+      io.stderr(usageMessage(e.message, 'run'));
       return { exitCode: EXIT.usage, stats: undefined };
     }
     if (isNoGpuError(e)) {
@@ -88,5 +122,6 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
     throw e;
   } finally {
     await memory?.dispose();
+    log?.close();
   }
 }
