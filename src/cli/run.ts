@@ -99,7 +99,9 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
   };
   try {
     memory = await createMemory({ ...options, logGc: true }, memoryIo, hooks);
-    const vm = new Interpreter(link(program, memory.heap), memory.heap, { write: io.stdout });
+    // options.tier and options.tierThreshold are for the compiled tier's engine, which
+    // takes them here once it exists; the interpreter alone runs every tier today.
+    const vm = new Interpreter(link(program, memory.heap), memory.heap, { write: io.stdout }, { args: options.args });
     await vm.run();
     return { exitCode: EXIT.ok, stats: finish(memory) };
   } catch (e) {
