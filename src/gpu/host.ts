@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { MarkRequest, MarkResult, Marker } from '../gc/marker.js';
-import { GpuAdapterLimitError, NoGpuAdapterError, type GpuAdapterDescription } from './adapter.js';
+import { GpuAdapterLimitError, GpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription } from './adapter.js';
 import { youngResult } from './engine.js';
 import type { GpuMarkerConfig, GpuMarkStats } from './marker.js';
 import type { RefGraphs } from './mirror.js';
@@ -34,7 +34,9 @@ function workerScript(): string {
 /** An error from the worker as the class the CLI maps to an exit status. */
 function rebuild(e: { name: string; message: string; stack?: string }): Error {
   let err: Error;
-  if (e.name === 'NoGpuAdapterError') {
+  if (e.name === 'GpuLibraryError') {
+    err = new GpuLibraryError(e.message);
+  } else if (e.name === 'NoGpuAdapterError') {
     err = new NoGpuAdapterError();
     err.message = e.message;
   } else if (e.name === 'GpuAdapterLimitError') {

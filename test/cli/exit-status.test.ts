@@ -177,3 +177,44 @@ describe('exit statuses', () => {
     expect(r.stderr).toMatch(/gc: 1 young, 1 full collections/);
   });
 });
+
+// A broken GPU library stands in through MINIVM_WEBGPU_MODULE (src/gpu/device.ts):
+// a module that is not installed, or one whose load fails as dawn.node's does on a
+// system with an older C library.
+describe('GPU library failures', () => {
+  const broken = program('brokendawn.mjs', [
+    "const e = new Error(\"/lib64/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /x/node_modules/webgpu/dist/linux-x64/dawn.node)\");",
+    "e.code = 'ERR_DLOPEN_FAILED';",
+    'throw e;',
+  ].join('\n'));
+  const gcProgram = program('lib.mini', 'gc();\nprint(1);\n');
+
+  it('dawn.node that cannot load: 69, one line naming what is missing and which systems have it', () => {
+    const r = minivm(['run', gcProgram, '--gc', 'gpu-dfs'], { MINIVM_WEBGPU_MODULE: broken });
+    expect(r.status).toBe(69);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^minivm: the GPU library \(Dawn's dawn\.node, from the 'webgpu' package\) cannot be loaded: it needs GLIBCXX_3\.4\.30, .*Debian 12, Ubuntu 22\.04.*\n$/);
+    expectNoJsTrace(r.stderr);
+  });
+
+  it('the webgpu package missing: 69, saying to run npm install', () => {
+    const r = minivm(['run', gcProgram, '--gc', 'gpu-bfs'], { MINIVM_WEBGPU_MODULE: 'webgpu-that-is-not-installed' });
+    expect(r.status).toBe(69);
+    expect(r.stderr).toMatch(/^minivm: the GPU collectors need the 'webgpu' package, which is not installed: run npm install/);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('compare with the default collector list skips the GPU collectors with the reason and runs the rest', () => {
+    const r = minivm(['compare', gcProgram, '--layout', 'sable'], { MINIVM_WEBGPU_MODULE: broken });
+    expect(r.status).toBe(0);
+    for (const gc of ['none', 'serial', 'parallel', 'auto']) expect(r.stdout).toMatch(new RegExp(`^${gc} +sable `, 'm'));
+    expect(r.stdout).toMatch(/note: skipped gpu-dfs \(not requested explicitly\): the GPU library .* cannot be loaded/);
+    expect(r.stdout).toMatch(/note: skipped gpu-bfs /);
+  });
+
+  it('compare naming a GPU collector: 69', () => {
+    const r = minivm(['compare', gcProgram, '--gc', 'serial,gpu-dfs'], { MINIVM_WEBGPU_MODULE: broken });
+    expect(r.status).toBe(69);
+    expect(r.stderr).toMatch(/cannot be loaded/);
+  });
+});
