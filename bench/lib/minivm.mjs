@@ -1,9 +1,9 @@
-// Running minivm: the build check, programs resized by rewriting their size globals,
+// Running minivm: the build check, programs sized through their arguments (sizeArgs),
 // runs with --json-stats (cached per configuration and repeat index, so that sections
 // share runs), and the GPU adapter probe.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { log, runTimed, scratch } from './util.mjs';
 
 /** Newest modification time under dir of files ending in ext. */
@@ -95,6 +95,7 @@ export async function runMinivm(root, spec, index) {
       stats = null;
     }
   }
+  /** @type {{ code: number, ms: number, stdout: string, stderr: string, stats: any, error: string | null }} */
   const result = { code: r.code, ms: r.ms, stdout: r.stdout, stderr: r.stderr, stats, error: null };
   // Exit 69 is also an adapter limit (a heap too large for its bindings): only
   // a missing adapter reads 'no adapter', which the sections take as final.

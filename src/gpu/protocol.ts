@@ -1,6 +1,6 @@
 /**
- * The messages between the main thread's GPU markers (host.ts) and the GPU
- * worker thread (host-worker.ts), which owns the process's one WebGPU device.
+ * The messages between the main thread's GPU markers (host/host.ts) and the GPU
+ * worker thread (worker/gpu-worker.ts), which owns the process's one WebGPU device.
  *
  * Why a worker: Dawn detaches a mapped range's ArrayBuffer on every unmap, and
  * the first detach in an isolate invalidates V8's "array buffer detaching"
@@ -19,9 +19,9 @@
  * since a transfer detaches it on the sending side.
  */
 import type { MarkTimes } from '../gc/marker.js';
-import type { GpuAdapterDescription } from './adapter.js';
-import type { GpuMarkStats } from './marker.js';
-import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror.js';
+import type { GpuAdapterDescription } from './device/adapter.js';
+import type { GpuMarkStats } from './worker/gpu-marker.js';
+import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror/mirror.js';
 import type { GpuEngine, GpuOptions } from './options.js';
 
 /** Milliseconds on a clock both threads share (each thread's performance.now()

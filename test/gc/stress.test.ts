@@ -40,8 +40,7 @@ class MirrorMarker implements Marker {
   }
   mark(request: MarkRequest): MarkResult {
     const ranges = this.heap.takeDirtyRanges();
-    if (ranges === 'all') this.mirror.set(this.heap.words);
-    else for (let i = 0; i < ranges.length; i += 2) this.mirror.set(this.heap.words.subarray(ranges[i]!, ranges[i + 1]!), ranges[i]!);
+    for (let i = 0; i < ranges.length; i += 2) this.mirror.set(this.heap.words.subarray(ranges[i]!, ranges[i + 1]!), ranges[i]!);
     const result = this.inner.mark(request);
     verifyMarks(this.heap, request, result, 'mirror-check');
     return result;

@@ -39,7 +39,7 @@
 //   one thread's pointer chase, ~1 µs a node on the GPU), the host stops the
 //   rounds and dfs_drain lists the nodes still waiting in the threads' global
 //   stacks into `wide` (free once the rounds stopped); the CPU expands them
-//   from the mark bitmap read back (dfs.ts, cpu-trace.ts).
+//   from the mark bitmap read back (engines/dfs.ts, engines/cpu-trace.ts).
 //
 // Young collections (Algorithm 4): each thread links the young nodes it marks
 // into its storage stack (`store`, indexed like `stack`) and appends them to
@@ -64,25 +64,8 @@
 // with a 1 GiB heap), and a full scan per dispatch cost every idle thread that
 // many dependent loads while busy threads chased lists.
 
-const CLAIMED: u32 = 0x80000000u;
-const BOTTOM: u32 = 0x7fffffffu;
-
-const CTL_BUSY: u32 = 0u;
-const CTL_LAST_BUSY: u32 = 1u;
-const CTL_ROUNDS: u32 = 2u;
-const CTL_LIVE: u32 = 3u;
-const CTL_WIDE_HEAD: u32 = 4u;
-const CTL_WIDE_TAIL: u32 = 5u;
-const CTL_PENDING: u32 = 6u;
-const CTL_DRAIN_OVERFLOW: u32 = 7u;
-const CTL_CHAIN: u32 = 8u;
-const CTL_STACKED: u32 = 9u;
-const CTL_LAST_STACKED: u32 = 10u;
-const CTL_GUESSED: u32 = 11u;
-
-const SPLIT: u32 = 64u;
-// Per thread in `threads`: global stack top, steal cursor, kept next node.
-const THREAD_WORDS: u32 = 3u;
+// CLAIMED, BOTTOM, SPLIT, THREAD_WORDS, DRAIN_CAP and the CTL_* slots of `ctl`
+// come from kernels/constants.ts DFS, generated ahead of this file.
 
 var<private> top: u32;      // top of this thread's global stack, 0 = empty
 var<private> lcount: u32;   // depth of this thread's hybrid stack
@@ -339,7 +322,7 @@ fn chase(first: u32, maxSteps: u32) -> u32 {
 // node lost in the middle of a run leaves later ones won and expanded here.
 //
 // chaseAhead(first, maxSteps, stride0) is generated, unrolled, for the
-// adapter's CHASE_AHEAD by chase-ahead.ts and appended to this file: each of a
+// adapter's CHASE_AHEAD by engines/chase-ahead.ts and appended to this file: each of a
 // run's nodes lives in scalars of its own. Written as loops over arrays, the
 // run went through local memory and an H100 chased no faster than chase()
 // (the 2560 lists' young kernels 1.82-1.84 ms, 1.33-1.35 with one atomicOr

@@ -20,18 +20,7 @@
 //
 // Constants from the host: WG.
 
-struct OrderParams {
-  firstWord: u32,   // first bitmap word of the range
-  words: u32,       // bitmap words in the range
-  blocks: u32,      // ceil(words / (4 * WG))
-  lo: u32,          // addresses [lo, hi) only
-  hi: u32,
-  pad0: u32,
-  pad1: u32,
-  pad2: u32,
-}
-
-const PER: u32 = 4u;
+// `op` (OrderParams) and PER come from kernels/constants.ts, generated ahead of this file.
 
 fn threadWords(b: u32, lid: u32) -> u32 { return b * (WG * PER) + lid * PER; }
 

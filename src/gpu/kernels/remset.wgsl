@@ -16,19 +16,8 @@
 //
 // Constants from the host: WG.
 
-struct RemsetParams {
-  youngStart: u32,
-  youngEnd: u32,
-  rangeCount: u32,
-  rootsCap: u32,
-  runsCap: u32,
-  threads: u32,
-  pad0: u32,
-  pad1: u32,
-}
-
-const CTL_ROOTS: u32 = 0u;
-const CTL_RUNS: u32 = 1u;
+// `rp` (RemsetParams) and the slots CTL_ROOTS, CTL_RUNS of `rsCtl` come from
+// kernels/constants.ts, generated ahead of this file.
 
 fn emitRun(first: u32, count: u32) {
   let k = atomicAdd(&rsCtl[CTL_RUNS], 1u);

@@ -22,18 +22,8 @@
 // Sources (eden, from-space) and destinations (to-space, free tenured chunks)
 // never overlap, so copies run in any order.
 
-struct ReplayParams {
-  count: u32,        // objects moved
-  youngStart: u32,   // the young range references are redirected from
-  youngEnd: u32,
-  typeCount: u32,
-  bigCap: u32,
-  slotRuns: u32,     // runs of remembered-set slots (first, count)
-  pad0: u32,         // the struct stays a multiple of 16 bytes
-  pad1: u32,
-}
-
-const BIG_COUNT: u32 = 0u;
+// `rp` (ReplayParams), BIG_COUNT, SMALL and the header bits come from
+// kernels/constants.ts REPLAY, generated ahead of this file.
 
 // [start, size) of the object whose header is at a, from its type's size rule
 // (heap/layout.ts TypeTable.sizeTable: left, fixed, per element).

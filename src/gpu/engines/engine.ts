@@ -7,15 +7,16 @@
  * An engine sees only node ids and reference words (see kernels/layout-*.wgsl);
  * the layout (`MirrorTarget`) supplies the bindings and accessors to read nodes.
  */
-import { appendSetBits, IntList } from '../gc/int-list.js';
-import type { MarkTimes } from '../gc/marker.js';
-import type { GpuContext } from './device.js';
-import { destroyAll, floorPow2, GrowableBuffer, Readback } from './buffers.js';
+import { appendSetBits, IntList } from '../../gc/int-list.js';
+import type { MarkTimes } from '../../gc/marker.js';
+import type { GpuContext } from '../device/device.js';
+import { destroyAll, floorPow2, GrowableBuffer, Readback } from '../device/buffers.js';
 import { translateOnCpu } from './cpu-trace.js';
-import type { GpuOptions } from './options.js';
+import type { GpuOptions } from '../options.js';
 import { AddressOrder } from './order.js';
-import type { BindingSpec, Program } from './shader.js';
-import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
+import type { BindingSpec, Program } from '../device/shader.js';
+import { bindGroup, buildProgram, kernelSource } from '../device/shader.js';
+import { CTL_WORDS, PARAMS, specializationHeader, structWords, type KernelFile, uniformBinding } from '../kernels/constants.js';
 
 /** The layout side of a mark: the mirror's bindings and WGSL accessors. */
 export interface MirrorTarget {
@@ -198,9 +199,6 @@ export function specialize(ctx: GpuContext, o: GpuOptions, engine: 'dfs' | 'bfs'
   return { workgroupSize, workgroups, lcap, steps, scan, chain, broadChain, ahead };
 }
 
-export const PARAMS_WORDS = 20;
-export const CTL_WORDS = 16;
-
 /** gpu-dfs: the stack elements idle threads scan for work, as (first, count) of
  *  each of two ranges: `job.scanRanges`, or the whole stack of `stackSize`. */
 export function scanAreas(job: TraceJob, stackSize: number): [number, number, number, number] {
@@ -209,24 +207,22 @@ export function scanAreas(job: TraceJob, stackSize: number): [number, number, nu
 }
 
 export function paramsBlock(job: TraceJob, extra: Partial<Record<'rootCount' | 'stackSize' | 'threadCount' | 'areaLen' | 'queueCap' | 'fallbackThreshold' | 'fallbackMinIterations' | 'wideCap', number>>): Uint32Array<ArrayBuffer> {
-  const p = new Uint32Array(PARAMS_WORDS);
-  p[0] = job.youngStart;
-  p[1] = job.youngEnd;
-  p[2] = job.nodeBase;
-  p[3] = extra.rootCount ?? job.roots.length;
-  p[4] = extra.stackSize ?? 0;
-  p[5] = extra.threadCount ?? 0;
-  p[6] = extra.areaLen ?? 0;
-  p[7] = job.youngVertices;
-  p[8] = job.nodeCount;
-  p[9] = extra.queueCap ?? 0;
-  p[10] = job.liveCap;
-  p[11] = job.heapWords;
-  p[12] = extra.fallbackThreshold ?? 0;
-  p[13] = extra.fallbackMinIterations ?? 0;
-  p[14] = extra.wideCap ?? 0;
-  p.set(scanAreas(job, extra.stackSize ?? 0), 16);
-  return p;
+  const [scanLo0, scanN0, scanLo1, scanN1] = scanAreas(job, extra.stackSize ?? 0);
+  return structWords(PARAMS, {
+    youngStart: job.youngStart,
+    youngEnd: job.youngEnd,
+    nodeBase: job.nodeBase,
+    rootCount: job.roots.length,
+    youngVertices: job.youngVertices,
+    nodeCount: job.nodeCount,
+    liveCap: job.liveCap,
+    heapWords: job.heapWords,
+    ...extra,
+    scanLo0,
+    scanN0,
+    scanLo1,
+    scanN1,
+  });
 }
 
 /** Buffers every engine has: parameters, control words, marks, live list, the
@@ -246,7 +242,7 @@ export class EngineBuffers {
   constructor(private readonly ctx: GpuContext) {
     const d = ctx.device;
     const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-    this.params = d.createBuffer({ size: PARAMS_WORDS * 4, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label: 'params' });
+    this.params = d.createBuffer({ size: PARAMS.length * 4, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label: 'params' });
     this.ctl = d.createBuffer({ size: CTL_WORDS * 4, usage: rw, label: 'ctl' });
     this.marks = new GrowableBuffer(d, rw, 'marks', ctx.limits.maxStorageBufferBindingSize);
     this.live = new GrowableBuffer(d, rw, 'live', ctx.limits.maxStorageBufferBindingSize);
@@ -437,7 +433,7 @@ export interface EngineProgram {
    *  refgraph's `addrBits` followed by the layout's. */
   readonly bindings: readonly BindingSpec[];
   /** Kernel files after common.wgsl (translate.wgsl follows for refgraph). */
-  readonly files: readonly string[];
+  readonly files: readonly KernelFile[];
   /** WGSL generated for the specialization, after the files. */
   readonly generated?: readonly string[];
   /** Entry points (refgraph's `translate_marks` is added). */
@@ -498,10 +494,12 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
     if (cached) return cached;
     const { target, opts, refgraph } = this;
     const src = this.programSource(young);
+    const layoutFile: KernelFile = refgraph ? 'layout-refgraph' : 'layout-sable';
+    const files: KernelFile[] = [layoutFile, 'common', ...src.files, ...(refgraph ? ['translate' as const] : [])];
     const p = buildProgram(this.ctx, {
-      header: wgslConstants(src.constants),
+      header: specializationHeader(files, src.constants),
       bindings: [
-        { name: 'params', kind: 'uniform', type: 'Params' },
+        uniformBinding('common'),
         { name: 'marks', kind: 'storage', type: 'array<atomic<u32>>' },
         { name: 'ctl', kind: 'storage', type: 'array<atomic<u32>>' },
         ...src.bindings,
@@ -511,7 +509,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
       // The layout's accessors and file, common.wgsl, the engine's files.
       body: [
         target.accessors(opts.vector),
-        kernelSource(refgraph ? 'layout-refgraph' : 'layout-sable'),
+        kernelSource(layoutFile),
         kernelSource('common'),
         ...src.files.map(kernelSource),
         ...(src.generated ?? []),

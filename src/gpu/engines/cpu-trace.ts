@@ -6,7 +6,7 @@
  * queue). The decode rules must match kernels/layout-*.wgsl exactly.
  */
 import type { CpuNodes } from './engine.js';
-import type { RefGraphs } from './mirror.js';
+import type { RefGraphs } from '../mirror/mirror.js';
 
 export function sableNodes(
   words: Int32Array,

@@ -10,20 +10,15 @@
  * everything; the queue is sized so that this cannot happen below the binding
  * limit).
  */
-import type { GpuContext } from './device.js';
-import { GrowableBuffer } from './buffers.js';
+import type { GpuContext } from '../device/device.js';
+import { GrowableBuffer } from '../device/buffers.js';
 import { expandOnCpu, IntBuf } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
 import { GpuEngineBase, paramsBlock, writeRoots } from './engine.js';
-import type { GpuOptions } from './options.js';
+import { BFS_CTL, CTL_WORDS } from '../kernels/constants.js';
+import type { GpuOptions } from '../options.js';
 
-const Q_START = 0;
-const Q_END = 1;
-const Q_TAIL = 2;
-const Q_LEVEL = 3;
-const Q_LIVE = 4;
-const Q_STOP = 5;
-const Q_OVERFLOW = 6;
+const { Q_START, Q_END, Q_TAIL, Q_LEVEL, Q_LIVE, Q_STOP, Q_OVERFLOW } = BFS_CTL;
 
 export class BfsEngine extends GpuEngineBase {
   private readonly queue: GrowableBuffer;
@@ -86,7 +81,7 @@ export class BfsEngine extends GpuEngineBase {
     );
     const rootsMs = await writeRoots(device, queue, job.roots, this.writer);
     const rootBytes = job.roots.length * 4;
-    const ctlInit = new Uint32Array(16);
+    const ctlInit = new Uint32Array(CTL_WORDS);
     ctlInit[Q_END] = job.roots.length;
     ctlInit[Q_TAIL] = job.roots.length;
     device.queue.writeBuffer(bufs.ctl, 0, ctlInit);

@@ -8,20 +8,20 @@
  * reference words, trace, and return the bitmap over heap addresses (and, for a
  * young collection, the list of reachable young objects).
  */
-import type { MarkRequest, MarkResult, Marker } from '../gc/marker.js';
-import { BfsEngine } from './bfs.js';
-import { u32View } from './buffers.js';
-import { graphNodes, sableNodes } from './cpu-trace.js';
-import { DfsEngine } from './dfs.js';
-import type { GpuContext } from './device.js';
-import { GpuAdapterLimitError, openGpu } from './device.js';
-import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from './engine.js';
-import type { DirtyRanges, GraphDirty, RefGraphs, UploadStats } from './mirror.js';
-import { GraphMirror, HeapMirror, StagingUploader } from './mirror.js';
-import { RemsetScan, type RemsetResult } from './remset.js';
-import { EvacuationReplay } from './replay.js';
-import type { GpuEngine, GpuOptions } from './options.js';
-import { DEFAULT_GPU_OPTIONS, optionsLabel, parseGpuOptions } from './options.js';
+import type { MarkRequest, MarkResult, Marker } from '../../gc/marker.js';
+import { BfsEngine } from '../engines/bfs.js';
+import { u32View } from '../device/buffers.js';
+import { graphNodes, sableNodes } from '../engines/cpu-trace.js';
+import { DfsEngine } from '../engines/dfs.js';
+import type { GpuContext } from '../device/device.js';
+import { GpuAdapterLimitError, openGpu } from '../device/device.js';
+import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from '../engines/engine.js';
+import type { DirtyRanges, GraphDirty, RefGraphs, UploadStats } from '../mirror/mirror.js';
+import { GraphMirror, HeapMirror, StagingUploader } from '../mirror/mirror.js';
+import { RemsetScan, type RemsetResult } from '../mirror/remset.js';
+import { EvacuationReplay } from '../mirror/replay.js';
+import type { GpuEngine, GpuOptions } from '../options.js';
+import { DEFAULT_GPU_OPTIONS, optionsLabel, parseGpuOptions } from '../options.js';
 
 /** The sable layout's input: the heap itself. */
 export interface SableInput {
@@ -37,7 +37,7 @@ export interface SableInput {
    *  (heap.ts objectRanges): only their mark bits are read back. Absent: all. */
   objectRanges?(): number[];
   /** heap/layout.ts TypeTable.sizeTable(): with it the marker replays the
-   *  evacuations on its mirror (replay.ts) instead of being sent the moved objects. */
+   *  evacuations on its mirror (mirror/replay.ts) instead of being sent the moved objects. */
   sizeTable?(): Uint32Array;
   /** The young range [start, end) of every young collection (eden and both
    *  survivor spaces): with it `prepare` sizes the engine's buffers up front. */
@@ -60,7 +60,7 @@ export interface GpuMarkerConfig {
   readonly input: SableInput | RefGraphInput;
   /** A `--gpu-opt` list or options; default: all optimizations. */
   readonly options?: string | Partial<GpuOptions>;
-  /** Open the device for benchmarking (see device.ts); only the first opener decides. */
+  /** Open the device for benchmarking (see device/device.ts); only the first opener decides. */
   readonly benchmark?: boolean;
   /** Create the heap-sized buffers in `prepare` (sable, with `youngRange`);
    *  default: on a hardware adapter only (see `warmUp`). */
@@ -242,7 +242,7 @@ export class GpuMarker implements Marker {
    * The plan evacuated the live young objects of the last mark (`live`: a young
    * mark's own list, the same array in its order; after a full mark, the young
    * objects of its bitmap) to the header addresses `forward` and redirected the
-   * tenured slots of `slotRuns`: the mirror makes the same changes (replay.ts),
+   * tenured slots of `slotRuns`: the mirror makes the same changes (mirror/replay.ts),
    * and the heap need not send the moved objects or the slots again. A full
    * mark's list is not on the device, so it travels with `forward` (8 bytes an
    * object instead of the objects: on an H100 the 2560 lists' full collections
@@ -304,7 +304,7 @@ export class GpuMarker implements Marker {
   }
 
   /**
-   * Young collections (sable): scans the remembered set on the GPU (remset.ts)
+   * Young collections (sable): scans the remembered set on the GPU (mirror/remset.ts)
    * from the slot ranges of the dirty cards' objects, after bringing the mirror
    * up to date for the mark that follows. Null when the results overflowed the
    * device lists (the plan then scans on the CPU).

@@ -1,5 +1,5 @@
 /**
- * The main thread's side of the GPU worker thread (host-worker.ts), which owns
+ * The main thread's side of the GPU worker thread (worker/gpu-worker.ts), which owns
  * the process's one WebGPU device (protocol.ts says why it is a worker):
  * `gpuHost()` starts the worker on first use, `closeGpuHost()` destroys the
  * device and ends it, and `WorkerGpuMarker` is the gc/ `Marker` that the CLI
@@ -11,13 +11,13 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { MarkRequest, MarkResult, Marker } from '../gc/marker.js';
-import { GpuAdapterLimitError, GpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription } from './adapter.js';
-import { youngResult } from './engine.js';
-import type { GpuMarkerConfig, GpuMarkStats } from './marker.js';
-import type { RefGraphs } from './mirror.js';
-import { DEFAULT_GPU_OPTIONS, parseGpuOptions, type GpuOptions } from './options.js';
-import { sharedClock, type Changes, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from './protocol.js';
+import type { MarkRequest, MarkResult, Marker } from '../../gc/marker.js';
+import { GpuAdapterLimitError, GpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
+import { youngResult } from '../engines/engine.js';
+import type { GpuMarkerConfig, GpuMarkStats } from '../worker/gpu-marker.js';
+import type { RefGraphs } from '../mirror/mirror.js';
+import { DEFAULT_GPU_OPTIONS, parseGpuOptions, type GpuOptions } from '../options.js';
+import { sharedClock, type Changes, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 /** The compiled worker script. Under vitest this file runs from src/, but a
  *  worker thread is plain Node and loads JavaScript only: it takes the build in
@@ -25,8 +25,8 @@ import { sharedClock, type Changes, type HostReply, type HostRequest, type Input
 function workerScript(): string {
   const here = fileURLToPath(import.meta.url);
   const script = here.endsWith('.ts')
-    ? join(dirname(here), '..', '..', 'dist', 'gpu', 'host-worker.js')
-    : join(dirname(here), 'host-worker.js');
+    ? join(dirname(here), '..', '..', '..', 'dist', 'gpu', 'worker', 'gpu-worker.js')
+    : join(dirname(here), '..', 'worker', 'gpu-worker.js');
   if (!existsSync(script)) throw new Error(`the GPU worker script ${script} is missing: run npm run build`);
   return script;
 }
@@ -238,7 +238,7 @@ function graphsData(g: RefGraphs): RefGraphs {
 /**
  * A gc/ `Marker` whose marking runs in the GPU worker thread: a `GpuMarker`
  * there with the same configuration, fed from this thread's heap. Its methods
- * mirror `GpuMarker`'s (marker.ts has the details).
+ * mirror `GpuMarker`'s (worker/gpu-marker.ts has the details).
  */
 export class WorkerGpuMarker implements Marker {
   readonly name: string;

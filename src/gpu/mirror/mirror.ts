@@ -19,10 +19,10 @@
  * split into power-of-two chunks of at most maxStorageBufferBindingSize, each
  * bound on its own; kernels pick the chunk with a switch (see `HeapMirror.accessors`).
  */
-import type { GpuContext } from './device.js';
-import { GpuAdapterLimitError } from './adapter.js';
-import { bufferSize, floorPow2, GrowableBuffer, Readback, u32View } from './buffers.js';
-import type { BindingSpec } from './shader.js';
+import type { GpuContext } from '../device/device.js';
+import { GpuAdapterLimitError } from '../device/adapter.js';
+import { bufferSize, floorPow2, GrowableBuffer, Readback, u32View } from '../device/buffers.js';
+import type { BindingSpec } from '../device/shader.js';
 
 /** Word ranges as flat [start, end) pairs: [s0, e0, s1, e1, ...]. */
 export type DirtyRanges = ArrayLike<number>;

@@ -9,24 +9,16 @@
  * round with work return at once. The number of pairs per submit doubles while
  * work remains, so short traces need few and long ones few submits.
  */
-import type { GpuContext } from './device.js';
-import { destroyAll, GrowableBuffer } from './buffers.js';
+import type { GpuContext } from '../device/device.js';
+import { destroyAll, GrowableBuffer } from '../device/buffers.js';
 import { chaseAheadSource } from './chase-ahead.js';
 import { expandOnCpu, expandSableOnCpu, IntBuf } from './cpu-trace.js';
 import type { DeviceWriter, EngineProgram, MirrorTarget, TraceJob, TraceResult } from './engine.js';
 import { GpuEngineBase, paramsBlock, resultSegments, scanAreas, writeRoots } from './engine.js';
-import type { GpuOptions } from './options.js';
+import { DFS } from '../kernels/constants.js';
+import type { GpuOptions } from '../options.js';
 
-const CTL_LAST_BUSY = 1;
-const CTL_ROUNDS = 2;
-const CTL_LIVE = 3;
-const CTL_PENDING = 6;
-const CTL_DRAIN_OVERFLOW = 7;
-const CTL_GUESSED = 11;
-
-/** Most nodes the fallback's drain hands over (and most links one thread walks):
- *  a thread holding more than this is not a narrow tail. */
-const DRAIN_CAP = 65536;
+const { CTL_LAST_BUSY, CTL_ROUNDS, CTL_LIVE, CTL_PENDING, CTL_DRAIN_OVERFLOW, CTL_GUESSED, DRAIN_CAP, SPLIT, THREAD_WORDS } = DFS;
 
 /** Submits in a row that must end with few busy threads before the CPU takes
  *  over. Submits run 4, 8, 16, ... rounds, so three is 28 rounds: a long list
@@ -35,9 +27,6 @@ const DRAIN_CAP = 65536;
  *  array, finish on the GPU (after two, the CPU took over at 8-10 ms of CPU
  *  work and a 15 ms read-back on an H100, against 2.3 ms more kernel time). */
 const NARROW_SUBMITS = 3;
-
-/** Words of `threads` per thread (dfs.wgsl THREAD_WORDS). */
-const THREAD_WORDS = 3;
 
 /** Most submits' worth of (dfs_mark, dfs_advance) pairs: pairs double per submit
  *  while work remains, and those after the last round with work still launch
@@ -84,7 +73,6 @@ export class DfsEngine extends GpuEngineBase {
         BALANCE: opts.balance,
         VECTOR: opts.vector,
         DIVERGENCE: opts.divergence,
-        DRAIN_CAP,
         SCAN_BUDGET: spec.scan,
         PREFETCH: opts.vector && !this.refgraph,
         CHASE_LOOP: opts.dfsChase === 'loop',
@@ -132,8 +120,8 @@ export class DfsEngine extends GpuEngineBase {
     const stackSize = Math.max(1, job.stackSize);
     const [, n0, , n1] = scanAreas(job, stackSize);
     const areaLen = Math.max(1, Math.ceil((n0 + n1) / threadCount));
-    // Each wide object has more than SPLIT (64) references: refBound / 64 bounds them.
-    const wideCap = opts.divergence ? Math.ceil(job.refBound / 64) + 1 : 1;
+    // Each wide object has more than SPLIT references: refBound / SPLIT bounds them.
+    const wideCap = opts.divergence ? Math.ceil(job.refBound / SPLIT) + 1 : 1;
 
     const stack = this.stack.ensure(stackSize * 4);
     const threads = this.threads.ensure(threadCount * THREAD_WORDS * 4).buffer;

@@ -1,6 +1,6 @@
 /**
  * The GPU worker thread: it owns the process's WebGPU device and runs the
- * `GpuMarker`s that the main thread's `WorkerGpuMarker`s (host.ts) stand for.
+ * `GpuMarker`s that the main thread's `WorkerGpuMarker`s (host/host.ts) stand for.
  * protocol.ts says why the device lives here and what crosses the threads.
  *
  * Requests run one at a time, in the order they came. Each marker's input is
@@ -10,11 +10,11 @@
  * next `takeDirty...` call, merged if several requests brought some.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { destroyGpu, openGpu } from './device.js';
-import { STAGED_ROOTS } from './engine.js';
-import { GpuMarker, type RefGraphInput, type SableInput } from './marker.js';
-import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror.js';
-import { sharedClock, type Changes, type HostReply, type HostRequest, type MarkReply, type RemsetReply, type SharedInts } from './protocol.js';
+import { destroyGpu, openGpu } from '../device/device.js';
+import { STAGED_ROOTS } from '../engines/engine.js';
+import { GpuMarker, type RefGraphInput, type SableInput } from './gpu-marker.js';
+import type { DirtyRanges, GraphDirty, RefGraphs } from '../mirror/mirror.js';
+import { sharedClock, type Changes, type HostReply, type HostRequest, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 type CreateRequest = Extract<HostRequest, { op: 'create' }>;
 
@@ -141,7 +141,7 @@ class Hosted {
         at = end;
       }
     } catch {
-      // The main thread's wait reports it (host.ts waitForLive).
+      // The main thread's wait reports it (host/host.ts waitForLive).
       Atomics.store(p, 0, -1);
       Atomics.notify(p, 0);
     }
@@ -259,9 +259,9 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
 }
 
 const port = parentPort;
-if (port === null) throw new Error('host-worker.ts runs as a worker thread (host.ts starts it)');
+if (port === null) throw new Error('gpu-worker.ts runs as a worker thread (host/host.ts starts it)');
 /** Replies go on their own channel; `replied` counts them, bumped after each is
- *  posted, so that the main thread can wait for one without its event loop (host.ts). */
+ *  posted, so that the main thread can wait for one without its event loop (host/host.ts). */
 const { replies, replied } = workerData as { replies: MessagePort; replied: Int32Array };
 
 function postReply(reply: HostReply, transfer: ArrayBuffer[] = []): void {
