@@ -12,6 +12,7 @@ import { compileSource, EXIT, readSource, runProgram, type Io } from './run.js';
 import { formatStats, releaseGpu } from './memory.js';
 import { commandHelp, generalHelp, usageMessage, version } from './help.js';
 import { checkOutputPath, OutputWriteError, writeOutputFile } from './output-file.js';
+import { runFiltered, stderrIsTty, wantsFilter } from './dawn-filter.js';
 
 /** Synchronous writes: output must be complete even when the process exits right after. */
 function writeAll(fd: number, text: string): void {
@@ -54,6 +55,7 @@ async function main(argv: string[]): Promise<number> {
     io.stderr(usageMessage(e.message, ['run', 'disasm', 'compare', 'heapshape'].includes(argv[0]!) ? argv[0] : undefined));
     return EXIT.usage;
   }
+  if (wantsFilter(cmd)) return runFiltered(argv);
   if (cmd.command === 'help') {
     io.stdout((cmd.helpFor ? commandHelp(cmd.helpFor) : generalHelp()) + '\n');
     return EXIT.ok;
@@ -80,11 +82,11 @@ async function main(argv: string[]): Promise<number> {
     case 'compare': {
       // Loaded on demand: `run` should not pay for the comparison and report code.
       const { compareCommand } = await import('./compare.js');
-      return compareCommand(cmd, source, io, { progress: process.stderr.isTTY === true });
+      return compareCommand(cmd, source, io, { progress: stderrIsTty() });
     }
     case 'heapshape': {
       const { heapshapeCommand } = await import('./heapshape.js');
-      return heapshapeCommand(cmd, source, io, { progress: process.stderr.isTTY === true });
+      return heapshapeCommand(cmd, source, io, { progress: stderrIsTty() });
     }
     default: {
       const program = compileSource(cmd.file, source, io);

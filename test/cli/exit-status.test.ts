@@ -218,3 +218,23 @@ describe('GPU library failures', () => {
     expect(r.stderr).toMatch(/cannot be loaded/);
   });
 });
+
+describe("Dawn's own log lines", () => {
+  it('never reach the user: a GPU run on lavapipe prints its statistics and no Warning: lines', () => {
+    const r = minivm(['run', program('dawn.mini', 'class N { var next: N; }\nvar a = new N();\na.next = new N();\ngc();\nprint(7);\n'), '--gc', 'gpu-dfs', '--stats']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('7\n');
+    expect(r.stderr).toMatch(/^gpu: .* start-up /m);
+    expect(r.stderr).not.toMatch(/^(Warning|Error): /m);
+    expect(r.stderr).not.toMatch(/artificially reduced/);
+  });
+
+  it('are told from minivm lines by isDawnLine', async () => {
+    const { isDawnLine } = await import('../../src/cli/dawn-filter.js');
+    expect(isDawnLine('Warning: maxDynamicUniformBuffersPerPipelineLayout artificially reduced from 1000000 to 16 to fit dynamic offset allocation limit.')).toBe(true);
+    expect(isDawnLine(' - While calling [Device].CreateBuffer([BufferDescriptor]).')).toBe(true);
+    for (const own of ['minivm: no WebGPU adapter found: x', 'runtime error: null dereference', '[gc 1] young (eden full) gpu-dfs 1K->1K(8M) 1.00ms', 'gpu: llvmpipe', '']) {
+      expect(isDawnLine(own)).toBe(false);
+    }
+  });
+});
