@@ -24,6 +24,8 @@ export interface Command {
   file: string;
   run: RunOptions;
   compare: CompareOptions;
+  /** The words after `minivm`, for provenance. */
+  argv: readonly string[];
 }
 
 /** Edit distance, for "did you mean". */
@@ -65,7 +67,7 @@ function unknownOption(flag: string, name: string, command: CommandName): UsageE
 }
 
 function emptyCommand(command: Command['command'], helpFor?: CommandName): Command {
-  return { command, ...(helpFor ? { helpFor } : {}), file: '', run: defaultRunOptions(), compare: defaultCompareOptions() };
+  return { command, ...(helpFor ? { helpFor } : {}), file: '', run: defaultRunOptions(), compare: defaultCompareOptions(), argv: [] };
 }
 
 /** `minivm help [COMMAND]`. */
@@ -146,5 +148,5 @@ export function parseArgs(argv: readonly string[]): Command {
   if (run.youngBytes !== undefined && run.youngBytes >= run.heapBytes) {
     throw new UsageError('--young must be smaller than --heap');
   }
-  return { command, file: positional[0]!, run, compare: parsed.compare };
+  return { command, file: positional[0]!, run, compare: parsed.compare, argv: [...argv] };
 }

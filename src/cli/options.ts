@@ -41,6 +41,10 @@ export interface CompareOptions {
   gcs: CollectorName[];
   layouts: LayoutName[];
   repeat: number;
+  /** Runs of each configuration before the measured ones, thrown away. */
+  warmup: number;
+  /** Run every configuration in this process instead of a fresh one each. */
+  inProcess: boolean;
   json: boolean;
   report: string | undefined;
 }
@@ -55,7 +59,7 @@ export function defaultRunOptions(): RunOptions {
 }
 
 export function defaultCompareOptions(): CompareOptions {
-  return { gcs: [], layouts: [], repeat: 1, json: false, report: undefined };
+  return { gcs: [], layouts: [], repeat: 1, warmup: 0, inProcess: false, json: false, report: undefined };
 }
 
 export const COMMAND_NAMES = ['run', 'disasm', 'compare', 'heapshape'] as const;
@@ -225,6 +229,14 @@ export const OPTIONS: readonly OptionSpec[] = [
   {
     name: 'repeat', arg: 'N', commands: ['compare'], help: 'runs per configuration (default 1)',
     apply: (p, v, f) => void (p.compare.repeat = integer(v, f, 1)),
+  },
+  {
+    name: 'warmup', arg: 'N', commands: ['compare'], help: 'runs of each configuration before the measured ones (default 0)',
+    apply: (p, v, f) => void (p.compare.warmup = integer(v, f, 0)),
+  },
+  {
+    name: 'in-process', commands: ['compare'], help: 'every run in this process, not a fresh one each (faster, less fair)',
+    apply: (p) => void (p.compare.inProcess = true),
   },
   {
     name: 'json', commands: ['compare', 'heapshape'], help: 'the result as JSON on stdout (docs/cli.md)',

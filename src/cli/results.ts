@@ -7,6 +7,7 @@
 import type { RunStats } from './memory.js';
 import type { ShapeVerdict } from '../gc/heap-shape.js';
 import type { CollectorName, LayoutName } from './options.js';
+import type { Provenance } from './provenance.js';
 
 /** One collection of a run, as plotted: times in ms since the run started. */
 export interface CollectionPoint {
@@ -32,6 +33,12 @@ export interface CompareRun extends RowFigures {
   status: RunStatus;
   exitCode: number;
   repeats: number;
+  /** Per figure: the smallest and largest of the repeats, and every repeat's value in run order. */
+  min: Record<string, number>;
+  max: Record<string, number>;
+  samples: Record<string, number[]>;
+  /** Repeats (1-based) whose wall time lies outside Tukey's fences (needs 4 repeats or more). */
+  outliers: number[];
   /** The collections of the run whose wall time is the median one. */
   collections: CollectionPoint[];
 }
@@ -39,6 +46,8 @@ export interface CompareRun extends RowFigures {
 export interface CompareResult {
   file: string;
   repeat: number;
+  warmup: number;
+  provenance: Provenance;
   runs: CompareRun[];
   skipped: Array<{ collector: string; layout: string; reason: string }>;
   /** Runs whose output took part in the equality check (out-of-memory `none` runs do not). */

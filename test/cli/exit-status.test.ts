@@ -227,7 +227,7 @@ describe("Dawn's own log lines", () => {
     expect(r.stderr).toMatch(/^gpu: .* start-up /m);
     expect(r.stderr).not.toMatch(/^(Warning|Error): /m);
     expect(r.stderr).not.toMatch(/artificially reduced/);
-  });
+  }, 600_000);
 
   it('are told from minivm lines by isDawnLine', async () => {
     const { isDawnLine } = await import('../../src/cli/dawn-filter.js');
