@@ -9,7 +9,7 @@ import { writeSync } from 'node:fs';
 import { parseArgs, UsageError, type Command } from './args.js';
 import { disassemble } from '../bytecode/disasm.js';
 import { compileSource, EXIT, readSource, runProgram, type Io } from './run.js';
-import { formatStats, releaseGpu } from './memory.js';
+import { formatStats, releaseGpu } from '../collectors/index.js';
 import { commandHelp, generalHelp, usageMessage, version } from './help.js';
 import { checkOutputPath, OutputWriteError, writeOutputFile } from './output-file.js';
 import { runFiltered, stderrIsTty, wantsFilter } from './dawn-filter.js';

@@ -4,10 +4,11 @@
  * and the docs test read this table; nothing else lists an option.
  */
 
+import { COLLECTOR_NAMES, type CollectorName } from '../collectors/names.js';
+
 export class UsageError extends Error {}
 
-export const COLLECTOR_NAMES = ['none', 'serial', 'parallel', 'gpu-dfs', 'gpu-bfs', 'auto'] as const;
-export type CollectorName = (typeof COLLECTOR_NAMES)[number];
+export { COLLECTOR_NAMES, type CollectorName };
 export const LAYOUT_NAMES = ['sable', 'refgraph'] as const;
 export type LayoutName = (typeof LAYOUT_NAMES)[number];
 export const TIER_NAMES = ['interp', 'compiled', 'auto'] as const;

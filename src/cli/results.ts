@@ -4,7 +4,7 @@
  * the report reads them, and neither command imports the other.
  */
 
-import type { RunStats } from './memory.js';
+import type { RunStats } from '../collectors/index.js';
 import type { ShapeVerdict } from '../gc/heap-shape.js';
 import type { CollectorName, LayoutName } from './options.js';
 import type { Provenance } from './provenance.js';

@@ -13,7 +13,7 @@ import { link } from '../vm/link.js';
 import { Interpreter } from '../vm/interpreter.js';
 import { MiniRuntimeError } from '../vm/format.js';
 import { UsageError, type RunOptions } from './options.js';
-import { createMemory, isNoGpuError, type Memory, type MemoryHooks, type RunStats } from './memory.js';
+import { createMemory, isNoGpuError, MemorySetupError, type Memory, type MemoryHooks, type RunStats } from '../collectors/index.js';
 import type { GcRecord } from '../heap/index.js';
 import { usageMessage } from './help.js';
 import { OutputStream } from './output-file.js';
@@ -109,7 +109,7 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
       io.stderr(e.format(program.file) + '\n');
       return { exitCode: EXIT.runtime, stats: memory && finish(memory) };
     }
-    if (e instanceof UsageError) {
+    if (e instanceof UsageError || e instanceof MemorySetupError) {
       io.stderr(usageMessage(e.message, 'run'));
       return { exitCode: EXIT.usage, stats: undefined };
     }

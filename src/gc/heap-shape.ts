@@ -19,9 +19,18 @@
  */
 
 import type { HeapImpl } from '../heap/heap.js';
-import { KIND_INSTANCE, KIND_REF_ARRAY, type TypeTable } from '../heap/layout.js';
+import { HEADER_WORDS, TYPE_WORD } from '../heap/object-model.js';
+import { SCATTERED, refRunEnd, type RefTables } from '../heap/ref-slots.js';
 import { IntList } from './int-list.js';
-import type { MarkRequest, MarkResult, Marker } from './marker.js';
+import {
+  heapCopyOf,
+  type HeapCopyMarker,
+  type MarkRequest,
+  type MarkResult,
+  type Marker,
+  type MarkerConstraints,
+  type RememberedScan,
+} from './marker.js';
 import { gatherRoots } from './roots.js';
 
 /**
@@ -47,7 +56,7 @@ export const OUT_DEGREE_BINS: readonly { label: string; lo: number; hi: number }
 /** What the analysis needs of a heap: its words, how to find references, its layout. */
 export interface ShapeHeap {
   readonly words: Int32Array;
-  readonly types: Pick<TypeTable, 'kind' | 'refBegin' | 'refCount' | 'refOffsets'>;
+  readonly types: RefTables;
   /** Sable: the reference count is in a+2 and the references follow the header. */
   readonly contiguousRefs: boolean;
 }
@@ -103,6 +112,7 @@ export function analyzeHeapShape(
 ): HeapShape {
   const words = heap.words;
   const { kind, refBegin, refCount, refOffsets } = heap.types;
+  const contiguous = heap.contiguousRefs;
   const seen = scratch ?? new Uint32Array((words.length + 31) >>> 5);
   const widths: number[] = [];
   const outDegree = new Array<number>(OUT_DEGREE_BINS.length).fill(0);
@@ -131,29 +141,19 @@ export function analyzeHeapShape(
     for (let i = 0; i < frontier.length; i++) {
       const a = f[i]!;
       let degree = 0;
-      if (heap.contiguousRefs) {
-        const end = a + 4 + words[a + 2]!;
-        for (let s = a + 4; s < end; s++) {
-          const c = words[s]!;
-          if (c !== 0) { degree++; reach(c); }
-        }
-      } else {
-        // refgraph keeps the vertex id in a+2: the type table says where the refs are.
-        const t = words[a + 1]!;
-        const k = kind[t];
-        if (k === KIND_INSTANCE) {
-          const e = refBegin[t]! + refCount[t]!;
-          for (let j = refBegin[t]!; j < e; j++) {
-            const c = words[a + refOffsets[j]!]!;
-            if (c !== 0) { degree++; reach(c); }
-          }
-        } else if (k === KIND_REF_ARRAY) {
-          const end = a + 4 + words[a + 3]!;
-          for (let s = a + 4; s < end; s++) {
-            const c = words[s]!;
-            if (c !== 0) { degree++; reach(c); }
-          }
-        }
+      const end = refRunEnd(words, kind, contiguous, a);
+      let j = a + HEADER_WORDS;
+      let e = end;
+      let base = 0;
+      if (end === SCATTERED) {
+        const t = words[a + TYPE_WORD]!;
+        j = refBegin[t]!;
+        e = j + refCount[t]!;
+        base = a;
+      }
+      for (; j < e; j++) {
+        const c = words[base === 0 ? j : base + refOffsets[j]!]!;
+        if (c !== 0) { degree++; reach(c); }
       }
       edges += degree;
       outDegree[binOf(degree)]!++;
@@ -251,8 +251,11 @@ export interface ShapeSnapshot {
  * and the remembered set), so every snapshot is of the whole reachable heap. The
  * analysis time is part of the pause: heapshape runs are not for timing.
  */
-export class ShapeMarker implements Marker {
+export class ShapeMarker implements HeapCopyMarker {
   readonly name: string;
+  /** The inner engine's, but its remembered-set scan: the wrapper traces the
+   *  whole heap from the interpreter's roots anyway. */
+  readonly constraints: MarkerConstraints;
   readonly snapshots: ShapeSnapshot[] = [];
   private readonly roots = new IntList();
   private readonly scratch: Uint32Array;
@@ -267,17 +270,22 @@ export class ShapeMarker implements Marker {
     private readonly onMark?: () => void,
   ) {
     this.name = inner.name;
+    this.constraints = { ...inner.constraints, scansRememberedSet: false };
     this.scratch = new Uint32Array((heap.words.length + 31) >>> 5);
-    // A GPU engine's mirror keeps working under the wrapper.
-    if (inner.replayEvacuation) this.replayEvacuation = inner.replayEvacuation.bind(inner);
-    if (inner.verifyCopy) this.verifyCopy = inner.verifyCopy.bind(inner);
   }
 
-  readonly replayEvacuation?: Marker['replayEvacuation'];
-  readonly verifyCopy?: Marker['verifyCopy'];
+  // A GPU engine's mirror keeps working under the wrapper: the plan calls these
+  // only when the constraints, the inner engine's, say it keeps a copy.
+  replayEvacuation(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<void> {
+    return heapCopyOf(this.inner)!.replayEvacuation(live, forward, slotRuns);
+  }
 
-  get replaysEvacuation(): boolean {
-    return this.inner.replaysEvacuation === true;
+  scanRememberedSet(): Promise<RememberedScan | null> {
+    return Promise.resolve(null);
+  }
+
+  verifyCopy(check: (copy: Uint32Array) => void): Promise<void> {
+    return heapCopyOf(this.inner)!.verifyCopy(check);
   }
 
   mark(request: MarkRequest): MarkResult | Promise<MarkResult> {
@@ -286,7 +294,7 @@ export class ShapeMarker implements Marker {
     this.roots.clear();
     gatherRoots(h, false, this.roots);
     const shape = analyzeHeapShape(
-      { words: h.words, types: h.types, contiguousRefs: h.layout.contiguousRefs },
+      { words: h.words, types: h.types, contiguousRefs: h.refSlots.contiguous },
       this.roots.view(),
       this.narrowThreshold,
       this.scratch,

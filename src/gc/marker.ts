@@ -8,22 +8,8 @@
  * every plan works with every engine and `--verify-gc` can compare any engine's
  * result with an independent CPU traversal.
  *
- * Heap object format both layouts share (word offsets from the reference `a`, which
- * is the address of the 4-word header):
- *   a+0 status  bit0 mark, bit1 forwarded (then a+1 holds the new address), bits 2..6 age,
- *       bit30 the header tag, always set (so a heap walker can tell a header from a sable
- *       lead word or free space); markers that set the mark bit must OR it in
- *   a+1 typeId
- *   a+2 sable: number of reference words that directly follow the header (instances:
- *       ref fields; reference arrays: length; scalar arrays/strings: 0).
- *       refgraph: the object's vertex id in its generation's reference graph.
- *   a+3 length of arrays and strings (0 for instances)
- *   a+4 .. sable: the references, then (arrays only) nothing else; scalar arrays keep
- *       their elements here with a+2 = 0. refgraph: fields in declaration order.
- * Sable instances keep their scalar fields to the left of the header, preceded by one
- * lead word holding the number of words from the object's start to its header.
- * Free space in tenured: a chunk starts with -1 followed by its size in words; a lone
- * free word is -2.
+ * Objects are read as heap/object-model.ts draws them, their references where
+ * heap/ref-slots.ts says.
  */
 
 /** What a marker is asked to do. */
@@ -67,45 +53,76 @@ export interface MarkResult {
   readonly times: MarkTimes;
 }
 
+/**
+ * What a marker does besides marking, stated as data the plan reads once per
+ * collection (as mmtk-core's `PlanConstraints` states a plan's), so the seam
+ * grows a field, not an optional method, when an engine learns something new.
+ */
+export interface MarkerConstraints {
+  /** It keeps a copy of the heap (a GPU mirror) and is a `HeapCopyMarker`;
+   *  `--verify-gc` then also checks the copy. */
+  readonly keepsHeapCopy: boolean;
+  /** It makes a collection's moves to its copy itself (`replayEvacuation`): the
+   *  plan then does not log the moved objects and rewritten slots as written. */
+  readonly replaysEvacuation: boolean;
+  /** It can read a young collection's remembered set on its copy
+   *  (`scanRememberedSet`). */
+  readonly scansRememberedSet: boolean;
+}
+
+/** The constraints of a marker that reads the heap itself and keeps nothing. */
+export const HEAP_READER: MarkerConstraints = Object.freeze({
+  keepsHeapCopy: false,
+  replaysEvacuation: false,
+  scansRememberedSet: false,
+});
+
 export interface Marker {
   readonly name: string;
+  readonly constraints: MarkerConstraints;
   /** Traces the heap. Collections are stop-the-world: the interpreter is parked at
    *  an allocation while this runs, so a GPU marker may await the device. */
   mark(request: MarkRequest): MarkResult | Promise<MarkResult>;
   /** Releases any device or threads. */
   dispose(): void;
-  /** True when the marker keeps a copy of the heap (the GPU mirror) and makes a
-   *  collection's moves to it itself (`replayEvacuation`): the plan then
-   *  does not record the moved objects and rewritten slots as written words. */
-  readonly replaysEvacuation?: boolean;
+}
+
+/** The remembered set found by a marker on its copy (`scanRememberedSet`). */
+export interface RememberedScan {
+  /** Each young object the slots reference, once. */
+  readonly roots: Int32Array;
+  /** The slots holding young references, as (first slot, count) runs within one range. */
+  readonly runs: Int32Array;
+  /** The part of the call spent bringing the copy up to date for the mark (the
+   *  plan counts it in the mark). */
+  readonly syncMs: number;
+}
+
+/** A marker that keeps a copy of the heap (`constraints.keepsHeapCopy`). */
+export interface HeapCopyMarker extends Marker {
   /**
-   * Called, when `replaysEvacuation`, after a collection evacuated `live`
-   * (after a young mark its `live` array, in its order; after a full mark the
-   * young objects of its bitmap, in address order) to the header
-   * addresses `forward` and redirected the young references in tenured slots
-   * (the remembered set; `slotRuns` holds them as (first slot, count) pairs)
-   * through the forwarding headers: the marker makes the same changes to its copy.
+   * Called, when `constraints.replaysEvacuation`, after a collection evacuated
+   * `live` (after a young mark its `live` array, in its order; after a full mark
+   * the young objects of its bitmap, in address order) to the header addresses
+   * `forward` and redirected the young references in tenured slots (the
+   * remembered set; `slotRuns` holds them as (first slot, count) pairs) through
+   * the forwarding headers: the marker makes the same changes to its copy.
    */
-  replayEvacuation?(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<void>;
-  /** True when the marker can scan a young collection's remembered set itself. */
-  readonly scansRememberedSet?: boolean;
+  replayEvacuation(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<void>;
   /**
-   * Young collections, when `scansRememberedSet` (a marker with a copy of the
-   * heap, sable layout): reads the reference slots of `ranges` ((first, end)
-   * pairs: the slots of each dirty card's objects inside the card) and returns
-   * each young object they reference once (`roots`) and the slots holding young
-   * references as (first slot, count) runs (within one range), and `syncMs`,
-   * the part of the call spent bringing its copy up to date for the mark (the
-   * plan counts it in the mark). Null when it would rather not (too few slots
-   * to be worth it) or could not (the plan then scans the ranges on the CPU).
-   * The mark request follows.
+   * Young collections, when `constraints.scansRememberedSet` (sable layout):
+   * reads the reference slots of `ranges` ((first, end) pairs: the slots of each
+   * dirty card's objects inside the card). Null when it would rather not (too
+   * few slots to be worth it) or could not (the plan then scans the ranges on
+   * the CPU). The mark request follows.
    */
-  scanRememberedSet?(
-    ranges: Int32Array,
-    youngStart: number,
-    youngEnd: number,
-  ): Promise<{ readonly roots: Int32Array; readonly runs: Int32Array; readonly syncMs: number } | null>;
-  /** `--verify-gc`, for a marker that keeps a copy of the heap: brings the copy up
-   *  to date and hands it (one word per heap word) to `check`. */
-  verifyCopy?(check: (copy: Uint32Array) => void): Promise<void>;
+  scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number): Promise<RememberedScan | null>;
+  /** `--verify-gc`: brings the copy up to date and hands it (one word per heap
+   *  word) to `check`. */
+  verifyCopy(check: (copy: Uint32Array) => void): Promise<void>;
+}
+
+/** `m` as a marker with a heap copy, or null when it keeps none. */
+export function heapCopyOf(m: Marker): HeapCopyMarker | null {
+  return m.constraints.keepsHeapCopy ? (m as HeapCopyMarker) : null;
 }

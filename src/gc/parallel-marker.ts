@@ -17,7 +17,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { HeapImpl } from '../heap/heap.js';
 import { KIND_INSTANCE, KIND_REF_ARRAY } from '../heap/layout.js';
-import type { MarkRequest, MarkResult, Marker } from './marker.js';
+import { HEAP_READER, type MarkRequest, type MarkResult, type Marker } from './marker.js';
 import { PARALLEL_WORKER_SOURCE } from './parallel-worker.js';
 
 const CHUNK = 256;
@@ -44,6 +44,7 @@ function shareInt32(src: ArrayLike<number>, length: number): SharedArrayBuffer {
 }
 
 export class ParallelMarker implements Marker {
+  readonly constraints = HEAP_READER;
   readonly name = 'parallel';
   readonly threads: number;
   private readonly bitmap: Uint32Array;

@@ -26,11 +26,11 @@
 import { CARD_CLEAN, CARD_DIRTY, CARD_SHIFT } from '../heap/card-table.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
-import { STATUS_FORWARDED } from '../heap/layout.js';
+import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
 import { Evacuator } from './evacuate.js';
 import { appendSetBits, IntList } from './int-list.js';
-import type { MarkRequest, MarkResult, MarkTimes, Marker } from './marker.js';
+import { heapCopyOf, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
 import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
@@ -91,9 +91,8 @@ export class GenerationalPlan implements Collector {
       const tv = performance.now();
       try {
         verifyHeap(h);
-        if (this.marker.verifyCopy) {
-          await this.marker.verifyCopy((copy) => verifyHeapCopy(h, copy, this.marker.name));
-        }
+        const copy = heapCopyOf(this.marker);
+        if (copy !== null) await copy.verifyCopy((words) => verifyHeapCopy(h, words, copy.name));
       } finally {
         // Logged even when verification fails, so the log shows the collection at fault.
         phases.verify += performance.now() - tv;
@@ -140,15 +139,17 @@ export class GenerationalPlan implements Collector {
    */
   private async scanRemembered(roots: YoungRoots | null): Promise<number> {
     const h = this.heap;
-    const m = this.marker;
-    const sable = h.layout.contiguousRefs;
+    const m = heapCopyOf(this.marker);
+    // The reference graphs' rebuild needs each run's object, which a marker's
+    // scan of its copy does not report.
+    const withObjects = h.graph !== null;
     this.dirtyCards.clear();
     this.remembered.clear();
     this.cardRanges.clear();
     this.rangeObjects.clear();
-    dirtyCardRanges(h, this.dirtyCards, this.cardRanges, sable ? null : this.rangeObjects);
+    dirtyCardRanges(h, this.dirtyCards, this.cardRanges, withObjects ? this.rangeObjects : null);
     const r = this.cardRanges.view();
-    if (roots !== null && sable && m.scansRememberedSet && m.scanRememberedSet) {
+    if (roots !== null && !withObjects && m !== null && m.constraints.scansRememberedSet) {
       const found = await m.scanRememberedSet(r, h.youngStart, h.youngEnd);
       if (found !== null) {
         for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
@@ -157,7 +158,7 @@ export class GenerationalPlan implements Collector {
       }
       // Too small to be worth the device, or more than its lists hold.
     }
-    scanRanges(h, r, sable ? null : this.rangeObjects.view(), this.remembered, roots);
+    scanRanges(h, r, withObjects ? this.rangeObjects.view() : null, this.remembered, roots);
     return 0;
   }
 
@@ -185,7 +186,7 @@ export class GenerationalPlan implements Collector {
     }
     // A marker that replays the evacuation on its heap copy is handed the moves;
     // the heap does not record them as written words.
-    await this.finishEvacuation(live, phases, this.marker.replaysEvacuation === true);
+    await this.finishEvacuation(live, phases);
     phases.copy += performance.now() - t - phases.graph - phases.sync;
     return true;
   }
@@ -225,14 +226,16 @@ export class GenerationalPlan implements Collector {
     if (!this.evacuator.assign(live, true)) throw h.outOfMemory();
     const graphBefore = phases.graph;
     const syncBefore = phases.sync;
-    await this.finishEvacuation(live, phases, this.marker.replaysEvacuation === true);
+    await this.finishEvacuation(live, phases);
     phases.copy += performance.now() - t - (phases.graph - graphBefore) - (phases.sync - syncBefore);
   }
 
-  /** Copies, forwards and fixes every reference to the moved objects; `replay`:
-   *  the marker is asked to make the same moves on its heap copy. */
-  private async finishEvacuation(live: Int32Array, phases: PhaseTimes, replay: boolean): Promise<void> {
+  /** Copies, forwards and fixes every reference to the moved objects; a marker
+   *  that replays evacuations is asked to make the same moves on its heap copy. */
+  private async finishEvacuation(live: Int32Array, phases: PhaseTimes): Promise<void> {
     const h = this.heap;
+    const replayer = this.marker.constraints.replaysEvacuation ? heapCopyOf(this.marker) : null;
+    const replay = replayer !== null;
     const words = h.words;
     const ev = this.evacuator;
     // Clean the scanned cards first: copying re-dirties the cards of promoted copies
@@ -241,7 +244,9 @@ export class GenerationalPlan implements Collector {
     const cards = h.cards.cards;
     const dc = this.dirtyCards.data;
     for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
-    ev.copy(live, !replay);
+    // Without a replaying marker, the mirror (if any) learns of the moves as writes.
+    const log = replay ? null : h.mirror;
+    ev.copy(live, log);
     const ys = h.youngStart;
     const ye = h.youngEnd;
     const base = h.tenuredStart;
@@ -255,12 +260,12 @@ export class GenerationalPlan implements Collector {
       const s1 = s0 + r[i + 1]!;
       for (let s = s0; s < s1; s++) {
         const v = words[s]!;
-        const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + 1]! : v;
+        const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + FORWARD_WORD]! : v;
         words[s] = nv;
         if (nv >= ys && nv < ye) cards[(s - base) >> CARD_SHIFT] = CARD_DIRTY;
       }
     }
-    if (!replay) for (let i = 0; i < r.length; i += 2) h.noteTenuredWrite(r[i]!, r[i]! + r[i + 1]!);
+    if (log !== null) for (let i = 0; i < r.length; i += 2) log.noteWrite(r[i]!, r[i]! + r[i + 1]!);
     fixRoots(h);
     if (h.graph !== null) {
       const tg = performance.now();
@@ -269,7 +274,7 @@ export class GenerationalPlan implements Collector {
     }
     if (replay) {
       const ts = performance.now();
-      await this.marker.replayEvacuation!(live, ev.forward.view(), r);
+      await replayer.replayEvacuation(live, ev.forward.view(), r);
       phases.sync += performance.now() - ts;
     }
     h.flipSurvivors(ev.toTop, replay);

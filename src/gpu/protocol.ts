@@ -5,10 +5,9 @@
  * Why a worker: Dawn detaches a mapped range's ArrayBuffer on every unmap, and
  * the first detach in an isolate invalidates V8's "array buffer detaching"
  * protector for that isolate, so that every typed-array access its optimizing
- * compiler emits checks the buffer from then on. On the main thread that slowed
- * the interpreter and the collector's evacuation by ~10-20% in every process
- * that had run a GPU mark (bench/RESULTS.md, eighth session). Detaches in a
- * worker's isolate leave the main isolate's protector alone.
+ * compiler emits checks the buffer from then on, which slows the interpreter and
+ * the evacuation of every process that ran a GPU mark (docs/decisions/r19d-02).
+ * Detaches in a worker's isolate leave the main isolate's protector alone.
  *
  * What crosses: the heap's words, the reference graphs' arrays, the live list
  * and the large argument arrays are SharedArrayBuffers both threads address

@@ -11,9 +11,9 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { MarkRequest, MarkResult, Marker } from '../../gc/marker.js';
+import type { HeapCopyMarker, MarkerConstraints, MarkRequest, MarkResult } from '../../gc/marker.js';
 import { GpuAdapterLimitError, GpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
-import { youngResult } from '../engines/engine.js';
+import { youngResult } from '../young-result.js';
 import type { GpuMarkerConfig, GpuMarkStats } from '../worker/gpu-marker.js';
 import type { RefGraphs } from '../mirror/mirror.js';
 import { DEFAULT_GPU_OPTIONS, parseGpuOptions, type GpuOptions } from '../options.js';
@@ -52,9 +52,8 @@ function rebuild(e: { name: string; message: string; stack?: string }): Error {
 /**
  * How long the main thread blocks for a reply to a request that a collection
  * (or the allocation uploading eden ahead) waits for, before leaving it to the
- * event loop. The reply to a later young mark of the 2560 lists took 0.26-0.76
- * ms to reach the main thread through the event loop on an H100 (bench/RESULTS.md,
- * ninth session); a futex wake takes microseconds. Bounded, so that a slow
+ * event loop, since a futex wake takes microseconds and the event loop's
+ * delivery up to a large part of a young mark (docs/decisions/r19d-02). Bounded, so that a slow
  * adapter's marks (seconds on lavapipe) and a dead worker still end in the
  * event loop, where the worker's 'exit' is heard.
  */
@@ -196,7 +195,7 @@ export function closeGpuHost(): Promise<void> {
 }
 
 /** How long a streamed live list may stall before the wait gives up: the worker
- *  copies it at memory speed (~1 ms for 10 MB), so only a dead worker gets here. */
+ *  copies it at memory speed, so only a dead worker gets here. */
 const LIVE_STALL_MS = 30_000;
 
 /** Blocks this thread until the worker has copied `count` entries of a young
@@ -240,8 +239,9 @@ function graphsData(g: RefGraphs): RefGraphs {
  * there with the same configuration, fed from this thread's heap. Its methods
  * mirror `GpuMarker`'s (worker/gpu-marker.ts has the details).
  */
-export class WorkerGpuMarker implements Marker {
+export class WorkerGpuMarker implements HeapCopyMarker {
   readonly name: string;
+  readonly constraints: MarkerConstraints;
   readonly options: GpuOptions;
   lastStats: GpuMarkStats | null = null;
   private readonly id: number;
@@ -252,7 +252,9 @@ export class WorkerGpuMarker implements Marker {
   private readonly slotRuns = new SharedScratch();
   private readonly ranges = new SharedScratch();
   private readonly liveList = new SharedScratch();
-  /** The last young mark's list, as handed to the plan. */
+  /** The view of the last young mark's list handed to the plan: only to tell
+   *  whether a replay is of that list (the list itself is the worker's,
+   *  GpuMarker.lastYoungLive). */
   private lastLive: Int32Array | null = null;
 
   constructor(private readonly config: GpuMarkerConfig) {
@@ -260,6 +262,11 @@ export class WorkerGpuMarker implements Marker {
     this.options =
       typeof o === 'string' ? parseGpuOptions(o, config.engine) : { ...DEFAULT_GPU_OPTIONS, ...(o ?? {}) };
     this.name = `${config.engine}/${config.input.layout}`;
+    this.constraints = {
+      keepsHeapCopy: true,
+      replaysEvacuation: this.replaysEvacuation,
+      scansRememberedSet: this.scansRememberedSet,
+    };
     if (!(config.input.words.buffer instanceof SharedArrayBuffer)) {
       throw new Error(`${this.name}: the GPU worker needs the heap's words in a SharedArrayBuffer`);
     }
@@ -361,7 +368,7 @@ export class WorkerGpuMarker implements Marker {
       this.lastLive = live;
       const progress = new Int32Array(reply.progress!);
       const liveReady = (count: number): void => waitForLive(progress, count);
-      // Not spread: that would call the bitmap's getter, which builds it (~8 ms for the 2560 lists).
+      // Not spread: that would call the bitmap's getter, which builds a heap-sized bitmap.
       const young = youngResult(live, this.heapWords);
       return {
         live,

@@ -24,9 +24,8 @@ fn tryMarkAtomic(n: u32) -> bool {
 }
 
 // Lane k (0..3) of a quad. Indexing a vector with a runtime value can make the
-// compiler keep it in local memory; selects keep it in registers. On an H100,
-// gpu-dfs on the 2560 lists took 17-18 ms of kernel with `quad[k]` in the
-// vector heap accessor against 3 ms with word loads.
+// compiler keep it in local memory, several times slower; selects keep it in
+// registers (docs/decisions/r19g-0008).
 fn lane(v: vec4<u32>, k: u32) -> u32 {
   return select(select(v.x, v.y, k == 1u), select(v.z, v.w, k == 3u), k >= 2u);
 }

@@ -5,8 +5,8 @@
 // forwarding header behind (status | FORWARDED, new address at a+1), gives the
 // copy a fresh header with its age plus one, and redirects the copy's young
 // references through the forwarding headers. Re-sending the moved objects to
-// the GPU at the next collection cost 25-47 ms on an H100 for the 2560-list
-// benchmark (34-68 MB of survivors); doing the same moves here costs one
+// the GPU at the next collection cost more than the mark's kernel
+// (docs/decisions/r19g-0006); doing the same moves here costs one
 // upload of `fwd` (4 bytes an object) and a few dispatches, and leaves the
 // mirror word-for-word equal to the heap in every header and reference word.
 //

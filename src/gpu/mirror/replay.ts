@@ -3,9 +3,8 @@
  * (sable layout), so that the next mark need not re-send the objects that moved.
  *
  * The mirror is kept across collections and takes only what changed (mirror.ts).
- * Survivors move at every young collection, though: on an H100 the 2560-list
- * benchmark re-sent 34-68 MB of them per collection, 25-47 ms of a mark whose
- * kernel took 6-18 ms. The CPU evacuates in the order of the marker's own live
+ * Survivors move at every young collection, though, and re-sending them cost
+ * more than the mark's kernel (docs/decisions/r19g-0006). The CPU evacuates in the order of the marker's own live
  * list, which the GPU still holds, so the moves are fully described by the new
  * addresses: this uploads `forward` (4 bytes an object, through the staging
  * ring) and runs kernels/replay.wgsl, which copies, forwards and fixes exactly

@@ -1,8 +1,8 @@
 /**
  * Memory set-up for one run: the heap with its layout and the chosen collector, whose
- * marking engine is made here for parallel, auto and the GPU collectors (the CLI is the
- * one place that sees both gc/ and gpu/), and the run's statistics for `--stats`, `--json-stats`
- * and `compare`.
+ * marking engine is made here for parallel, auto and the GPU collectors (collectors/
+ * is the composition root, the one room that sees both gc/ and gpu/), and the run's
+ * statistics for `--stats`, `--json-stats` and `compare`.
  */
 
 import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
@@ -12,10 +12,35 @@ import {
   closeGpuHost, describeAdapter, GpuAdapterLimitError, gpuHost, NoGpuAdapterError, parseGpuOptions, WorkerGpuMarker,
   type RefGraphInput, type SableInput,
 } from '../gpu/index.js';
+import type { LayoutName } from '../heap/layout.js';
 import { AutoMarker } from './auto-marker.js';
-import type { CollectorName, RunOptions } from './args.js';
-import { UsageError } from './args.js';
-import type { Io } from './run.js';
+import type { CollectorName } from './names.js';
+
+/** What a run asks of its memory (the CLI's run options have these fields). */
+export interface MemoryOptions {
+  readonly gc: CollectorName;
+  readonly layout: LayoutName;
+  readonly heapBytes: number;
+  readonly youngBytes: number | undefined;
+  readonly survivorRatio: number;
+  readonly tenureAge: number;
+  readonly gcStress: number;
+  readonly verifyGc: boolean;
+  /** Write one line per collection to `io.stderr`. */
+  readonly logGc: boolean;
+  readonly gpuOpt: string;
+  readonly gpuBenchmark: boolean;
+  readonly threads: number | undefined;
+}
+
+/** Where `--log-gc` lines go. */
+export interface MemoryIo {
+  stderr(text: string): void;
+}
+
+/** A set-up the options make impossible (a bad --gpu-opt list, a heap that cannot
+ *  be laid out): a mistake on the command line, which the CLI reports as one. */
+export class MemorySetupError extends Error {}
 
 /** Statistics of one run; the JSON field names are documented in docs/cli.md. */
 export interface RunStats {
@@ -65,16 +90,16 @@ export function isNoGpuError(e: unknown): boolean {
  *  collection (allocations, stores into tenured, moved objects). */
 function gpuInput(heap: HeapImpl): SableInput | RefGraphInput {
   const graph = heap.graph;
-  return graph
-    ? { layout: 'refgraph', words: heap.words, graphs: () => graph, takeDirtyGraphs: () => graph.takeDirtyGraphs() }
-    : {
-        layout: 'sable',
-        words: heap.words,
-        takeDirtyRanges: () => heap.takeDirtyRanges(),
-        objectRanges: () => heap.objectRanges(),
-        sizeTable: () => heap.types.sizeTable(),
-        youngRange: [heap.youngStart, heap.youngEnd],
-      };
+  if (graph) return { layout: 'refgraph', words: heap.words, graphs: () => graph, takeDirtyGraphs: () => graph.takeDirtyGraphs() };
+  const log = heap.attachMirrorLog();
+  return {
+    layout: 'sable',
+    words: heap.words,
+    takeDirtyRanges: () => log.takeDirtyRanges(),
+    objectRanges: () => log.objectRanges(),
+    sizeTable: () => heap.types.sizeTable(),
+    youngRange: [heap.youngStart, heap.youngEnd],
+  };
 }
 
 /** A bad --gpu-opt list is a usage error, found before anything runs. */
@@ -82,13 +107,13 @@ function checkGpuOptions(spec: string, engine: 'gpu-dfs' | 'gpu-bfs'): void {
   try {
     parseGpuOptions(spec, engine);
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new MemorySetupError((e as Error).message);
   }
 }
 
 /** The marking engine of the chosen collector; undefined where gc/ has it built in
  *  (serial) or there is none (none). */
-function markerFor(options: RunOptions, heap: HeapImpl): Marker | undefined {
+function markerFor(options: MemoryOptions, heap: HeapImpl): Marker | undefined {
   const { gc, gpuOpt, gpuBenchmark: benchmark, threads } = options;
   switch (gc) {
     case 'gpu-dfs':
@@ -97,12 +122,15 @@ function markerFor(options: RunOptions, heap: HeapImpl): Marker | undefined {
     case 'parallel':
       // Each run gets its own --threads (default: every available core, at least 2).
       return new ParallelMarker(heap, threads);
-    case 'auto':
+    case 'auto': {
+      // Made now: the mirror log must see the heap from its first allocation.
+      const input = gpuInput(heap);
       return new AutoMarker(heap, {
         threads,
         probeGpu: async () => !(await gpuHost().adapter(benchmark)).software,
-        gpuMarker: () => new WorkerGpuMarker({ engine: 'gpu-dfs', input: gpuInput(heap), options: gpuOpt, benchmark }),
+        gpuMarker: () => new WorkerGpuMarker({ engine: 'gpu-dfs', input, options: gpuOpt, benchmark }),
       });
+    }
     default:
       return undefined;
   }
@@ -114,7 +142,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHooks = {}): Promise<Memory> {
+export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: MemoryHooks = {}): Promise<Memory> {
   if (options.gc === 'gpu-dfs' || options.gc === 'gpu-bfs' || options.gc === 'auto') {
     checkGpuOptions(options.gpuOpt, options.gc === 'auto' ? 'gpu-dfs' : options.gc);
   }
@@ -145,7 +173,7 @@ export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHoo
   } catch (e) {
     // Sizes the heap cannot be laid out with (or memory the process cannot get) are
     // mistakes on the command line, not faults of the program.
-    throw new UsageError(`cannot set up the heap: ${(e as Error).message}`);
+    throw new MemorySetupError(`cannot set up the heap: ${(e as Error).message}`);
   }
   const engine = markerFor(options, heap);
   if (engine instanceof AutoMarker) autoMarker = engine;
@@ -153,7 +181,7 @@ export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHoo
   const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;
   const collector = createCollector(options.gc, heap, marker ? { marker } : {});
   // Open the device and compile the kernels now, not in the first collection's
-  // pause (about 1 s on an H100); no adapter fails here, before the program runs.
+  // pause; no adapter fails here, before the program runs.
   let gpuStartupMs = 0;
   if (gpuMarker) {
     const t = performance.now();
@@ -166,9 +194,9 @@ export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHoo
     gpuStartupMs = performance.now() - t;
     if (gpuMarker.uploadsAhead) {
       // Steps of an eighth of eden, 64 KiB to 4 MiB: a collection's own upload is
-      // at most one step, and a step's copy into the staging ring takes ~1 ms.
+      // at most one step, and a step is a short pause of the program.
       const step = Math.min(1 << 20, Math.max(1 << 14, (heap.edenEnd - heap.edenStart) / 8));
-      heap.setEdenUpload(step, (start, end) => gpuMarker.uploadAhead(start, end));
+      heap.attachMirrorLog().setEdenUpload(step, (start, end) => gpuMarker.uploadAhead(start, end));
     }
   }
   return {
