@@ -244,6 +244,13 @@ export function formatComparison(r: CompareResult): string {
     }
   }
   for (const s of r.skipped) lines.push(`note: skipped ${s.collector} (not requested explicitly): ${s.reason}`);
+  const idle = r.runs.filter((run) => run.status === 'ok' && run.collector !== 'none' && run.youngCollections + run.fullCollections === 0);
+  if (idle.length > 0) {
+    lines.push(
+      `note: ${idle.map((run) => `${run.collector}/${run.layout}`).join(', ')} never collected at this heap ` +
+        `(${formatBytes(r.provenance.heapBytes)}): the GC columns are zeros; use a smaller --heap or --gc-stress N to measure collections`,
+    );
+  }
   for (const run of r.runs) {
     for (const i of run.outliers) {
       lines.push(`note: ${run.collector}/${run.layout} run ${i}: wall ${run.samples['wallMs']![i - 1]!.toFixed(2)} ms is an outlier (outside Tukey's fences)`);

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/cli/args.js';
-import { compareCommand, compareOutputs, median, outliers, type CompareResult } from '../../src/cli/compare.js';
+import { compareCommand, compareOutputs, formatComparison, median, outliers, type CompareResult } from '../../src/cli/compare.js';
 import { runOptionArgs } from '../../src/cli/compare-runs.js';
 import { OPTIONS } from '../../src/cli/options.js';
 
@@ -161,6 +161,17 @@ describe('compare', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     expect((JSON.parse(r.stdout) as CompareResult).runs.map((x) => x.collector)).toEqual(['none', 'serial']);
+  });
+});
+
+describe('formatComparison', () => {
+  it('says when a collector never collected, and why its GC columns are zeros', async () => {
+    const r = await compare([PROGRAM, '--gc', 'none,serial', '--layout', 'sable', '--in-process', '--json']);
+    const json = JSON.parse(r.stdout) as CompareResult;
+    const serial = json.runs.find((x) => x.collector === 'serial')!;
+    expect(formatComparison(json)).not.toContain('never collected');
+    const idle = { ...json, runs: json.runs.map((x) => (x === serial ? { ...x, youngCollections: 0, fullCollections: 0 } : x)) };
+    expect(formatComparison(idle)).toMatch(/note: serial\/sable never collected at this heap \(256(\.0)?M\): the GC columns are zeros; use a smaller --heap or --gc-stress N/);
   });
 });
 
