@@ -58,7 +58,7 @@ export function markWork(heap: HeapImpl, request: MarkRequest): number {
 }
 
 export interface AutoOptions {
-  /** Marking threads (default: the available cores, at least 2). */
+  /** Marking threads (default: the available cores). */
   threads?: number;
   /** Opens the GPU and says whether its adapter is a hardware one (false: none or software). */
   probeGpu?: () => Promise<boolean>;
@@ -80,9 +80,16 @@ export class AutoMarker implements Marker {
   private gpuState: 'unknown' | 'hardware' | 'none';
 
   constructor(private readonly heap: HeapImpl, private readonly options: AutoOptions = {}) {
-    this.threads = Math.max(1, Math.floor(options.threads ?? Math.max(2, availableParallelism())));
+    this.threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
     this.serial = new SerialMarker(heap);
+    // Made (and started by the CLI) before the program runs when it may be chosen.
+    if (this.threads >= PARALLEL_MIN_THREADS) this.parallel = new ParallelMarker(heap, this.threads);
     this.gpuState = options.probeGpu && options.gpuMarker ? 'unknown' : 'none';
+  }
+
+  /** The parallel engine when this many threads may choose it, else null. */
+  get parallelEngine(): ParallelMarker | null {
+    return this.parallel;
   }
 
   get name(): string {

@@ -63,6 +63,8 @@ export interface RunStats {
   refGraph: { graphBytes: number; edgeWrites: number; vertexAppends: number; maintenanceMs: number } | null;
   /** startupMs: opening the device and compiling the kernels, before the program ran. */
   gpu: { adapter: string; vendor: string; options: string; startupMs: number } | null;
+  /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
+  parallel: { threads: number; startupMs: number } | null;
   collections: GcRecord[];
 }
 
@@ -120,7 +122,7 @@ function markerFor(options: MemoryOptions, heap: HeapImpl): Marker | undefined {
     case 'gpu-bfs':
       return new WorkerGpuMarker({ engine: gc, input: gpuInput(heap), options: gpuOpt, benchmark });
     case 'parallel':
-      // Each run gets its own --threads (default: every available core, at least 2).
+      // Each run gets its own --threads (default: every available core).
       return new ParallelMarker(heap, threads);
     case 'auto': {
       // Made now: the mirror log must see the heap from its first allocation.
@@ -180,6 +182,18 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
   const gpuMarker = engine instanceof WorkerGpuMarker ? engine : undefined;
   const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;
   const collector = createCollector(options.gc, heap, marker ? { marker } : {});
+  // The parallel collector's workers start now, not in the first pause.
+  const pool = engine instanceof ParallelMarker ? engine : engine instanceof AutoMarker ? engine.parallelEngine : null;
+  let poolStartupMs = 0;
+  if (pool) {
+    try {
+      await pool.prepare();
+    } catch (e) {
+      collector.dispose();
+      throw e;
+    }
+    poolStartupMs = pool.gc.pool.startupMs;
+  }
   // Open the device and compile the kernels now, not in the first collection's
   // pause; no adapter fails here, before the program runs.
   let gpuStartupMs = 0;
@@ -212,7 +226,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
         heapBytes: options.heapBytes,
         wallMs,
         // The device's start-up is neither the program's time nor a collection's.
-        mutatorMs: wallMs - gcMs - gpuStartupMs,
+        mutatorMs: wallMs - gcMs - gpuStartupMs - poolStartupMs,
         gcMs,
         youngCollections: s.youngCollections,
         fullCollections: s.fullCollections,
@@ -233,6 +247,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
               startupMs: gpuStartupMs,
             }
           : null,
+        parallel: pool ? { threads: pool.threads, startupMs: poolStartupMs } : null,
         collections: records,
       };
     },
@@ -261,6 +276,7 @@ export function formatStats(s: RunStats): string {
     }),
     `gc pause p95 ${ms(s.p95PauseMs)}, mark ${ms(s.markMs)}, transfer ${ms(s.transferMs)}, peak heap ${(s.peakHeapBytes / 2 ** 20).toFixed(1)} MiB`,
   ];
+  if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${ms(s.parallel.startupMs)}`);
   if (s.gpu) lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${ms(s.gpu.startupMs)}`);
   return lines.join('\n');
 }

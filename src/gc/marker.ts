@@ -35,6 +35,9 @@ export interface MarkTimes {
   kernel?: number;
   readback?: number;
   cpuFallback?: number;
+  /** The parallel collector: each thread's objects (marked or copied) and steals,
+   *  as "objects/steals,..." in thread order. */
+  threads?: string;
 }
 
 export interface MarkResult {
@@ -53,6 +56,40 @@ export interface MarkResult {
   readonly times: MarkTimes;
 }
 
+/** What a young copier reports (see `YoungCopier`). */
+export interface CopyResult {
+  /** The new header addresses of the copies, and of fillers (objects nobody
+   *  refers to that keep the to-space walkable), in no particular order. */
+  readonly moved: Int32Array;
+  /** Objects copied (fillers not counted). */
+  readonly count: number;
+  /** The to-survivor space's top after the copy. */
+  readonly toTop: number;
+  readonly survivedWords: number;
+  readonly promotedWords: number;
+  /** Per-thread work for `--log-gc` (MarkTimes.threads). */
+  readonly threads: string;
+}
+
+/**
+ * A copying engine for young objects (the parallel collector's threads): it
+ * copies everything reachable from the roots and the remembered-set ranges out
+ * of eden and from-survivor, ageing and promoting as the serial evacuation does,
+ * and leaves forwarding headers behind, instead of the plan marking first and
+ * evacuating the marked objects.
+ */
+export interface YoungCopier {
+  /** Starts the copier's threads if they are not running yet. */
+  start(): Promise<void>;
+  /** Makes sure the copy cannot fail for want of tenured space; false (with
+   *  nothing changed) when it cannot, and the plan evacuates serially. */
+  reserve(): boolean;
+  /** After `reserve`: copies from `roots` (young addresses, each once) and the
+   *  young references in `ranges` ((first, end) slot pairs, which it redirects
+   *  and whose cards it dirties where the referent stays young). */
+  copy(roots: Int32Array, ranges: Int32Array, fullCollection: boolean): CopyResult;
+}
+
 /**
  * What a marker does besides marking, stated as data the plan reads once per
  * collection (as mmtk-core's `PlanConstraints` states a plan's), so the seam
@@ -68,6 +105,9 @@ export interface MarkerConstraints {
   /** It can read a young collection's remembered set on its copy
    *  (`scanRememberedSet`). */
   readonly scansRememberedSet: boolean;
+  /** Its threads can also copy young objects (`--gc parallel`): it is a
+   *  `CopyingMarker`, and the plan hands young collections to its copier. */
+  readonly copiesYoung: boolean;
 }
 
 /** The constraints of a marker that reads the heap itself and keeps nothing. */
@@ -75,6 +115,7 @@ export const HEAP_READER: MarkerConstraints = Object.freeze({
   keepsHeapCopy: false,
   replaysEvacuation: false,
   scansRememberedSet: false,
+  copiesYoung: false,
 });
 
 export interface Marker {
@@ -125,4 +166,14 @@ export interface HeapCopyMarker extends Marker {
 /** `m` as a marker with a heap copy, or null when it keeps none. */
 export function heapCopyOf(m: Marker): HeapCopyMarker | null {
   return m.constraints.keepsHeapCopy ? (m as HeapCopyMarker) : null;
+}
+
+/** A marker whose threads also copy young objects (`constraints.copiesYoung`). */
+export interface CopyingMarker extends Marker {
+  readonly copier: YoungCopier;
+}
+
+/** The marker's young copier, when its constraints say it has one. */
+export function copierOf(m: Marker): YoungCopier | null {
+  return m.constraints.copiesYoung ? (m as CopyingMarker).copier : null;
 }

@@ -38,9 +38,10 @@ export class CardTable {
     readonly end: number,
   ) {
     this.count = Math.ceil((end - base) / CARD_WORDS);
-    this.cards = new Uint8Array((this.count + 3) & ~3);
+    // Shared memory: the parallel collector's threads dirty cards and record blocks.
+    this.cards = new Uint8Array(new SharedArrayBuffer((this.count + 3) & ~3));
     this.cards32 = new Uint32Array(this.cards.buffer);
-    this.blockStart = new Int32Array(this.count).fill(base);
+    this.blockStart = new Int32Array(new SharedArrayBuffer(this.count * 4)).fill(base);
   }
 
   cardOf(addr: number): number {

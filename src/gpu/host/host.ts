@@ -266,6 +266,7 @@ export class WorkerGpuMarker implements HeapCopyMarker {
       keepsHeapCopy: true,
       replaysEvacuation: this.replaysEvacuation,
       scansRememberedSet: this.scansRememberedSet,
+      copiesYoung: false,
     };
     if (!(config.input.words.buffer instanceof SharedArrayBuffer)) {
       throw new Error(`${this.name}: the GPU worker needs the heap's words in a SharedArrayBuffer`);

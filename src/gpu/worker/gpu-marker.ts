@@ -108,6 +108,7 @@ export class GpuMarker implements HeapCopyMarker {
       keepsHeapCopy: true,
       replaysEvacuation: this.replaysEvacuation,
       scansRememberedSet: this.scansRememberedSet,
+      copiesYoung: false,
     };
   }
 
