@@ -10,8 +10,8 @@
  * standard output, so the two keep their order on a shared terminal.
  */
 
-import { renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { pendingTemps } from './output-file.js';
+import { rmSync, writeSync } from 'node:fs';
 
 /** The longest a printed line waits when standard output is not a terminal. */
 export const FLUSH_MS = 5;
@@ -72,25 +72,6 @@ export class BufferedOutput {
   }
 }
 
-/** Temporary files being written now; a signal removes them. */
-const pending = new Set<string>();
-
-/**
- * Writes `path` whole or not at all: into a temporary file beside it, then renamed
- * over it, so that a reader, a crash or a signal never meets half a file.
- */
-export function writeFileAtomic(path: string, text: string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  pending.add(tmp);
-  try {
-    writeFileSync(tmp, text);
-    renameSync(tmp, path);
-  } finally {
-    rmSync(tmp, { force: true });
-    pending.delete(tmp);
-  }
-}
-
 /** What a signal must shut down before the process ends (a run's collector, with
  *  its parallel pool or GPU marker). */
 const shutdowns = new Set<() => Promise<void>>();
@@ -122,7 +103,7 @@ export function exitOnSignals(
       if (ending) process.exit(code);
       ending = true;
       stdout.flush();
-      for (const tmp of pending) rmSync(tmp, { force: true });
+      for (const tmp of pendingTemps) rmSync(tmp, { force: true });
       stderr(`minivm: interrupted by ${signal}\n`);
       const grace = new Promise<void>((done) => setTimeout(done, graceMs).unref());
       const all = Promise.allSettled([...shutdowns].map((fn) => fn())).then(() => shutdown());

@@ -5,24 +5,18 @@
  * below this file prints or exits.
  */
 
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { compile } from '../bytecode/compiler.js';
 import type { BytecodeProgram } from '../bytecode/program.js';
 import { formatDiagnostics, parseAndCheck } from '../lang/index.js';
 import { link } from '../vm/link.js';
 import { Interpreter } from '../vm/interpreter.js';
 import { MiniRuntimeError } from '../vm/format.js';
-import type { RunOptions } from './args.js';
-import {
-  createMemory,
-  isNoGpuError,
-  MemorySetupError,
-  type Memory,
-  type MemoryHooks,
-  type RunStats,
-} from '../collectors/index.js';
-import { USAGE, UsageError } from './args.js';
+import { UsageError, type RunOptions } from './options.js';
+import { createMemory, isNoGpuError, MemorySetupError, type Memory, type MemoryHooks, type RunStats } from '../collectors/index.js';
+import type { GcRecord } from '../heap/index.js';
+import { usageMessage } from './help.js';
+import { OutputStream } from './output-file.js';
 import { onInterrupt } from './output.js';
 import { compileOnLargeStack } from './compile-deep.js';
 
@@ -33,9 +27,20 @@ export interface Io {
   stderr(text: string): void;
 }
 
+/** A collection's record with when it happened: ms since the run started. */
+export interface TimedGcRecord extends GcRecord {
+  startMs: number;
+  endMs: number;
+}
+
+/** A run's statistics with every collection's start and end time (docs/cli.md). */
+export interface TimedRunStats extends Omit<RunStats, 'collections'> {
+  collections: TimedGcRecord[];
+}
+
 export interface RunOutcome {
   exitCode: number;
-  stats: RunStats | undefined;
+  stats: TimedRunStats | undefined;
 }
 
 /** Compiles a source text; on errors writes the diagnostics and returns undefined. */
@@ -72,49 +77,49 @@ export async function runSource(file: string, source: string, options: RunOption
   return runProgram(program, options, io);
 }
 
-/**
- * Throws a UsageError unless `path` can be written: an output file the run would
- * fail to write at its end is a mistake on the command line, found before the run.
- */
-export function checkOutputPath(flag: string, path: string): void {
-  const full = resolve(path);
-  let isDir = false;
-  try {
-    isDir = statSync(full).isDirectory();
-  } catch {
-    // Not there yet: its directory must exist and be writable.
-  }
-  if (isDir) throw new UsageError(`${flag}: '${path}' is a directory`);
-  try {
-    accessSync(dirname(full), constants.W_OK);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
-    throw new UsageError(`${flag}: cannot write '${path}': ${reason}`);
-  }
-}
-
 /** Runs a compiled program; `hooks` let `heapshape` look at every collection. */
 export async function runProgram(program: BytecodeProgram, options: RunOptions, io: Io, hooks: MemoryHooks = {}): Promise<RunOutcome> {
   let memory: Memory | undefined;
   let stopOnInterrupt = (): void => {};
+  // The GC log goes to stderr, or into --log-gc=FILE (written as the run goes, renamed at the end).
+  const log = options.logGc && options.logGcFile !== undefined ? new OutputStream(options.logGcFile) : undefined;
   const t0 = performance.now();
+  // The heap's log line is the moment a collection ends: it is always asked for, to
+  // time the collections, and passed on only when the user asked for the log.
+  const ends: number[] = [];
+  const memoryIo: Io = {
+    stdout: io.stdout,
+    stderr: (t) => {
+      ends.push(performance.now() - t0);
+      if (!options.logGc) return;
+      if (log) log.write(t);
+      else io.stderr(t);
+    },
+  };
+  const finish = (m: Memory): TimedRunStats => {
+    const stats = m.finish(performance.now() - t0);
+    const collections = stats.collections.map((c, i) => {
+      const endMs = ends[i] ?? stats.wallMs;
+      return { ...c, startMs: Math.max(0, endMs - c.pauseMs - c.phases.verify), endMs };
+    });
+    return { ...stats, collections };
+  };
   try {
-    if (options.jsonStats !== undefined) checkOutputPath('--json-stats', options.jsonStats);
-    memory = await createMemory(options, io, hooks);
+    memory = await createMemory({ ...options, logGc: true }, memoryIo, hooks);
     const m = memory;
     stopOnInterrupt = onInterrupt(() => m.dispose());
-    const vm = new Interpreter(link(program, memory.heap), memory.heap, { write: io.stdout });
+    // options.tier and options.tierThreshold are for the compiled tier's engine, which
+    // takes them here once it exists; the interpreter alone runs every tier today.
+    const vm = new Interpreter(link(program, memory.heap), memory.heap, { write: io.stdout }, { args: options.args });
     await vm.run();
-    const stats = memory.finish(performance.now() - t0);
-    return { exitCode: EXIT.ok, stats };
+    return { exitCode: EXIT.ok, stats: finish(memory) };
   } catch (e) {
     if (e instanceof MiniRuntimeError) {
       io.stderr(e.format(program.file) + '\n');
-      return { exitCode: EXIT.runtime, stats: memory?.finish(performance.now() - t0) };
+      return { exitCode: EXIT.runtime, stats: memory && finish(memory) };
     }
     if (e instanceof UsageError || e instanceof MemorySetupError) {
-      io.stderr(`minivm: ${e.message}\n${USAGE}\n`);
+      io.stderr(usageMessage(e.message, 'run'));
       return { exitCode: EXIT.usage, stats: undefined };
     }
     if (isNoGpuError(e)) {
@@ -129,5 +134,6 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
   } finally {
     stopOnInterrupt();
     await memory?.dispose();
+    log?.close();
   }
 }

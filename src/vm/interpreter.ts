@@ -47,6 +47,11 @@ export interface VmOutput {
   write(text: string): void;
 }
 
+export interface VmOptions {
+  /** The program's arguments, returned by the `args()` built-in. */
+  args?: readonly string[];
+}
+
 export class Interpreter implements RootProvider {
   private readonly vals = new Float64Array(STACK_SLOTS);
   private readonly refs = new Int32Array(STACK_SLOTS);
@@ -57,6 +62,7 @@ export class Interpreter implements RootProvider {
   private readonly globalVals: Float64Array;
   private readonly globalRefs: Int32Array;
   private readonly constRefs: Int32Array;
+  private readonly programArgs: readonly string[];
   private readonly startTime = performance.now();
   // Function metadata and vtables flattened into typed arrays, so a call reads no
   // JavaScript objects: per function [valParams, refParams, valLocals, refLocals],
@@ -78,11 +84,15 @@ export class Interpreter implements RootProvider {
     private readonly linked: LinkedProgram,
     private readonly heap: Heap,
     private readonly out: VmOutput,
+    options: VmOptions = {},
   ) {
     const p = linked.program;
     this.globalVals = new Float64Array(p.globalValNames.length);
     this.globalRefs = new Int32Array(p.globalRefNames.length);
-    this.constRefs = new Int32Array(p.stringConstants.length);
+    // The program's arguments are interned after the string constants, as roots too;
+    // the last slot holds the array args() returns, made at its first call.
+    this.programArgs = options.args ?? [];
+    this.constRefs = new Int32Array(p.stringConstants.length + this.programArgs.length + 1);
     this.fnInfo = new Int32Array(4 * p.functions.length);
     p.functions.forEach((f, i) => this.fnInfo.set([f.nValParams, f.nRefParams, f.nValLocals, f.nRefLocals], 4 * i));
     this.vtableBase = new Int32Array(linked.classOfType.length).fill(-1);
@@ -135,7 +145,7 @@ export class Interpreter implements RootProvider {
 
   /** String constants are allocated once and held as roots (strings are immutable). */
   private async internStrings(): Promise<void> {
-    const strings = this.linked.program.stringConstants;
+    const strings = [...this.linked.program.stringConstants, ...this.programArgs];
     for (let i = 0; i < strings.length; ) {
       const a = this.newString(strings[i]!);
       if (a === 0) {
@@ -655,6 +665,31 @@ export class Interpreter implements RootProvider {
             heap.requestCollection('young', 'minorGc() call');
             status = COLLECT;
             break dispatch;
+          case 89: { // ARGS
+            const slot = this.constRefs.length - 1;
+            if (this.constRefs[slot] === 0) {
+              const n = this.programArgs.length;
+              const r = heap.allocArray(code[pc]!, n);
+              if (r === 0) { status = COLLECT; pc = start; break dispatch; }
+              const first = slot - n;
+              for (let i = 0; i < n; i++) heap.writeRef(r, dataOff + i, i, this.constRefs[first + i]!);
+              this.constRefs[slot] = r;
+            }
+            pc += 1;
+            refs[rsp++] = this.constRefs[slot]!;
+            break;
+          }
+          case 90: { // PARSEINT
+            const s = refs[--rsp]!;
+            if (s === 0) throw new MiniRuntimeError('parseInt of null');
+            const text = this.stringOf(s);
+            const v = /^\s*[+-]?\d+\s*$/.test(text) ? Number(text) : NaN;
+            if (!(v >= -2147483648 && v <= 2147483647)) {
+              throw new MiniRuntimeError(`parseInt: '${text.length > 40 ? `${text.slice(0, 40)}...` : text}' is not an int`);
+            }
+            vals[vsp++] = v;
+            break;
+          }
           default:
             throw new Error(`interpreter: bad opcode ${code[start]} at ${functions[fn]!.name}:${start}`);
         }
