@@ -105,6 +105,8 @@ const table = [
   ['CLOCK', 0, 'v: -> seconds since the program started'],
   ['GC', 0, 'a full collection now (the interpreter yields to its driver)'],
   ['MINORGC', 0, 'a young collection now'],
+  ['ARGS', 1, "r: -> the program's arguments, an array of array type k (made at the first call, allocates)"],
+  ['PARSEINT', 0, 'r: s -> ; v: -> s read as a decimal int (a runtime error unless it is one)'],
 ] as const;
 
 export type OpName = (typeof table)[number][0];

@@ -24,6 +24,7 @@
  */
 
 import { CARD_CLEAN } from '../heap/card-table.js';
+import { OutOfMemoryError } from '../heap/api.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import { emptyPhases, type CollectionKind, type EvacuationRecord, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
@@ -71,11 +72,20 @@ export class GenerationalPlan implements Collector {
     let done = kind;
     const evacuator = youngEvacuatorOf(this.marker);
     this.evacuation = evacuator ? { where: 'cpu', reason: 'full collection' } : undefined;
-    if (kind === 'young' && !(await this.young(phases))) {
-      done = 'full';
-      cause = 'promotion failed';
+    // The collection that finds the heap exhausted is logged and counted like any
+    // other before the error goes on to the program; it changed nothing young.
+    let exhausted: OutOfMemoryError | null = null;
+    try {
+      if (kind === 'young' && !(await this.young(phases))) {
+        done = 'full';
+        cause = 'promotion failed';
+      }
+      if (done === 'full') await this.full(phases);
+    } catch (e) {
+      if (!(e instanceof OutOfMemoryError)) throw e;
+      exhausted = e;
+      cause += ', out of memory';
     }
-    if (done === 'full') await this.full(phases);
     const moved = this.moved;
     const pauseMs = performance.now() - t0 - phases.verify;
     const record: GcRecord = {
@@ -108,6 +118,7 @@ export class GenerationalPlan implements Collector {
     } else {
       h.recordCollection(record);
     }
+    if (exhausted !== null) throw exhausted;
     return done;
   }
 
@@ -242,8 +253,11 @@ export class GenerationalPlan implements Collector {
     phases.roots += performance.now() - t;
 
     t = performance.now();
-    const live = this.liveFromBitmap(result.bitmap);
-    if (!this.evacuator.assign(live, true)) throw h.outOfMemory();
+    let live = this.liveFromBitmap(result.bitmap);
+    if (!this.evacuator.assign(live, true)) {
+      live = this.evacuator.largestFirst(live);
+      if (!this.evacuator.assign(live, true)) throw h.outOfMemory();
+    }
     const graphBefore = phases.graph;
     const syncBefore = phases.sync;
     await this.finishEvacuation(live, phases);

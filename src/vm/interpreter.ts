@@ -36,9 +36,20 @@ const OPERAND_MARGIN = 512;
 
 const DONE = 0;
 const COLLECT = 1;
+/** Left to let the event loop run: timers (output flushing) and signal handlers. */
+const YIELD = 2;
+/** Back-edges and calls between such exits; `run` re-enters at once unless
+ *  YIELD_MS have passed, so a busy loop reaches the event loop that often. */
+const YIELD_TICKS = 1 << 14;
+const YIELD_MS = 10;
 
 export interface VmOutput {
   write(text: string): void;
+}
+
+export interface VmOptions {
+  /** The program's arguments, returned by the `args()` built-in. */
+  args?: readonly string[];
 }
 
 export class Interpreter implements RootProvider {
@@ -51,6 +62,7 @@ export class Interpreter implements RootProvider {
   private readonly globalVals: Float64Array;
   private readonly globalRefs: Int32Array;
   private readonly constRefs: Int32Array;
+  private readonly programArgs: readonly string[];
   private readonly startTime = performance.now();
   // Function metadata and vtables flattened into typed arrays, so a call reads no
   // JavaScript objects: per function [valParams, refParams, valLocals, refLocals],
@@ -67,17 +79,20 @@ export class Interpreter implements RootProvider {
   private rb = 0;
   private vsp = 0;
   private rsp = 0;
-  private outBuf: string[] = [];
 
   constructor(
     private readonly linked: LinkedProgram,
     private readonly heap: Heap,
     private readonly out: VmOutput,
+    options: VmOptions = {},
   ) {
     const p = linked.program;
     this.globalVals = new Float64Array(p.globalValNames.length);
     this.globalRefs = new Int32Array(p.globalRefNames.length);
-    this.constRefs = new Int32Array(p.stringConstants.length);
+    // The program's arguments are interned after the string constants, as roots too;
+    // the last slot holds the array args() returns, made at its first call.
+    this.programArgs = options.args ?? [];
+    this.constRefs = new Int32Array(p.stringConstants.length + this.programArgs.length + 1);
     this.fnInfo = new Int32Array(4 * p.functions.length);
     p.functions.forEach((f, i) => this.fnInfo.set([f.nValParams, f.nRefParams, f.nValLocals, f.nRefLocals], 4 * i));
     this.vtableBase = new Int32Array(linked.classOfType.length).fill(-1);
@@ -105,33 +120,32 @@ export class Interpreter implements RootProvider {
   async run(): Promise<void> {
     try {
       await this.internStrings();
-      while (this.execute() === COLLECT) await this.heap.collectPending();
+      let lastYield = performance.now();
+      for (let status = this.execute(); status !== DONE; status = this.execute()) {
+        if (status === COLLECT) await this.heap.collectPending();
+        else if (performance.now() - lastYield >= YIELD_MS) {
+          await new Promise<void>((resume) => setImmediate(resume));
+          lastYield = performance.now();
+        }
+      }
     } catch (e) {
       // Out of memory (an allocation larger than the heap, or a collection that cannot
       // make room) is a fault of the program: it stops where its state was saved, at
       // the allocating instruction (at main's start while string constants are interned).
       if (e instanceof OutOfMemoryError) throw this.withTrace(new MiniRuntimeError(e.message));
       throw e;
-    } finally {
-      this.flush();
     }
   }
 
-  private flush(): void {
-    if (this.outBuf.length > 0) {
-      this.out.write(this.outBuf.join(''));
-      this.outBuf = [];
-    }
-  }
-
+  /** The output's sink buffers and flushes (cli/output.ts): a line printed here is
+   *  never held where a signal would lose it. */
   private print(text: string): void {
-    this.outBuf.push(text, '\n');
-    if (this.outBuf.length > 4096) this.flush();
+    this.out.write(text + '\n');
   }
 
   /** String constants are allocated once and held as roots (strings are immutable). */
   private async internStrings(): Promise<void> {
-    const strings = this.linked.program.stringConstants;
+    const strings = [...this.linked.program.stringConstants, ...this.programArgs];
     for (let i = 0; i < strings.length; ) {
       const a = this.newString(strings[i]!);
       if (a === 0) {
@@ -208,7 +222,8 @@ export class Interpreter implements RootProvider {
 
   // ------------------------------------------------------------ the loop
 
-  /** Runs until the program ends (DONE) or the heap asks for a collection (COLLECT). */
+  /** Runs until the program ends (DONE), the heap asks for a collection (COLLECT)
+   *  or the event loop's turn comes (YIELD). */
   private execute(): number {
     const L = this.linked, heap = this.heap, P = L.program;
     const functions = P.functions, codes = L.code, shapes = L.shapes;
@@ -222,6 +237,7 @@ export class Interpreter implements RootProvider {
     let vb = this.vb, rb = this.rb, vsp = this.vsp, rsp = this.rsp;
     let start = pc;
     let status = DONE;
+    let ticks = YIELD_TICKS;
     try {
       dispatch: for (;;) {
         start = pc;
@@ -402,6 +418,11 @@ export class Interpreter implements RootProvider {
             vals[vsp++] = this.stringsEqual(refs[rsp]!, refs[rsp + 1]!) ? 0 : 1;
             break;
           case 48: // JMP
+            if (code[pc]! < 0 && --ticks === 0) {
+              pc += code[pc]! + 1;
+              status = YIELD;
+              break dispatch;
+            }
             pc += code[pc]! + 1;
             break;
           case 49: // JMPF
@@ -590,6 +611,7 @@ export class Interpreter implements RootProvider {
             // Reference locals start null so that the roots never hold stale addresses.
             for (let i = rsp; i < top; i++) refs[i] = 0;
             rsp = top;
+            if (--ticks === 0) { status = YIELD; break dispatch; }
             break;
           }
           case 76: case 77: case 78: { // RET RET_V RET_R
@@ -643,6 +665,31 @@ export class Interpreter implements RootProvider {
             heap.requestCollection('young', 'minorGc() call');
             status = COLLECT;
             break dispatch;
+          case 89: { // ARGS
+            const slot = this.constRefs.length - 1;
+            if (this.constRefs[slot] === 0) {
+              const n = this.programArgs.length;
+              const r = heap.allocArray(code[pc]!, n);
+              if (r === 0) { status = COLLECT; pc = start; break dispatch; }
+              const first = slot - n;
+              for (let i = 0; i < n; i++) heap.writeRef(r, dataOff + i, i, this.constRefs[first + i]!);
+              this.constRefs[slot] = r;
+            }
+            pc += 1;
+            refs[rsp++] = this.constRefs[slot]!;
+            break;
+          }
+          case 90: { // PARSEINT
+            const s = refs[--rsp]!;
+            if (s === 0) throw new MiniRuntimeError('parseInt of null');
+            const text = this.stringOf(s);
+            const v = /^\s*[+-]?\d+\s*$/.test(text) ? Number(text) : NaN;
+            if (!(v >= -2147483648 && v <= 2147483647)) {
+              throw new MiniRuntimeError(`parseInt: '${text.length > 40 ? `${text.slice(0, 40)}...` : text}' is not an int`);
+            }
+            vals[vsp++] = v;
+            break;
+          }
           default:
             throw new Error(`interpreter: bad opcode ${code[start]} at ${functions[fn]!.name}:${start}`);
         }

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { DeviceAssignment, DeviceEvacuated, MarkerConstraints, MarkRequest, MarkResult, YoungEvacuatingMarker, YoungSpaces } from '../../gc/marker.js';
 import { evacuationRefusal } from '../evacuate/refusal.js';
-import { GpuAdapterLimitError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
+import { GpuAdapterLimitError, GpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
 import { youngResult } from '../young-result.js';
 import type { GpuMarkerConfig, GpuMarkStats } from '../worker/gpu-marker.js';
 import type { RefGraphs } from '../mirror/mirror.js';
@@ -35,7 +35,9 @@ function workerScript(): string {
 /** An error from the worker as the class the CLI maps to an exit status. */
 function rebuild(e: { name: string; message: string; stack?: string }): Error {
   let err: Error;
-  if (e.name === 'NoGpuAdapterError') {
+  if (e.name === 'GpuLibraryError') {
+    err = new GpuLibraryError(e.message);
+  } else if (e.name === 'NoGpuAdapterError') {
     err = new NoGpuAdapterError();
     err.message = e.message;
   } else if (e.name === 'GpuAdapterLimitError') {
