@@ -70,6 +70,7 @@ function walkSpace(
   end: number,
   headers: Uint32Array | null,
   onObject: (a: number) => void,
+  onFree: (p: number, size: number) => void = () => {},
 ): void {
   const words = heap.words;
   const types = heap.types;
@@ -80,12 +81,14 @@ function walkSpace(
     if (w < 0) {
       if (!tenured) fail(`bad header at ${p} in ${space}: free-space marker ${w} outside tenured`);
       if (w === FREE_WORD) {
+        onFree(p, 1);
         p += 1;
         continue;
       }
       if (w !== FREE_CHUNK) fail(`bad header at ${p} in tenured: word ${w} is neither a header nor a free chunk`);
       const size = words[p + 1]!;
       if (size < 2 || p + size > end) fail(`bad free chunk at ${p} in tenured: size ${size} runs past ${end}`);
+      onFree(p, size);
       p += size;
       continue;
     }
@@ -222,14 +225,42 @@ export function verifyHeap(heap: HeapImpl): void {
 }
 
 /** The header bitmap of every object in eden, the occupied survivor and tenured;
- *  `onTenured` sees each tenured object. */
+ *  `onTenured` sees each tenured object. Checks tenured's accounting on the way. */
 function objectHeaders(heap: HeapImpl, onTenured: (a: number) => void = () => {}): Uint32Array {
   const headers = new Uint32Array((heap.words.length + 31) >>> 5);
   const noop = (): void => {};
   walkSpace(heap, 'eden', heap.edenStart, heap.edenTop, headers, noop);
   walkSpace(heap, 'survivor', heap.fromStart, heap.fromTop, headers, noop);
-  walkSpace(heap, 'tenured', heap.tenuredStart, heap.tenuredEnd, headers, onTenured);
+  const freeStarts = new Map<number, number>();
+  let freeWords = 0;
+  walkSpace(heap, 'tenured', heap.tenuredStart, heap.tenuredEnd, headers, onTenured, (p, size) => {
+    freeStarts.set(p, size);
+    freeWords += size;
+  });
+  verifyFreeList(heap, freeStarts, freeWords);
   return headers;
+}
+
+/**
+ * Tenured's accounting: objects and free blocks tile tenured (the walk), every
+ * listed chunk is one free block of the walk, no two overlap, and the free
+ * words counted equal the free blocks' words. Space handed out and never
+ * written, or handed back twice, fails here rather than as a later
+ * out-of-memory or a corrupted object.
+ */
+function verifyFreeList(heap: HeapImpl, freeStarts: Map<number, number>, freeWords: number): void {
+  const chunks = heap.freeList.chunks().sort((x, y) => x[0] - y[0]);
+  let prevEnd = heap.tenuredStart;
+  for (const [start, size] of chunks) {
+    if (start < prevEnd) fail(`free list: chunk [${start}, ${start + size}) overlaps the chunk before it, which ends at ${prevEnd}`);
+    const block = freeStarts.get(start);
+    if (block === undefined) fail(`free list: chunk [${start}, ${start + size}) does not begin a free block of tenured: ${describe(heap, start)}`);
+    if (block !== size) fail(`free list: chunk [${start}, ${start + size}) but the free block there has ${block} words`);
+    prevEnd = start + size;
+  }
+  if (heap.freeList.freeWords !== freeWords) {
+    fail(`free list: counts ${heap.freeList.freeWords} free words in tenured, but tenured's free blocks hold ${freeWords}`);
+  }
 }
 
 const hex = (x: number): string => `0x${(x >>> 0).toString(16)}`;

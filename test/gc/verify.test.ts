@@ -54,6 +54,35 @@ describe('verifyHeap', () => {
     expect(() => verifyHeap(heap)).toThrow(/into the free chunk at/);
   });
 
+  it('catches tenured space handed back twice (overlapping chunks, words counted twice)', async () => {
+    const { heap } = await smallGraph();
+    await collect(heap, 'full');
+    const s = heap.freeList.alloc(64);
+    expect(s).not.toBe(0);
+    heap.freeList.giveBack(s, 64);
+    expect(() => verifyHeap(heap)).not.toThrow();
+    heap.freeList.giveBack(s + 32, 32);
+    expect(() => verifyHeap(heap)).toThrow(/free list: /);
+  });
+
+  it('catches tenured space lost: taken from the free list, never written nor given back', async () => {
+    const { heap } = await smallGraph();
+    await collect(heap, 'full');
+    expect(heap.freeList.alloc(64)).not.toBe(0);
+    expect(() => verifyHeap(heap)).toThrow(/free list: /);
+  });
+
+  it('catches free words in tenured that the free list does not count', async () => {
+    const { heap } = await smallGraph();
+    await collect(heap, 'full');
+    const fl = heap.freeList;
+    const s = fl.alloc(64);
+    fl.giveBack(s, 64);
+    // The count loses those words: usedBytes would overstate the heap's use.
+    fl.freeWords -= 64;
+    expect(() => verifyHeap(heap)).toThrow(/free list: counts \d+ free words in tenured, but tenured's free blocks hold \d+/);
+  });
+
   it('catches an old-to-young reference in a clean card', async () => {
     const { heap, roots, r, right } = await smallGraph();
     await collect(heap, 'young');

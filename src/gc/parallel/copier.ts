@@ -25,6 +25,7 @@ import {
   P_RANGES,
   P_SABLE,
   P_TAILS_CAP,
+  P_TEN_LAB,
   P_TENURE_AGE,
   P_TENURED_START,
   P_TO_END,
@@ -44,12 +45,21 @@ import {
 const MAX_PIECES = 64;
 /** The smallest piece worth reserving. */
 const MIN_PIECE = 1 << 12;
+/** Bounds of a tenured LAB's size. */
+const MIN_TEN_LAB = 16;
+const MAX_TEN_LAB = 2048;
 /** Forwarding puts (new address << 2) in a status word: addresses below 2^29. */
 const MAX_HEAP_WORDS = 1 << 29;
 
 export class ParallelCopier implements YoungCopier {
   private pieceCount = 0;
   private reserved = 0;
+  /** Words promoted lately (halved each collection that promotes less). */
+  private promotedLately = 0;
+  /** This collection's tenured LAB size. */
+  private tenLab = MIN_TEN_LAB;
+
+  private readonly tailOrder: number[] = [];
 
   constructor(
     private readonly heap: HeapImpl,
@@ -70,9 +80,19 @@ export class ParallelCopier implements YoungCopier {
     const h = this.heap;
     if (h.words.length > MAX_HEAP_WORDS || !this.gc.pool.started) return false;
     const used = this.youngUsed();
+    // Every thread that promotes carves a LAB and gives back its unused end,
+    // a hole between the live copies of neighbouring LABs that only a sweep
+    // can join again: LABs sized to the promotion expected (as HotSpot sizes
+    // PLABs) keep those holes to a small part of what is promoted, where
+    // fixed large ones would use up tenured's contiguous space at every
+    // collection, however little it promotes.
+    let lab = MIN_TEN_LAB;
+    const perThread = this.promotedLately / (8 * this.gc.threads);
+    while (lab < MAX_TEN_LAB && 2 * lab <= perThread) lab *= 2;
+    this.tenLab = lab;
     // LABs waste at most 1/8 of what they hold, plus one LAB per thread and a
     // largest object per piece switch.
-    let need = used + (used >>> 3) + this.gc.threads * 2048 + 64;
+    let need = used + (used >>> 3) + this.gc.threads * 2 * lab + 64;
     this.gc.ensure({ pieces: 2 * MAX_PIECES });
     const pieces = this.gc.ctx.pieces;
     let n = 0;
@@ -127,7 +147,9 @@ export class ParallelCopier implements YoungCopier {
     gc.ensure({
       ranges: ranges.length,
       out: ((used + (h.toEnd - h.toStart)) >>> 2) + 16,
-      tails: (this.reserved >>> 6) + 4 * this.pieceCount + 8 * gc.threads + 64,
+      // A pair per carve (each takes at least a quarter LAB, at least 16 words),
+      // per exhausted piece and per thread's last LAB.
+      tails: (this.reserved >>> 3) + 4 * this.pieceCount + 8 * gc.threads + 64,
     });
     const c = gc.ctx;
     const ctl = c.ctl;
@@ -144,6 +166,7 @@ export class ParallelCopier implements YoungCopier {
     ctl[P_PIECES] = this.pieceCount;
     ctl[P_OUT_CAP] = c.out.length;
     ctl[P_TAILS_CAP] = c.tails.length;
+    ctl[P_TEN_LAB] = this.tenLab;
     ctl[TO_TOP] = h.toStart;
     ctl[PIECE] = 0;
     ctl[PIECE_TOP] = this.pieceCount > 0 ? c.pieces[0]! : 0;
@@ -160,6 +183,7 @@ export class ParallelCopier implements YoungCopier {
       promoted += c.stats[i * STATS_WORDS + S_PROMOTED]!;
       fillers += c.stats[i * STATS_WORDS + S_FILLERS]!;
     }
+    this.promotedLately = Math.max(promoted, this.promotedLately >>> 1);
     const moved = c.out.subarray(0, ctl[OUTCUR]!);
     return {
       moved,
@@ -180,11 +204,17 @@ export class ParallelCopier implements YoungCopier {
     // The promoted copies are tenured writes for a heap mirror, if any.
     const log = h.mirror;
     if (log !== null) for (let i = 0; i < this.pieceCount; i++) log.noteWrite(pieces[2 * i]!, pieces[2 * i + 1]!);
-    const tails = c.tails;
-    const nt = ctl[TAILCUR]!;
-    for (let i = 0; i < nt; i += 2) this.free(tails[i]!, tails[i + 1]!);
+    // The pieces' unused ends first, then the tails from the highest down: a
+    // tail that ends where free space begins joins it (FreeList.giveBack).
     const p = ctl[PIECE]!;
     if (p < this.pieceCount) this.giveBackPieces(p, ctl[PIECE_TOP]!);
     this.pieceCount = 0;
+    const tails = c.tails;
+    const nt = ctl[TAILCUR]! >>> 1;
+    const order = this.tailOrder;
+    order.length = 0;
+    for (let i = 0; i < nt; i++) order.push(i);
+    order.sort((x, y) => tails[2 * y]! - tails[2 * x]!);
+    for (const i of order) this.free(tails[2 * i]!, tails[2 * i + 1]!);
   }
 }

@@ -50,6 +50,7 @@ import {
   P_ROOTS,
   P_SABLE,
   P_TAILS_CAP,
+  P_TEN_LAB,
   P_TENURE_AGE,
   P_TENURED_START,
   P_TO_END,
@@ -71,10 +72,6 @@ import {
 
 /** Words of a to-space LAB; objects over half of it are claimed on their own. */
 const TO_LAB = 1024;
-/** Words of a tenured LAB; objects over a quarter of it are carved on their own. */
-const TEN_LAB = 2048;
-/** A tenured LAB with at least this much left is kept when an object does not fit. */
-const TEN_KEEP = 256;
 const ROOT_CHUNK = 32;
 const RANGE_CHUNK = 16;
 
@@ -101,6 +98,9 @@ class CopyThread {
   toEnd = 0;
   tenureAge = 0;
   filler = 0;
+  /** Words of a tenured LAB (objects over a quarter of it are carved on their
+   *  own; a LAB with an eighth of it left is kept when an object does not fit). */
+  tenLab = 0;
   toTop = 0;
   toLim = 0;
   tenTop = 0;
@@ -127,6 +127,7 @@ class CopyThread {
     this.toEnd = ctl[P_TO_END]!;
     this.tenureAge = ctl[P_TENURE_AGE]!;
     this.filler = ctl[P_FILLER_TYPE]!;
+    this.tenLab = ctl[P_TEN_LAB]!;
     this.toTop = this.toLim = this.tenTop = this.tenLim = 0;
     this.copied = this.fillers = this.survived = this.promoted = 0;
     this.won.length = this.moved.length = this.fillerList.length = this.tails.length = 0;
@@ -223,7 +224,8 @@ class CopyThread {
       this.tenTop = top + size;
       return top;
     }
-    if (size > TEN_LAB >>> 2 || this.tenLim - top >= TEN_KEEP) {
+    const lab = this.tenLab;
+    if (size > lab >>> 2 || this.tenLim - top >= lab >>> 3) {
       const s = this.carve(size, size);
       if (s !== 0 && this.carved > size) {
         this.tails.push(s + size);
@@ -231,7 +233,7 @@ class CopyThread {
       }
       return s;
     }
-    const s = this.carve(size, TEN_LAB);
+    const s = this.carve(size, lab);
     if (s === 0) return 0;
     if (this.tenLim > top) {
       this.tails.push(top);
