@@ -105,7 +105,7 @@ describe('output paths', () => {
     const r = minivm(['run', file, '--json-stats', '/nonexistent/x.json']);
     expect(r.status).toBe(64);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^minivm: --json-stats: cannot write '\/nonexistent\/x\.json': no such directory/);
+    expect(r.stderr).toMatch(/^minivm: --json-stats: cannot write '\/nonexistent\/x\.json': folder '\/nonexistent' does not exist/);
   });
 
   it('--json-stats naming a directory is exit 64', () => {
