@@ -91,7 +91,7 @@ const table = [
   ['TOSTR_B', 0, 'v: x -> ; r: -> "true" or "false" (allocates)'],
   ['TOSTR_R', 0, 'r: x -> its print text: the string itself, "null", <C> or <T[] of N> (allocates)'],
   ['CALL', 1, 'calls function k; arguments are the top of both stacks'],
-  ['INVOKE', 2, 'calls vtable slot k0 of the receiver, which is k1 reference arguments below the top'],
+  ['INVOKE', 2, 'calls vtable slot k0 of the receiver; k1 is the statically resolved method, whose parameter counts place the receiver'],
   ['RET', 0, 'returns from a void function'],
   ['RET_V', 0, 'v: x -> ; returns x on the caller\'s value stack'],
   ['RET_R', 0, 'r: x -> ; returns x on the caller\'s reference stack'],

@@ -4,7 +4,7 @@
  */
 
 export const USAGE = `usage: minivm run FILE [options]      run a program (also: minivm FILE)
-       minivm disasm FILE             print the bytecode
+       minivm disasm FILE [--js]      print the bytecode (--js: the compiled tier's JavaScript)
        minivm compare FILE [options]  run under several collectors and layouts, compare
        minivm heapshape FILE [options]  heap shape at each collection (Maas et al. section 3)
 options:
@@ -22,6 +22,9 @@ options:
   --gpu-opt LIST         GPU marking optimizations: all (default), none, or a list
   --gpu-benchmark        open the GPU with validation and robustness checks off
   --threads N            marking threads of the parallel collector
+  --tier NAME            interp | compiled | auto (default auto: compile hot functions)
+  --tier-threshold N     calls or loop back-edges before auto compiles a function (default 200)
+  --dispatch NAME        compiled virtual calls: ic (default) | vtable | devirt
 compare options: --gc LIST, --layout LIST, --repeat N, --json, --report FILE.html
 heapshape options: --json, --report FILE.html (see docs/cli.md)`;
 
@@ -30,6 +33,8 @@ export class UsageError extends Error {}
 export const COLLECTOR_NAMES = ['none', 'serial', 'parallel', 'gpu-dfs', 'gpu-bfs', 'auto'] as const;
 export type CollectorName = (typeof COLLECTOR_NAMES)[number];
 export const LAYOUT_NAMES = ['sable', 'refgraph'] as const;
+export const TIER_NAMES = ['interp', 'compiled', 'auto'] as const;
+export const DISPATCH_NAMES = ['ic', 'vtable', 'devirt'] as const;
 export type LayoutName = (typeof LAYOUT_NAMES)[number];
 
 export interface RunOptions {
@@ -47,6 +52,12 @@ export interface RunOptions {
   gpuOpt: string;
   gpuBenchmark: boolean;
   threads: number | undefined;
+  tier: (typeof TIER_NAMES)[number];
+  /** undefined: the tier's default (0 under `--tier compiled`). */
+  tierThreshold: number | undefined;
+  dispatch: (typeof DISPATCH_NAMES)[number];
+  /** `disasm --js`. */
+  js: boolean;
 }
 
 export interface CompareOptions {
@@ -96,6 +107,7 @@ export function defaultRunOptions(): RunOptions {
     gc: 'serial', layout: 'sable', heapBytes: 256 * 1024 ** 2, youngBytes: undefined, survivorRatio: 8,
     tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, stats: false, jsonStats: undefined,
     gpuOpt: 'all', gpuBenchmark: false, threads: undefined,
+    tier: 'auto', tierThreshold: undefined, dispatch: 'ic', js: false,
   };
 }
 
@@ -148,6 +160,10 @@ export function parseArgs(argv: readonly string[]): Command {
       }
       case '--gpu-benchmark': run.gpuBenchmark = true; break;
       case '--threads': run.threads = parseInt10(value(), flag, 1); break;
+      case '--tier': run.tier = oneOf(value(), flag, TIER_NAMES); break;
+      case '--tier-threshold': run.tierThreshold = parseInt10(value(), flag, 0); break;
+      case '--dispatch': run.dispatch = oneOf(value(), flag, DISPATCH_NAMES); break;
+      case '--js': run.js = true; break;
       case '--repeat': compare.repeat = parseInt10(value(), flag, 1); break;
       case '--json': compare.json = true; break;
       case '--report': {

@@ -12,6 +12,8 @@ import { formatDiagnostics, parseAndCheck } from '../lang/index.js';
 import { link } from '../vm/link.js';
 import { Interpreter } from '../vm/interpreter.js';
 import { MiniRuntimeError } from '../vm/format.js';
+import { generate } from '../vm/tier/codegen.js';
+import { DEFAULT_TIER, type TierOptions, type TierStats } from '../vm/tier/tier.js';
 import type { RunOptions } from './args.js';
 import { createMemory, isNoGpuError, type Memory, type MemoryHooks, type RunStats } from './memory.js';
 import { USAGE, UsageError } from './args.js';
@@ -26,6 +28,14 @@ export interface Io {
 export interface RunOutcome {
   exitCode: number;
   stats: RunStats | undefined;
+  /** The compiled tier's counters (`--stats`). */
+  tier?: TierStats;
+}
+
+/** The tier options a run's flags ask for. */
+export function tierOptions(o: RunOptions): TierOptions {
+  const threshold = o.tierThreshold ?? (o.tier === 'compiled' ? 0 : DEFAULT_TIER.threshold);
+  return { mode: o.tier, threshold, dispatch: o.dispatch, timing: o.stats || o.jsonStats !== undefined };
 }
 
 /** Compiles a source text; on errors writes the diagnostics and returns undefined. */
@@ -58,20 +68,35 @@ export async function runSource(file: string, source: string, options: RunOption
   return runProgram(program, options, io);
 }
 
+/** `minivm disasm --js`: the JavaScript the compiled tier generates for every function, for the run's layout. */
+export async function disassembleJs(program: BytecodeProgram, options: RunOptions, io: Io): Promise<string> {
+  const memory = await createMemory({ ...options, gc: 'none' }, io);
+  try {
+    const h = memory.heap;
+    const linked = link(program, h);
+    const layout = { typeOff: h.typeWordOffset, lenOff: h.lengthWordOffset, dataOff: h.arrayDataOffset };
+    return program.functions.map((f, fn) => `// fun #${fn} ${f.name}\n${generate(linked, layout, fn, options.dispatch).source}\n`).join('\n');
+  } finally {
+    await memory.dispose();
+  }
+}
+
 /** Runs a compiled program; `hooks` let `heapshape` look at every collection. */
 export async function runProgram(program: BytecodeProgram, options: RunOptions, io: Io, hooks: MemoryHooks = {}): Promise<RunOutcome> {
   let memory: Memory | undefined;
+  let vm: Interpreter | undefined;
   const t0 = performance.now();
+  const tierStats = (): TierStats | undefined => vm && { ...vm.tier.stats, icSites: vm.tier.siteCensus() };
   try {
     memory = await createMemory(options, io, hooks);
-    const vm = new Interpreter(link(program, memory.heap), memory.heap, { write: io.stdout });
+    vm = new Interpreter(link(program, memory.heap), memory.heap, { write: io.stdout }, tierOptions(options));
     await vm.run();
     const stats = memory.finish(performance.now() - t0);
-    return { exitCode: EXIT.ok, stats };
+    return { exitCode: EXIT.ok, stats, tier: tierStats() };
   } catch (e) {
     if (e instanceof MiniRuntimeError) {
       io.stderr(e.format(program.file) + '\n');
-      return { exitCode: EXIT.runtime, stats: memory?.finish(performance.now() - t0) };
+      return { exitCode: EXIT.runtime, stats: memory?.finish(performance.now() - t0), tier: tierStats() };
     }
     if (e instanceof UsageError) {
       io.stderr(`minivm: ${e.message}\n${USAGE}\n`);

@@ -1,10 +1,9 @@
 /**
- * The interpreter: one dispatch loop over linked bytecode.
+ * The interpreter: one dispatch loop over linked bytecode, and the driver that runs
+ * collections between its entries.
  *
- * All state lives in typed arrays: the value stack (Float64Array), the reference
- * stack (Int32Array, the exact roots), and the frames. Mini objects exist only as
- * words of the heap. The loop keeps pc, stack pointers and the current code in
- * locals, as clox's run() does.
+ * All state lives in the machine's typed arrays (machine.ts). The loop keeps pc,
+ * stack pointers and the current code in locals, as clox's run() does.
  *
  * Case labels are numeric literals with the opcode's name in a comment: V8 compiles
  * a switch over literals to a jump table but a switch over `Op.X` property loads to
@@ -13,13 +12,23 @@
  *
  * Collections: an allocation that returns 0 means "collect first". The loop then
  * leaves with pc on the allocating instruction; `run()` awaits the collection (which
- * may wait on the GPU) and re-enters, re-executing the instruction.
+ * may wait on the GPU) and re-enters, re-executing the instruction. Compiled code
+ * (tier/) leaves the same way: it spills its frames into the machine and the loop
+ * resumes them here.
+ *
+ * Tiering: a call to a compiled function, and a back-edge to a loop head of one,
+ * enter compiled code; under `auto` a function is compiled once its calls and
+ * back-edges pass the threshold.
  */
 
-import { OutOfMemoryError, type Heap, type RootProvider } from '../heap/api.js';
+import { OutOfMemoryError, type Heap } from '../heap/api.js';
 import { typeTestName } from '../bytecode/program.js';
 import type { LinkedProgram } from './link.js';
 import { formatFloat, MiniRuntimeError } from './format.js';
+import { Machine, MAX_FRAMES, OPERAND_MARGIN, STACK_SLOTS, type VmOutput } from './machine.js';
+import { DEFAULT_TIER, Tier, type TierOptions } from './tier/tier.js';
+
+export type { VmOutput } from './machine.js';
 
 /** Throws the program's error for a null array (or string) or an index outside it. */
 function checkIndex(words: Int32Array, a: number, lenOff: number, i: number): void {
@@ -28,77 +37,18 @@ function checkIndex(words: Int32Array, a: number, lenOff: number, i: number): vo
   if (i < 0 || i >= n) throw new MiniRuntimeError(`index ${i} out of bounds for length ${n}`);
 }
 
-/** Frames are bounded so that runaway recursion is a runtime error, not a crash. */
-const MAX_FRAMES = 20_000;
-/** Slots per stack; checked on every call with room for the callee's operands. */
-const STACK_SLOTS = 1 << 20;
-const OPERAND_MARGIN = 512;
-
 const DONE = 0;
 const COLLECT = 1;
 
-export interface VmOutput {
-  write(text: string): void;
-}
+export class Interpreter extends Machine {
+  readonly tier: Tier;
+  /** 0 void, 1 value, 2 reference: what a function leaves on its caller's stacks. */
+  private readonly retKind: Int8Array;
 
-export class Interpreter implements RootProvider {
-  private readonly vals = new Float64Array(STACK_SLOTS);
-  private readonly refs = new Int32Array(STACK_SLOTS);
-  private readonly frameFn = new Int32Array(MAX_FRAMES);
-  private readonly framePc = new Int32Array(MAX_FRAMES);
-  private readonly frameVb = new Int32Array(MAX_FRAMES);
-  private readonly frameRb = new Int32Array(MAX_FRAMES);
-  private readonly globalVals: Float64Array;
-  private readonly globalRefs: Int32Array;
-  private readonly constRefs: Int32Array;
-  private readonly startTime = performance.now();
-  // Function metadata and vtables flattened into typed arrays, so a call reads no
-  // JavaScript objects: per function [valParams, refParams, valLocals, refLocals],
-  // and per heap type id the start of its class's vtable in `vtables`.
-  private readonly fnInfo: Int32Array;
-  private readonly vtableBase: Int32Array;
-  private readonly vtables: Int32Array;
-
-  // Saved loop state between entries.
-  private fn: number;
-  private pc = 0;
-  private fp = 0; // number of frames below the current one
-  private vb = 0;
-  private rb = 0;
-  private vsp = 0;
-  private rsp = 0;
-  private outBuf: string[] = [];
-
-  constructor(
-    private readonly linked: LinkedProgram,
-    private readonly heap: Heap,
-    private readonly out: VmOutput,
-  ) {
-    const p = linked.program;
-    this.globalVals = new Float64Array(p.globalValNames.length);
-    this.globalRefs = new Int32Array(p.globalRefNames.length);
-    this.constRefs = new Int32Array(p.stringConstants.length);
-    this.fnInfo = new Int32Array(4 * p.functions.length);
-    p.functions.forEach((f, i) => this.fnInfo.set([f.nValParams, f.nRefParams, f.nValLocals, f.nRefLocals], 4 * i));
-    this.vtableBase = new Int32Array(linked.classOfType.length).fill(-1);
-    const tables: number[] = [];
-    linked.classOfType.forEach((cid, typeId) => {
-      if (cid < 0) return;
-      this.vtableBase[typeId] = tables.length;
-      tables.push(...p.classes[cid]!.vtable);
-    });
-    this.vtables = Int32Array.from(tables);
-    this.fn = p.mainFunction;
-    const main = p.functions[this.fn]!;
-    this.vsp = main.nValLocals;
-    this.rsp = main.nRefLocals;
-    heap.setRoots(this);
-  }
-
-  visitRoots(visit: (slots: Int32Array, from: number, to: number) => void): void {
-    visit(this.refs, 0, this.rsp);
-    visit(this.globalRefs, 0, this.globalRefs.length);
-    visit(this.constRefs, 0, this.constRefs.length);
+  constructor(linked: LinkedProgram, heap: Heap, out: VmOutput, tier: TierOptions = DEFAULT_TIER) {
+    super(linked, heap, out);
+    this.tier = new Tier(this, tier);
+    this.retKind = Int8Array.from(linked.program.functions, (f) => (f.returns === 'void' ? 0 : f.returns === 'val' ? 1 : 2));
   }
 
   /** Runs the program to completion. Throws MiniRuntimeError for faults of the program. */
@@ -117,18 +67,6 @@ export class Interpreter implements RootProvider {
     }
   }
 
-  private flush(): void {
-    if (this.outBuf.length > 0) {
-      this.out.write(this.outBuf.join(''));
-      this.outBuf = [];
-    }
-  }
-
-  private print(text: string): void {
-    this.outBuf.push(text, '\n');
-    if (this.outBuf.length > 4096) this.flush();
-  }
-
   /** String constants are allocated once and held as roots (strings are immutable). */
   private async internStrings(): Promise<void> {
     const strings = this.linked.program.stringConstants;
@@ -142,68 +80,16 @@ export class Interpreter implements RootProvider {
     }
   }
 
-  // ------------------------------------------------------------ strings
-
-  /** Allocates a string of the given text, or returns 0 when the heap must collect. */
-  private newString(text: string): number {
-    let n = 0;
-    for (let i = 0; i < text.length; i++, n++) if (text.codePointAt(i)! > 0xffff) i++;
-    const a = this.heap.allocArray(this.heap.stringTypeId, n);
-    if (a === 0) return 0;
-    const w = this.heap.words;
-    let d = a + this.heap.arrayDataOffset;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.codePointAt(i)!;
-      w[d++] = c;
-      if (c > 0xffff) i++;
-    }
-    return a;
-  }
-
-  private stringOf(a: number): string {
-    const w = this.heap.words, h = this.heap;
-    const n = w[a + h.lengthWordOffset]!, d = a + h.arrayDataOffset;
-    let s = '';
-    for (let i = 0; i < n; i += 8192) s += String.fromCodePoint(...w.subarray(d + i, d + Math.min(n, i + 8192)));
-    return s;
-  }
-
-  /** The print text of a reference: a string's contents, null, <C>, <T[] of N>. */
-  private refText(a: number): string {
-    if (a === 0) return 'null';
-    const h = this.heap, w = h.words;
-    const type = w[a + h.typeWordOffset]!;
-    if (type === h.stringTypeId) return this.stringOf(a);
-    if (this.linked.classOfType[type]! >= 0) return `<${h.typeName(type)}>`;
-    return `<${h.typeName(type)} of ${w[a + h.lengthWordOffset]}>`;
-  }
-
-  /** SEQ/SNE: the compiler emits them only when both operands are statically string or null. */
-  private stringsEqual(a: number, b: number): boolean {
-    if (a === b) return true;
-    if (a === 0 || b === 0) return false;
-    const h = this.heap, w = h.words;
-    const n = w[a + h.lengthWordOffset]!;
-    if (w[b + h.lengthWordOffset] !== n) return false;
-    const da = a + h.arrayDataOffset, db = b + h.arrayDataOffset;
-    for (let i = 0; i < n; i++) if (w[da + i] !== w[db + i]) return false;
+  /** Under `--tier compiled`, main itself starts compiled; false when it ran to its end. */
+  private startMainCompiled(): boolean {
+    const tier = this.tier;
+    if (tier.options.mode === 'interp' || tier.options.threshold > 0 || this.fp !== 0 || this.pc !== 0) return true;
+    if (this.fn !== this.linked.program.mainFunction || tier.entries[this.fn] !== null) return true;
+    tier.lim = tier.chainLimit(0);
+    tier.compile(this.fn)(0, 0, 0, -1);
+    if (tier.st === 0) return false;
+    tier.st = 0;
     return true;
-  }
-
-  private isInstance(a: number, test: number): boolean {
-    if (a === 0) return false;
-    const L = this.linked, h = this.heap;
-    const type = h.words[a + h.typeWordOffset]!;
-    switch (L.testKind[test]) {
-      case 0: return true;
-      case 1: return type === h.stringTypeId;
-      case 3: return type === L.testArg[test];
-      default: {
-        const target = L.testArg[test]!;
-        for (let c = L.classOfType[type]!; c >= 0; c = L.superOf[c]!) if (c === target) return true;
-        return false;
-      }
-    }
   }
 
   // ------------------------------------------------------------ the loop
@@ -218,10 +104,14 @@ export class Interpreter implements RootProvider {
     const gv = this.globalVals, gr = this.globalRefs, consts = this.constRefs, fconsts = P.floatConstants;
     const dataOff = heap.arrayDataOffset, lenOff = heap.lengthWordOffset, typeOff = heap.typeWordOffset;
 
+    const tier = this.tier, entries = tier.entries, retKind = this.retKind;
+    const tiering = tier.options.mode !== 'interp', threshold = tier.options.threshold, timing = tier.options.timing;
+    if (tiering && !this.startMainCompiled()) return DONE;
     let fn = this.fn, code = codes[fn]!, pc = this.pc, fp = this.fp;
     let vb = this.vb, rb = this.rb, vsp = this.vsp, rsp = this.rsp;
     let start = pc;
     let status = DONE;
+    let result = 0; // what a compiled function returned
     try {
       dispatch: for (;;) {
         start = pc;
@@ -401,9 +291,39 @@ export class Interpreter implements RootProvider {
             rsp -= 2;
             vals[vsp++] = this.stringsEqual(refs[rsp]!, refs[rsp + 1]!) ? 0 : 1;
             break;
-          case 48: // JMP
-            pc += code[pc]! + 1;
+          case 48: { // JMP
+            const off = code[pc]!;
+            pc += off + 1;
+            if (off >= 0 || !tiering) break;
+            // A back-edge: count it, and enter compiled code at this loop head.
+            let osr = tier.osr[fn]!;
+            if (osr === null && ++tier.counts[fn]! > threshold) {
+              tier.compile(fn);
+              osr = tier.osr[fn]!;
+            }
+            if (osr === null || osr[pc]! < 0) break;
+            tier.lim = tier.chainLimit(fp);
+            const t0 = timing ? performance.now() : 0;
+            result = entries[fn]!(fp, vb, rb, osr[pc]!);
+            if (timing) tier.stats.compiledMs += performance.now() - t0;
+            tier.stats.entries++;
+            if (tier.st !== 0) {
+              tier.st = 0;
+              fn = this.fn; code = codes[fn]!; pc = this.pc; fp = this.fp; vb = this.vb; rb = this.rb; vsp = this.vsp; rsp = this.rsp;
+              if (tier.needGc) { tier.needGc = false; status = COLLECT; break dispatch; }
+              break;
+            }
+            // The compiled frame ran to its return: return from this frame with its result.
+            const kind = retKind[fn]!;
+            vsp = vb;
+            rsp = rb;
+            if (fp === 0) break dispatch;
+            fp--;
+            fn = frameFn[fp]!; code = codes[fn]!; pc = framePc[fp]!; vb = frameVb[fp]!; rb = frameRb[fp]!;
+            if (kind === 1) vals[vsp++] = result;
+            else if (kind === 2) refs[rsp++] = result;
             break;
+          }
           case 49: // JMPF
             if (vals[--vsp] === 0) pc += code[pc]! + 1;
             else pc++;
@@ -569,7 +489,7 @@ export class Interpreter implements RootProvider {
               callee = code[pc]!;
               pc += 1;
             } else {
-              const recv = refs[rsp - code[pc + 1]!]!;
+              const recv = refs[rsp - fnInfo[4 * code[pc + 1]! + 1]!]!;
               if (recv === 0) throw new MiniRuntimeError('null dereference');
               callee = vtables[vtableBase[words[recv + typeOff]!]! + code[pc]!]!;
               pc += 2;
@@ -579,6 +499,30 @@ export class Interpreter implements RootProvider {
             if (fp + 1 >= MAX_FRAMES || rsp + nRefLocals + OPERAND_MARGIN >= STACK_SLOTS
               || vsp + nValLocals + OPERAND_MARGIN >= STACK_SLOTS) throw new MiniRuntimeError('stack overflow');
             frameFn[fp] = fn; framePc[fp] = pc; frameVb[fp] = vb; frameRb[fp] = rb;
+            if (tiering) {
+              let enter = entries[callee]!;
+              if (enter === null && ++tier.counts[callee]! > threshold) enter = tier.compile(callee);
+              if (enter !== null) {
+                const cvb = vsp - fnInfo[info]!, crb = rsp - fnInfo[info + 1]!;
+                tier.lim = tier.chainLimit(fp + 1);
+                const t0 = timing ? performance.now() : 0;
+                result = enter(fp + 1, cvb, crb, -1);
+                if (timing) tier.stats.compiledMs += performance.now() - t0;
+                tier.stats.entries++;
+                if (tier.st !== 0) {
+                  tier.st = 0;
+                  fn = this.fn; code = codes[fn]!; pc = this.pc; fp = this.fp; vb = this.vb; rb = this.rb; vsp = this.vsp; rsp = this.rsp;
+                  if (tier.needGc) { tier.needGc = false; status = COLLECT; break dispatch; }
+                  break;
+                }
+                vsp = cvb;
+                rsp = crb;
+                const kind = retKind[callee]!;
+                if (kind === 1) vals[vsp++] = result;
+                else if (kind === 2) refs[rsp++] = result;
+                break;
+              }
+            }
             fp++;
             fn = callee;
             code = codes[fn]!;
@@ -650,42 +594,11 @@ export class Interpreter implements RootProvider {
     } catch (e) {
       // run() turns an OutOfMemoryError into a MiniRuntimeError with this state's trace.
       this.saveState(fn, start, fp, vb, rb, vsp, rsp);
-      if (e instanceof MiniRuntimeError) throw this.withTrace(e);
+      // Faults raised in compiled code carry their trace already.
+      if (e instanceof MiniRuntimeError) throw e.frames.length > 0 ? e : this.withTrace(e);
       throw e;
     }
     this.saveState(fn, pc, fp, vb, rb, vsp, rsp);
     return status;
-  }
-
-  private saveState(fn: number, pc: number, fp: number, vb: number, rb: number, vsp: number, rsp: number): void {
-    this.fn = fn; this.pc = pc; this.fp = fp; this.vb = vb; this.rb = rb; this.vsp = vsp; this.rsp = rsp;
-  }
-
-  private copyChars(s: number, dest: number): void {
-    const h = this.heap, w = h.words;
-    if (s === 0) {
-      for (let i = 0; i < 4; i++) w[dest + i] = 'null'.charCodeAt(i);
-      return;
-    }
-    const d = s + h.arrayDataOffset;
-    w.copyWithin(dest, d, d + w[s + h.lengthWordOffset]!);
-  }
-
-  /** Attaches the stack, innermost frame first, one line per frame. */
-  private withTrace(e: MiniRuntimeError): MiniRuntimeError {
-    const fns = this.linked.program.functions;
-    const frames = [{ name: fns[this.fn]!.name, line: fns[this.fn]!.lines[this.pc] ?? 0 }];
-    for (let i = this.fp - 1; i >= 0; i--) {
-      const f = fns[this.frameFn[i]!]!;
-      // The saved pc is past the call instruction; its line is that of the call.
-      frames.push({ name: f.name, line: f.lines[Math.max(0, this.framePc[i]! - 1)] ?? 0 });
-    }
-    // Deep recursion: keep the trace readable.
-    if (frames.length > 40) {
-      const omitted = frames.length - 30;
-      frames.splice(20, omitted, { name: `... ${omitted} more frames`, line: 0 });
-    }
-    e.frames = frames;
-    return e;
   }
 }
