@@ -587,6 +587,57 @@ export class Interpreter extends Machine {
             heap.requestCollection('young', 'minorGc() call');
             status = COLLECT;
             break dispatch;
+          case 89: { // RLOAD_GETFIELD_R
+            const o = refs[rb + code[pc]!]!;
+            start = pc + 1;
+            if (o === 0) throw new MiniRuntimeError('null dereference');
+            refs[rsp++] = words[o + code[pc + 2]!]!;
+            pc += 3;
+            break;
+          }
+          case 90: { // RLOAD_GETFIELD_V
+            const o = refs[rb + code[pc]!]!;
+            start = pc + 1;
+            if (o === 0) throw new MiniRuntimeError('null dereference');
+            vals[vsp++] = words[o + code[pc + 2]!]!;
+            pc += 3;
+            break;
+          }
+          case 91: // RLOAD_RLOAD
+            refs[rsp++] = refs[rb + code[pc]!]!;
+            refs[rsp++] = refs[rb + code[pc + 2]!]!;
+            pc += 3;
+            break;
+          case 92: // VLOAD_VLOAD
+            vals[vsp++] = vals[vb + code[pc]!]!;
+            vals[vsp++] = vals[vb + code[pc + 2]!]!;
+            pc += 3;
+            break;
+          case 93: // VLOAD_ICONST
+            vals[vsp++] = vals[vb + code[pc]!]!;
+            vals[vsp++] = code[pc + 2]!;
+            pc += 3;
+            break;
+          case 94: // ICONST_IADD
+            vals[vsp - 1] = (vals[vsp - 1]! + code[pc]!) | 0;
+            pc += 2;
+            break;
+          case 95: // LT_JMPF
+            vsp -= 2;
+            pc += vals[vsp]! < vals[vsp + 1]! ? 2 : code[pc + 1]! + 2;
+            break;
+          case 96: // LE_JMPF
+            vsp -= 2;
+            pc += vals[vsp]! <= vals[vsp + 1]! ? 2 : code[pc + 1]! + 2;
+            break;
+          case 97: // GE_JMPF
+            vsp -= 2;
+            pc += vals[vsp]! >= vals[vsp + 1]! ? 2 : code[pc + 1]! + 2;
+            break;
+          case 98: // GT_JMPF
+            vsp -= 2;
+            pc += vals[vsp]! > vals[vsp + 1]! ? 2 : code[pc + 1]! + 2;
+            break;
           default:
             throw new Error(`interpreter: bad opcode ${code[start]} at ${functions[fn]!.name}:${start}`);
         }

@@ -5,7 +5,7 @@
  * compiler emits structured code; each depth becomes one JavaScript variable.
  */
 
-import { Op, OPERANDS } from '../../bytecode/opcodes.js';
+import { FIRST_OF, Op, OPERANDS } from '../../bytecode/opcodes.js';
 import type { BytecodeProgram } from '../../bytecode/program.js';
 
 export interface Instr {
@@ -74,7 +74,8 @@ export function analyze(p: BytecodeProgram, code: Int32Array): Analysis {
   const instrs: Instr[] = [];
   const at = new Int32Array(code.length + 1).fill(-1);
   for (let pc = 0; pc < code.length; ) {
-    const op = code[pc]!;
+    // A superinstruction compiles as the pair it stands for.
+    const op = FIRST_OF[code[pc]!]!;
     const next = pc + 1 + OPERANDS[op]!;
     at[pc] = instrs.length;
     instrs.push({ pc, op, a: code[pc + 1]!, b: code[pc + 2]!, next, dv: -1, dr: -1 });
