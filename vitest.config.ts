@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Dawn's node bindings crash inside worker threads, so every test file runs in a
-// forked process. GPU tests on lavapipe are slow: generous timeouts.
+// Each test file runs in a forked process of its own (vitest's default pool, kept
+// explicit), so a GPU suite's Dawn device and lavapipe's threads end with its file.
+// Dawn runs in worker threads too: the CLI runs its device in one.
+// GPU tests on lavapipe are slow: generous timeouts.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

@@ -10,6 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { summarizeForced } from './lib/gc.mjs';
+import { machineInfo, provenance } from './lib/machine.mjs';
 import { forcedCollections, probeGpu, runMinivm } from './lib/minivm.mjs';
 import { fmt, table } from './lib/util.mjs';
 import { fastCollect } from './lib/papers.mjs';
@@ -30,8 +31,13 @@ const variants = {
 };
 
 const probe = await probeGpu(root);
-console.log(`adapter: ${probe.line}`);
-if (!probe.available) process.exit(69);
+if (!probe.available) {
+  console.log(`adapter: ${probe.line}`);
+  process.exit(69);
+}
+// Printed as a section of bench/RESULTS.md: the provenance line, then a table per engine.
+const again = ['node bench/gpu-ablation.mjs', ...process.argv.slice(2)].join(' ');
+console.log(provenance(machineInfo(root), probe.adapter, new Date(), again));
 const raw = {};
 const outFile = argValue('--out') ?? null;
 for (const [engine, list] of Object.entries(variants).filter(([e]) => engines.includes(e))) {
@@ -55,7 +61,8 @@ for (const [engine, list] of Object.entries(variants).filter(([e]) => engines.in
     }
     rows.push(row);
   }
-  console.log(`\n${engine}: median kernel ms / whole mark ms of forced young collections`);
+  const paper = engine === 'gpu-dfs' ? 'FastCollect' : 'Maas et al.';
+  console.log(`\n### ${engine}: ${paper} Table 1 columns; median kernel ms / whole mark ms of forced young collections\n`);
   const headers = ['shape', ...list.map(([l]) => l), ...(engine === 'gpu-dfs' ? ['FastCollect GPU+O ms'] : [])];
   console.log(table(headers, rows));
 }

@@ -2,7 +2,7 @@
 // Does a detached ArrayBuffer slow this isolate's typed-array loops, and does one
 // detached in a worker's isolate? Dawn detaches a mapped range's ArrayBuffer on
 // every unmap, which invalidates V8's detaching protector for the isolate that
-// holds it (bench/RESULTS.md, eighth session). Times a loop shaped like the
+// holds it (docs/decisions/r19d-02-gpu-device-in-a-worker.md). Times a loop shaped like the
 // evacuation's (read a list, read and write a SharedArrayBuffer heap), then:
 //   node bench/isolate-probe.mjs main     detaches a buffer on this thread
 //   node bench/isolate-probe.mjs worker   opens the GPU in a worker, maps and unmaps there
@@ -55,5 +55,5 @@ if (isMainThread) {
     buf.unmap();
   }
   device.destroy();
-  parentPort.postMessage(`worker: mapped and unmapped 5 times on ${adapter.info.device || adapter.info.description}`);
+  parentPort?.postMessage(`worker: mapped and unmapped 5 times on ${adapter.info.device || adapter.info.description}`);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // minivm's benchmark harness.
 //
-//   node bench/run.mjs [section...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build]
+//   node bench/run.mjs [section...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown]
 //
 // Sections (all but pairs by default, in this order):
 //   interp   minivm vs CPython vs Lua on binary_trees, method_calls and the AWFY ports
@@ -22,6 +22,9 @@
 //                without it they run only when the adapter is a hardware one
 //   --heap SIZE  heap of the GC microbenchmarks (default 1g)
 //   --no-build   do not rebuild dist/ when it is older than src/
+//   --markdown   print each section as a section of bench/RESULTS.md: its heading, one
+//                line with the commit, machine, date and the command that reruns that
+//                section alone, then its tables (no run-wide header or timings)
 //
 // Tables go to stdout as markdown; progress goes to stderr. Peers that are not
 // installed (python3, lua5.4, java) show as "-" or a skipped section.
@@ -33,25 +36,29 @@ import { gc } from './lib/gc.mjs';
 import { interp } from './lib/interp.mjs';
 import { java } from './lib/java.mjs';
 import { layouts } from './lib/layouts.mjs';
-import { formatMachine, loadAverage, machineInfo } from './lib/machine.mjs';
+import { formatMachine, loadAverage, machineInfo, provenance } from './lib/machine.mjs';
 import { ensureBuilt, probeGpu } from './lib/minivm.mjs';
 import { pairs } from './lib/pairs.mjs';
 import { log } from './lib/util.mjs';
 import { young1m } from './lib/young1m.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** @type {Record<string, (ctx: any) => Promise<{ text: string, raw: object }>>} */
 const SECTIONS = { interp, gc, layouts, young1m, java, pairs, dispatch };
 const DEFAULT_SECTIONS = ['interp', 'gc', 'layouts', 'young1m', 'java'];
 
 function usage(msg) {
   if (msg) process.stderr.write(`bench/run.mjs: ${msg}\n`);
   process.stderr.write(
-    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build]\n',
+    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown]\n',
   );
   process.exit(64);
 }
 
-const opts = { sections: [], repeat: undefined, quick: false, out: null, gpu: false, heap: '1g', build: true };
+/** @type {{ sections: string[], repeat: number | undefined, quick: boolean, out: string | null, gpu: boolean, heap: string, build: boolean, markdown: boolean }} */
+const opts = { sections: [], repeat: undefined, quick: false, out: null, gpu: false, heap: '1g', build: true, markdown: false };
+/** The options as given, but the sections and --out: what reruns one section alike. */
+const common = [];
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -59,14 +66,19 @@ for (let i = 0; i < argv.length; i++) {
     const n = Number(argv[++i]);
     if (!Number.isInteger(n) || n < 1) usage('--repeat needs a positive integer');
     opts.repeat = n;
+    common.push(a, String(n));
   } else if (a === '--quick') opts.quick = true;
   else if (a === '--out') opts.out = argv[++i] ?? usage('--out needs a file');
   else if (a === '--gpu') opts.gpu = true;
-  else if (a === '--heap') opts.heap = argv[++i] ?? usage('--heap needs a size');
-  else if (a === '--no-build') opts.build = false;
+  else if (a === '--heap') {
+    opts.heap = argv[++i] ?? usage('--heap needs a size');
+    common.push(a, opts.heap);
+  } else if (a === '--no-build') opts.build = false;
+  else if (a === '--markdown') opts.markdown = true;
   else if (a === '-h' || a === '--help') usage();
   else if (SECTIONS[a]) opts.sections.push(a);
   else usage(`unknown argument ${a}`);
+  if (['--quick', '--gpu', '--no-build', '--markdown'].includes(a)) common.push(a);
 }
 if (opts.sections.length === 0) opts.sections = DEFAULT_SECTIONS;
 opts.repeat ??= opts.quick ? 1 : 5;
@@ -75,6 +87,7 @@ if (opts.build) ensureBuilt(root);
 
 const started = new Date();
 const machine = machineInfo(root);
+/** @type {{ use: boolean, available: boolean, software: boolean, adapter: string | null, line: string }} */
 let gpu = { use: false, available: false, software: false, adapter: null, line: 'not probed' };
 if (opts.sections.includes('gc') || opts.sections.includes('pairs')) {
   log('probing the GPU adapter (gpu-dfs on a tiny program)');
@@ -87,12 +100,24 @@ if (opts.sections.includes('gc') || opts.sections.includes('pairs')) {
 }
 
 const cmd = `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim();
-console.log(`## minivm benchmarks, ${started.toISOString().slice(0, 10)}\n`);
-console.log(`Command: \`${cmd}\`\n`);
-console.log(formatMachine(machine, gpu.use || gpu.available ? `${gpu.adapter}${gpu.use ? '' : ' (not used)'}` : null));
-console.log('');
+if (!opts.markdown) {
+  console.log(`## minivm benchmarks, ${started.toISOString().slice(0, 10)}\n`);
+  console.log(`Command: \`${cmd}\`\n`);
+  console.log(formatMachine(machine, gpu.use || gpu.available ? `${gpu.adapter}${gpu.use ? '' : ' (not used)'}` : null));
+  console.log('');
+}
+
+/** A section's text as a section of bench/RESULTS.md: headings one level up, and the
+ *  provenance line under the first. */
+function pageSection(name, text) {
+  const [head, ...rest] = text.replace(/^(#{2,6}) /gm, (_, h) => `${h.slice(1)} `).split('\n');
+  const usesGpu = (name === 'gc' || name === 'pairs') && gpu.use;
+  const again = `node bench/run.mjs ${[name, ...common].join(' ')}`;
+  return [head, '', provenance(machine, usesGpu ? gpu.adapter : null, started, again), ...rest].join('\n');
+}
 
 const ctx = { root, repeat: opts.repeat, quick: opts.quick, gpu, heap: opts.heap, machine };
+/** @type {{ date: string, command: string, machine: object, gpu: object, options: object, sections: Record<string, object>, seconds?: number }} */
 const results = { date: started.toISOString(), command: cmd, machine, gpu, options: { ...opts }, sections: {} };
 for (const name of opts.sections) {
   const t0 = Date.now();
@@ -100,15 +125,18 @@ for (const name of opts.sections) {
   try {
     const r = await SECTIONS[name](ctx);
     const secs = ((Date.now() - t0) / 1000).toFixed(0);
-    console.log(`${r.text}\n\n(section ${name}: ${secs} s)\n`);
+    if (opts.markdown) console.log(`${pageSection(name, r.text)}\n`);
+    else console.log(`${r.text}\n\n(section ${name}: ${secs} s)\n`);
     results.sections[name] = { ...r.raw, seconds: Number(secs) };
   } catch (e) {
-    console.log(`### ${name}: failed: ${e?.stack ?? e}\n`);
-    results.sections[name] = { error: String(e?.stack ?? e) };
+    const why = e instanceof Error ? (e.stack ?? String(e)) : String(e);
+    console.log(`### ${name}: failed: ${why}\n`);
+    results.sections[name] = { error: why };
   }
 }
 const total = ((Date.now() - started.getTime()) / 1000).toFixed(0);
-console.log(`Total: ${total} s; load average at end: ${loadAverage()}`);
+if (opts.markdown) log(`total ${total} s; load average at end: ${loadAverage()}`);
+else console.log(`Total: ${total} s; load average at end: ${loadAverage()}`);
 results.seconds = Number(total);
 if (opts.out) {
   writeFileSync(opts.out, JSON.stringify(results, null, 2) + '\n');

@@ -9,6 +9,7 @@ import { fmt, fx, geomean, have, log, median, ratio, runTimed, table } from './u
 
 /** Programs with their size global; the twins take the same value as their one argument. */
 export function interpPrograms(root) {
+  /** @type {{ name: string, program: string, size: string, quick: number | null }[]} */
   const list = [
     { name: 'binary_trees', program: 'bench/programs/binary_trees.mini', size: 'MAX_DEPTH', quick: 12 },
     { name: 'method_calls', program: 'bench/programs/method_calls.mini', size: 'N', quick: 250000 },
@@ -38,12 +39,14 @@ export async function interp(ctx) {
   const python = have('python3') ? 'python3' : null;
   const lua = have('lua5.4') ? 'lua5.4' : have('lua') ? 'lua' : null;
   // The twins' interpreters: p.python / p.lua is the script, row.py / row.lua the samples.
+  /** @type {{ name: 'python' | 'lua', cmd: string | null, samples: 'py' | 'lua' }[]} */
   const peers = [{ name: 'python', cmd: python, samples: 'py' }, { name: 'lua', cmd: lua, samples: 'lua' }];
   const programs = interpPrograms(root);
-  const rows = new Map(programs.map((p) => [p.name, { mini: [], vmWall: [], mutator: [], interpTier: [], py: [], lua: [], notes: new Set() }]));
+  /** @type {{ mini: number[], vmWall: number[], mutator: number[], interpTier: number[], py: number[], lua: number[], notes: Set<string> }[]} */
+  const rows = programs.map(() => ({ mini: [], vmWall: [], mutator: [], interpTier: [], py: [], lua: [], notes: new Set() }));
   for (let i = 0; i < repeat; i++) {
-    for (const p of programs) {
-      const row = rows.get(p.name);
+    for (const [j, p] of programs.entries()) {
+      const row = rows[j];
       const arg = quick && p.quick ? [String(p.quick)] : [];
       log(`interp ${i + 1}/${repeat} ${p.name}`);
       const m = await runMinivm(root, interpSpec(p, quick), i);
@@ -71,23 +74,26 @@ export async function interp(ctx) {
   }
   const raw = [];
   const out = [];
-  for (const p of programs) {
-    const r = rows.get(p.name);
-    const rec = {
-      program: p.name,
-      size: quick && p.quick ? `${p.size}=${p.quick}` : 'default',
+  for (const [j, p] of programs.entries()) {
+    const r = rows[j];
+    const medians = {
       minivmMs: median(r.mini),
       minivmVmWallMs: median(r.vmWall),
       minivmMutatorMs: median(r.mutator),
       interpTierMs: median(r.interpTier),
       pythonMs: median(r.py),
       luaMs: median(r.lua),
+    };
+    const rec = {
+      program: p.name,
+      size: quick && p.quick ? `${p.size}=${p.quick}` : 'default',
+      ...medians,
       notes: [...r.notes],
       samples: { minivm: r.mini, interpTier: r.interpTier, python: r.py, lua: r.lua },
+      vsPython: ratio(medians.minivmMs, medians.pythonMs),
+      vsLua: ratio(medians.minivmMs, medians.luaMs),
+      vmWallVsPython: ratio(medians.minivmVmWallMs, medians.pythonMs),
     };
-    rec.vsPython = ratio(rec.minivmMs, rec.pythonMs);
-    rec.vsLua = ratio(rec.minivmMs, rec.luaMs);
-    rec.vmWallVsPython = ratio(rec.minivmVmWallMs, rec.pythonMs);
     raw.push(rec);
     out.push([
       p.name,

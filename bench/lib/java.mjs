@@ -27,6 +27,7 @@ const LINE = /GC\((\d+)\) Pause (Young|Full) \((.+)\) \S+->\S+\(\S+\) ([\d.]+)ms
 
 /** Pauses parsed from -Xlog:gc output, and the first forced collection's id. */
 export function parseXlog(stdout) {
+  /** @type {{ id: number, kind: 'young' | 'full', cause: string, ms: number, forced?: boolean }[]} */
   const pauses = [];
   let forcedFrom = Infinity;
   const program = [];
@@ -79,6 +80,7 @@ export async function java(ctx) {
       jheap = javaHeap(heap);
     } else {
       const p = interp.find((x) => x.name === 'binary_trees');
+      if (!p) throw new Error('bench/programs/binary_trees.mini is missing');
       if (quick) sizes[p.size] = p.quick;
       spec = interpSpec(p, quick);
       jheap = '256m'; // minivm's default heap

@@ -42,21 +42,22 @@ function markNsPerObject(stats) {
 export async function layouts(ctx) {
   const { root, repeat, quick, heap } = ctx;
   const programs = layoutPrograms(root, quick, heap);
-  const acc = new Map(programs.map((p) => [p.name, { sable: [], refgraph: [], errors: [] }]));
+  /** @type {{ sable: any[], refgraph: any[], errors: string[] }[]} */
+  const acc = programs.map(() => ({ sable: [], refgraph: [], errors: [] }));
   for (let i = 0; i < repeat; i++) {
-    for (const p of programs) {
-      for (const layout of ['sable', 'refgraph']) {
+    for (const [j, p] of programs.entries()) {
+      for (const layout of /** @type {const} */ (['sable', 'refgraph'])) {
         log(`layouts ${i + 1}/${repeat} ${p.name} ${layout}`);
         const r = await runMinivm(root, p.spec(layout), i);
-        if (r.error) acc.get(p.name).errors.push(`${layout}: ${r.error}`);
-        else acc.get(p.name)[layout].push(r.stats);
+        if (r.error) acc[j].errors.push(`${layout}: ${r.error}`);
+        else acc[j][layout].push(r.stats);
       }
     }
   }
   const raw = [];
   const rows = [];
-  for (const p of programs) {
-    const a = acc.get(p.name);
+  for (const [j, p] of programs.entries()) {
+    const a = acc[j];
     const s = (layout) => {
       const st = a[layout];
       return {

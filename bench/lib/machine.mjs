@@ -44,6 +44,22 @@ export function gitCommit(root = process.cwd()) {
   return `${head.stdout.trim()}${dirty.stdout.trim() ? ' (+uncommitted changes in src/)' : ''}`;
 }
 
+/**
+ * One line of provenance for a table of bench/RESULTS.md: the commit, the machine
+ * (and GPU adapter, when one was used), the date, and the command that measures it again.
+ * @param {ReturnType<typeof machineInfo>} m
+ * @param {string | null} gpu the adapter the figures used, or null
+ * @param {Date} date
+ * @param {string} command
+ */
+export function provenance(m, gpu, date, command) {
+  const cpu = `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}`;
+  return (
+    `Commit ${m.commit ?? 'unknown'}; ${cpu}${gpu ? `; GPU ${gpu}` : ''}; ${date.toISOString().slice(0, 10)}. ` +
+    `Command: \`${command}\`.`
+  );
+}
+
 export function formatMachine(m, gpu) {
   const lines = [
     `- CPU: ${m.cpu}, ${m.cores} cores; memory ${m.memoryGiB} GiB; ${m.os}`,

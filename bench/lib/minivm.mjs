@@ -98,6 +98,7 @@ export async function runMinivm(root, spec, index) {
       stats = null;
     }
   }
+  /** @type {{ code: number, ms: number, stdout: string, stderr: string, stats: any, error: string | null }} */
   const result = { code: r.code, ms: r.ms, stdout: r.stdout, stderr: r.stderr, stats, error: null };
   // Exit 69 is also an adapter limit (a heap too large for its bindings): only
   // a missing adapter reads 'no adapter', which the sections take as final.

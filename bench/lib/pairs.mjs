@@ -5,10 +5,10 @@
 // the GPU pause was below that same round's serial pause.
 //
 // Why rounds rather than a median of separate runs: on the H100 host a whole process
-// runs at one of two speeds about 1.7x apart (bench/RESULTS.md, sixth session), so
-// a few runs per collector can land in different speeds and their medians say more
-// about the draw than about the collectors. Pairing by round and counting the pairs
-// keeps the comparison honest; 20 rounds (`--repeat 20`) resolve about 15%.
+// runs at one of two speeds about 1.7x apart, so a few runs per collector can land in
+// different speeds and their medians say more about the draw than about the
+// collectors. Pairing by round and counting the pairs keeps the comparison honest;
+// 20 rounds (`--repeat 20`) resolve about 15% (docs/decisions/r19d-01-*.md).
 import { gcShapes, gcSpec } from './gc.mjs';
 import { forcedCollections, runMinivm } from './minivm.mjs';
 import { fmt, fx, log, median, ratio, table } from './util.mjs';
@@ -30,6 +30,7 @@ export async function pairs(ctx) {
     return { text: `### pairs: skipped: ${why}`, raw: { skipped: why } };
   }
   // rounds[shape][collector] = one entry per round: the young collections, or an error line.
+  /** @type {Record<string, Record<string, (string | { pause: number, mark: number }[])[]>>} */
   const rounds = Object.fromEntries(SHAPES.map((s) => [s.name, { serial: [], 'gpu-dfs': [], 'gpu-bfs': [] }]));
   for (let i = 0; i < repeat; i++) {
     for (const shape of SHAPES) {

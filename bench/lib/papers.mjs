@@ -2,7 +2,8 @@
 //
 // FastCollect (/work/shared/papers/000_dffa1fbe268fadde.txt), Table 1: execution
 // time in ms of the young generation collection algorithms (mark only; ParGC
-// excludes copying), averages of five iterations, on the paper's CPU + discrete GPU.
+// excludes copying), averages of five iterations, on a quad-core Intel i7-3610QM and
+// its integrated HD 4000 GPU (16 execution units), which shares memory with the CPU.
 // Maas et al. (/work/shared/papers/001_69d7a9730de2ec69.txt), Table 1: average mark
 // times in ms on an AMD E-350 APU (2 Bobcat cores at 1.6 GHz, Radeon with 2 compute
 // units), no overheads included. Their Long Linked List has 10,000 elements and their

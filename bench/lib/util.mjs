@@ -1,4 +1,14 @@
 // Small helpers shared by the benchmark sections: processes, statistics, tables.
+/**
+ * @typedef {object} TimedRun
+ * @property {number} code exit status (-1: did not start; 128: killed by a signal)
+ * @property {NodeJS.Signals | null} [signal]
+ * @property {boolean} [timedOut]
+ * @property {boolean} [missing] the command is not installed
+ * @property {string} stdout
+ * @property {string} stderr
+ * @property {number} ms wall clock from spawn to exit
+ */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +38,10 @@ export function scratch() {
 /**
  * Runs a command to completion and times it from spawn to exit (wall clock).
  * Never throws: a missing command gives code -1 and `missing: true`.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ cwd?: string, timeoutMs?: number, env?: NodeJS.ProcessEnv }} [options]
+ * @returns {Promise<TimedRun>}
  */
 export function runTimed(cmd, args, { cwd, timeoutMs = 0, env } = {}) {
   return new Promise((resolve) => {
@@ -53,7 +67,7 @@ export function runTimed(cmd, args, { cwd, timeoutMs = 0, env } = {}) {
     }
     child.on('error', (e) => {
       if (timer) clearTimeout(timer);
-      resolve({ code: -1, missing: e.code === 'ENOENT', stdout: '', stderr: String(e), ms: 0 });
+      resolve({ code: -1, missing: /** @type {NodeJS.ErrnoException} */ (e).code === 'ENOENT', stdout: '', stderr: String(e), ms: 0 });
     });
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);

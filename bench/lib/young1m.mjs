@@ -26,7 +26,7 @@ export async function young1m(ctx) {
         errors.push(`${layout}: exit ${r.code} ${r.stderr.trim().split('\n').pop()}`);
         continue;
       }
-      acc[layout].push(JSON.parse(r.stdout.trim().split('\n').pop()));
+      acc[layout].push(JSON.parse(r.stdout.trim().split('\n').pop() ?? ''));
     }
   }
   const raw = {};

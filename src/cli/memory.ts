@@ -65,16 +65,16 @@ export function isNoGpuError(e: unknown): boolean {
  *  collection (allocations, stores into tenured, moved objects). */
 function gpuInput(heap: HeapImpl): SableInput | RefGraphInput {
   const graph = heap.graph;
-  return graph
-    ? { layout: 'refgraph', words: heap.words, graphs: () => graph, takeDirtyGraphs: () => graph.takeDirtyGraphs() }
-    : {
-        layout: 'sable',
-        words: heap.words,
-        takeDirtyRanges: () => heap.takeDirtyRanges(),
-        objectRanges: () => heap.objectRanges(),
-        sizeTable: () => heap.types.sizeTable(),
-        youngRange: [heap.youngStart, heap.youngEnd],
-      };
+  if (graph) return { layout: 'refgraph', words: heap.words, graphs: () => graph, takeDirtyGraphs: () => graph.takeDirtyGraphs() };
+  const log = heap.attachMirrorLog();
+  return {
+    layout: 'sable',
+    words: heap.words,
+    takeDirtyRanges: () => log.takeDirtyRanges(),
+    objectRanges: () => log.objectRanges(),
+    sizeTable: () => heap.types.sizeTable(),
+    youngRange: [heap.youngStart, heap.youngEnd],
+  };
 }
 
 /** A bad --gpu-opt list is a usage error, found before anything runs. */
@@ -97,12 +97,15 @@ function markerFor(options: RunOptions, heap: HeapImpl): Marker | undefined {
     case 'parallel':
       // Each run gets its own --threads (default: every available core, at least 2).
       return new ParallelMarker(heap, threads);
-    case 'auto':
+    case 'auto': {
+      // Made now: the mirror log must see the heap from its first allocation.
+      const input = gpuInput(heap);
       return new AutoMarker(heap, {
         threads,
         probeGpu: async () => !(await gpuHost().adapter(benchmark)).software,
-        gpuMarker: () => new WorkerGpuMarker({ engine: 'gpu-dfs', input: gpuInput(heap), options: gpuOpt, benchmark }),
+        gpuMarker: () => new WorkerGpuMarker({ engine: 'gpu-dfs', input, options: gpuOpt, benchmark }),
       });
+    }
     default:
       return undefined;
   }
@@ -168,7 +171,7 @@ export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHoo
       // Steps of an eighth of eden, 64 KiB to 4 MiB: a collection's own upload is
       // at most one step, and a step's copy into the staging ring takes ~1 ms.
       const step = Math.min(1 << 20, Math.max(1 << 14, (heap.edenEnd - heap.edenStart) / 8));
-      heap.setEdenUpload(step, (start, end) => gpuMarker.uploadAhead(start, end));
+      heap.attachMirrorLog().setEdenUpload(step, (start, end) => gpuMarker.uploadAhead(start, end));
     }
   }
   return {

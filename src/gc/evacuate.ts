@@ -13,21 +13,23 @@
  *  2. copy: copy each object, give the copy its type and new age from the saved
  *     words, and redirect the young references inside it through the forwarding
  *     headers, all of which exist by then; promoted copies that still refer to young
- *     objects dirty their cards. One pass over the copies instead of two keeps the
- *     1M-object young collection well inside its time budget.
+ *     objects dirty their cards. One pass over the copies reads each copy once.
  * The plan fixes the root slots and the remembered-set slots itself.
  */
 
 import { CARD_SHIFT } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
+import type { MirrorLog } from '../heap/mirror-log.js';
 import {
-  AGE_MASK,
-  AGE_SHIFT,
-  HEADER_TAG,
+  FORWARD_WORD,
+  HEADER_WORDS,
   KIND_INSTANCE,
-  KIND_REF_ARRAY,
   STATUS_FORWARDED,
-} from '../heap/layout.js';
+  TYPE_WORD,
+  ageOf,
+  statusWithAge,
+} from '../heap/object-model.js';
+import { SCATTERED, refRunEnd } from '../heap/ref-slots.js';
 import { IntList } from './int-list.js';
 
 /** Entries of a streamed live list that assign waits for at a time. */
@@ -80,12 +82,12 @@ export class Evacuator {
       for (let i = b; i < e; i++) {
         const a = live[i]!;
         const status = words[a]!;
-        const t = words[a + 1]!;
+        const t = words[a + TYPE_WORD]!;
         const left = kinds[t] === KIND_INSTANCE ? typeLeft[t]! : 0;
-        const size = left + 4 + types.rightWords(words, a);
+        const size = left + HEADER_WORDS + types.rightWords(words, a);
         lefts[i] = left;
         sizes[i] = size;
-        const age = (status >> AGE_SHIFT) & AGE_MASK;
+        const age = ageOf(status);
         let start = 0;
         if (age < tenureAge && toTop + size <= toEnd) {
           start = toTop;
@@ -109,7 +111,7 @@ export class Evacuator {
         statuses[i] = status;
         typeIds[i] = t;
         words[a] = status | STATUS_FORWARDED;
-        words[a + 1] = na;
+        words[a + FORWARD_WORD] = na;
       }
     }
     this.toTop = toTop;
@@ -126,24 +128,23 @@ export class Evacuator {
     for (let i = 0; i < count; i++) {
       const a = live[i]!;
       words[a] = this.savedStatus.data[i]!;
-      words[a + 1] = this.savedType.data[i]!;
+      words[a + TYPE_WORD] = this.savedType.data[i]!;
       const dest = fwd[i]!;
       if (dest >= h.tenuredStart) h.freeList.addFree(dest - this.left.data[i]!, this.size.data[i]!);
     }
   }
 
   /** Pass 2: copy, then redirect the young references inside each copy.
-   *  `noteMirror`: record the promoted copies as tenured writes for a heap mirror
-   *  (false when the marker replays the evacuation on its mirror itself). */
-  copy(live: Int32Array, noteMirror: boolean): void {
+   *  `log`: where to record the promoted copies as written for a heap mirror
+   *  (null when there is none, or the marker replays the evacuation on it). */
+  copy(live: Int32Array, log: MirrorLog | null): void {
     const h = this.heap;
     const words = h.words;
-    const types = h.types;
     const ys = h.youngStart;
     const ye = h.youngEnd;
     const tenuredStart = h.tenuredStart;
     const cards = h.cards.cards;
-    const sable = h.layout.contiguousRefs;
+    const { contiguous, kind, refBegin, refCount, refOffsets } = h.refSlots.view();
     const fwd = this.forward.data;
     const lefts = this.left.data;
     const sizes = this.size.data;
@@ -162,34 +163,28 @@ export class Evacuator {
       } else {
         words.copyWithin(dst, src, src + size);
       }
-      let age = ((statuses[i]! >> AGE_SHIFT) & AGE_MASK) + 1;
-      if (age > AGE_MASK) age = AGE_MASK;
       const t = typeIds[i]!;
-      words[na] = HEADER_TAG | (age << AGE_SHIFT);
-      words[na + 1] = t;
+      words[na] = statusWithAge(ageOf(statuses[i]!) + 1);
+      words[na + TYPE_WORD] = t;
       const promoted = na >= tenuredStart;
-      if (promoted && noteMirror) h.noteTenuredWrite(dst, dst + size);
-      const k = types.kind[t];
-      if (sable || k === KIND_REF_ARRAY) {
-        const end = na + 4 + (sable ? words[na + 2]! : words[na + 3]!);
-        for (let s = na + 4; s < end; s++) {
-          const v = words[s]!;
-          if (v < ys || v >= ye) continue;
-          const nv = words[v + 1]!;
-          words[s] = nv;
-          if (promoted && nv < ye) cards[(s - tenuredStart) >> CARD_SHIFT] = 1;
-        }
-      } else if (k === KIND_INSTANCE) {
-        const b = types.refBegin[t]!;
-        const e = b + types.refCount[t]!;
-        for (let j = b; j < e; j++) {
-          const s = na + types.refOffsets[j]!;
-          const v = words[s]!;
-          if (v < ys || v >= ye) continue;
-          const nv = words[v + 1]!;
-          words[s] = nv;
-          if (promoted && nv < ye) cards[(s - tenuredStart) >> CARD_SHIFT] = 1;
-        }
+      if (promoted && log !== null) log.noteWrite(dst, dst + size);
+      // The copy's reference slots, in either form of heap/ref-slots.ts.
+      const end = refRunEnd(words, kind, contiguous, na);
+      let j = na + HEADER_WORDS;
+      let e = end;
+      let base = 0;
+      if (end === SCATTERED) {
+        j = refBegin[t]!;
+        e = j + refCount[t]!;
+        base = na;
+      }
+      for (; j < e; j++) {
+        const s = base === 0 ? j : base + refOffsets[j]!;
+        const v = words[s]!;
+        if (v < ys || v >= ye) continue;
+        const nv = words[v + FORWARD_WORD]!;
+        words[s] = nv;
+        if (promoted && nv < ye) cards[(s - tenuredStart) >> CARD_SHIFT] = 1;
       }
     }
   }

@@ -19,7 +19,8 @@
  */
 
 import type { HeapImpl } from '../heap/heap.js';
-import { KIND_INSTANCE, KIND_REF_ARRAY, type TypeTable } from '../heap/layout.js';
+import { HEADER_WORDS, TYPE_WORD } from '../heap/object-model.js';
+import { SCATTERED, refRunEnd, type RefTables } from '../heap/ref-slots.js';
 import { IntList } from './int-list.js';
 import type { MarkRequest, MarkResult, Marker } from './marker.js';
 import { gatherRoots } from './roots.js';
@@ -47,7 +48,7 @@ export const OUT_DEGREE_BINS: readonly { label: string; lo: number; hi: number }
 /** What the analysis needs of a heap: its words, how to find references, its layout. */
 export interface ShapeHeap {
   readonly words: Int32Array;
-  readonly types: Pick<TypeTable, 'kind' | 'refBegin' | 'refCount' | 'refOffsets'>;
+  readonly types: RefTables;
   /** Sable: the reference count is in a+2 and the references follow the header. */
   readonly contiguousRefs: boolean;
 }
@@ -103,6 +104,7 @@ export function analyzeHeapShape(
 ): HeapShape {
   const words = heap.words;
   const { kind, refBegin, refCount, refOffsets } = heap.types;
+  const contiguous = heap.contiguousRefs;
   const seen = scratch ?? new Uint32Array((words.length + 31) >>> 5);
   const widths: number[] = [];
   const outDegree = new Array<number>(OUT_DEGREE_BINS.length).fill(0);
@@ -131,29 +133,19 @@ export function analyzeHeapShape(
     for (let i = 0; i < frontier.length; i++) {
       const a = f[i]!;
       let degree = 0;
-      if (heap.contiguousRefs) {
-        const end = a + 4 + words[a + 2]!;
-        for (let s = a + 4; s < end; s++) {
-          const c = words[s]!;
-          if (c !== 0) { degree++; reach(c); }
-        }
-      } else {
-        // refgraph keeps the vertex id in a+2: the type table says where the refs are.
-        const t = words[a + 1]!;
-        const k = kind[t];
-        if (k === KIND_INSTANCE) {
-          const e = refBegin[t]! + refCount[t]!;
-          for (let j = refBegin[t]!; j < e; j++) {
-            const c = words[a + refOffsets[j]!]!;
-            if (c !== 0) { degree++; reach(c); }
-          }
-        } else if (k === KIND_REF_ARRAY) {
-          const end = a + 4 + words[a + 3]!;
-          for (let s = a + 4; s < end; s++) {
-            const c = words[s]!;
-            if (c !== 0) { degree++; reach(c); }
-          }
-        }
+      const end = refRunEnd(words, kind, contiguous, a);
+      let j = a + HEADER_WORDS;
+      let e = end;
+      let base = 0;
+      if (end === SCATTERED) {
+        const t = words[a + TYPE_WORD]!;
+        j = refBegin[t]!;
+        e = j + refCount[t]!;
+        base = a;
+      }
+      for (; j < e; j++) {
+        const c = words[base === 0 ? j : base + refOffsets[j]!]!;
+        if (c !== 0) { degree++; reach(c); }
       }
       edges += degree;
       outDegree[binOf(degree)]!++;
@@ -286,7 +278,7 @@ export class ShapeMarker implements Marker {
     this.roots.clear();
     gatherRoots(h, false, this.roots);
     const shape = analyzeHeapShape(
-      { words: h.words, types: h.types, contiguousRefs: h.layout.contiguousRefs },
+      { words: h.words, types: h.types, contiguousRefs: h.refSlots.contiguous },
       this.roots.view(),
       this.narrowThreshold,
       this.scratch,

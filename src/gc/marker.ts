@@ -8,22 +8,8 @@
  * every plan works with every engine and `--verify-gc` can compare any engine's
  * result with an independent CPU traversal.
  *
- * Heap object format both layouts share (word offsets from the reference `a`, which
- * is the address of the 4-word header):
- *   a+0 status  bit0 mark, bit1 forwarded (then a+1 holds the new address), bits 2..6 age,
- *       bit30 the header tag, always set (so a heap walker can tell a header from a sable
- *       lead word or free space); markers that set the mark bit must OR it in
- *   a+1 typeId
- *   a+2 sable: number of reference words that directly follow the header (instances:
- *       ref fields; reference arrays: length; scalar arrays/strings: 0).
- *       refgraph: the object's vertex id in its generation's reference graph.
- *   a+3 length of arrays and strings (0 for instances)
- *   a+4 .. sable: the references, then (arrays only) nothing else; scalar arrays keep
- *       their elements here with a+2 = 0. refgraph: fields in declaration order.
- * Sable instances keep their scalar fields to the left of the header, preceded by one
- * lead word holding the number of words from the object's start to its header.
- * Free space in tenured: a chunk starts with -1 followed by its size in words; a lone
- * free word is -2.
+ * Objects are read as heap/object-model.ts draws them, their references where
+ * heap/ref-slots.ts says.
  */
 
 /** What a marker is asked to do. */

@@ -26,7 +26,7 @@
 import { CARD_CLEAN, CARD_DIRTY, CARD_SHIFT } from '../heap/card-table.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
-import { STATUS_FORWARDED } from '../heap/layout.js';
+import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
 import { Evacuator } from './evacuate.js';
 import { appendSetBits, IntList } from './int-list.js';
@@ -141,14 +141,16 @@ export class GenerationalPlan implements Collector {
   private async scanRemembered(roots: YoungRoots | null): Promise<number> {
     const h = this.heap;
     const m = this.marker;
-    const sable = h.layout.contiguousRefs;
+    // The reference graphs' rebuild needs each run's object, which a marker's
+    // scan of its copy does not report.
+    const withObjects = h.graph !== null;
     this.dirtyCards.clear();
     this.remembered.clear();
     this.cardRanges.clear();
     this.rangeObjects.clear();
-    dirtyCardRanges(h, this.dirtyCards, this.cardRanges, sable ? null : this.rangeObjects);
+    dirtyCardRanges(h, this.dirtyCards, this.cardRanges, withObjects ? this.rangeObjects : null);
     const r = this.cardRanges.view();
-    if (roots !== null && sable && m.scansRememberedSet && m.scanRememberedSet) {
+    if (roots !== null && !withObjects && m.scansRememberedSet && m.scanRememberedSet) {
       const found = await m.scanRememberedSet(r, h.youngStart, h.youngEnd);
       if (found !== null) {
         for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
@@ -157,7 +159,7 @@ export class GenerationalPlan implements Collector {
       }
       // Too small to be worth the device, or more than its lists hold.
     }
-    scanRanges(h, r, sable ? null : this.rangeObjects.view(), this.remembered, roots);
+    scanRanges(h, r, withObjects ? this.rangeObjects.view() : null, this.remembered, roots);
     return 0;
   }
 
@@ -241,7 +243,9 @@ export class GenerationalPlan implements Collector {
     const cards = h.cards.cards;
     const dc = this.dirtyCards.data;
     for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
-    ev.copy(live, !replay);
+    // Without a replaying marker, the mirror (if any) learns of the moves as writes.
+    const log = replay ? null : h.mirror;
+    ev.copy(live, log);
     const ys = h.youngStart;
     const ye = h.youngEnd;
     const base = h.tenuredStart;
@@ -255,12 +259,12 @@ export class GenerationalPlan implements Collector {
       const s1 = s0 + r[i + 1]!;
       for (let s = s0; s < s1; s++) {
         const v = words[s]!;
-        const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + 1]! : v;
+        const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + FORWARD_WORD]! : v;
         words[s] = nv;
         if (nv >= ys && nv < ye) cards[(s - base) >> CARD_SHIFT] = CARD_DIRTY;
       }
     }
-    if (!replay) for (let i = 0; i < r.length; i += 2) h.noteTenuredWrite(r[i]!, r[i]! + r[i + 1]!);
+    if (log !== null) for (let i = 0; i < r.length; i += 2) log.noteWrite(r[i]!, r[i]! + r[i + 1]!);
     fixRoots(h);
     if (h.graph !== null) {
       const tg = performance.now();

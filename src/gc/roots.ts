@@ -13,14 +13,15 @@
  * and lists the reference slots each has inside the card as a range; `scanRanges`
  * (or a marker's `scanRememberedSet`, on its copy of the heap) reads those slots.
  * The slots holding young references are kept as runs of consecutive slots, never
- * crossing a card, rather than one by one: CompleteGraph's remembered set is ~15M
- * slots in 4,999-slot arrays, and both the scan and the fix-up after evacuation are
- * loops over it in every young pause.
+ * crossing a card, rather than one by one: a remembered set of large reference
+ * arrays is millions of slots, and both the scan and the fix-up after evacuation
+ * are loops over it in every young pause.
  */
 
-import { CARD_WORDS, blockEnd, headerAt } from '../heap/card-table.js';
+import { CARD_WORDS, blockEnd } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
-import { KIND_INSTANCE, KIND_REF_ARRAY, STATUS_FORWARDED } from '../heap/layout.js';
+import { FORWARD_WORD, HEADER_WORDS, STATUS_FORWARDED, TYPE_WORD, headerAt } from '../heap/object-model.js';
+import { SCATTERED, refRunEnd } from '../heap/ref-slots.js';
 import { IntList } from './int-list.js';
 
 /** The remembered slots as runs: (first slot, count) pairs, and each run's object. */
@@ -94,15 +95,14 @@ export function gatherRoots(heap: HeapImpl, youngOnly: boolean, out: { push(v: n
  * The dirty cards as slot ranges: appends each dirty card's index to `cardsOut`
  * and, for each object overlapping the card, the (first, end) ranges of its
  * reference slots inside the card to `rangesOut`, and the object's header
- * address per range to `objectsOut` when given. Under sable an object's
- * references are contiguous (one range); under refgraph a reference array's are,
- * and an instance's fields are one range each.
+ * address per range to `objectsOut` when given. An object whose references are
+ * a run (heap/ref-slots.ts) gives one range; a scattered one gives one per slot.
  */
 export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: IntList, objectsOut: IntList | null): void {
   const words = heap.words;
   const types = heap.types;
   const ct = heap.cards;
-  const sable = heap.layout.contiguousRefs;
+  const { contiguous, kind, refBegin, refCount, refOffsets } = heap.refSlots.view();
   const range = (a: number, lo: number, hi: number): void => {
     rangesOut.push(lo);
     rangesOut.push(hi);
@@ -124,21 +124,21 @@ export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: In
         continue;
       }
       const a = headerAt(words, p);
-      const t = words[a + 1]!;
-      if (sable || types.kind[t] === KIND_REF_ARRAY) {
-        const refEnd = a + 4 + (sable ? words[a + 2]! : words[a + 3]!);
-        const lo = a + 4 > cs ? a + 4 : cs;
+      const refEnd = refRunEnd(words, kind, contiguous, a);
+      if (refEnd !== SCATTERED) {
+        const lo = a + HEADER_WORDS > cs ? a + HEADER_WORDS : cs;
         const hi = refEnd < ce ? refEnd : ce;
         if (lo < hi) range(a, lo, hi);
-      } else if (types.kind[t] === KIND_INSTANCE) {
-        const b = types.refBegin[t]!;
-        const e = b + types.refCount[t]!;
+      } else {
+        const t = words[a + TYPE_WORD]!;
+        const b = refBegin[t]!;
+        const e = b + refCount[t]!;
         for (let j = b; j < e; j++) {
-          const s = a + types.refOffsets[j]!;
+          const s = a + refOffsets[j]!;
           if (s >= cs && s < ce) range(a, s, s + 1);
         }
       }
-      const end = a + 4 + types.rightWords(words, a);
+      const end = a + HEADER_WORDS + types.rightWords(words, a);
       if (end > ce) {
         lastStart = p;
         lastEnd = end;
@@ -192,7 +192,7 @@ export function fixRoots(heap: HeapImpl): void {
     for (let i = from; i < to; i++) {
       const v = slots[i]!;
       // The forwarded test makes a slot reported twice harmless.
-      if (v >= ys && v < ye && (words[v]! & STATUS_FORWARDED) !== 0) slots[i] = words[v + 1]!;
+      if (v >= ys && v < ye && (words[v]! & STATUS_FORWARDED) !== 0) slots[i] = words[v + FORWARD_WORD]!;
     }
   });
 }

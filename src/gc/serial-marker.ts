@@ -5,13 +5,13 @@
  * near children in to-space).
  *
  * Everything lives in typed arrays reused across collections: the bitmap, the stack
- * and the live list. The sable layout gets a dedicated loop (references are the
- * a+2 words after the header); refgraph objects are traced through the type table's
- * reference offsets, so this marker never needs the reference graph.
+ * and the live list. References come from heap/ref-slots.ts in its two forms (a run,
+ * or the type's offsets), so this marker never needs the reference graph.
  */
 
 import type { HeapImpl } from '../heap/heap.js';
-import { KIND_INSTANCE, KIND_REF_ARRAY } from '../heap/layout.js';
+import { HEADER_WORDS, TYPE_WORD } from '../heap/object-model.js';
+import { SCATTERED, refRunEnd } from '../heap/ref-slots.js';
 import type { MarkRequest, MarkResult, Marker } from './marker.js';
 
 export class SerialMarker implements Marker {
@@ -33,9 +33,7 @@ export class SerialMarker implements Marker {
     const hi = young ? request.youngEnd : this.heap.words.length;
     // Only the traced range can hold marks; clear just that part of the bitmap.
     bitmap.fill(0, lo >>> 5, (hi + 31) >>> 5);
-    const count = this.heap.layout.contiguousRefs
-      ? this.traceSable(request.roots, lo, hi, young)
-      : this.traceByType(request.roots, lo, hi, young);
+    const count = this.trace(request.roots, lo, hi, young);
     const result: MarkResult = {
       bitmap,
       times: { mark: performance.now() - t0 },
@@ -46,9 +44,11 @@ export class SerialMarker implements Marker {
 
   dispose(): void {}
 
-  /** Sable: the references of the object at `a` are words a+4 .. a+4+words[a+2]. */
-  private traceSable(roots: Int32Array, lo: number, hi: number, young: boolean): number {
+  /** Depth-first from `roots`, marking objects in [lo, hi); returns the number
+   *  of live objects listed (young only). */
+  private trace(roots: Int32Array, lo: number, hi: number, young: boolean): number {
     const words = this.heap.words;
+    const { contiguous, kind, refBegin, refCount, refOffsets } = this.heap.refSlots.view();
     const bitmap = this.bitmap;
     let stack = this.stack;
     let live = this.live;
@@ -68,9 +68,19 @@ export class SerialMarker implements Marker {
       stack[sp++] = v;
       while (sp > 0) {
         const a = stack[--sp]!;
-        const end = a + 4 + words[a + 2]!;
-        for (let s = a + 4; s < end; s++) {
-          const c = words[s]!;
+        const end = refRunEnd(words, kind, contiguous, a);
+        // The two forms share one body: j walks the run's slots, or the type's offsets.
+        let j = a + HEADER_WORDS;
+        let e = end;
+        let base = 0;
+        if (end === SCATTERED) {
+          const t = words[a + TYPE_WORD]!;
+          j = refBegin[t]!;
+          e = j + refCount[t]!;
+          base = a;
+        }
+        for (; j < e; j++) {
+          const c = base === 0 ? words[j]! : words[base + refOffsets[j]!]!;
           if (c < lo || c >= hi || c === 0) continue;
           const cb = 1 << (c & 31);
           const w = c >>> 5;
@@ -82,51 +92,6 @@ export class SerialMarker implements Marker {
           }
           if (sp === stack.length) stack = this.growStack();
           stack[sp++] = c;
-        }
-      }
-    }
-    return n;
-  }
-
-  /** Any layout: reference offsets from the type table (refgraph keeps a+2 for the vertex id). */
-  private traceByType(roots: Int32Array, lo: number, hi: number, young: boolean): number {
-    const words = this.heap.words;
-    const types = this.heap.types;
-    const kinds = types.kind;
-    const refBegin = types.refBegin;
-    const refCount = types.refCount;
-    const refOffsets = types.refOffsets;
-    const bitmap = this.bitmap;
-    let stack = this.stack;
-    let live = this.live;
-    let sp = 0;
-    let n = 0;
-    const visit = (c: number): void => {
-      if (c < lo || c >= hi || c === 0) return;
-      const cb = 1 << (c & 31);
-      const w = c >>> 5;
-      if ((bitmap[w]! & cb) !== 0) return;
-      bitmap[w]! |= cb;
-      if (young) {
-        if (n === live.length) live = this.growLive();
-        live[n++] = c;
-      }
-      if (sp === stack.length) stack = this.growStack();
-      stack[sp++] = c;
-    };
-    for (let r = 0; r < roots.length; r++) {
-      visit(roots[r]!);
-      while (sp > 0) {
-        const a = stack[--sp]!;
-        const t = words[a + 1]!;
-        const k = kinds[t];
-        if (k === KIND_INSTANCE) {
-          const b = refBegin[t]!;
-          const e = b + refCount[t]!;
-          for (let j = b; j < e; j++) visit(words[a + refOffsets[j]!]!);
-        } else if (k === KIND_REF_ARRAY) {
-          const end = a + 4 + words[a + 3]!;
-          for (let s = a + 4; s < end; s++) visit(words[s]!);
         }
       }
     }

@@ -3,12 +3,11 @@
  * unmarked object into free space, coalesces it with the free space around it,
  * rebuilds the free list in address order (so next-fit allocation starts low again)
  * and rewrites the block offset table for the blocks it leaves. Marks are cleared on
- * the way (a marker may have set status bit 0).
+ * the way (a marker may have set STATUS_MARK).
  */
 
 import type { HeapImpl } from '../heap/heap.js';
-import { headerAt } from '../heap/card-table.js';
-import { FREE_CHUNK, STATUS_MARK } from '../heap/layout.js';
+import { FREE_CHUNK, HEADER_WORDS, STATUS_MARK, headerAt } from '../heap/object-model.js';
 
 export function sweepTenured(heap: HeapImpl, bitmap: Uint32Array, onLive?: (a: number) => void): void {
   const words = heap.words;
@@ -27,7 +26,7 @@ export function sweepTenured(heap: HeapImpl, bitmap: Uint32Array, onLive?: (a: n
       continue;
     }
     const a = headerAt(words, p);
-    const next = a + 4 + types.rightWords(words, a);
+    const next = a + HEADER_WORDS + types.rightWords(words, a);
     if ((bitmap[a >>> 5]! & (1 << (a & 31))) !== 0) {
       if (run >= 0) {
         fl.addFree(run, p - run);

@@ -15,16 +15,20 @@
  * Both throw HeapVerificationError, whose message names the address and the fault.
  */
 
-import { CARD_DIRTY, blockEnd, headerAt } from '../heap/card-table.js';
+import { CARD_DIRTY, blockEnd } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
 import {
   FREE_CHUNK,
   FREE_WORD,
   HEADER_TAG,
+  HEADER_WORDS,
   KIND_INSTANCE,
   KIND_REF_ARRAY,
+  LAYOUT_WORD,
   STATUS_FORWARDED,
-} from '../heap/layout.js';
+  headerAt,
+} from '../heap/object-model.js';
+import { RefSlots } from '../heap/ref-slots.js';
 import type { MarkRequest, MarkResult } from './marker.js';
 
 export class HeapVerificationError extends Error {
@@ -38,11 +42,21 @@ function fail(message: string): never {
   throw new HeapVerificationError(message);
 }
 
-/** Calls `visit(slot)` for each reference slot of the object at `a`. */
+/**
+ * Calls `visit(slot)` for each reference slot of the object at `a`, as the type
+ * table places them: the scanner without the layout word (`contiguous` false), so
+ * a sable object whose a+2 lies to the collectors is still traced right here.
+ */
 function forEachRefSlot(heap: HeapImpl, a: number, visit: (slot: number) => void): void {
-  const types = heap.types;
-  const n = types.edgeCount(heap.words, a);
-  for (let j = 0; j < n; j++) visit(types.refSlot(heap.words, a, j));
+  typedSlots(heap).forEach(heap.words, a, visit);
+}
+
+const typedScanners = new WeakMap<HeapImpl, RefSlots>();
+
+function typedSlots(heap: HeapImpl): RefSlots {
+  let s = typedScanners.get(heap);
+  if (s === undefined) typedScanners.set(heap, (s = new RefSlots(heap.types, false)));
+  return s;
 }
 
 /**
@@ -77,7 +91,7 @@ function walkSpace(
     }
     const sableLead = (w & HEADER_TAG) === 0;
     const a = sableLead ? p + w : p;
-    if (sableLead && (w < 2 || a + 4 > end)) fail(`bad header at ${p} in ${space}: lead word ${w} is not a valid scalar area size`);
+    if (sableLead && (w < 2 || a + HEADER_WORDS > end)) fail(`bad header at ${p} in ${space}: lead word ${w} is not a valid scalar area size`);
     const status = words[a]!;
     const t = words[a + 1]!;
     if ((status & HEADER_TAG) === 0) fail(`bad header at ${a} in ${space}: status word ${status} lacks the header tag`);
@@ -94,13 +108,14 @@ function walkSpace(
       if (len < 0) fail(`bad header at ${a} in ${space}: ${types.names[t]} with negative length ${len}`);
       if (sableLead) fail(`bad header at ${a} in ${space}: array ${types.names[t]} preceded by a lead word`);
     }
-    if (heap.layout.contiguousRefs) {
+    if (heap.refSlots.contiguous) {
+      // The layout word is the scanner's count: check it against the type.
       const refs = kind === KIND_INSTANCE ? types.refCount[t]! : kind === KIND_REF_ARRAY ? len : 0;
-      if (words[a + 2] !== refs) {
-        fail(`bad header at ${a} in ${space}: reference count ${words[a + 2]} but ${types.names[t]} has ${refs}`);
+      if (words[a + LAYOUT_WORD] !== refs) {
+        fail(`bad header at ${a} in ${space}: reference count ${words[a + LAYOUT_WORD]} but ${types.names[t]} has ${refs}`);
       }
     }
-    const next = a + 4 + types.rightWords(words, a);
+    const next = a + HEADER_WORDS + types.rightWords(words, a);
     if (next > end) fail(`bad header at ${a} in ${space}: ${types.names[t]} of ${next - p} words runs past the space end ${end}`);
     if (headers) headers[a >>> 5]! |= 1 << (a & 31);
     onObject(a);
@@ -124,7 +139,7 @@ export function verifyHeapCopy(heap: HeapImpl, copy: Uint32Array, markerName = '
           `in ${space}: the heap holds ${words[s]}, the copy ${copy[s]! | 0}`,
       );
     };
-    for (let s = a; s < a + 4; s++) same(s);
+    for (let s = a; s < a + HEADER_WORDS; s++) same(s);
     forEachRefSlot(heap, a, same);
   };
   walkSpace(heap, 'survivor', heap.fromStart, heap.fromTop, null, check('survivor'));
@@ -229,7 +244,7 @@ export function verifyRefGraph(heap: HeapImpl, headers: Uint32Array = objectHead
   const graph = heap.graph;
   if (graph === null) return;
   const words = heap.words;
-  const types = heap.types;
+  const slots = typedSlots(heap);
   const counts = [0, 0];
   for (let w = 0; w < headers.length; w++) {
     let bits = headers[w]!;
@@ -242,7 +257,7 @@ export function verifyRefGraph(heap: HeapImpl, headers: Uint32Array = objectHead
       const g = tenured ? graph.tenured : graph.young;
       counts[tenured ? 1 : 0]!++;
       const what = `the ${heap.typeName(words[a + 1]!)} at ${a}`;
-      const id = words[a + 2]!;
+      const id = words[a + LAYOUT_WORD]!;
       if (id < 0 || id >= g.vertexCount) {
         fail(`refgraph: ${what} has vertex id ${id}, but the ${gen} graph has ${g.vertexCount} vertices`);
       }
@@ -250,7 +265,7 @@ export function verifyRefGraph(heap: HeapImpl, headers: Uint32Array = objectHead
       if (g.vertices[o + 2] !== a) {
         fail(`refgraph: ${what} claims ${gen} vertex ${id}, which records address ${g.vertices[o + 2]}`);
       }
-      const n = types.edgeCount(words, a);
+      const n = slots.refCount(words, a);
       if (g.vertices[o + 1] !== n) {
         fail(`refgraph: ${gen} vertex ${id} (${what}) has ${g.vertices[o + 1]} edges, the object has ${n} references`);
       }
@@ -259,7 +274,7 @@ export function verifyRefGraph(heap: HeapImpl, headers: Uint32Array = objectHead
         fail(`refgraph: ${gen} vertex ${id} (${what}) has its edges at ${first}, not a 4-word boundary within ${g.edgeCount}`);
       }
       for (let j = 0; j < n; j++) {
-        const s = types.refSlot(words, a, j);
+        const s = slots.slot(words, a, j);
         const expected = graph.encode(words[s]!);
         if (g.edges[first + j] !== expected) {
           fail(

@@ -3,12 +3,12 @@
  * VM needs only this file: the errors that map to exit 69, the adapter's
  * description for `--stats`, the options parser for `--gpu-opt`, and
  * `WorkerGpuMarker`, whose marks run in the GPU worker thread that owns the
- * device (host.ts). Nothing exported here loads Dawn on the caller's thread.
+ * device (host/host.ts). Nothing exported here loads Dawn on the caller's thread.
  */
-export { GpuAdapterLimitError, NoGpuAdapterError, describeAdapter } from './adapter.js';
-export type { GpuAdapterDescription } from './adapter.js';
-export { WorkerGpuMarker, gpuHost, closeGpuHost, openedAdapter } from './host.js';
-export type { GpuMarkerConfig, GpuMarkStats, SableInput, RefGraphInput } from './marker.js';
-export type { CsrGraph, RefGraphs, GraphDirty, DirtyRanges, UploadStats } from './mirror.js';
+export { GpuAdapterLimitError, NoGpuAdapterError, describeAdapter } from './device/adapter.js';
+export type { GpuAdapterDescription } from './device/adapter.js';
+export { WorkerGpuMarker, gpuHost, closeGpuHost, openedAdapter } from './host/host.js';
+export type { GpuMarkerConfig, GpuMarkStats, SableInput, RefGraphInput } from './worker/gpu-marker.js';
+export type { CsrGraph, RefGraphs, GraphDirty, DirtyRanges, UploadStats } from './mirror/mirror.js';
 export { parseGpuOptions, baselineOptions, optionsLabel, DEFAULT_GPU_OPTIONS } from './options.js';
 export type { GpuEngine, GpuOptions } from './options.js';

@@ -89,8 +89,8 @@ export interface GpuOptions {
    *  loading the next ones where the last step's stride predicts them and
    *  keeping those the chain itself confirms (dfs.wgsl chaseAhead); 1 = one
    *  node a round trip. 0 = default (16; 8 on a software adapter, whose shader
-   *  compiler takes ~9x as long over the longer runs). Not a marking optimization of the
-   *  papers: `all` and `none` leave it alone. */
+   *  compiler slows with the longer runs: docs/decisions/r19g-0002). Not a
+   *  marking optimization of the papers: `all` and `none` leave it alone. */
   dfsAhead: number;
   /** Test hook: words per heap-mirror binding (power of two); 0 = from the adapter's limit. */
   chunkWords: number;
@@ -105,24 +105,17 @@ export interface GpuOptions {
    *  survivor-space overflow promotes, and so the heap shape of every later
    *  collection: `address` promotes whole lists of the 2560 lists, as serial does;
    *  gpu-dfs's `mark` promotes alternate batches of every list, and gpu-bfs's
-   *  `mark` one node of every list in turn. On an H100 (bench/RESULTS.md, sixth
-   *  session) `address` cut gpu-dfs's median young pause on the 2560 lists from
-   *  195 to 161 ms and on a depth-19 tree from 217 to 154 ms (its full pauses from
-   *  235 to 148), and raised CompleteGraph's from 268 to 311 ms (serial: 337);
-   *  the lists' later young marks take 8.4 ms instead of 4.5 (serial's heap
-   *  shape keeps whole young lists, long chains for the GPU). With one order for
-   *  both engines, comparing them compares their marking, not the layouts their
-   *  orders leave. Not a marking optimization: `all` and `none` leave it alone. */
+   *  `mark` one node of every list in turn. With one order for both engines,
+   *  comparing them compares their marking, not the layouts their orders leave
+   *  (docs/decisions/r19g-0001). Not a marking optimization: `all` and `none`
+   *  leave it alone. */
   liveOrder: 'address' | 'mark';
   /** gpu-dfs young marks (sable): where idle threads look for work. `range`
    *  (default): their areas split the linked stack over the whole young range, as
    *  FastCollect's do over the whole stack. `occupied`: only over the elements of
    *  the occupied young spaces (eden up to its top, the survivor space in use).
-   *  On an H100 `occupied` took a depth-19 tree's second and third young marks
-   *  from 40-63 ms of kernel to 6-7 ms and CompleteGraph's from 1.9 to 1.2 ms,
-   *  but left the 2560 lists' third young mark a tail that the CPU fallback
-   *  finished (4.3 ms of kernel and ~20 ms of fallback, against 1.9 ms), so it
-   *  is not the default (bench/RESULTS.md, fourth session). */
+   *  `occupied` helps tree-shaped heaps but leaves many lists a tail for the CPU,
+   *  so it is not the default (docs/decisions/r19g-0005). */
   stealAreas: 'range' | 'occupied';
   /** Sable: when eden's new objects go to the GPU's mirror. `ahead` (default):
    *  while the program runs, a step of eden at a time (heap.ts setEdenUpload),

@@ -1,14 +1,13 @@
 /**
- * The messages between the main thread's GPU markers (host.ts) and the GPU
- * worker thread (host-worker.ts), which owns the process's one WebGPU device.
+ * The messages between the main thread's GPU markers (host/host.ts) and the GPU
+ * worker thread (worker/gpu-worker.ts), which owns the process's one WebGPU device.
  *
  * Why a worker: Dawn detaches a mapped range's ArrayBuffer on every unmap, and
  * the first detach in an isolate invalidates V8's "array buffer detaching"
  * protector for that isolate, so that every typed-array access its optimizing
- * compiler emits checks the buffer from then on. On the main thread that slowed
- * the interpreter and the collector's evacuation by ~10-20% in every process
- * that had run a GPU mark (bench/RESULTS.md, eighth session). Detaches in a
- * worker's isolate leave the main isolate's protector alone.
+ * compiler emits checks the buffer from then on, which slows the interpreter and
+ * the evacuation of every process that ran a GPU mark (docs/decisions/r19d-02).
+ * Detaches in a worker's isolate leave the main isolate's protector alone.
  *
  * What crosses: the heap's words, the reference graphs' arrays, the live list
  * and the large argument arrays are SharedArrayBuffers both threads address
@@ -19,9 +18,9 @@
  * since a transfer detaches it on the sending side.
  */
 import type { MarkTimes } from '../gc/marker.js';
-import type { GpuAdapterDescription } from './adapter.js';
-import type { GpuMarkStats } from './marker.js';
-import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror.js';
+import type { GpuAdapterDescription } from './device/adapter.js';
+import type { GpuMarkStats } from './worker/gpu-marker.js';
+import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror/mirror.js';
 import type { GpuEngine, GpuOptions } from './options.js';
 
 /** Milliseconds on a clock both threads share (each thread's performance.now()

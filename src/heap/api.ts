@@ -63,7 +63,7 @@ export interface Heap {
   /** As allocInstance, for an array (or a string, with `stringTypeId`) of `length` elements. */
   allocArray(typeId: number, length: number): number;
   /** True when a collection is pending (a failed allocation, `--gc-stress`, gc()/minorGc()),
-   *  or an upload of eden to a GPU mirror (HeapImpl.setEdenUpload). */
+   *  or an upload of eden to a GPU mirror (MirrorLog.setEdenUpload). */
   readonly collectionPending: boolean;
   /** Runs the pending collection (young, or full as the policy decides), or the upload. */
   collectPending(): Promise<void>;

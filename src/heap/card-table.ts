@@ -15,7 +15,8 @@
  * and writes the better start back, so repeated scans stay short.
  */
 
-import { FREE_CHUNK, HEADER_TAG, type TypeTable } from './layout.js';
+import type { TypeTable } from './layout.js';
+import { FREE_CHUNK, HEADER_TAG, HEADER_WORDS } from './object-model.js';
 
 export const CARD_SHIFT = 7;
 export const CARD_WORDS = 1 << CARD_SHIFT;
@@ -105,17 +106,11 @@ export function nextSetByte(bytes: Uint8Array, words: Uint32Array, from: number,
   return to;
 }
 
-/** The header address of the object starting at block start `p` (which must not be a free block). */
-export function headerAt(words: Int32Array, p: number): number {
-  const w = words[p]!;
-  return (w & HEADER_TAG) !== 0 ? p : p + w;
-}
-
 /** The end of the block (object or free chunk) that starts at `p`. */
 export function blockEnd(words: Int32Array, types: TypeTable, p: number): number {
   const w = words[p]!;
   if (w < 0) return w === FREE_CHUNK ? p + words[p + 1]! : p + 1;
   const a = (w & HEADER_TAG) !== 0 ? p : p + w;
-  return a + 4 + types.rightWords(words, a);
+  return a + HEADER_WORDS + types.rightWords(words, a);
 }
 

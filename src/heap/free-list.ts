@@ -15,7 +15,7 @@
  * another full circle.
  */
 
-import { FREE_CHUNK, FREE_WORD } from './layout.js';
+import { FREE_CHUNK, FREE_WORD } from './object-model.js';
 
 /** Chunks smaller than the smallest object (a bare header) are never listed. */
 export const MIN_CHUNK_WORDS = 4;

@@ -11,9 +11,10 @@
  * collector: eden full → young collection; tenured full → full collection; the
  * collector escalates a young collection whose promotions do not fit ("promotion
  * failed") to a full one; an allocation that fails right after a full collection
- * throws OutOfMemoryError. With a GPU heap mirror that takes eden ahead of the
- * collection (`setEdenUpload`), an allocation also returns 0, with no collection,
- * each time eden grows by a step, so that the driver awaits the upload.
+ * throws OutOfMemoryError. With a mirror log whose copy takes eden ahead of the
+ * collection (mirror-log.ts `setEdenUpload`), an allocation also returns 0, with
+ * no collection, each time eden grows by a step, so that the driver awaits the
+ * upload.
  *
  * `HeapImpl` exposes its spaces and tables as public fields for the collectors in
  * gc/; the interpreter sees only the `Heap` interface of api.ts.
@@ -26,9 +27,10 @@ import {
   type Heap,
   type RootProvider,
 } from './api.js';
-import { CARD_SHIFT, CardTable, nextSetByte } from './card-table.js';
+import { CARD_SHIFT, CardTable } from './card-table.js';
 import type { Collector } from './collector.js';
 import { FreeList } from './free-list.js';
+import { TypeTable, layoutByName, type Layout } from './layout.js';
 import {
   HEADER_TAG,
   HEADER_WORDS,
@@ -36,12 +38,14 @@ import {
   KIND_INSTANCE,
   KIND_REF_ARRAY,
   KIND_WORD_ARRAY,
-  TypeTable,
-  layoutByName,
-  type Layout,
-} from './layout.js';
+  LAYOUT_WORD,
+  LENGTH_WORD,
+  TYPE_WORD,
+} from './object-model.js';
+import { MirrorLog } from './mirror-log.js';
 import { formatHeapSize, planSpaces, type HeapOptions, type SpacePlan } from './options.js';
 import { RefGraph } from './ref-graph.js';
+import { RefSlots } from './ref-slots.js';
 import {
   accumulate,
   emptyStats,
@@ -60,61 +64,9 @@ export interface InstanceShape extends ClassShape {
   readonly rightWords: number;
 }
 
-/** Tenured blocks of `objectRanges` are 2^15 words (128 KiB). */
-const OBJECT_BLOCK_SHIFT = 15;
-
-/** A byte per 2^shift words of a `words`-long range, a multiple of 4 bytes long
- *  (`nextSetByte` reads it four bytes at a time). */
-function byteMap(words: number, shift: number): Uint8Array {
-  return new Uint8Array(((words >>> shift) + 4) & ~3);
-}
-
-/** Sets the bytes of `map` (one per 2^shift words from `base`) covering [start, end). */
-function markRange(map: Uint8Array, base: number, shift: number, start: number, end: number): void {
-  const first = (start - base) >>> shift;
-  const last = (end - 1 - base) >>> shift;
-  if (first === last) map[first] = 1;
-  else map.fill(1, first, last + 1);
-}
-
-/** The bytes of `map`, four at a time (its length is a multiple of 4, see `byteMap`). */
-function words32(map: Uint8Array): Uint32Array {
-  return new Uint32Array(map.buffer, map.byteOffset, map.length >>> 2);
-}
-
-/** Appends the word ranges of the runs of set bytes of `map` in [from, to) to `out`
- *  (clipped at `limit`), clearing them when `clear`; a run that starts where the
- *  last range ends extends it. */
-function pushRuns(
-  map: Uint8Array,
-  base: number,
-  shift: number,
-  limit: number,
-  out: number[],
-  from = 0,
-  to = map.length,
-  clear = false,
-  map32 = words32(map),
-): void {
-  for (let pos = nextSetByte(map, map32, from, to); pos < to; pos = nextSetByte(map, map32, pos, to)) {
-    const s = pos;
-    while (pos < to && map[pos] !== 0) {
-      if (clear) map[pos] = 0;
-      pos++;
-    }
-    const a = base + (s << shift);
-    const b = Math.min(limit, base + (pos << shift));
-    if (out.length > 0 && out[out.length - 1] === a) out[out.length - 1] = b;
-    else out.push(a, b);
-  }
-}
-
-/** A byte of the mirror cards' summary covers 2^6 cards (8,192 words). */
-const MIRROR_SUMMARY_SHIFT = 6;
-
 // In rising order: a pending request is replaced only by a larger one.
 const PENDING_NONE = 0;
-/** Not a collection: eden's new objects go to a GPU mirror ahead of time (`setEdenUpload`). */
+/** Not a collection: eden's new objects go to a mirror ahead of time (MirrorLog.setEdenUpload). */
 const PENDING_UPLOAD = 1;
 const PENDING_YOUNG = 2;
 const PENDING_FULL = 3;
@@ -122,14 +74,16 @@ const PENDING_FULL = 3;
 export class HeapImpl implements Heap {
   readonly words: Int32Array;
   readonly arrayDataOffset = HEADER_WORDS;
-  readonly typeWordOffset = 1;
-  readonly lengthWordOffset = 3;
+  readonly typeWordOffset = TYPE_WORD;
+  readonly lengthWordOffset = LENGTH_WORD;
   readonly stringTypeId: number;
 
   readonly options: Readonly<HeapOptions>;
   readonly plan: Readonly<SpacePlan>;
   readonly layout: Layout;
   readonly types = new TypeTable();
+  /** Where each object's reference slots are (the one scanner). */
+  readonly refSlots: RefSlots;
   /** The reference graphs (refgraph layout), else null. */
   readonly graph: RefGraph | null;
 
@@ -169,35 +123,9 @@ export class HeapImpl implements Heap {
   private stressCount = 0;
   private stressYoungCount = 0;
 
-  /**
-   * For GPU heap mirrors: cards of 128 words over the whole heap but eden's part
-   * above `edenMirrored` (from `mirrorBase`, eden's start) written since the last
-   * `takeDirtyRanges`: reference stores into survivors and tenured, and into eden
-   * objects the mirror has already taken; tenured allocation, promotion,
-   * remembered-slot fix-ups. Unlike the card table, which records old-to-young
-   * stores only and is cleaned by collections.
-   */
-  private readonly mirrorCards: Uint8Array;
-  /** A byte per 2^MIRROR_SUMMARY_SHIFT mirror cards, set with any of them: a mark
-   *  after a collection that wrote little scans 24 KiB of a 1 GiB heap's summary,
-   *  not its 1.5 MB of cards (0.8-1.9 ms of each young mark on an H100 host). */
-  private readonly mirrorSummary: Uint8Array;
-  private readonly mirrorBase: number;
-  /** Eden words below this are in the mirror as allocated (`takeDirtyRanges` or an
-   *  upload ahead handed them over); later reference stores into them mark
-   *  mirror cards. Eden's start when there is no mirror, or after a collection. */
-  private edenMirrored: number;
-  /** Uploads ahead (`setEdenUpload`): the hook, and how far past `edenMirrored`
-   *  eden may grow before an allocation asks for it (Infinity: never). */
-  private edenUpload: ((start: number, end: number) => Promise<void>) | null = null;
-  private edenUploadWords = Infinity;
-  /** The occupied survivor space is in the mirror as it is now: set when a
-   *  `takeDirtyRanges` hands it over or a collection's evacuation was replayed on
-   *  the mirror (`flipSurvivors(top, true)`); cleared by other evacuations. */
-  private survivorsMirrored = false;
-  /** Blocks of 2^OBJECT_BLOCK_SHIFT tenured words where objects were ever
-   *  allocated (see `objectRanges`). */
-  private readonly tenuredBlocks: Uint8Array;
+  /** The change log of a copy of the heap kept by the collector (a GPU
+   *  marker's mirror), when it has one (`attachMirrorLog`). */
+  mirror: MirrorLog | null = null;
 
   private readonly f64 = new Float64Array(1);
   private readonly f64Words = new Int32Array(this.f64.buffer);
@@ -207,6 +135,7 @@ export class HeapImpl implements Heap {
     const p = planSpaces(options);
     this.plan = p;
     this.layout = layoutByName(options.layout ?? 'sable');
+    this.refSlots = new RefSlots(this.types, this.layout.contiguousRefs);
     this.words = new Int32Array(new SharedArrayBuffer(p.totalWords * 4));
     this.edenStart = p.edenStart;
     this.edenEnd = p.edenEnd;
@@ -224,11 +153,6 @@ export class HeapImpl implements Heap {
     this.largeObjectWords = p.largeObjectWords;
     this.cards = new CardTable(p.tenuredStart, p.tenuredEnd);
     this.freeList = new FreeList(this.words);
-    this.mirrorBase = p.edenStart;
-    this.edenMirrored = p.edenStart;
-    this.mirrorCards = byteMap(p.tenuredEnd - p.edenStart, CARD_SHIFT);
-    this.mirrorSummary = byteMap(p.tenuredEnd - p.edenStart, CARD_SHIFT + MIRROR_SUMMARY_SHIFT);
-    this.tenuredBlocks = byteMap(p.tenuredEnd - p.tenuredStart, OBJECT_BLOCK_SHIFT);
     this.freeList.addFree(p.tenuredStart, p.tenuredEnd - p.tenuredStart);
     this.stressInterval = options.gcStress ?? 0;
     this.totals = emptyStats(this.layout.name);
@@ -274,11 +198,11 @@ export class HeapImpl implements Heap {
     const a = start + left;
     if (left !== 0) words[start] = left; // the sable lead word
     words[a] = HEADER_TAG;
-    words[a + 1] = t;
-    words[a + 3] = 0;
+    words[a + TYPE_WORD] = t;
+    words[a + LENGTH_WORD] = 0;
     const graph = this.graph;
-    if (graph === null) words[a + 2] = types.refCount[t]!;
-    else words[a + 2] = graph.addVertex(a, types.refCount[t]!);
+    if (graph === null) words[a + LAYOUT_WORD] = types.refCount[t]!;
+    else words[a + LAYOUT_WORD] = graph.addVertex(a, types.refCount[t]!);
     return a;
   }
 
@@ -296,12 +220,12 @@ export class HeapImpl implements Heap {
     if (a === 0) return 0;
     const words = this.words;
     words[a] = HEADER_TAG;
-    words[a + 1] = typeId;
-    words[a + 3] = length;
+    words[a + TYPE_WORD] = typeId;
+    words[a + LENGTH_WORD] = length;
     const refs = kind === KIND_REF_ARRAY ? length : 0;
     const graph = this.graph;
-    if (graph === null) words[a + 2] = refs;
-    else words[a + 2] = graph.addVertex(a, refs);
+    if (graph === null) words[a + LAYOUT_WORD] = refs;
+    else words[a + LAYOUT_WORD] = graph.addVertex(a, refs);
     return a;
   }
 
@@ -316,7 +240,7 @@ export class HeapImpl implements Heap {
       const end = start + size;
       if (end > this.edenEnd) return this.fail(PENDING_YOUNG, 'eden full');
       // Not a failure: the driver lets the mirror take eden so far, then retries.
-      if (end - this.edenMirrored > this.edenUploadWords && start > this.edenMirrored) {
+      if (this.mirror !== null && this.mirror.uploadDue(start, end)) {
         this.setPending(PENDING_UPLOAD, 'eden upload');
         return 0;
       }
@@ -325,8 +249,10 @@ export class HeapImpl implements Heap {
       start = this.freeList.alloc(size);
       if (start === 0) return this.fail(PENDING_FULL, 'tenured full');
       this.cards.recordBlock(start, start + size);
-      this.noteTenuredWrite(start, start + size);
-      this.noteTenuredObject(start, start + size);
+      if (this.mirror !== null) {
+        this.mirror.noteWrite(start, start + size);
+        this.mirror.noteTenuredObject(start, start + size);
+      }
     }
     const words = this.words;
     const end = start + size;
@@ -370,31 +296,16 @@ export class HeapImpl implements Heap {
   /**
    * Promotion: `size` words in tenured for a collector, or 0. Not an allocation by the
    * program, so it neither counts towards `--gc-stress` nor requests collections. The
-   * collector records the copy as written (`noteTenuredWrite`) unless a heap mirror
-   * replays it.
+   * collector records the copy as written in the mirror log, if any, unless the
+   * mirror replays it.
    */
   allocTenured(size: number): number {
     const s = this.freeList.alloc(size);
     if (s !== 0) {
       this.cards.recordBlock(s, s + size);
-      this.noteTenuredObject(s, s + size);
+      this.mirror?.noteTenuredObject(s, s + size);
     }
     return s;
-  }
-
-  private noteTenuredObject(start: number, end: number): void {
-    markRange(this.tenuredBlocks, this.tenuredStart, OBJECT_BLOCK_SHIFT, start, end);
-  }
-
-  /**
-   * Word ranges ([start, end) pairs, sorted) outside which no object lies: the
-   * occupied young spaces and the tenured blocks where anything was ever
-   * allocated. A GPU marker reads back only these words' mark bits.
-   */
-  objectRanges(): number[] {
-    const out = this.youngRanges();
-    pushRuns(this.tenuredBlocks, this.tenuredStart, OBJECT_BLOCK_SHIFT, this.tenuredEnd, out);
-    return out;
   }
 
   get collectionPending(): boolean {
@@ -406,10 +317,7 @@ export class HeapImpl implements Heap {
     if (this.pending === PENDING_UPLOAD) {
       this.pending = PENDING_NONE;
       this.pendingCause = '';
-      // The program waits for this: nothing writes eden meanwhile.
-      const start = this.edenMirrored;
-      this.edenMirrored = this.edenTop;
-      await this.edenUpload!(start, this.edenTop);
+      await this.mirror!.uploadEden(this.edenTop);
       return;
     }
     const kind: CollectionKind = this.pending === PENDING_FULL ? 'full' : 'young';
@@ -435,17 +343,16 @@ export class HeapImpl implements Heap {
   }
 
   /**
-   * A GPU mirror's uploads ahead of the collection: each time eden grows by
-   * `stepWords` past what the mirror has, the next allocation returns 0 with a
-   * pending upload, and `collectPending` hands `upload` the eden words allocated
-   * since (the objects are complete; stores into them later mark mirror cards).
-   * The collection's own upload is then only the eden allocated since the last
-   * step, plus the cards. The upload moves from the pause into the program's
-   * time; it costs the same copy.
+   * The change log for a copy of the heap that the collector keeps (a GPU
+   * marker's mirror); made on the first call, which comes before the first
+   * allocation so that the log has seen every word the copy must take.
    */
-  setEdenUpload(stepWords: number, upload: (start: number, end: number) => Promise<void>): void {
-    this.edenUpload = upload;
-    this.edenUploadWords = Math.max(1, Math.floor(stepWords));
+  attachMirrorLog(): MirrorLog {
+    if (this.mirror !== null) return this.mirror;
+    if (this.allocatedWords !== 0 || this.collections !== 0) {
+      throw new Error('attachMirrorLog: the heap has already allocated');
+    }
+    return (this.mirror = new MirrorLog(this));
   }
 
   // ----------------------------------------------------------- field access
@@ -453,17 +360,11 @@ export class HeapImpl implements Heap {
   writeRef(obj: number, offset: number, edge: number, value: number): void {
     const slot = obj + offset;
     this.words[slot] = value;
-    // A store into an eden object (the common case) costs two compares; the
-    // second is true only for eden a mirror already has (never without one).
-    if (obj >= this.edenEnd || slot < this.edenMirrored) {
-      const card = (slot - this.mirrorBase) >> CARD_SHIFT;
-      this.mirrorCards[card] = 1;
-      this.mirrorSummary[card >> MIRROR_SUMMARY_SHIFT] = 1;
-      // A filtering barrier: only old-to-young stores matter to a young collection.
-      if (obj >= this.tenuredStart && value >= this.youngStart && value < this.youngEnd) {
-        this.cards.cards[(slot - this.tenuredStart) >> CARD_SHIFT] = 1;
-      }
+    // A filtering barrier: only old-to-young stores matter to a young collection.
+    if (obj >= this.tenuredStart && value >= this.youngStart && value < this.youngEnd) {
+      this.cards.cards[(slot - this.tenuredStart) >> CARD_SHIFT] = 1;
     }
+    if (this.mirror !== null) this.mirror.noteStore(obj, slot);
     if (this.graph !== null) this.graph.writeEdge(obj, edge, value);
   }
 
@@ -477,45 +378,6 @@ export class HeapImpl implements Heap {
     this.f64[0] = value;
     this.words[addr] = this.f64Words[0]!;
     this.words[addr + 1] = this.f64Words[1]!;
-  }
-
-  /** Records that tenured words [start, end) changed (see `takeDirtyRanges`). */
-  noteTenuredWrite(start: number, end: number): void {
-    markRange(this.mirrorCards, this.mirrorBase, CARD_SHIFT, start, end);
-    markRange(this.mirrorSummary, this.mirrorBase, CARD_SHIFT + MIRROR_SUMMARY_SHIFT, start, end);
-  }
-
-  /**
-   * The word ranges ([start, end) pairs) that a mirror of the heap made at the
-   * previous call must re-read before tracing: eden from what the mirror has
-   * (`edenMirrored`; eden changes wholesale between collections, but an upload
-   * ahead may have taken part of it) up to its top, the occupied survivor space
-   * unless the mirror has it already (handed over by the last call, or moved there
-   * by a replayed evacuation, see `flipSurvivors`), and the mirror cards written
-   * since (survivors, tenured, and eden the mirror had). Words outside these
-   * ranges may differ only where no reachable object lies (free chunks, swept or
-   * dead objects' mark bits) or in scalar words, which no marker reads (stores of
-   * scalars are not noted). The first call answers the same way, for a mirror
-   * that started all zero as the heap did: not the whole heap. This is
-   * gpu/marker.ts's SableInput.takeDirtyRanges.
-   */
-  takeDirtyRanges(): number[] {
-    const out = [this.edenMirrored, this.edenTop];
-    this.edenMirrored = this.edenTop;
-    if (!this.survivorsMirrored) out.push(this.fromStart, this.fromTop);
-    this.survivorsMirrored = true;
-    // The summary's set bytes name the chunks of cards to look at.
-    const cards = this.mirrorCards;
-    const cards32 = words32(cards);
-    const summary = this.mirrorSummary;
-    const summary32 = words32(summary);
-    for (let k = nextSetByte(summary, summary32, 0); k < summary.length; k = nextSetByte(summary, summary32, k + 1)) {
-      summary[k] = 0;
-      const from = k << MIRROR_SUMMARY_SHIFT;
-      const to = Math.min(cards.length, from + (1 << MIRROR_SUMMARY_SHIFT));
-      pushRuns(cards, this.mirrorBase, CARD_SHIFT, this.tenuredEnd, out, from, to, true, cards32);
-    }
-    return out;
   }
 
   // ------------------------------------------------------------- accounting
@@ -539,11 +401,10 @@ export class HeapImpl implements Heap {
     return this.plan.heapBytes;
   }
 
-  /** After a young collection: the to-space becomes the occupied survivor, eden is
-   *  empty. `mirrored`: a heap mirror replayed this evacuation itself, so the new
-   *  survivor space need not be handed to it again (`takeDirtyRanges`). */
+  /** After an evacuation: the to-space becomes the occupied survivor, eden is
+   *  empty. `mirrored`: the mirror replayed this evacuation itself (see
+   *  MirrorLog.afterEvacuation). */
   flipSurvivors(toTop: number, mirrored = false): void {
-    this.survivorsMirrored = mirrored;
     const s = this.fromStart;
     const e = this.fromEnd;
     this.fromStart = this.toStart;
@@ -552,7 +413,7 @@ export class HeapImpl implements Heap {
     this.toStart = s;
     this.toEnd = e;
     this.edenTop = this.edenStart;
-    this.edenMirrored = this.edenStart;
+    this.mirror?.afterEvacuation(mirrored);
   }
 
   /** Called by the collector once per collection: totals and `--log-gc`. */

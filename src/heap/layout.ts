@@ -1,57 +1,46 @@
 /**
  * Object layouts and the type table.
  *
- * Every object has the 4-word header of gc/marker.ts at its reference `a`:
- *   a+0 status (HEADER_TAG | age << 2 | forwarded << 1 | mark), a+1 typeId,
- *   a+2 layout word (sable: reference count; refgraph: vertex id), a+3 array length.
- * A layout decides where an instance's fields go relative to that header:
+ * Every object has the 4-word header of object-model.ts at its reference `a`. A
+ * layout decides where an instance's fields go relative to that header:
  *
  * - `sable` (SableVM, Gagnon & Hendren; Maas et al. section 4): reference fields
- *   right of the header, contiguous, their count in a+2, so a tracer reads the header
- *   and then one run of references with no type lookup. Scalar fields go left of the
- *   header, preceded by a lead word holding the number of words from the object's
- *   start to its header. Fields are placed in declaration order (inherited first),
- *   each ref at the next word right, each scalar at the next free words leftwards, so
- *   a field's offset depends only on the fields before it: a subclass keeps every
- *   inherited offset (super's scalars nearest the header, super's refs first).
+ *   right of the header, contiguous, their count in a+2; scalar fields left of the
+ *   header after a lead word. Fields are placed in declaration order (inherited
+ *   first), each ref at the next word right, each scalar at the next free words
+ *   leftwards, so a field's offset depends only on the fields before it: a subclass
+ *   keeps every inherited offset (super's scalars nearest the header, super's refs
+ *   first).
  * - `refgraph` (FastCollect section 3.1): fields in declaration order after the
  *   header; a+2 holds the object's vertex id in its generation's reference graph
  *   (heap/ref-graph.ts), which tracers walk instead of the heap.
  *
- * Arrays are the same in both layouts: elements at a+4.., length in a+3, nothing left
- * of the header. The type table keeps, per type id, what heap walkers need in typed
- * arrays (kind, words left and right of the header, reference offsets), so that the
- * collectors' loops never touch a JavaScript object per heap object.
+ * The type table keeps, per type id, what heap walkers need in typed arrays (kind,
+ * words left and right of the header, reference offsets), so that the collectors'
+ * loops never touch a JavaScript object per heap object.
  */
 
 import type { FieldKind } from './api.js';
+import { HEADER_WORDS, KIND_FLOAT_ARRAY, KIND_INSTANCE } from './object-model.js';
+
+// The object model's names, for the files that knew them from here.
+export {
+  AGE_MASK,
+  AGE_SHIFT,
+  FREE_CHUNK,
+  FREE_WORD,
+  HEADER_TAG,
+  HEADER_WORDS,
+  KIND_FLOAT_ARRAY,
+  KIND_INSTANCE,
+  KIND_REF_ARRAY,
+  KIND_WORD_ARRAY,
+  STATUS_FORWARDED,
+  STATUS_MARK,
+} from './object-model.js';
 
 export type LayoutName = 'sable' | 'refgraph';
 export const LAYOUT_NAMES: readonly LayoutName[] = ['sable', 'refgraph'];
-
-/** Header words and status bits (see gc/marker.ts). */
-export const HEADER_WORDS = 4;
-export const STATUS_MARK = 1;
-export const STATUS_FORWARDED = 2;
-export const AGE_SHIFT = 2;
-export const AGE_MASK = 31;
-/**
- * Always set in a header's status word. A heap walker meets, at an object's start,
- * either a header (tag set), a sable lead word (a small positive count, tag clear) or
- * a free chunk (negative), and must tell them apart without type information.
- */
-export const HEADER_TAG = 0x40000000;
-/** First word of a free chunk in tenured; the chunk's size in words follows. */
-export const FREE_CHUNK = -1;
-/** A one-word gap in tenured, too small to hold a chunk size. */
-export const FREE_WORD = -2;
-
-/** Type kinds in the type table. */
-export const KIND_INSTANCE = 1;
-export const KIND_REF_ARRAY = 2;
-/** int, bool and char arrays (strings): one word per element. */
-export const KIND_WORD_ARRAY = 3;
-export const KIND_FLOAT_ARRAY = 4;
 
 /** Where a layout puts an instance's fields. */
 export interface FieldPlacement {
@@ -219,20 +208,5 @@ export class TypeTable {
     if (k === KIND_INSTANCE) return this.right[t]!;
     const len = words[a + 3]!;
     return k === KIND_FLOAT_ARRAY ? 2 * len : len;
-  }
-
-  /** Number of references (refgraph edges) of the object at `a`. */
-  edgeCount(words: Int32Array, a: number): number {
-    const t = words[a + 1]!;
-    const k = this.kind[t]!;
-    if (k === KIND_INSTANCE) return this.refCount[t]!;
-    return k === KIND_REF_ARRAY ? words[a + 3]! : 0;
-  }
-
-  /** Address of reference number `j` of the object at `a` (j < edgeCount). */
-  refSlot(words: Int32Array, a: number, j: number): number {
-    const t = words[a + 1]!;
-    if (this.kind[t] === KIND_INSTANCE) return a + this.refOffsets[this.refBegin[t]! + j]!;
-    return a + HEADER_WORDS + j;
   }
 }

@@ -24,8 +24,16 @@
  * objects' reference slots, and gc/verify.ts checks graph against heap.
  */
 
-import type { HeapImpl } from './heap.js';
-import { HEADER_WORDS, KIND_INSTANCE, KIND_REF_ARRAY } from './layout.js';
+import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from './object-model.js';
+import { SCATTERED, refRunEnd, type RefSlots } from './ref-slots.js';
+
+/** What the graphs read of the heap: heap.ts's HeapImpl, seen from below so
+ *  that the two files do not import each other. */
+export interface GraphHeap {
+  readonly words: Int32Array;
+  readonly tenuredStart: number;
+  readonly refSlots: RefSlots;
+}
 
 export const TENURED_EDGE = 0x80000000;
 /** Words per vertex: first edge, edge count, address, mark. */
@@ -99,7 +107,7 @@ export class RefGraph {
   edgeWrites = 0;
   vertexAppends = 0;
 
-  constructor(private readonly heap: HeapImpl) {}
+  constructor(private readonly heap: GraphHeap) {}
 
   /** Allocation: a vertex in the generation the address belongs to. */
   addVertex(a: number, edgeCount: number): number {
@@ -111,14 +119,14 @@ export class RefGraph {
   /** The edge value for a reference to the object at `value` (0 for null). */
   encode(value: number): number {
     if (value === 0) return 0;
-    const id = this.heap.words[value + 2]! + 1;
+    const id = this.heap.words[value + LAYOUT_WORD]! + 1;
     return value >= this.heap.tenuredStart ? (TENURED_EDGE | id) >>> 0 : id;
   }
 
   /** The write barrier's second write: edge `edge` of the object at `obj`. */
   writeEdge(obj: number, edge: number, value: number): void {
     const h = this.heap;
-    const id = h.words[obj + 2]!;
+    const id = h.words[obj + LAYOUT_WORD]!;
     if (obj >= h.tenuredStart) {
       const g = this.tenured;
       const e = g.vertices[id * VERTEX_WORDS]! + edge;
@@ -187,14 +195,7 @@ export class RefGraph {
 
   /** The edge index of reference slot `slot` of the object at `a`. */
   edgeIndexOfSlot(a: number, slot: number): number {
-    const h = this.heap;
-    const t = h.words[a + 1]!;
-    const types = h.types;
-    if (types.kind[t] === KIND_REF_ARRAY) return slot - a - HEADER_WORDS;
-    const b = types.refBegin[t]!;
-    const n = types.refCount[t]!;
-    for (let j = 0; j < n; j++) if (a + types.refOffsets[b + j]! === slot) return j;
-    return -1;
+    return this.heap.refSlots.indexOf(this.heap.words, a, slot);
   }
 
   /**
@@ -208,21 +209,16 @@ export class RefGraph {
   rebuildAfterEvacuation(moved: Int32Array, count: number, remRuns: Int32Array, remObjects: Int32Array): void {
     const h = this.heap;
     const words = h.words;
-    const types = h.types;
+    const { contiguous, kind, refBegin, refCount, refOffsets } = h.refSlots.view();
     const tenuredStart = h.tenuredStart;
     const young = this.spareYoung.reset();
     const tenured = this.tenured;
-    const kinds = types.kind;
-    const refBegin = types.refBegin;
-    const refCount = types.refCount;
-    const refOffsets = types.refOffsets;
     // Pass 1: new ids for every moved object, so pass 2 can encode edges to them.
     for (let i = 0; i < count; i++) {
       const a = moved[i]!;
-      const t = words[a + 1]!;
-      const k = kinds[t];
-      const n = k === KIND_INSTANCE ? refCount[t]! : k === KIND_REF_ARRAY ? words[a + 3]! : 0;
-      words[a + 2] = a >= tenuredStart ? tenured.addVertex(a, n) : young.addVertex(a, n);
+      const end = refRunEnd(words, kind, contiguous, a);
+      const n = end === SCATTERED ? refCount[words[a + TYPE_WORD]!]! : end - a - HEADER_WORDS;
+      words[a + LAYOUT_WORD] = a >= tenuredStart ? tenured.addVertex(a, n) : young.addVertex(a, n);
     }
     this.spareYoung = this.young;
     this.young = young;
@@ -230,28 +226,26 @@ export class RefGraph {
     for (let i = 0; i < count; i++) {
       const a = moved[i]!;
       const g = a >= tenuredStart ? tenured : young;
-      const first = g.vertices[words[a + 2]! * VERTEX_WORDS]!;
+      let edge = g.vertices[words[a + LAYOUT_WORD]! * VERTEX_WORDS]!;
       const edges = g.edges;
-      const t = words[a + 1]!;
-      const k = kinds[t];
-      if (k === KIND_INSTANCE) {
-        const b = refBegin[t]!;
-        const n = refCount[t]!;
-        for (let j = 0; j < n; j++) {
-          const v = words[a + refOffsets[b + j]!]!;
-          edges[first + j] = v === 0 ? 0 : v >= tenuredStart ? (TENURED_EDGE | (words[v + 2]! + 1)) >>> 0 : words[v + 2]! + 1;
-        }
-      } else if (k === KIND_REF_ARRAY) {
-        const n = words[a + 3]!;
-        for (let j = 0; j < n; j++) {
-          const v = words[a + HEADER_WORDS + j]!;
-          edges[first + j] = v === 0 ? 0 : v >= tenuredStart ? (TENURED_EDGE | (words[v + 2]! + 1)) >>> 0 : words[v + 2]! + 1;
-        }
+      const end = refRunEnd(words, kind, contiguous, a);
+      let j = a + HEADER_WORDS;
+      let e = end;
+      let base = 0;
+      if (end === SCATTERED) {
+        const t = words[a + TYPE_WORD]!;
+        j = refBegin[t]!;
+        e = j + refCount[t]!;
+        base = a;
+      }
+      for (; j < e; j++, edge++) {
+        const v = words[base === 0 ? j : base + refOffsets[j]!]!;
+        edges[edge] = v === 0 ? 0 : v >= tenuredStart ? (TENURED_EDGE | (words[v + LAYOUT_WORD]! + 1)) >>> 0 : words[v + LAYOUT_WORD]! + 1;
       }
     }
     for (let k = 0; 2 * k < remRuns.length; k++) {
       const a = remObjects[k]!;
-      const first = tenured.vertices[words[a + 2]! * VERTEX_WORDS]!;
+      const first = tenured.vertices[words[a + LAYOUT_WORD]! * VERTEX_WORDS]!;
       const s0 = remRuns[2 * k]!;
       const s1 = s0 + remRuns[2 * k + 1]!;
       for (let s = s0; s < s1; s++) {
@@ -276,7 +270,7 @@ export class RefGraph {
   keepTenured(a: number): void {
     const words = this.heap.words;
     const old = this.spareTenured;
-    const oldId = words[a + 2]!;
+    const oldId = words[a + LAYOUT_WORD]!;
     const o = oldId * VERTEX_WORDS;
     const first = old.vertices[o]!;
     const n = old.vertices[o + 1]!;
@@ -285,7 +279,7 @@ export class RefGraph {
     const nf = g.vertices[id * VERTEX_WORDS]!;
     g.edges.set(old.edges.subarray(first, first + n), nf);
     this.remap[oldId] = id + 1;
-    words[a + 2] = id;
+    words[a + LAYOUT_WORD] = id;
   }
 
   /** After the sweep: renumber the edges that point at tenured vertices. */

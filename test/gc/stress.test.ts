@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HeapImpl } from '../../src/heap/heap.js';
 import type { HeapOptions } from '../../src/heap/options.js';
+import type { MirrorLog } from '../../src/heap/mirror-log.js';
 import { registerMarker } from '../../src/gc/index.js';
 import type { MarkRequest, MarkResult, Marker } from '../../src/gc/marker.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
@@ -17,21 +18,23 @@ import { makeHeap, rng } from './helpers.js';
  * A marker that traces a mirror of the heap kept up to date only through
  * `takeDirtyRanges`, as a GPU marker does, and checks its marks against the heap.
  * `ahead`: eden also goes to the mirror in steps of 64 words while the program
- * runs, as a GPU marker's `upload=ahead` does (heap.setEdenUpload).
+ * runs, as a GPU marker's `upload=ahead` does (MirrorLog.setEdenUpload).
  */
 class MirrorMarker implements Marker {
   readonly name = 'mirror-check';
   readonly mirror: Int32Array;
   private readonly inner: SerialMarker;
   aheadWords = 0;
+  private readonly log: MirrorLog;
   constructor(
     private readonly heap: HeapImpl,
     ahead = false,
   ) {
     this.mirror = new Int32Array(heap.words.length);
-    this.inner = new SerialMarker({ words: this.mirror, layout: heap.layout, types: heap.types } as HeapImpl);
+    this.inner = new SerialMarker({ words: this.mirror, refSlots: heap.refSlots } as HeapImpl);
+    this.log = heap.attachMirrorLog();
     if (ahead) {
-      heap.setEdenUpload(64, async (start, end) => {
+      this.log.setEdenUpload(64, async (start, end) => {
         this.mirror.set(heap.words.subarray(start, end), start);
         this.aheadWords += end - start;
       });
@@ -39,9 +42,8 @@ class MirrorMarker implements Marker {
     }
   }
   mark(request: MarkRequest): MarkResult {
-    const ranges = this.heap.takeDirtyRanges();
-    if (ranges === 'all') this.mirror.set(this.heap.words);
-    else for (let i = 0; i < ranges.length; i += 2) this.mirror.set(this.heap.words.subarray(ranges[i]!, ranges[i + 1]!), ranges[i]!);
+    const ranges = this.log.takeDirtyRanges();
+    for (let i = 0; i < ranges.length; i += 2) this.mirror.set(this.heap.words.subarray(ranges[i]!, ranges[i + 1]!), ranges[i]!);
     const result = this.inner.mark(request);
     verifyMarks(this.heap, request, result, 'mirror-check');
     return result;

@@ -11,8 +11,8 @@
  * the last of three marks and whether all three matched the CPU trace; exits 1
  * on any mismatch. Timings are incidental here, not a benchmark.
  */
-import { GpuMarker } from '../../src/gpu/marker.js';
-import { describeGpu, destroyGpu, openGpu } from '../../src/gpu/device.js';
+import { GpuMarker } from '../../src/gpu/worker/gpu-marker.js';
+import { describeGpu, destroyGpu, openGpu } from '../../src/gpu/device/device.js';
 import type { LaidOut, ObjectGraph } from './graphs.js';
 import {
   binaryTree,

@@ -4,7 +4,7 @@
  * refgraph heap with its CSR graphs, and an independent CPU reference trace.
  */
 import type { MarkRequest, Marker, MarkResult } from '../../src/gc/marker.js';
-import type { CsrGraph, RefGraphs } from '../../src/gpu/mirror.js';
+import type { CsrGraph, RefGraphs } from '../../src/gpu/mirror/mirror.js';
 import { rng } from '../gc/helpers.js';
 
 export { rng };

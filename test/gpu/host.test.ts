@@ -1,12 +1,12 @@
 /**
- * The main thread's side of the GPU worker (gpu/host.ts): a young mark's live
+ * The main thread's side of the GPU worker (gpu/host/host.ts): a young mark's live
  * list comes back in shared memory that the worker is still writing after it
  * replied (MarkResult.liveReady says how far). Lists longer than one of the
  * worker's copy blocks (262,144 entries), shorter and longer again on one
  * marker, must all read back as the CPU's live set once waited for.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeGpuHost, WorkerGpuMarker } from '../../src/gpu/host.js';
+import { closeGpuHost, WorkerGpuMarker } from '../../src/gpu/host/host.js';
 import { expectedMarks, layoutSable, parallelLists, request, type ObjectGraph } from './graphs.js';
 
 afterAll(async () => {

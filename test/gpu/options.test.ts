@@ -1,6 +1,6 @@
 /** `--gpu-opt` parsing and the papers' ablation labels (no device needed). */
 import { describe, expect, it } from 'vitest';
-import { NoGpuAdapterError } from '../../src/gpu/device.js';
+import { NoGpuAdapterError } from '../../src/gpu/device/device.js';
 import { baselineOptions, DEFAULT_GPU_OPTIONS, optionsLabel, parseGpuOptions } from '../../src/gpu/options.js';
 
 describe('--gpu-opt', () => {

@@ -4,8 +4,8 @@
  * the translation of vertex marks to the bitmap over heap addresses.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { GpuMarker } from '../../src/gpu/marker.js';
-import { destroyGpu } from '../../src/gpu/device.js';
+import { GpuMarker } from '../../src/gpu/worker/gpu-marker.js';
+import { destroyGpu } from '../../src/gpu/device/device.js';
 import type { ObjectGraph } from './graphs.js';
 import { bitmapSet, fullShapes, generational, layoutRefgraph, markAndTrace, randomGraph } from './graphs.js';
 

@@ -3,8 +3,8 @@
  * collections, compared with an independent CPU trace.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { GpuMarker } from '../../src/gpu/marker.js';
-import { destroyGpu } from '../../src/gpu/device.js';
+import { GpuMarker } from '../../src/gpu/worker/gpu-marker.js';
+import { destroyGpu } from '../../src/gpu/device/device.js';
 import type { ObjectGraph } from './graphs.js';
 import { bitmapSet, complete, fullShapes, generational, layoutSable, markAndTrace, randomGraph, wide } from './graphs.js';
 
@@ -98,7 +98,7 @@ describe('adapter limits', () => {
   }
 
   it('gpu-dfs refuses, before marking, a heap whose linked stack exceeds one binding', async () => {
-    const { openGpu, GpuAdapterLimitError } = await import('../../src/gpu/device.js');
+    const { openGpu, GpuAdapterLimitError } = await import('../../src/gpu/device/device.js');
     const max = (await openGpu()).limits.maxStorageBufferBindingSize;
     // The stack takes 4 bytes per 4 heap words: just over the limit.
     const err = await prepareError('gpu-dfs', max + 64);
@@ -107,7 +107,7 @@ describe('adapter limits', () => {
   });
 
   it('gpu-bfs refuses, before marking, a heap whose mirror needs more bindings than the adapter has', async () => {
-    const { openGpu, GpuAdapterLimitError } = await import('../../src/gpu/device.js');
+    const { openGpu, GpuAdapterLimitError } = await import('../../src/gpu/device/device.js');
     const { limits } = await openGpu();
     const chunkBytes = 2 ** Math.floor(Math.log2(Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize)));
     // One chunk more than the bindings left beside the kernels' own (mirror.ts).

@@ -4,8 +4,8 @@
  * markers reused across collections with incremental mirror updates.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { GpuMarker } from '../../src/gpu/marker.js';
-import { destroyGpu } from '../../src/gpu/device.js';
+import { GpuMarker } from '../../src/gpu/worker/gpu-marker.js';
+import { destroyGpu } from '../../src/gpu/device/device.js';
 import type { GpuOptions } from '../../src/gpu/options.js';
 import type { ObjectGraph } from './graphs.js';
 import {

@@ -136,11 +136,23 @@ describe('write barrier', () => {
   });
 });
 
-describe('takeDirtyRanges (a GPU heap mirror\'s view of what was written)', () => {
+describe('the mirror log (a GPU heap mirror\'s view of what was written)', () => {
+  it('exists only when a collector asks for it, before the first allocation', () => {
+    const heap = createHeap({ heapBytes: 4 * 2 ** 20 });
+    expect(heap.mirror).toBeNull();
+    const log = heap.attachMirrorLog();
+    expect(heap.mirror).toBe(log);
+    expect(heap.attachMirrorLog()).toBe(log);
+    const late = createHeap({ heapBytes: 4 * 2 ** 20 });
+    late.allocArray(late.stringTypeId, 3);
+    expect(() => late.attachMirrorLog()).toThrow(/already allocated/);
+  });
+
   it('hands over the written tenured cards once, merged across summary chunks', () => {
     const heap = createHeap({ heapBytes: 64 * 2 ** 20 });
+    const log = heap.attachMirrorLog();
     const young = [heap.edenStart, heap.edenTop, heap.fromStart, heap.fromTop];
-    expect(heap.takeDirtyRanges()).toEqual(young);
+    expect(log.takeDirtyRanges()).toEqual(young);
     const base = heap.edenStart; // the mirror cards start at eden
     const card = (a: number): number => (a - base) >> 7;
     const t = heap.tenuredStart;
@@ -152,21 +164,22 @@ describe('takeDirtyRanges (a GPU heap mirror\'s view of what was written)', () =
       [chunkEdge - 300, chunkEdge + 300],
       [t + 500_000, t + 500_001],
     ];
-    for (const [s, e] of writes) heap.noteTenuredWrite(s, e);
+    for (const [s, e] of writes) log.noteWrite(s, e);
     const want: number[] = [];
     for (const [s, e] of writes) want.push(base + (card(s) << 7), base + ((card(e - 1) + 1) << 7));
-    const got = heap.takeDirtyRanges();
+    const got = log.takeDirtyRanges();
     expect(got.slice(0, 2)).toEqual([heap.edenStart, heap.edenTop]);
     expect(got.slice(2)).toEqual(want);
     // Taken once: the cards and their summary are clean again.
-    expect(heap.takeDirtyRanges()).toEqual([heap.edenTop, heap.edenTop]);
+    expect(log.takeDirtyRanges()).toEqual([heap.edenTop, heap.edenTop]);
   });
 
   it('hands eden over ahead in steps, then only what changed in it', async () => {
     const { heap, roots } = makeHeap({ heapBytes: 4 * 2 ** 20 });
+    const log = heap.attachMirrorLog();
     const node = heap.defineClass('Node', ['int', 'ref']);
     const uploads: [number, number][] = [];
-    heap.setEdenUpload(1000, async (s, e) => void uploads.push([s, e]));
+    log.setEdenUpload(1000, async (s, e) => void uploads.push([s, e]));
     const first = heap.allocInstance(node);
     roots.push(first);
     let a = first;
@@ -192,12 +205,12 @@ describe('takeDirtyRanges (a GPU heap mirror\'s view of what was written)', () =
     heap.writeRef(a, node.offsets[1]!, 0, first);
     const slot = first + node.offsets[1]!;
     const card = heap.edenStart + (((slot - heap.edenStart) >> 7) << 7);
-    expect(heap.takeDirtyRanges()).toEqual([handed, heap.edenTop, heap.fromStart, heap.fromTop, card, card + 128]);
+    expect(log.takeDirtyRanges()).toEqual([handed, heap.edenTop, heap.fromStart, heap.fromTop, card, card + 128]);
     // A collection empties eden: the mirror has none of the new eden, and the
     // steps start again from eden's start.
     heap.requestCollection('young', 'test');
     await heap.collectPending();
-    expect(heap.takeDirtyRanges().slice(0, 2)).toEqual([heap.edenStart, heap.edenStart]);
+    expect(log.takeDirtyRanges().slice(0, 2)).toEqual([heap.edenStart, heap.edenStart]);
     uploads.length = 0;
     while (uploads.length === 0) if (heap.allocInstance(node) === 0) await heap.collectPending();
     expect(uploads[0]![0]).toBe(heap.edenStart);

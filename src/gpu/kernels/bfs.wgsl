@@ -21,15 +21,8 @@
 // Null references and, in young collections, references leaving the young
 // generation are copied like any other and dropped when dequeued, as Maas does.
 
-const WIDE: u32 = 16u;
-
-const Q_START: u32 = 0u;     // first entry of the level being processed
-const Q_END: u32 = 1u;       // end of that level
-const Q_TAIL: u32 = 2u;      // end of the next level, growing
-const Q_LEVEL: u32 = 3u;     // levels completed (Maas's GPU iterations)
-const Q_LIVE: u32 = 4u;      // young collections: entries in `live`
-const Q_STOP: u32 = 5u;      // the CPU fallback was triggered (§5.4)
-const Q_OVERFLOW: u32 = 6u;
+// WIDE and the Q_* slots of `ctl` come from kernels/constants.ts BFS,
+// generated ahead of this file.
 
 var<workgroup> wgStart: u32;
 var<workgroup> wgEnd: u32;

@@ -6,28 +6,7 @@
 // Setting a bit is an atomicOr whose old value tells the caller whether it was
 // first: the bitmap form of FastCollect's compare-and-exchange mark (§3.2).
 
-struct Params {
-  youngStart: u32,            // sable: young range [youngStart, youngEnd) of addresses
-  youngEnd: u32,
-  nodeBase: u32,              // sable: address of stack element 0 (a multiple of 32)
-  rootCount: u32,
-  stackSize: u32,             // gpu-dfs: elements of the linked stack in use
-  threadCount: u32,           // gpu-dfs: threads of one dispatch
-  areaLen: u32,               // gpu-dfs: elements of the stack each thread scans when idle
-  youngVertices: u32,         // refgraph: tenured node ids start after the young ones
-  nodeCount: u32,             // highest node id + 1 bound (sable: heap words)
-  queueCap: u32,              // gpu-bfs: frontier queue ring capacity
-  liveCap: u32,               // young collections: capacity of the live list
-  heapWords: u32,
-  fallbackThreshold: u32,     // gpu-bfs: Maas §5.4
-  fallbackMinIterations: u32,
-  wideCap: u32,               // gpu-dfs: capacity of the wide-object list
-  pad1: u32,
-  scanLo0: u32,               // gpu-dfs: idle threads scan stack elements [scanLo0, +scanN0)
-  scanN0: u32,                //   then [scanLo1, +scanN1), split into areas of areaLen
-  scanLo1: u32,
-  scanN1: u32,
-}
+// `params` is a `Params` (kernels/constants.ts PARAMS, generated ahead of this file).
 
 // True for the one caller that set the bit. With the atomic optimization
 // (FastCollect §4.4) a plain load first skips the atomic for nodes already
@@ -45,9 +24,8 @@ fn tryMarkAtomic(n: u32) -> bool {
 }
 
 // Lane k (0..3) of a quad. Indexing a vector with a runtime value can make the
-// compiler keep it in local memory; selects keep it in registers. On an H100,
-// gpu-dfs on the 2560 lists took 17-18 ms of kernel with `quad[k]` in the
-// vector heap accessor against 3 ms with word loads.
+// compiler keep it in local memory, several times slower; selects keep it in
+// registers (docs/decisions/r19g-0008).
 fn lane(v: vec4<u32>, k: u32) -> u32 {
   return select(select(v.x, v.y, k == 1u), select(v.z, v.w, k == 3u), k >= 2u);
 }

@@ -24,39 +24,34 @@
 //   otherwise the next node id; bit 31 = CLAIMED. Algorithm 1 uses -1 and -2.
 //
 // - Wide objects (with DIVERGENCE; Maas et al. §5.2 brought to DFS). One thread
-//   expanding an array of 100,000 references serializes the whole mark (80 ms on
-//   an H100). A thread that meets an object of more than SPLIT references appends
+//   expanding an array of 100,000 references serializes the whole mark. A thread that meets an object of more than SPLIT references appends
 //   it to the `wide` list and visits none of them; the next dispatch, dfs_wide,
 //   spreads them all over the grid's workgroups, one reference (or vec4) per
 //   thread at a time, each thread pushing what it marks onto its own stack.
-//   (Expanding the first SPLIT itself left the thread that expanded the 2560
-//   lists' array of heads with 64 lists to chase or to have stolen: on an H100
-//   the first young kernel took 13.1 ms against 7.8, and the 256 lists' later
-//   ones 32-34 against 9.2.)
+//   (Expanding the first SPLIT itself would leave the thread that expanded an
+//   array of list heads with SPLIT lists to chase: docs/decisions/r19g-0008.)
 //
 // - Narrow tails (our addition, not in FastCollect; Maas et al. §5.4 for DFS).
 //   When only a few threads hold work round after round (a long linked list is
-//   one thread's pointer chase, ~1 µs a node on the GPU), the host stops the
+//   one thread's pointer chase, latency-bound on the GPU), the host stops the
 //   rounds and dfs_drain lists the nodes still waiting in the threads' global
 //   stacks into `wide` (free once the rounds stopped); the CPU expands them
-//   from the mark bitmap read back (dfs.ts, cpu-trace.ts).
+//   from the mark bitmap read back (engines/dfs.ts, engines/cpu-trace.ts).
 //
 // Young collections (Algorithm 4): each thread links the young nodes it marks
 // into its storage stack (`store`, indexed like `stack`) and appends them to
 // `live` with one atomicAdd per batch, at the end of each dispatch. (A private
-// array for the batch measured 3-4x slower on an H100: it lives in local memory
-// and costs registers in every loop that marks.) With the live list in address
-// order (order.wgsl rebuilds it from the mark bitmap) the storage stack has
-// no reader, and STORAGE_STACK is off: a thread only counts what it marked. On
-// an H100 the stack's store per node and the walk of it at each dispatch's
-// end took the 2560 lists' later young kernels from 4.3-4.8 to 3.7-4.2 ms.
+// array for the batch lives in local memory and costs registers in every loop
+// that marks.) With the live list in address order (order.wgsl rebuilds it
+// from the mark bitmap) the storage stack has no reader, and STORAGE_STACK is
+// off: a thread only counts what it marked, sparing a store per node
+// (docs/decisions/r19g-0001, r19g-0008).
 //
 // A thread keeps its next node (the newest of its hybrid stack) across
 // dispatches in `threads` rather than spilling it where idle threads steal: a
 // thread chasing one list has nothing else, and a theft only moves the chase to
-// another thread a little later in the round. On an H100 the 2560 lists took
-// 29-61 rounds with every spilled node stealable against 13 without the theft
-// races (-vector happened to lose them). Only nodes beyond the next are shared.
+// another thread a little later in the round, while the theft races cost
+// rounds (docs/decisions/r19g-0008). Only nodes beyond the next are shared.
 //
 // Idle threads' scans (load balancing) are bounded to SCAN_BUDGET elements per
 // dispatch, resuming where they stopped: under the sable layout the stack is
@@ -64,25 +59,8 @@
 // with a 1 GiB heap), and a full scan per dispatch cost every idle thread that
 // many dependent loads while busy threads chased lists.
 
-const CLAIMED: u32 = 0x80000000u;
-const BOTTOM: u32 = 0x7fffffffu;
-
-const CTL_BUSY: u32 = 0u;
-const CTL_LAST_BUSY: u32 = 1u;
-const CTL_ROUNDS: u32 = 2u;
-const CTL_LIVE: u32 = 3u;
-const CTL_WIDE_HEAD: u32 = 4u;
-const CTL_WIDE_TAIL: u32 = 5u;
-const CTL_PENDING: u32 = 6u;
-const CTL_DRAIN_OVERFLOW: u32 = 7u;
-const CTL_CHAIN: u32 = 8u;
-const CTL_STACKED: u32 = 9u;
-const CTL_LAST_STACKED: u32 = 10u;
-const CTL_GUESSED: u32 = 11u;
-
-const SPLIT: u32 = 64u;
-// Per thread in `threads`: global stack top, steal cursor, kept next node.
-const THREAD_WORDS: u32 = 3u;
+// CLAIMED, BOTTOM, SPLIT, THREAD_WORDS, DRAIN_CAP and the CTL_* slots of `ctl`
+// come from kernels/constants.ts DFS, generated ahead of this file.
 
 var<private> top: u32;      // top of this thread's global stack, 0 = empty
 var<private> lcount: u32;   // depth of this thread's hybrid stack
@@ -281,12 +259,9 @@ fn keepAhead(s: u32, q: vec4<u32>, h: vec3<u32>) {
 // last one, if it has references to visit, is kept (keepAhead).
 //
 // Going through dfs_mark's loop (push, pop, the budget, the steal test) for
-// each node cost a chase about 2 µs a node on an H100 with 1280 lists at once:
-// the 2560 lists' later young kernels took 2.02-2.05 ms that way and 1.47 ms
-// in this loop, the 256 lists' 16-17 ms against 10.5-11.3 (bench/RESULTS.md,
-// eighth session). Sending each successor's atomic before its predecessor's
-// came back (sound: whoever wins a mark expands the node) measured slower,
-// 2.11 ms.
+// each node made a chase slower; so did sending each successor's atomic before
+// its predecessor's came back, though sound, since whoever wins a mark expands
+// the node (docs/decisions/r19g-0008).
 fn chase(first: u32, maxSteps: u32) -> u32 {
   var s = first;
   var steps = 0u;
@@ -317,9 +292,8 @@ fn chase(first: u32, maxSteps: u32) -> u32 {
 // A pointer chase that marks CHASE_AHEAD nodes per memory round trip
 // (CHASE_AHEAD > 1, the default), by predicting where the next nodes lie.
 //
-// chase() is latency-bound: each node's loads wait for its predecessor's, and
-// on an H100 a step cost ~1.9 µs with 1280 chases at once (the 2560 lists'
-// later young kernels, 1.9 ms for 1000 nodes a list). But a list built node
+// chase() is latency-bound: each node's loads wait for its predecessor's.
+// But a list built node
 // after node lies at a constant stride in the heap, and a copying collector
 // that evacuates in address order keeps it so. So with the stride of the last
 // step known, a run of CHASE_AHEAD nodes (the node itself and its guessed
@@ -339,12 +313,10 @@ fn chase(first: u32, maxSteps: u32) -> u32 {
 // node lost in the middle of a run leaves later ones won and expanded here.
 //
 // chaseAhead(first, maxSteps, stride0) is generated, unrolled, for the
-// adapter's CHASE_AHEAD by chase-ahead.ts and appended to this file: each of a
-// run's nodes lives in scalars of its own. Written as loops over arrays, the
-// run went through local memory and an H100 chased no faster than chase()
-// (the 2560 lists' young kernels 1.82-1.84 ms, 1.33-1.35 with one atomicOr
-// per word); generated, 0.63-0.65 ms at CHASE_AHEAD 8 and 0.58 at 16, against
-// 2.0 for chase() in the same call (bench/RESULTS.md, tenth session).
+// adapter's CHASE_AHEAD by engines/chase-ahead.ts and appended to this file: each of a
+// run's nodes lives in scalars of its own: written as loops over arrays, the
+// run went through local memory and chased no faster than chase()
+// (docs/decisions/r19g-0002).
 var<private> guessed: u32;  // nodes accepted from guesses, added to ctl at finish()
 
 // Algorithm 5, made sound (see the top): scan this thread's area of the global
@@ -506,8 +478,8 @@ fn dfs_wide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
       let s = r.y;
       let e = r.y + r.z;
       // Quads only when the object's threads each get more than one: a quad is
-      // four DFS roots for one thread to chase in turn (2560 list heads in one
-      // array took 2x the rounds with quads).
+      // four DFS roots for one thread to chase in turn, which doubles the rounds
+      // of an array of list heads (docs/decisions/r19g-0008).
       if (e - s >= 4u * per * WG) {
         visitRange(r.x, s, e, k0, per * WG);
       } else {
@@ -524,15 +496,11 @@ fn dfs_wide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoca
 // list's one chase shows the host a narrow tail in as many rounds as before
 // and goes to the CPU; from then on it is BROAD_CHAIN_STEPS: fewer, longer
 // rounds, and the last few chases of many (a thread that took a second list
-// while chasing one) finish in them rather than in a submit of short rounds.
-// On an H100 the 2560 lists' young kernels took 2.6-3.0 ms against 7.7 / 4.8
-// / 4.3 (collections 1 / 2 / 3) with CHAIN_STEPS throughout: 1280-2560
-// chases of 1000 nodes, ~2.5 µs a node each, in one submit instead of two or
-// three. It also publishes how many threads ended the round with a global
-// stack (CTL_LAST_STACKED): none means idle threads have nothing to steal.
-// The 2560 lists' chases keep their one node for themselves, and with 130,000
-// idle threads scanning 64 elements each a round their young kernels took
-// 1.93-1.98 ms on an H100 against 1.66 without load balancing.
+// while chasing one) finish in them rather than in a submit of short rounds
+// (docs/decisions/r19g-0004). It also publishes how many threads ended the
+// round with a global stack (CTL_LAST_STACKED): none means idle threads have
+// nothing to steal, and their scans would only cost the chasing threads
+// (r19g-0004).
 @compute @workgroup_size(1)
 fn dfs_advance() {
   let busy = atomicLoad(&ctl[CTL_BUSY]);

@@ -8,10 +8,9 @@
 // order instead, read off the mark bitmap (a young mark's bits are exactly its
 // live objects), so that survivors keep their allocation order. It is the
 // default for both engines: a survivor-space overflow then promotes whole lists,
-// as serial's order does, and later young marks take longer (long young chains:
-// 4.8 against 1.5 ms of kernel on an H100), but the CPU copies faster, and over
-// 20 rounds the 2560 lists' young pauses came out lower (bench/RESULTS.md,
-// sixth session; the third and fourth sessions' fewer rounds had found no gain).
+// as serial's order does, and later young marks take longer (long young
+// chains), but the CPU copies faster and the young pauses come out lower
+// (docs/decisions/r19g-0001).
 //
 // order_count sums each block's bits, order_scan turns the sums into offsets,
 // order_emit writes each block's addresses from its offset. Blocks are WG
@@ -20,18 +19,7 @@
 //
 // Constants from the host: WG.
 
-struct OrderParams {
-  firstWord: u32,   // first bitmap word of the range
-  words: u32,       // bitmap words in the range
-  blocks: u32,      // ceil(words / (4 * WG))
-  lo: u32,          // addresses [lo, hi) only
-  hi: u32,
-  pad0: u32,
-  pad1: u32,
-  pad2: u32,
-}
-
-const PER: u32 = 4u;
+// `op` (OrderParams) and PER come from kernels/constants.ts, generated ahead of this file.
 
 fn threadWords(b: u32, lid: u32) -> u32 { return b * (WG * PER) + lid * PER; }
 

@@ -3,9 +3,9 @@
 // The issue's "or a kernel scans the card table": the CPU still finds the
 // objects overlapping each dirty card (a walk of a few objects per card, with
 // the block offset table), and hands over each object's reference slots inside
-// the card as one range; this kernel reads the slots from the heap mirror. On
-// CompleteGraph the remembered set is ~15M slots in 4,999-slot arrays, and the
-// CPU's loop over them was 120-280 ms of every young pause on the H100 host.
+// the card as one range; this kernel reads the slots from the heap mirror,
+// since the CPU's loop over a large remembered set dominated the young pause
+// (docs/decisions/r19g-0009).
 //
 // Per range (one thread each, grid-stride): every young referent is reported
 // once (`roots`, deduplicated with the `seen` bitmap over the young range), and
@@ -16,19 +16,8 @@
 //
 // Constants from the host: WG.
 
-struct RemsetParams {
-  youngStart: u32,
-  youngEnd: u32,
-  rangeCount: u32,
-  rootsCap: u32,
-  runsCap: u32,
-  threads: u32,
-  pad0: u32,
-  pad1: u32,
-}
-
-const CTL_ROOTS: u32 = 0u;
-const CTL_RUNS: u32 = 1u;
+// `rp` (RemsetParams) and the slots CTL_ROOTS, CTL_RUNS of `rsCtl` come from
+// kernels/constants.ts, generated ahead of this file.
 
 fn emitRun(first: u32, count: u32) {
   let k = atomicAdd(&rsCtl[CTL_RUNS], 1u);

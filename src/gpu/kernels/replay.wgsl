@@ -5,8 +5,8 @@
 // forwarding header behind (status | FORWARDED, new address at a+1), gives the
 // copy a fresh header with its age plus one, and redirects the copy's young
 // references through the forwarding headers. Re-sending the moved objects to
-// the GPU at the next collection cost 25-47 ms on an H100 for the 2560-list
-// benchmark (34-68 MB of survivors); doing the same moves here costs one
+// the GPU at the next collection cost more than the mark's kernel
+// (docs/decisions/r19g-0006); doing the same moves here costs one
 // upload of `fwd` (4 bytes an object) and a few dispatches, and leaves the
 // mirror word-for-word equal to the heap in every header and reference word.
 //
@@ -22,18 +22,8 @@
 // Sources (eden, from-space) and destinations (to-space, free tenured chunks)
 // never overlap, so copies run in any order.
 
-struct ReplayParams {
-  count: u32,        // objects moved
-  youngStart: u32,   // the young range references are redirected from
-  youngEnd: u32,
-  typeCount: u32,
-  bigCap: u32,
-  slotRuns: u32,     // runs of remembered-set slots (first, count)
-  pad0: u32,         // the struct stays a multiple of 16 bytes
-  pad1: u32,
-}
-
-const BIG_COUNT: u32 = 0u;
+// `rp` (ReplayParams), BIG_COUNT, SMALL and the header bits come from
+// kernels/constants.ts REPLAY, generated ahead of this file.
 
 // [start, size) of the object whose header is at a, from its type's size rule
 // (heap/layout.ts TypeTable.sizeTable: left, fixed, per element).

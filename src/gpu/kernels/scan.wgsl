@@ -1,6 +1,6 @@
 // Blelloch's work-efficient exclusive scan over one workgroup, shared by
 // gpu-bfs's prefix-sum offsets (Maas et al. §5.1's first strategy) and
-// order.wgsl's block offsets. WG is a power of two (engine.ts and order.ts
+// order.wgsl's block offsets. WG is a power of two (engines/engine.ts and engines/order.ts
 // choose it so); call in uniform control flow.
 //
 // Constants from the host: WG.

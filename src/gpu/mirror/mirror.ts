@@ -12,17 +12,16 @@
  * (heap.ts takeDirtyRanges: the occupied young spaces and tenured's written
  * cards, not the whole 1 GiB); a caller that cannot tell passes 'all'.
  *
- * Uploads go through reused MAP_WRITE staging buffers: the probe on an H100
- * measured queue.writeBuffer at 1.5 GB/s against 5-9 GB/s for a mapped staging
- * buffer that is reused (its re-mapping overlaps with the next collection's
- * mutator time). lavapipe caps one storage binding at 128 MiB, so the heap is
+ * Uploads go through reused MAP_WRITE staging buffers, several times faster than
+ * queue.writeBuffer (docs/decisions/r19g-0009), whose re-mapping overlaps with
+ * the next collection's mutator time. lavapipe caps one storage binding at 128 MiB, so the heap is
  * split into power-of-two chunks of at most maxStorageBufferBindingSize, each
  * bound on its own; kernels pick the chunk with a switch (see `HeapMirror.accessors`).
  */
-import type { GpuContext } from './device.js';
-import { GpuAdapterLimitError } from './adapter.js';
-import { bufferSize, floorPow2, GrowableBuffer, Readback, u32View } from './buffers.js';
-import type { BindingSpec } from './shader.js';
+import type { GpuContext } from '../device/device.js';
+import { GpuAdapterLimitError } from '../device/adapter.js';
+import { bufferSize, floorPow2, GrowableBuffer, Readback, u32View } from '../device/buffers.js';
+import type { BindingSpec } from '../device/shader.js';
 
 /** Word ranges as flat [start, end) pairs: [s0, e0, s1, e1, ...]. */
 export type DirtyRanges = ArrayLike<number>;

@@ -17,6 +17,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { wgslDeclarations, type KernelFile } from '../kernels/constants.js';
 import type { GpuContext } from './device.js';
 
 export interface BindingSpec {
@@ -48,8 +49,8 @@ export function packageRoot(): string {
 
 const sources = new Map<string, string>();
 
-/** The text of `src/gpu/kernels/<name>.wgsl`. */
-export function kernelSource(name: string): string {
+/** The text of `src/gpu/kernels/<name>.wgsl` as the text of its file alone. */
+export function kernelFileText(name: KernelFile): string {
   let text = sources.get(name);
   if (text === undefined) {
     text = readFileSync(join(packageRoot(), 'src', 'gpu', 'kernels', `${name}.wgsl`), 'utf8');
@@ -58,11 +59,10 @@ export function kernelSource(name: string): string {
   return text;
 }
 
-/** WGSL `const` declarations for the specialization header. */
-export function wgslConstants(values: Record<string, number | boolean>): string {
-  return Object.entries(values)
-    .map(([k, v]) => `const ${k}: ${typeof v === 'boolean' ? 'bool' : 'u32'} = ${typeof v === 'boolean' ? v : `${v >>> 0}u`};`)
-    .join('\n');
+/** `src/gpu/kernels/<name>.wgsl` after its declarations from kernels/constants.ts. */
+export function kernelSource(name: KernelFile): string {
+  const decls = wgslDeclarations(name);
+  return decls ? `${decls}\n${kernelFileText(name)}` : kernelFileText(name);
 }
 
 function declarations(bindings: readonly BindingSpec[]): string {

@@ -1,6 +1,6 @@
 /**
  * The GPU worker thread: it owns the process's WebGPU device and runs the
- * `GpuMarker`s that the main thread's `WorkerGpuMarker`s (host.ts) stand for.
+ * `GpuMarker`s that the main thread's `WorkerGpuMarker`s (host/host.ts) stand for.
  * protocol.ts says why the device lives here and what crosses the threads.
  *
  * Requests run one at a time, in the order they came. Each marker's input is
@@ -10,11 +10,11 @@
  * next `takeDirty...` call, merged if several requests brought some.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { destroyGpu, openGpu } from './device.js';
-import { STAGED_ROOTS } from './engine.js';
-import { GpuMarker, type RefGraphInput, type SableInput } from './marker.js';
-import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror.js';
-import { sharedClock, type Changes, type HostReply, type HostRequest, type MarkReply, type RemsetReply, type SharedInts } from './protocol.js';
+import { destroyGpu, openGpu } from '../device/device.js';
+import { STAGED_ROOTS } from '../engines/job.js';
+import { GpuMarker, type RefGraphInput, type SableInput } from './gpu-marker.js';
+import type { DirtyRanges, GraphDirty, RefGraphs } from '../mirror/mirror.js';
+import { sharedClock, type Changes, type HostReply, type HostRequest, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 type CreateRequest = Extract<HostRequest, { op: 'create' }>;
 
@@ -51,8 +51,6 @@ class Hosted {
   private graphs: RefGraphs | null = null;
   objectRanges: number[] | undefined;
   sizeTable: Uint32Array | undefined;
-  /** The last young mark's own live list (replayEvacuation checks it is the one replayed). */
-  live: Int32Array | null = null;
   /** The live list as the main thread reads it: a copy in shared memory, grown as needed. */
   private shared = new Int32Array(new SharedArrayBuffer(4 * 1024));
   /** How many entries of `shared` the copy has written (-1: it failed); the main thread waits on it. */
@@ -116,8 +114,8 @@ class Hosted {
    * shared buffer (a new one when it outgrew it) and returns it with nothing
    * written yet; `stream`, run once the reply is posted, copies the list in
    * blocks, publishing each in `progress`. The main thread starts evacuating
-   * the head of the list while the rest is copied: copying the 2560 lists'
-   * 10 MB before replying took 0.65-0.75 ms of each young mark on an H100.
+   * the head of the list while the rest is copied, which hides the copy
+   * (docs/decisions/r19d-02).
    */
   share(live: Int32Array): SharedInts {
     if (live.length > this.shared.length) {
@@ -141,7 +139,7 @@ class Hosted {
         at = end;
       }
     } catch {
-      // The main thread's wait reports it (host.ts waitForLive).
+      // The main thread's wait reports it (host/host.ts waitForLive).
       Atomics.store(p, 0, -1);
       Atomics.notify(p, 0);
     }
@@ -200,7 +198,6 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const h = hosted(req.marker);
       h.receive(req.changes);
       h.objectRanges = req.objectRanges;
-      h.live = null;
       // Small root sets go up by writeBuffer, which wants memory of this thread's own.
       const shared = view(req.roots);
       const roots = shared.length < STAGED_ROOTS ? shared.slice() : shared;
@@ -209,7 +206,6 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const withLegs = stats && { ...stats, phases: { ...stats.phases, toWorker } };
       if (req.kind === 'young') {
         const list = r.live ?? new Int32Array(0);
-        h.live = list;
         const live = h.share(list);
         afterReply = () => h.stream(list);
         return {
@@ -224,13 +220,14 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
     }
     case 'replay': {
       const h = hosted(req.marker);
+      // A young mark's list is the marker's own (GpuMarker.lastYoungLive); a full mark's travels.
+      const own = h.marker.lastYoungLive;
       let live: Int32Array;
       if (req.live) live = view(req.live);
-      else if (h.live !== null && h.live.length === req.liveLength) live = h.live;
+      else if (own !== null && own.length === req.liveLength) live = own;
       else throw new Error('GPU worker: replayEvacuation of a young mark whose list is gone');
       h.sizeTable = req.sizeTable;
       await h.marker.replayEvacuation(live, view(req.forward), view(req.slotRuns));
-      h.live = null;
       return null;
     }
     case 'remset': {
@@ -259,9 +256,9 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
 }
 
 const port = parentPort;
-if (port === null) throw new Error('host-worker.ts runs as a worker thread (host.ts starts it)');
+if (port === null) throw new Error('gpu-worker.ts runs as a worker thread (host/host.ts starts it)');
 /** Replies go on their own channel; `replied` counts them, bumped after each is
- *  posted, so that the main thread can wait for one without its event loop (host.ts). */
+ *  posted, so that the main thread can wait for one without its event loop (host/host.ts). */
 const { replies, replied } = workerData as { replies: MessagePort; replied: Int32Array };
 
 function postReply(reply: HostReply, transfer: ArrayBuffer[] = []): void {

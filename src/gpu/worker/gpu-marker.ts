@@ -8,20 +8,19 @@
  * reference words, trace, and return the bitmap over heap addresses (and, for a
  * young collection, the list of reachable young objects).
  */
-import type { MarkRequest, MarkResult, Marker } from '../gc/marker.js';
-import { BfsEngine } from './bfs.js';
-import { u32View } from './buffers.js';
-import { graphNodes, sableNodes } from './cpu-trace.js';
-import { DfsEngine } from './dfs.js';
-import type { GpuContext } from './device.js';
-import { GpuAdapterLimitError, openGpu } from './device.js';
-import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from './engine.js';
-import type { DirtyRanges, GraphDirty, RefGraphs, UploadStats } from './mirror.js';
-import { GraphMirror, HeapMirror, StagingUploader } from './mirror.js';
-import { RemsetScan, type RemsetResult } from './remset.js';
-import { EvacuationReplay } from './replay.js';
-import type { GpuEngine, GpuOptions } from './options.js';
-import { DEFAULT_GPU_OPTIONS, optionsLabel, parseGpuOptions } from './options.js';
+import type { MarkRequest, MarkResult, Marker } from '../../gc/marker.js';
+import { BfsEngine } from '../engines/bfs.js';
+import { DfsEngine } from '../engines/dfs.js';
+import type { GpuContext } from '../device/device.js';
+import { GpuAdapterLimitError, openGpu } from '../device/device.js';
+import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from '../engines/job.js';
+import { graphJob, sableJob } from '../engines/layout-jobs.js';
+import type { DirtyRanges, GraphDirty, RefGraphs, UploadStats } from '../mirror/mirror.js';
+import { GraphMirror, HeapMirror, StagingUploader } from '../mirror/mirror.js';
+import { RemsetScan, type RemsetResult } from '../mirror/remset.js';
+import { EvacuationReplay } from '../mirror/replay.js';
+import type { GpuEngine, GpuOptions } from '../options.js';
+import { DEFAULT_GPU_OPTIONS, optionsLabel, parseGpuOptions } from '../options.js';
 
 /** The sable layout's input: the heap itself. */
 export interface SableInput {
@@ -37,7 +36,7 @@ export interface SableInput {
    *  (heap.ts objectRanges): only their mark bits are read back. Absent: all. */
   objectRanges?(): number[];
   /** heap/layout.ts TypeTable.sizeTable(): with it the marker replays the
-   *  evacuations on its mirror (replay.ts) instead of being sent the moved objects. */
+   *  evacuations on its mirror (mirror/replay.ts) instead of being sent the moved objects. */
   sizeTable?(): Uint32Array;
   /** The young range [start, end) of every young collection (eden and both
    *  survivor spaces): with it `prepare` sizes the engine's buffers up front. */
@@ -60,7 +59,7 @@ export interface GpuMarkerConfig {
   readonly input: SableInput | RefGraphInput;
   /** A `--gpu-opt` list or options; default: all optimizations. */
   readonly options?: string | Partial<GpuOptions>;
-  /** Open the device for benchmarking (see device.ts); only the first opener decides. */
+  /** Open the device for benchmarking (see device/device.ts); only the first opener decides. */
   readonly benchmark?: boolean;
   /** Create the heap-sized buffers in `prepare` (sable, with `youngRange`);
    *  default: on a hardware adapter only (see `warmUp`). */
@@ -232,6 +231,14 @@ export class GpuMarker implements Marker {
     };
   }
 
+  /** The last mark's live list while `replayEvacuation` may still take it: a
+   *  young mark's, as `mark` returned it; null after a full mark or a replay.
+   *  The one record of it in the worker (the main thread keeps only the view it
+   *  handed to the plan, host/host.ts). */
+  get lastYoungLive(): Int32Array | null {
+    return this.lastMark?.live ?? null;
+  }
+
   /** True when `replayEvacuation` can apply young evacuations to the mirror (sable). */
   get replaysEvacuation(): boolean {
     const input = this.config.input;
@@ -242,11 +249,10 @@ export class GpuMarker implements Marker {
    * The plan evacuated the live young objects of the last mark (`live`: a young
    * mark's own list, the same array in its order; after a full mark, the young
    * objects of its bitmap) to the header addresses `forward` and redirected the
-   * tenured slots of `slotRuns`: the mirror makes the same changes (replay.ts),
+   * tenured slots of `slotRuns`: the mirror makes the same changes (mirror/replay.ts),
    * and the heap need not send the moved objects or the slots again. A full
-   * mark's list is not on the device, so it travels with `forward` (8 bytes an
-   * object instead of the objects: on an H100 the 2560 lists' full collections
-   * re-sent 34 MB of survivors, ~29 ms of a 40 ms mark). The plan calls it only
+   * mark's list is not on the device, so it travels with `forward`, 8 bytes an
+   * object instead of the objects (docs/decisions/r19g-0006). The plan calls it only
    * when `replaysEvacuation`; a call that cannot be replayed is a bug in the caller.
    */
   async replayEvacuation(live: Int32Array, forward: Int32Array, slotRuns: Int32Array = new Int32Array(0)): Promise<void> {
@@ -304,7 +310,7 @@ export class GpuMarker implements Marker {
   }
 
   /**
-   * Young collections (sable): scans the remembered set on the GPU (remset.ts)
+   * Young collections (sable): scans the remembered set on the GPU (mirror/remset.ts)
    * from the slot ranges of the dirty cards' objects, after bringing the mirror
    * up to date for the mark that follows. Null when the results overflowed the
    * device lists (the plan then scans on the CPU).
@@ -317,8 +323,8 @@ export class GpuMarker implements Marker {
     if (!this.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
     let slots = 0;
     for (let i = 0; i < ranges.length; i += 2) slots += ranges[i + 1]! - ranges[i]!;
-    // A round trip to the device (~1 ms) costs more than the CPU's scan of a
-    // small remembered set (~100 slots a µs).
+    // A round trip to the device costs more than the CPU's scan of a small
+    // remembered set (docs/decisions/r19g-0009).
     if (slots < this.options.remsetMinSlots) return null;
     const t = performance.now();
     await this.ready();
@@ -344,8 +350,8 @@ export class GpuMarker implements Marker {
 
   /**
    * Opens the device and compiles every kernel this marker can use, so that the
-   * first collection does not pay for it (~650 ms to open the device and ~320 ms
-   * to compile on an H100). The CLI calls it at start-up for a GPU collector.
+   * first collection does not pay for it (docs/decisions/r19g-0007). The CLI
+   * calls it at start-up for a GPU collector.
    */
   async prepare(): Promise<void> {
     await this.ready();
@@ -356,16 +362,12 @@ export class GpuMarker implements Marker {
   /**
    * Sable: one rootless young mark and one rootless full mark create the
    * engine's heap-sized buffers (linked and storage stacks, marks, live list) at
-   * start-up, as `prepare` compiles the kernels then. On an H100 creating them
-   * took 9 ms of the 2560 lists' first young mark at --heap 1g, and with them
-   * made the second mark's wait for its replay fall from 12-19 ms to under 1.
-   * The mirror and the marker's own state are left alone: the engine traces
+   * start-up, as `prepare` compiles the kernels then, so that no collection
+   * pays for them (docs/decisions/r19g-0007). The mirror and the marker's own state are left alone: the engine traces
    * nothing. The live list's read-back is made as long as the engine's live
-   * buffer too (a 1 GiB heap's young range: 85 MB of mapped host memory).
-   * Not by default on a software adapter: there the buffers are host
-   * memory that the driver fills with zeros, 0.7-1.3 s per mark for a 512m
-   * heap on lavapipe (9 s for gpu-bfs at 1g), which a program that never
-   * collects would pay for nothing.
+   * buffer too. Not by default on a software adapter: there the buffers are
+   * host memory that the driver fills with zeros, seconds that a program that
+   * never collects would pay for nothing.
    */
   private async warmUp(): Promise<void> {
     const input = this.config.input;
@@ -455,103 +457,4 @@ export class GpuMarker implements Marker {
     this.uploader = null;
     this.ctx = null;
   }
-}
-
-/** Heap word ranges to the mark-bitmap word ranges covering them. */
-function bitmapWordRanges(ranges: readonly number[]): number[] {
-  const out: number[] = [];
-  for (let i = 0; i + 1 < ranges.length; i += 2) {
-    if (ranges[i + 1]! <= ranges[i]!) continue;
-    const s = Math.floor(ranges[i]! / 32);
-    const e = Math.ceil(ranges[i + 1]! / 32);
-    const n = out.length;
-    if (n > 0 && s <= out[n - 1]!) out[n - 1] = Math.max(out[n - 1]!, e);
-    else out.push(s, e);
-  }
-  return out;
-}
-
-/** Stack elements (sable: (address - nodeBase) / 4) of the objects in `ranges`
- *  within [ys, ye), as at most two [start, end) ranges (a third and later
- *  ranges join the second's hull). */
-function stackScanRanges(ranges: readonly number[], ys: number, ye: number, nodeBase: number): number[] {
-  const out: number[] = [];
-  for (let i = 0; i + 1 < ranges.length; i += 2) {
-    const lo = Math.max(ys, ranges[i]!);
-    const hi = Math.min(ye, ranges[i + 1]!);
-    if (hi <= lo) continue;
-    const s = (lo - nodeBase) >> 2;
-    const e = Math.ceil((hi - nodeBase) / 4);
-    if (out.length < 4) out.push(s, e);
-    else out[3] = Math.max(out[3]!, e);
-  }
-  if (out.length === 0) out.push(0, 0);
-  return out;
-}
-
-function sableJob(words: Int32Array, req: MarkRequest, objectRanges: number[] | undefined, occupiedAreas: boolean): TraceJob {
-  const heapWords = words.length;
-  const young = req.kind === 'young';
-  const ys = young ? Math.max(0, req.youngStart) : 0;
-  const ye = young ? Math.min(heapWords, req.youngEnd) : heapWords;
-  // The linked stack covers the traced range only; its base is a multiple of 32
-  // so that an element's 4 words share one bitmap word (stackIndex inverse).
-  const nodeBase = ys & ~31;
-  // Addresses are positive: the same words seen unsigned, not copied (a young
-  // collection's remembered set can hold tens of millions of entries).
-  const roots = u32View(req.roots);
-  return {
-    kind: req.kind,
-    roots,
-    resultWords: objectRanges && bitmapWordRanges(objectRanges),
-    // `areas=occupied`: a young mark's idle threads scan only where young objects lie.
-    scanRanges: young && occupiedAreas && objectRanges ? stackScanRanges(objectRanges, ys, ye, nodeBase) : undefined,
-    heapWords,
-    youngStart: ys,
-    youngEnd: ye,
-    nodeCount: heapWords,
-    youngVertices: 0,
-    liveCap: young ? Math.max(1, Math.ceil((ye - ys) / 4)) : 0,
-    refBound: ye - ys,
-    stackSize: Math.max(1, Math.ceil((ye - nodeBase) / 4)),
-    nodeBase,
-    resultStart: ys,
-    resultEnd: ye,
-    cpu: sableNodes(words, young, ys, ye),
-    sableWords: words,
-  };
-}
-
-function graphJob(words: Int32Array, graphs: RefGraphs, req: MarkRequest): TraceJob {
-  const young = req.kind === 'young';
-  const yn = graphs.young.vertexCount;
-  const tn = graphs.tenured.vertexCount;
-  const roots = new Uint32Array(req.roots.length);
-  for (let i = 0; i < req.roots.length; i++) roots[i] = rootEdge(words, graphs, req.roots[i]!);
-  const hasRange = young && req.youngEnd > req.youngStart;
-  return {
-    kind: req.kind,
-    roots,
-    heapWords: words.length,
-    youngStart: 0,
-    youngEnd: 0,
-    nodeCount: yn + tn + 1,
-    youngVertices: yn,
-    liveCap: young ? Math.max(1, yn) : 0,
-    refBound: young ? graphs.young.edgeCount : graphs.young.edgeCount + graphs.tenured.edgeCount,
-    stackSize: young ? Math.max(1, yn) : Math.max(1, yn + tn),
-    nodeBase: 0,
-    resultStart: hasRange ? Math.max(0, req.youngStart) : 0,
-    resultEnd: hasRange ? Math.min(words.length, req.youngEnd) : words.length,
-    cpu: graphNodes(graphs, young),
-  };
-}
-
-/** A root address to its vertex as an edge value: the vertex id is at a+2, and
- *  the vertex's address field says which generation's graph holds it. */
-function rootEdge(words: Int32Array, graphs: RefGraphs, a: number): number {
-  const v = words[a + 2]! >>> 0;
-  if (v < graphs.young.vertexCount && graphs.young.vertices[4 * v + 2] === a) return v + 1;
-  if (v < graphs.tenured.vertexCount && graphs.tenured.vertices[4 * v + 2] === a) return (0x80000000 | (v + 1)) >>> 0;
-  throw new Error(`refgraph: root ${a} has no vertex (a+2 holds ${v})`);
 }

@@ -1,5 +1,5 @@
 /**
- * The main thread's side of the GPU worker thread (host-worker.ts), which owns
+ * The main thread's side of the GPU worker thread (worker/gpu-worker.ts), which owns
  * the process's one WebGPU device (protocol.ts says why it is a worker):
  * `gpuHost()` starts the worker on first use, `closeGpuHost()` destroys the
  * device and ends it, and `WorkerGpuMarker` is the gc/ `Marker` that the CLI
@@ -11,13 +11,13 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { MarkRequest, MarkResult, Marker } from '../gc/marker.js';
-import { GpuAdapterLimitError, NoGpuAdapterError, type GpuAdapterDescription } from './adapter.js';
-import { youngResult } from './engine.js';
-import type { GpuMarkerConfig, GpuMarkStats } from './marker.js';
-import type { RefGraphs } from './mirror.js';
-import { DEFAULT_GPU_OPTIONS, parseGpuOptions, type GpuOptions } from './options.js';
-import { sharedClock, type Changes, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from './protocol.js';
+import type { MarkRequest, MarkResult, Marker } from '../../gc/marker.js';
+import { GpuAdapterLimitError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
+import { youngResult } from '../young-result.js';
+import type { GpuMarkerConfig, GpuMarkStats } from '../worker/gpu-marker.js';
+import type { RefGraphs } from '../mirror/mirror.js';
+import { DEFAULT_GPU_OPTIONS, parseGpuOptions, type GpuOptions } from '../options.js';
+import { sharedClock, type Changes, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 /** The compiled worker script. Under vitest this file runs from src/, but a
  *  worker thread is plain Node and loads JavaScript only: it takes the build in
@@ -25,8 +25,8 @@ import { sharedClock, type Changes, type HostReply, type HostRequest, type Input
 function workerScript(): string {
   const here = fileURLToPath(import.meta.url);
   const script = here.endsWith('.ts')
-    ? join(dirname(here), '..', '..', 'dist', 'gpu', 'host-worker.js')
-    : join(dirname(here), 'host-worker.js');
+    ? join(dirname(here), '..', '..', '..', 'dist', 'gpu', 'worker', 'gpu-worker.js')
+    : join(dirname(here), '..', 'worker', 'gpu-worker.js');
   if (!existsSync(script)) throw new Error(`the GPU worker script ${script} is missing: run npm run build`);
   return script;
 }
@@ -50,9 +50,8 @@ function rebuild(e: { name: string; message: string; stack?: string }): Error {
 /**
  * How long the main thread blocks for a reply to a request that a collection
  * (or the allocation uploading eden ahead) waits for, before leaving it to the
- * event loop. The reply to a later young mark of the 2560 lists took 0.26-0.76
- * ms to reach the main thread through the event loop on an H100 (bench/RESULTS.md,
- * ninth session); a futex wake takes microseconds. Bounded, so that a slow
+ * event loop, since a futex wake takes microseconds and the event loop's
+ * delivery up to a large part of a young mark (docs/decisions/r19d-02). Bounded, so that a slow
  * adapter's marks (seconds on lavapipe) and a dead worker still end in the
  * event loop, where the worker's 'exit' is heard.
  */
@@ -194,7 +193,7 @@ export function closeGpuHost(): Promise<void> {
 }
 
 /** How long a streamed live list may stall before the wait gives up: the worker
- *  copies it at memory speed (~1 ms for 10 MB), so only a dead worker gets here. */
+ *  copies it at memory speed, so only a dead worker gets here. */
 const LIVE_STALL_MS = 30_000;
 
 /** Blocks this thread until the worker has copied `count` entries of a young
@@ -236,7 +235,7 @@ function graphsData(g: RefGraphs): RefGraphs {
 /**
  * A gc/ `Marker` whose marking runs in the GPU worker thread: a `GpuMarker`
  * there with the same configuration, fed from this thread's heap. Its methods
- * mirror `GpuMarker`'s (marker.ts has the details).
+ * mirror `GpuMarker`'s (worker/gpu-marker.ts has the details).
  */
 export class WorkerGpuMarker implements Marker {
   readonly name: string;
@@ -250,7 +249,9 @@ export class WorkerGpuMarker implements Marker {
   private readonly slotRuns = new SharedScratch();
   private readonly ranges = new SharedScratch();
   private readonly liveList = new SharedScratch();
-  /** The last young mark's list, as handed to the plan. */
+  /** The view of the last young mark's list handed to the plan: only to tell
+   *  whether a replay is of that list (the list itself is the worker's,
+   *  GpuMarker.lastYoungLive). */
   private lastLive: Int32Array | null = null;
 
   constructor(private readonly config: GpuMarkerConfig) {
@@ -359,7 +360,7 @@ export class WorkerGpuMarker implements Marker {
       this.lastLive = live;
       const progress = new Int32Array(reply.progress!);
       const liveReady = (count: number): void => waitForLive(progress, count);
-      // Not spread: that would call the bitmap's getter, which builds it (~8 ms for the 2560 lists).
+      // Not spread: that would call the bitmap's getter, which builds a heap-sized bitmap.
       const young = youngResult(live, this.heapWords);
       return {
         live,

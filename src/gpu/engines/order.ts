@@ -3,13 +3,11 @@
  * compacts the young range of the mark bitmap into the live list, in the same
  * submit that reads the list back. See that file for why.
  */
-import { destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer } from './buffers.js';
-import type { GpuContext } from './device.js';
-import type { Program } from './shader.js';
-import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
-
-/** Bitmap words per thread of a block (order.wgsl PER). */
-const PER = 4;
+import { destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer } from '../device/buffers.js';
+import type { GpuContext } from '../device/device.js';
+import type { Program } from '../device/shader.js';
+import { bindGroup, buildProgram, kernelSource } from '../device/shader.js';
+import { ORDER, ORDER_PARAMS, specializationHeader, structWords, uniformBinding } from '../kernels/constants.js';
 
 export class AddressOrder {
   private program: Program | null = null;
@@ -27,9 +25,9 @@ export class AddressOrder {
   /** Compiles the kernels (at start-up, with the engine's). */
   async compile(): Promise<void> {
     this.program ??= await buildProgram(this.ctx, {
-      header: wgslConstants({ WG: this.wg }),
+      header: specializationHeader(['scan', 'order'], { WG: this.wg }),
       bindings: [
-        { name: 'op', kind: 'uniform', type: 'OrderParams' },
+        uniformBinding('order'),
         { name: 'marks', kind: 'read-only-storage', type: 'array<u32>' },
         { name: 'sums', kind: 'storage', type: 'array<u32>' },
         { name: 'live', kind: 'storage', type: 'array<u32>' },
@@ -49,8 +47,8 @@ export class AddressOrder {
     if (hi <= lo) return;
     const firstWord = Math.floor(lo / 32);
     const words = Math.ceil(hi / 32) - firstWord;
-    const blocks = Math.ceil(words / (this.wg * PER));
-    const p = new Uint32Array([firstWord, words, blocks, lo, hi, 0, 0, 0]);
+    const blocks = Math.ceil(words / (this.wg * ORDER.PER));
+    const p = structWords(ORDER_PARAMS, { firstWord, words, blocks, lo, hi });
     this.ctx.device.queue.writeBuffer(this.params, 0, p);
     const sums = this.sums.ensure(blocks * 4).buffer;
     const group = bindGroup(this.ctx.device, program, { op: this.params, marks, sums, live });

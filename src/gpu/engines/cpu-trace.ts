@@ -5,8 +5,10 @@
  * memory latency, while the CPU's caches hold the small active part of the
  * queue). The decode rules must match kernels/layout-*.wgsl exactly.
  */
-import type { CpuNodes } from './engine.js';
-import type { RefGraphs } from './mirror.js';
+import { HEADER_WORDS } from '../../heap/object-model.js';
+import { sableRunEnd } from '../../heap/ref-slots.js';
+import type { CpuNodes } from './job.js';
+import type { RefGraphs } from '../mirror/mirror.js';
 
 export function sableNodes(
   words: Int32Array,
@@ -23,9 +25,8 @@ export function sableNodes(
       return r;
     },
     refs(n: number, visit: (raw: number) => void): void {
-      const count = words[n + 2]! >>> 0;
-      const end = Math.min(limit, n + 4 + count);
-      for (let i = n + 4; i < end; i++) visit(words[i]!);
+      const end = Math.min(limit, sableRunEnd(words, n));
+      for (let i = n + HEADER_WORDS; i < end; i++) visit(words[i]!);
     },
     address: (n) => n,
   };
@@ -127,7 +128,7 @@ export function expandOnCpu(
 }
 
 /** `expandOnCpu` for the sable layout, without closures: node ids are header
- *  addresses, a+2 counts the references that follow the 4-word header. */
+ *  addresses, and each object's references are one run (heap/ref-slots.ts). */
 export function expandSableOnCpu(
   words: Int32Array,
   marks: Uint32Array,
@@ -145,9 +146,8 @@ export function expandSableOnCpu(
   for (let i = 0; i < pending.length; i++) stack[sp++] = pending[i]!;
   while (sp > 0) {
     const n = stack[--sp]!;
-    const count = words[n + 2]! >>> 0;
-    const end = Math.min(limit, n + 4 + count);
-    for (let i = n + 4; i < end; i++) {
+    const end = Math.min(limit, sableRunEnd(words, n));
+    for (let i = n + HEADER_WORDS; i < end; i++) {
       const r = words[i]!;
       if (r < lo || r >= hi) continue;
       const w = r >>> 5;

@@ -3,9 +3,8 @@
  * (sable layout), so that the next mark need not re-send the objects that moved.
  *
  * The mirror is kept across collections and takes only what changed (mirror.ts).
- * Survivors move at every young collection, though: on an H100 the 2560-list
- * benchmark re-sent 34-68 MB of them per collection, 25-47 ms of a mark whose
- * kernel took 6-18 ms. The CPU evacuates in the order of the marker's own live
+ * Survivors move at every young collection, though, and re-sending them cost
+ * more than the mark's kernel (docs/decisions/r19g-0006). The CPU evacuates in the order of the marker's own live
  * list, which the GPU still holds, so the moves are fully described by the new
  * addresses: this uploads `forward` (4 bytes an object, through the staging
  * ring) and runs kernels/replay.wgsl, which copies, forwards and fixes exactly
@@ -17,15 +16,12 @@
  * FastCollect and Maas et al. ran on integrated GPUs that share the heap with
  * the CPU, so neither had this cost; this is our answer for a discrete GPU.
  */
-import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../heap/layout.js';
-import { bufferSize, destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, u32View } from './buffers.js';
-import type { GpuContext } from './device.js';
+import { bufferSize, destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, u32View } from '../device/buffers.js';
+import type { GpuContext } from '../device/device.js';
 import type { HeapMirror, StagingUploader, UploadStats } from './mirror.js';
-import type { BindingSpec, Program } from './shader.js';
-import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
-
-/** Objects larger than this many words are copied and fixed by a whole workgroup. */
-const SMALL = 32;
+import type { BindingSpec, Program } from '../device/shader.js';
+import { bindGroup, buildProgram, kernelSource } from '../device/shader.js';
+import { REPLAY, REPLAY_PARAMS, specializationHeader, structWords, uniformBinding } from '../kernels/constants.js';
 
 export interface ReplayJob {
   /** The engine's device buffer holding the mark's live list (unused when
@@ -82,7 +78,7 @@ export class EvacuationReplay {
   compile(): Promise<Program> {
     if (!this.program) {
       const bindings: BindingSpec[] = [
-        { name: 'rp', kind: 'uniform', type: 'ReplayParams' },
+        uniformBinding('replay'),
         { name: 'live', kind: 'read-only-storage', type: 'array<u32>' },
         { name: 'fwd', kind: 'read-only-storage', type: 'array<u32>' },
         { name: 'types', kind: 'read-only-storage', type: 'array<vec4<u32>>' },
@@ -92,14 +88,7 @@ export class EvacuationReplay {
         ...this.mirror.bindings(false, true),
       ];
       this.program = buildProgram(this.ctx, {
-        header: wgslConstants({
-          WG: this.wg,
-          SMALL,
-          AGE_SHIFT,
-          AGE_MASK,
-          HEADER_TAG,
-          STATUS_FORWARDED,
-        }),
+        header: specializationHeader(['replay'], { WG: this.wg }),
         bindings,
         body: [this.mirror.accessors(false), this.mirror.storeAccessor(), kernelSource('replay')],
         entryPoints: ['replay_copy', 'replay_copy_big', 'replay_headers', 'replay_fix', 'replay_fix_big', 'replay_slots'],
@@ -120,7 +109,7 @@ export class EvacuationReplay {
 
     const fwd = this.fwd.ensure(n * 4).buffer;
     // Objects above SMALL words: at most the young range's words / SMALL of them.
-    const bigCap = Math.max(1, Math.min(n, Math.ceil((job.youngEnd - job.youngStart) / SMALL)));
+    const bigCap = Math.max(1, Math.min(n, Math.ceil((job.youngEnd - job.youngStart) / REPLAY.SMALL)));
     const big = this.big.ensure(bigCap * 4).buffer;
     await this.uploader.write(fwd, 0, u32View(job.forward.subarray(0, n)));
     bytes += n * 4;
@@ -150,7 +139,7 @@ export class EvacuationReplay {
     device.queue.writeBuffer(
       this.params,
       0,
-      new Uint32Array([n, job.youngStart, job.youngEnd, typeCount, bigCap, runCount, 0, 0]),
+      structWords(REPLAY_PARAMS, { count: n, youngStart: job.youngStart, youngEnd: job.youngEnd, typeCount, bigCap, slotRuns: runCount }),
     );
 
     const group = bindGroup(device, program, {

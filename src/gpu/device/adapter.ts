@@ -1,7 +1,7 @@
 /**
  * What the rest of the VM may know of the GPU without loading Dawn: the errors
  * that map to exit 69 and the adapter's description. The device itself
- * (device.ts) lives in the GPU worker thread (host-worker.ts); the main thread
+ * (device.ts) lives in the GPU worker thread (worker/gpu-worker.ts); the main thread
  * imports this file, never `webgpu`.
  */
 

@@ -4,11 +4,12 @@
  * kernels/remset.wgsl reads them from the heap mirror, returning each young
  * referent once and the slots holding young references as runs. See that file.
  */
-import { destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, Readback, u32View } from './buffers.js';
-import type { GpuContext } from './device.js';
+import { destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
+import type { GpuContext } from '../device/device.js';
 import type { HeapMirror, StagingUploader } from './mirror.js';
-import type { Program } from './shader.js';
-import { bindGroup, buildProgram, kernelSource, wgslConstants } from './shader.js';
+import type { Program } from '../device/shader.js';
+import { bindGroup, buildProgram, kernelSource } from '../device/shader.js';
+import { REMSET, REMSET_PARAMS, specializationHeader, structWords, uniformBinding } from '../kernels/constants.js';
 
 export interface RemsetResult {
   /** Each young object referenced from the ranges, once. */
@@ -50,9 +51,9 @@ export class RemsetScan {
 
   async compile(): Promise<void> {
     this.program ??= await buildProgram(this.ctx, {
-      header: wgslConstants({ WG: this.wg }),
+      header: specializationHeader(['remset'], { WG: this.wg }),
       bindings: [
-        { name: 'rp', kind: 'uniform', type: 'RemsetParams' },
+        uniformBinding('remset'),
         { name: 'ranges', kind: 'read-only-storage', type: 'array<u32>' },
         { name: 'seen', kind: 'storage', type: 'array<atomic<u32>>' },
         { name: 'rsCtl', kind: 'storage', type: 'array<atomic<u32>>' },
@@ -91,7 +92,7 @@ export class RemsetScan {
     device.queue.writeBuffer(
       this.params,
       0,
-      new Uint32Array([youngStart, youngEnd, rangeCount, rootsCap, runsCap, groups * this.wg, 0, 0]),
+      structWords(REMSET_PARAMS, { youngStart, youngEnd, rangeCount, rootsCap, runsCap, threads: groups * this.wg }),
     );
     const group = bindGroup(device, program, {
       rp: this.params,
@@ -114,8 +115,8 @@ export class RemsetScan {
     enc.copyBufferToBuffer(this.ctl, 0, countsTarget, 0, 16);
     device.queue.submit([enc.finish()]);
     const counts = await this.countsReadback.read(16);
-    const nRoots = counts[0]!;
-    const nRuns = counts[1]!;
+    const nRoots = counts[REMSET.CTL_ROOTS]!;
+    const nRuns = counts[REMSET.CTL_RUNS]!;
     if (nRoots > rootsCap || nRuns > runsCap) return null;
     const bytes = (nRoots + 2 * nRuns) * 4;
     if (bytes === 0) return { roots: new Int32Array(0), runs: new Int32Array(0) };

@@ -1,0 +1,215 @@
+/**
+ * The change log a copy of the heap kept elsewhere (a GPU marker's mirror) reads
+ * to catch up: which words changed since it last looked. It sits beside the card
+ * table, which serves the heap's own young collections; a heap gets one only when
+ * a collector that keeps a copy asks for it (`HeapImpl.attachMirrorLog`), so a
+ * heap without one pays nothing in its write barrier.
+ *
+ * It records
+ *  - mirror cards: cards of 128 words over the whole heap but eden's part above
+ *    `edenMirrored`, written since the last `takeDirtyRanges`: reference stores
+ *    into survivors and tenured, and into eden objects the copy already has;
+ *    tenured allocation, promotion and remembered-slot fix-ups. Unlike the card
+ *    table, which keeps old-to-young stores only and is cleaned by collections;
+ *  - a summary byte per 2^6 mirror cards, so that a collection after few writes
+ *    scans the summary, not every card;
+ *  - the tenured blocks where objects were ever allocated (`objectRanges`), so
+ *    that a marker reads back only those words' mark bits;
+ *  - how far the copy has eden (`edenMirrored`) and whether it has the occupied
+ *    survivor space, and the optional uploads of eden ahead of the collection.
+ */
+
+import { CARD_SHIFT, nextSetByte } from './card-table.js';
+
+/** A byte of the summary covers 2^6 mirror cards. */
+const SUMMARY_SHIFT = 6;
+/** Tenured blocks of `objectRanges` are 2^15 words. */
+const OBJECT_BLOCK_SHIFT = 15;
+
+/** The heap's spaces as the log reads them (heap.ts's HeapImpl). */
+export interface LoggedSpaces {
+  readonly edenStart: number;
+  readonly edenEnd: number;
+  readonly edenTop: number;
+  readonly fromStart: number;
+  readonly fromTop: number;
+  readonly tenuredStart: number;
+  readonly tenuredEnd: number;
+}
+
+/** A byte per 2^shift words of a `words`-long range, a multiple of 4 bytes long
+ *  (`nextSetByte` reads it four bytes at a time). */
+function byteMap(words: number, shift: number): Uint8Array {
+  return new Uint8Array(((words >>> shift) + 4) & ~3);
+}
+
+/** Sets the bytes of `map` (one per 2^shift words from `base`) covering [start, end). */
+function markRange(map: Uint8Array, base: number, shift: number, start: number, end: number): void {
+  const first = (start - base) >>> shift;
+  const last = (end - 1 - base) >>> shift;
+  if (first === last) map[first] = 1;
+  else map.fill(1, first, last + 1);
+}
+
+/** The bytes of `map`, four at a time (its length is a multiple of 4, see `byteMap`). */
+function words32(map: Uint8Array): Uint32Array {
+  return new Uint32Array(map.buffer, map.byteOffset, map.length >>> 2);
+}
+
+/** Appends the word ranges of the runs of set bytes of `map` in [from, to) to `out`
+ *  (clipped at `limit`), clearing them when `clear`; a run that starts where the
+ *  last range ends extends it. */
+function pushRuns(
+  map: Uint8Array,
+  base: number,
+  shift: number,
+  limit: number,
+  out: number[],
+  from = 0,
+  to = map.length,
+  clear = false,
+  map32 = words32(map),
+): void {
+  for (let pos = nextSetByte(map, map32, from, to); pos < to; pos = nextSetByte(map, map32, pos, to)) {
+    const s = pos;
+    while (pos < to && map[pos] !== 0) {
+      if (clear) map[pos] = 0;
+      pos++;
+    }
+    const a = base + (s << shift);
+    const b = Math.min(limit, base + (pos << shift));
+    if (out.length > 0 && out[out.length - 1] === a) out[out.length - 1] = b;
+    else out.push(a, b);
+  }
+}
+
+export class MirrorLog {
+  private readonly cards: Uint8Array;
+  private readonly summary: Uint8Array;
+  private readonly tenuredBlocks: Uint8Array;
+  /** The first word of the mirror cards (eden's start). */
+  private readonly base: number;
+  private readonly edenEnd: number;
+  /** Eden words below this are in the copy as allocated (`takeDirtyRanges` or an
+   *  upload ahead handed them over); later reference stores into them mark
+   *  mirror cards. Eden's start after a collection. */
+  private edenMirrored: number;
+  /** The occupied survivor space is in the copy as it is now: set when a
+   *  `takeDirtyRanges` hands it over or a collection's evacuation was replayed on
+   *  the copy (`afterEvacuation(true)`); cleared by other evacuations. */
+  private survivorsMirrored = false;
+  /** Uploads ahead (`setEdenUpload`): the hook, and how far past `edenMirrored`
+   *  eden may grow before an allocation asks for it (Infinity: never). */
+  private edenUpload: ((start: number, end: number) => Promise<void>) | null = null;
+  private edenUploadWords = Infinity;
+
+  constructor(private readonly spaces: LoggedSpaces) {
+    this.base = spaces.edenStart;
+    this.edenEnd = spaces.edenEnd;
+    this.edenMirrored = spaces.edenStart;
+    this.cards = byteMap(spaces.tenuredEnd - this.base, CARD_SHIFT);
+    this.summary = byteMap(spaces.tenuredEnd - this.base, CARD_SHIFT + SUMMARY_SHIFT);
+    this.tenuredBlocks = byteMap(spaces.tenuredEnd - spaces.tenuredStart, OBJECT_BLOCK_SHIFT);
+  }
+
+  /** The write barrier's one call: a reference was stored into `slot` of the
+   *  object at `obj`. Stores into eden the copy does not have yet need no note. */
+  noteStore(obj: number, slot: number): void {
+    if (obj >= this.edenEnd || slot < this.edenMirrored) {
+      const card = (slot - this.base) >> CARD_SHIFT;
+      this.cards[card] = 1;
+      this.summary[card >> SUMMARY_SHIFT] = 1;
+    }
+  }
+
+  /** Records that words [start, end) outside eden changed (see `takeDirtyRanges`). */
+  noteWrite(start: number, end: number): void {
+    markRange(this.cards, this.base, CARD_SHIFT, start, end);
+    markRange(this.summary, this.base, CARD_SHIFT + SUMMARY_SHIFT, start, end);
+  }
+
+  /** Records that an object now lies in tenured words [start, end). */
+  noteTenuredObject(start: number, end: number): void {
+    markRange(this.tenuredBlocks, this.spaces.tenuredStart, OBJECT_BLOCK_SHIFT, start, end);
+  }
+
+  /**
+   * Word ranges ([start, end) pairs, sorted) outside which no object lies: the
+   * occupied young spaces and the tenured blocks where anything was ever
+   * allocated. A GPU marker reads back only these words' mark bits.
+   */
+  objectRanges(): number[] {
+    const s = this.spaces;
+    const out = [s.edenStart, s.edenTop, s.fromStart, s.fromTop];
+    pushRuns(this.tenuredBlocks, s.tenuredStart, OBJECT_BLOCK_SHIFT, s.tenuredEnd, out);
+    return out;
+  }
+
+  /**
+   * Uploads ahead of the collection: each time eden grows by `stepWords` past
+   * what the copy has, the next allocation returns 0 with a pending upload, and
+   * the heap's `collectPending` hands `upload` the eden words allocated since
+   * (the objects are complete; stores into them later mark mirror cards). The
+   * collection's own upload is then only the eden allocated since the last step,
+   * plus the cards: the copy moves from the pause into the program's time.
+   */
+  setEdenUpload(stepWords: number, upload: (start: number, end: number) => Promise<void>): void {
+    this.edenUpload = upload;
+    this.edenUploadWords = Math.max(1, Math.floor(stepWords));
+  }
+
+  /** Allocation of eden words [start, end): true when it should first wait for
+   *  an upload ahead (`uploadEden`). */
+  uploadDue(start: number, end: number): boolean {
+    return end - this.edenMirrored > this.edenUploadWords && start > this.edenMirrored;
+  }
+
+  /** Hands eden from what the copy has up to `edenTop` to the upload ahead. The
+   *  program waits for this: nothing writes eden meanwhile. */
+  uploadEden(edenTop: number): Promise<void> {
+    const start = this.edenMirrored;
+    this.edenMirrored = edenTop;
+    return this.edenUpload!(start, edenTop);
+  }
+
+  /**
+   * The word ranges ([start, end) pairs) that a copy of the heap made at the
+   * previous call must re-read before tracing: eden from what the copy has
+   * (`edenMirrored`; eden changes wholesale between collections, but an upload
+   * ahead may have taken part of it) up to its top, the occupied survivor space
+   * unless the copy has it already (handed over by the last call, or moved there
+   * by a replayed evacuation, see `afterEvacuation`), and the mirror cards written
+   * since (survivors, tenured, and eden the copy had). Words outside these
+   * ranges may differ only where no reachable object lies (free chunks, swept or
+   * dead objects' mark bits) or in scalar words, which no marker reads (stores of
+   * scalars are not noted). The first call answers the same way, for a copy
+   * that started all zero as the heap did: not the whole heap.
+   */
+  takeDirtyRanges(): number[] {
+    const sp = this.spaces;
+    const out = [this.edenMirrored, sp.edenTop];
+    this.edenMirrored = sp.edenTop;
+    if (!this.survivorsMirrored) out.push(sp.fromStart, sp.fromTop);
+    this.survivorsMirrored = true;
+    // The summary's set bytes name the chunks of cards to look at.
+    const cards = this.cards;
+    const cards32 = words32(cards);
+    const summary = this.summary;
+    const summary32 = words32(summary);
+    for (let k = nextSetByte(summary, summary32, 0); k < summary.length; k = nextSetByte(summary, summary32, k + 1)) {
+      summary[k] = 0;
+      const from = k << SUMMARY_SHIFT;
+      const to = Math.min(cards.length, from + (1 << SUMMARY_SHIFT));
+      pushRuns(cards, this.base, CARD_SHIFT, sp.tenuredEnd, out, from, to, true, cards32);
+    }
+    return out;
+  }
+
+  /** After a young collection's evacuation emptied eden: `mirrored`, the copy
+   *  replayed the evacuation itself, so the new survivor space need not be
+   *  handed to it again. */
+  afterEvacuation(mirrored: boolean): void {
+    this.survivorsMirrored = mirrored;
+    this.edenMirrored = this.base;
+  }
+}
