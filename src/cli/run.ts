@@ -10,7 +10,7 @@ import { compile } from '../bytecode/compiler.js';
 import type { BytecodeProgram } from '../bytecode/program.js';
 import { formatDiagnostics, parseAndCheck } from '../lang/index.js';
 import { link } from '../vm/link.js';
-import { Interpreter } from '../vm/interpreter.js';
+import { Vm } from '../vm/driver.js';
 import { MiniRuntimeError } from '../vm/format.js';
 import { generate } from '../vm/tier/codegen.js';
 import { DEFAULT_TIER, type TierOptions, type TierStats } from '../vm/tier/tier.js';
@@ -84,12 +84,12 @@ export async function disassembleJs(program: BytecodeProgram, options: RunOption
 /** Runs a compiled program; `hooks` let `heapshape` look at every collection. */
 export async function runProgram(program: BytecodeProgram, options: RunOptions, io: Io, hooks: MemoryHooks = {}): Promise<RunOutcome> {
   let memory: Memory | undefined;
-  let vm: Interpreter | undefined;
+  let vm: Vm | undefined;
   const t0 = performance.now();
   const tierStats = (): TierStats | undefined => vm && { ...vm.tier.stats, icSites: vm.tier.siteCensus() };
   try {
     memory = await createMemory(options, io, hooks);
-    vm = new Interpreter(link(program, memory.heap), memory.heap, { write: io.stdout }, tierOptions(options));
+    vm = new Vm(link(program, memory.heap), memory.heap, { write: io.stdout }, tierOptions(options));
     await vm.run();
     const stats = memory.finish(performance.now() - t0);
     return { exitCode: EXIT.ok, stats, tier: tierStats() };

@@ -1,6 +1,6 @@
 /**
- * The interpreter: one dispatch loop over linked bytecode, and the driver that runs
- * collections between its entries.
+ * The interpreter: one dispatch loop over linked bytecode (driver.ts runs it, and
+ * the collections between its entries).
  *
  * All state lives in the machine's typed arrays (machine.ts). The loop keeps pc,
  * stack pointers and the current code in locals, as clox's run() does.
@@ -11,7 +11,7 @@
  * every label against opcodes.ts.
  *
  * Collections: an allocation that returns 0 means "collect first". The loop then
- * leaves with pc on the allocating instruction; `run()` awaits the collection (which
+ * leaves with pc on the allocating instruction; the driver awaits the collection (which
  * may wait on the GPU) and re-enters, re-executing the instruction. Compiled code
  * (tier/) leaves the same way: it spills its frames into the machine and the loop
  * resumes them here.
@@ -21,7 +21,7 @@
  * back-edges pass the threshold.
  */
 
-import { OutOfMemoryError, type Heap } from '../heap/api.js';
+import type { Heap } from '../heap/api.js';
 import { typeTestName } from '../bytecode/program.js';
 import type { LinkedProgram } from './link.js';
 import { formatFloat, MiniRuntimeError } from './format.js';
@@ -37,13 +37,14 @@ function checkIndex(words: Int32Array, a: number, lenOff: number, i: number): vo
   if (i < 0 || i >= n) throw new MiniRuntimeError(`index ${i} out of bounds for length ${n}`);
 }
 
-const DONE = 0;
-const COLLECT = 1;
+/** What `execute` ends with: the program's end, or a collection to run first. */
+export const DONE = 0;
+export const COLLECT = 1;
 
 export class Interpreter extends Machine {
   readonly tier: Tier;
   /** 0 void, 1 value, 2 reference: what a function leaves on its caller's stacks. */
-  private readonly retKind: Int8Array;
+  protected readonly retKind: Int8Array;
 
   constructor(linked: LinkedProgram, heap: Heap, out: VmOutput, tier: TierOptions = DEFAULT_TIER) {
     super(linked, heap, out);
@@ -51,51 +52,10 @@ export class Interpreter extends Machine {
     this.retKind = Int8Array.from(linked.program.functions, (f) => (f.returns === 'void' ? 0 : f.returns === 'val' ? 1 : 2));
   }
 
-  /** Runs the program to completion. Throws MiniRuntimeError for faults of the program. */
-  async run(): Promise<void> {
-    try {
-      await this.internStrings();
-      while (this.execute() === COLLECT) await this.heap.collectPending();
-    } catch (e) {
-      // Out of memory (an allocation larger than the heap, or a collection that cannot
-      // make room) is a fault of the program: it stops where its state was saved, at
-      // the allocating instruction (at main's start while string constants are interned).
-      if (e instanceof OutOfMemoryError) throw this.withTrace(new MiniRuntimeError(e.message));
-      throw e;
-    } finally {
-      this.flush();
-    }
-  }
-
-  /** String constants are allocated once and held as roots (strings are immutable). */
-  private async internStrings(): Promise<void> {
-    const strings = this.linked.program.stringConstants;
-    for (let i = 0; i < strings.length; ) {
-      const a = this.newString(strings[i]!);
-      if (a === 0) {
-        await this.heap.collectPending();
-        continue;
-      }
-      this.constRefs[i++] = a;
-    }
-  }
-
-  /** Under `--tier compiled`, main itself starts compiled; false when it ran to its end. */
-  private startMainCompiled(): boolean {
-    const tier = this.tier;
-    if (tier.options.mode === 'interp' || tier.options.threshold > 0 || this.fp !== 0 || this.pc !== 0) return true;
-    if (this.fn !== this.linked.program.mainFunction || tier.entries[this.fn] !== null) return true;
-    tier.lim = tier.chainLimit(0);
-    tier.compile(this.fn)(0, 0, 0, -1);
-    if (tier.st === 0) return false;
-    tier.st = 0;
-    return true;
-  }
-
   // ------------------------------------------------------------ the loop
 
   /** Runs until the program ends (DONE) or the heap asks for a collection (COLLECT). */
-  private execute(): number {
+  protected execute(): number {
     const L = this.linked, heap = this.heap, P = L.program;
     const functions = P.functions, codes = L.code, shapes = L.shapes;
     const fnInfo = this.fnInfo, vtableBase = this.vtableBase, vtables = this.vtables;
@@ -106,7 +66,6 @@ export class Interpreter extends Machine {
 
     const tier = this.tier, entries = tier.entries, retKind = this.retKind;
     const tiering = tier.options.mode !== 'interp', threshold = tier.options.threshold, timing = tier.options.timing;
-    if (tiering && !this.startMainCompiled()) return DONE;
     let fn = this.fn, code = codes[fn]!, pc = this.pc, fp = this.fp;
     let vb = this.vb, rb = this.rb, vsp = this.vsp, rsp = this.rsp;
     let start = pc;

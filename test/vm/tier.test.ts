@@ -3,7 +3,8 @@
 // function compiled before it runs) and `--tier auto` with a threshold of 1 (frames
 // move between the tiers mid-run), under the CPU collectors and both layouts with
 // stress collections and --verify-gc. `--gc-stress 2` makes every allocation collect
-// before it succeeds, so compiled code unwinds to the interpreter at each one.
+// before it succeeds, so compiled code unwinds to the interpreter at each one; it runs
+// on the programs that allocate little (verifying the heap thousands of times is slow).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { miniFiles, readExpectations } from '../expectations.js';
@@ -25,16 +26,23 @@ type Config = { name: string; options: Partial<RunOptions> };
 
 /** The sample and test programs under every collector family and layout. */
 const programConfigs: Config[] = [
-  { name: 'compiled serial/sable stress 2', options: { tier: 'compiled', gc: 'serial', layout: 'sable', heapBytes: 8 << 20, gcStress: 2, verifyGc: true } },
-  { name: 'compiled parallel/refgraph stress 97', options: { tier: 'compiled', gc: 'parallel', layout: 'refgraph', heapBytes: 8 << 20, gcStress: 97, verifyGc: true } },
+  { name: 'compiled serial/sable stress 251', options: { tier: 'compiled', gc: 'serial', layout: 'sable', heapBytes: 8 << 20, gcStress: 251, verifyGc: true } },
+  { name: 'compiled parallel/refgraph stress 997', options: { tier: 'compiled', gc: 'parallel', layout: 'refgraph', heapBytes: 8 << 20, gcStress: 997, verifyGc: true } },
   { name: 'compiled none/sable vtable', options: { tier: 'compiled', gc: 'none', layout: 'sable', heapBytes: 512 << 20, dispatch: 'vtable' } },
-  { name: 'auto(1) serial/refgraph stress 5 devirt', options: { tier: 'auto', tierThreshold: 1, gc: 'serial', layout: 'refgraph', heapBytes: 8 << 20, gcStress: 5, verifyGc: true, dispatch: 'devirt' } },
+  { name: 'auto(1) serial/refgraph stress 509 devirt', options: { tier: 'auto', tierThreshold: 1, gc: 'serial', layout: 'refgraph', heapBytes: 8 << 20, gcStress: 509, verifyGc: true, dispatch: 'devirt' } },
 ];
+
+/** Programs that allocate little enough to collect before every allocation (gc stress 2). */
+const everyAllocation = /(arrays|control_flow|globals_functions|inheritance_fields|numbers|polymorphism|strings|errors\/.*)\.mini$/;
+const stressEvery: Config = {
+  name: 'compiled serial/refgraph stress 2',
+  options: { tier: 'compiled', gc: 'serial', layout: 'refgraph', heapBytes: 8 << 20, gcStress: 2, verifyGc: true },
+};
 
 /** The benchmark programs, shrunk, under fewer configurations (they are many). */
 const benchConfigs: Config[] = [
-  { name: 'compiled serial/refgraph stress 7', options: { tier: 'compiled', gc: 'serial', layout: 'refgraph', heapBytes: 8 << 20, gcStress: 7, verifyGc: true } },
-  { name: 'auto(1) serial/sable stress 11', options: { tier: 'auto', tierThreshold: 1, gc: 'serial', layout: 'sable', heapBytes: 8 << 20, gcStress: 11, verifyGc: true } },
+  { name: 'compiled serial/refgraph stress 251', options: { tier: 'compiled', gc: 'serial', layout: 'refgraph', heapBytes: 8 << 20, gcStress: 251, verifyGc: true } },
+  { name: 'auto(1) serial/sable stress 509', options: { tier: 'auto', tierThreshold: 1, gc: 'serial', layout: 'sable', heapBytes: 8 << 20, gcStress: 509, verifyGc: true } },
 ];
 
 async function run(file: string, source: string, base: Partial<RunOptions>, flags: string[]) {
@@ -56,7 +64,8 @@ describe('compiled tier', () => {
     const source = file.startsWith('bench/') ? shrink(raw) : raw;
     const flags = readExpectations(raw).flags;
     let reference: ReturnType<typeof run> | undefined;
-    for (const c of file.startsWith('bench/') ? benchConfigs : programConfigs) {
+    const configs = file.startsWith('bench/') ? benchConfigs : programConfigs;
+    for (const c of everyAllocation.test(file) ? [...configs, stressEvery] : configs) {
       it(`${file} [${c.name}]`, async () => {
         reference ??= run(file, source, { tier: 'interp', gc: 'serial', heapBytes: 8 << 20 }, flags);
         const want = await reference;
