@@ -33,7 +33,7 @@ const programConfigs: Config[] = [
 ];
 
 /** Programs that allocate little enough to collect before every allocation (gc stress 2). */
-const everyAllocation = /(arrays|control_flow|globals_functions|inheritance_fields|numbers|polymorphism|strings|errors\/.*)\.mini$/;
+const everyAllocation = /(arrays|control_flow|globals_functions|inheritance_fields|numbers|polymorphism|strings|errors\/(?!out_of_memory).*)\.mini$/;
 const stressEvery: Config = {
   name: 'compiled serial/refgraph stress 2',
   options: { tier: 'compiled', gc: 'serial', layout: 'refgraph', heapBytes: 8 << 20, gcStress: 2, verifyGc: true },
