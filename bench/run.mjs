@@ -13,6 +13,8 @@
 //   pairs    (only when named) the GPU bar side by side: rounds of serial, gpu-dfs and
 //            gpu-bfs on the 2560 lists and CompleteGraph, young pauses paired by round;
 //            give it --repeat 20 on a noisy host
+//   scaling  (only when named) the parallel collector's young and full pauses at 1, 2, 4,
+//            8 and 16 threads beside serial and HotSpot ParallelGC (same thread counts)
 //
 // Options:
 //   --repeat N   runs per configuration (default 5)
@@ -25,6 +27,7 @@
 //   --markdown   print each section as a section of bench/RESULTS.md: its heading, one
 //                line with the commit, machine, date and the command that reruns that
 //                section alone, then its tables (no run-wide header or timings)
+//   --threads-list N,N,...  thread counts of `scaling` (default 1,2,4,8,16)
 //
 // Tables go to stdout as markdown; progress goes to stderr. Peers that are not
 // installed (python3, lua5.4, java) show as "-" or a skipped section.
@@ -39,24 +42,25 @@ import { layouts } from './lib/layouts.mjs';
 import { formatMachine, loadAverage, machineInfo, provenance } from './lib/machine.mjs';
 import { ensureBuilt, probeGpu } from './lib/minivm.mjs';
 import { pairs } from './lib/pairs.mjs';
+import { scaling } from './lib/scaling.mjs';
 import { log } from './lib/util.mjs';
 import { young1m } from './lib/young1m.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** @type {Record<string, (ctx: any) => Promise<{ text: string, raw: object }>>} */
-const SECTIONS = { interp, gc, layouts, young1m, java, pairs, dispatch };
+const SECTIONS = { interp, gc, layouts, young1m, java, pairs, scaling, dispatch };
 const DEFAULT_SECTIONS = ['interp', 'gc', 'layouts', 'young1m', 'java'];
 
 function usage(msg) {
   if (msg) process.stderr.write(`bench/run.mjs: ${msg}\n`);
   process.stderr.write(
-    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown]\n',
+    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling|dispatch ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown] [--threads-list N,N,...]\n',
   );
   process.exit(64);
 }
 
-/** @type {{ sections: string[], repeat: number | undefined, quick: boolean, out: string | null, gpu: boolean, heap: string, build: boolean, markdown: boolean }} */
-const opts = { sections: [], repeat: undefined, quick: false, out: null, gpu: false, heap: '1g', build: true, markdown: false };
+/** @type {{ sections: string[], repeat: number | undefined, quick: boolean, out: string | null, gpu: boolean, heap: string, build: boolean, markdown: boolean, threadsList: number[] | null }} */
+const opts = { sections: [], repeat: undefined, quick: false, out: null, gpu: false, heap: '1g', build: true, markdown: false, threadsList: null };
 /** The options as given, but the sections and --out: what reruns one section alike. */
 const common = [];
 const argv = process.argv.slice(2);
@@ -75,6 +79,12 @@ for (let i = 0; i < argv.length; i++) {
     common.push(a, opts.heap);
   } else if (a === '--no-build') opts.build = false;
   else if (a === '--markdown') opts.markdown = true;
+  else if (a === '--threads-list') {
+    const list = (argv[++i] ?? '').split(',').map(Number);
+    if (!list.every((n) => Number.isInteger(n) && n >= 1)) usage('--threads-list needs positive integers, comma-separated');
+    opts.threadsList = list;
+    common.push(a, list.join(','));
+  }
   else if (a === '-h' || a === '--help') usage();
   else if (SECTIONS[a]) opts.sections.push(a);
   else usage(`unknown argument ${a}`);
@@ -116,7 +126,7 @@ function pageSection(name, text) {
   return [head, '', provenance(machine, usesGpu ? gpu.adapter : null, started, again), ...rest].join('\n');
 }
 
-const ctx = { root, repeat: opts.repeat, quick: opts.quick, gpu, heap: opts.heap, machine };
+const ctx = { root, repeat: opts.repeat, quick: opts.quick, gpu, heap: opts.heap, machine, threadsList: opts.threadsList };
 /** @type {{ date: string, command: string, machine: object, gpu: object, options: object, sections: Record<string, object>, seconds?: number }} */
 const results = { date: started.toISOString(), command: cmd, machine, gpu, options: { ...opts }, sections: {} };
 for (const name of opts.sections) {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { miniFiles, mismatch, readExpectations, runCaptured } from './expectations.js';
-import { releaseGpu } from '../src/cli/memory.js';
+import { releaseGpu } from '../src/collectors/index.js';
 import type { RunOptions } from '../src/cli/args.js';
 
 const files = [...miniFiles('programs'), ...miniFiles('test/programs')];

@@ -3,6 +3,8 @@
  * message, then the usage, exit status 64.
  */
 
+import { COLLECTOR_NAMES, type CollectorName } from '../collectors/names.js';
+
 export const USAGE = `usage: minivm run FILE [options]      run a program (also: minivm FILE)
        minivm disasm FILE [--js]      print the bytecode (--js: the compiled tier's JavaScript)
        minivm compare FILE [options]  run under several collectors and layouts, compare
@@ -30,8 +32,7 @@ heapshape options: --json, --report FILE.html (see docs/cli.md)`;
 
 export class UsageError extends Error {}
 
-export const COLLECTOR_NAMES = ['none', 'serial', 'parallel', 'gpu-dfs', 'gpu-bfs', 'auto'] as const;
-export type CollectorName = (typeof COLLECTOR_NAMES)[number];
+export { COLLECTOR_NAMES, type CollectorName };
 export const LAYOUT_NAMES = ['sable', 'refgraph'] as const;
 export const TIER_NAMES = ['interp', 'compiled', 'auto'] as const;
 export const DISPATCH_NAMES = ['ic', 'vtable', 'devirt'] as const;

@@ -15,7 +15,7 @@
 import { writeFileSync } from 'node:fs';
 import { COLLECTOR_NAMES, LAYOUT_NAMES, type CollectorName, type Command, type LayoutName } from './args.js';
 import { compileSource, EXIT, runProgram, type Io } from './run.js';
-import type { RunStats } from './memory.js';
+import type { RunStats } from '../collectors/index.js';
 import { formatBytes } from '../heap/telemetry.js';
 import { compareReport } from './report.js';
 

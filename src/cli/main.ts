@@ -10,7 +10,7 @@ import { parseArgs, USAGE, UsageError, type Command } from './args.js';
 import { disassemble } from '../bytecode/disasm.js';
 import { compileSource, disassembleJs, EXIT, readSource, runProgram, type Io } from './run.js';
 import { formatTierStats } from '../vm/tier/stats.js';
-import { formatStats, releaseGpu } from './memory.js';
+import { formatStats, releaseGpu } from '../collectors/index.js';
 
 /** Synchronous writes: output must be complete even when the process exits right after. */
 function writeAll(fd: number, text: string): void {

@@ -15,7 +15,14 @@ import { MiniRuntimeError } from '../vm/format.js';
 import { generate } from '../vm/tier/codegen.js';
 import { DEFAULT_TIER, type TierOptions, type TierStats } from '../vm/tier/tier.js';
 import type { RunOptions } from './args.js';
-import { createMemory, isNoGpuError, type Memory, type MemoryHooks, type RunStats } from './memory.js';
+import {
+  createMemory,
+  isNoGpuError,
+  MemorySetupError,
+  type Memory,
+  type MemoryHooks,
+  type RunStats,
+} from '../collectors/index.js';
 import { USAGE, UsageError } from './args.js';
 
 export const EXIT = { ok: 0, usage: 64, compile: 65, noGpu: 69, runtime: 70 } as const;
@@ -98,7 +105,7 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
       io.stderr(e.format(program.file) + '\n');
       return { exitCode: EXIT.runtime, stats: memory?.finish(performance.now() - t0), tier: tierStats() };
     }
-    if (e instanceof UsageError) {
+    if (e instanceof UsageError || e instanceof MemorySetupError) {
       io.stderr(`minivm: ${e.message}\n${USAGE}\n`);
       return { exitCode: EXIT.usage, stats: undefined };
     }

@@ -22,7 +22,15 @@ import type { HeapImpl } from '../heap/heap.js';
 import { HEADER_WORDS, TYPE_WORD } from '../heap/object-model.js';
 import { SCATTERED, refRunEnd, type RefTables } from '../heap/ref-slots.js';
 import { IntList } from './int-list.js';
-import type { MarkRequest, MarkResult, Marker } from './marker.js';
+import {
+  heapCopyOf,
+  type HeapCopyMarker,
+  type MarkRequest,
+  type MarkResult,
+  type Marker,
+  type MarkerConstraints,
+  type RememberedScan,
+} from './marker.js';
 import { gatherRoots } from './roots.js';
 
 /**
@@ -243,8 +251,11 @@ export interface ShapeSnapshot {
  * and the remembered set), so every snapshot is of the whole reachable heap. The
  * analysis time is part of the pause: heapshape runs are not for timing.
  */
-export class ShapeMarker implements Marker {
+export class ShapeMarker implements HeapCopyMarker {
   readonly name: string;
+  /** The inner engine's, but its remembered-set scan: the wrapper traces the
+   *  whole heap from the interpreter's roots anyway. */
+  readonly constraints: MarkerConstraints;
   readonly snapshots: ShapeSnapshot[] = [];
   private readonly roots = new IntList();
   private readonly scratch: Uint32Array;
@@ -259,17 +270,22 @@ export class ShapeMarker implements Marker {
     private readonly onMark?: () => void,
   ) {
     this.name = inner.name;
+    this.constraints = { ...inner.constraints, scansRememberedSet: false };
     this.scratch = new Uint32Array((heap.words.length + 31) >>> 5);
-    // A GPU engine's mirror keeps working under the wrapper.
-    if (inner.replayEvacuation) this.replayEvacuation = inner.replayEvacuation.bind(inner);
-    if (inner.verifyCopy) this.verifyCopy = inner.verifyCopy.bind(inner);
   }
 
-  readonly replayEvacuation?: Marker['replayEvacuation'];
-  readonly verifyCopy?: Marker['verifyCopy'];
+  // A GPU engine's mirror keeps working under the wrapper: the plan calls these
+  // only when the constraints, the inner engine's, say it keeps a copy.
+  replayEvacuation(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<void> {
+    return heapCopyOf(this.inner)!.replayEvacuation(live, forward, slotRuns);
+  }
 
-  get replaysEvacuation(): boolean {
-    return this.inner.replaysEvacuation === true;
+  scanRememberedSet(): Promise<RememberedScan | null> {
+    return Promise.resolve(null);
+  }
+
+  verifyCopy(check: (copy: Uint32Array) => void): Promise<void> {
+    return heapCopyOf(this.inner)!.verifyCopy(check);
   }
 
   mark(request: MarkRequest): MarkResult | Promise<MarkResult> {

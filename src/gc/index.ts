@@ -1,10 +1,12 @@
 /**
  * The collector registry: collector names to plans paired with marking engines.
  *
- * A Marker-based collector is one line: `registerMarker('gpu-dfs', (heap) => new
- * GpuDfsMarker(heap))`, made by whoever owns the marker (the CLI, for the GPU
- * markers, so that gc/ never imports gpu/). `createCollector` builds the generational
- * plan around the named marker and attaches it to the heap.
+ * gc/ registers its own CPU marker, `serial`; `registerMarker(name, (heap) =>
+ * marker)` adds another (tests register checking markers this way).
+ * `createCollector` builds the generational plan around the named marker, or
+ * around `options.marker` (how the composition root, collectors/, hands in the
+ * parallel, auto and GPU engines, so that gc/ never imports gpu/), and attaches
+ * it to the heap.
  */
 
 import type { Collector } from '../heap/collector.js';
@@ -54,4 +56,5 @@ export { GenerationalPlan } from './plan.js';
 export { SerialMarker } from './serial-marker.js';
 export { NoneCollector } from './none.js';
 export { HeapVerificationError, verifyHeap, verifyMarks, verifyRefGraph } from './verify.js';
-export type { Marker, MarkRequest, MarkResult, MarkTimes } from './marker.js';
+export { HEAP_READER, heapCopyOf } from './marker.js';
+export type { HeapCopyMarker, Marker, MarkerConstraints, MarkRequest, MarkResult, MarkTimes } from './marker.js';

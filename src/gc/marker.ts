@@ -35,6 +35,9 @@ export interface MarkTimes {
   kernel?: number;
   readback?: number;
   cpuFallback?: number;
+  /** The parallel collector: each thread's objects (marked or copied) and steals,
+   *  as "objects/steals,..." in thread order. */
+  threads?: string;
 }
 
 export interface MarkResult {
@@ -53,45 +56,124 @@ export interface MarkResult {
   readonly times: MarkTimes;
 }
 
+/** What a young copier reports (see `YoungCopier`). */
+export interface CopyResult {
+  /** The new header addresses of the copies, and of fillers (objects nobody
+   *  refers to that keep the to-space walkable), in no particular order. */
+  readonly moved: Int32Array;
+  /** Objects copied (fillers not counted). */
+  readonly count: number;
+  /** The to-survivor space's top after the copy. */
+  readonly toTop: number;
+  readonly survivedWords: number;
+  readonly promotedWords: number;
+  /** Per-thread work for `--log-gc` (MarkTimes.threads). */
+  readonly threads: string;
+}
+
+/**
+ * A copying engine for young objects (the parallel collector's threads): it
+ * copies everything reachable from the roots and the remembered-set ranges out
+ * of eden and from-survivor, ageing and promoting as the serial evacuation does,
+ * and leaves forwarding headers behind, instead of the plan marking first and
+ * evacuating the marked objects.
+ */
+export interface YoungCopier {
+  /** Starts the copier's threads if they are not running yet. */
+  start(): Promise<void>;
+  /** Makes sure the copy cannot fail for want of tenured space; false (with
+   *  nothing changed) when it cannot, and the plan evacuates serially. */
+  reserve(): boolean;
+  /** After `reserve`: copies from `roots` (young addresses, each once) and the
+   *  young references in `ranges` ((first, end) slot pairs, which it redirects
+   *  and whose cards it dirties where the referent stays young). */
+  copy(roots: Int32Array, ranges: Int32Array, fullCollection: boolean): CopyResult;
+}
+
+/**
+ * What a marker does besides marking, stated as data the plan reads once per
+ * collection (as mmtk-core's `PlanConstraints` states a plan's), so the seam
+ * grows a field, not an optional method, when an engine learns something new.
+ */
+export interface MarkerConstraints {
+  /** It keeps a copy of the heap (a GPU mirror) and is a `HeapCopyMarker`;
+   *  `--verify-gc` then also checks the copy. */
+  readonly keepsHeapCopy: boolean;
+  /** It makes a collection's moves to its copy itself (`replayEvacuation`): the
+   *  plan then does not log the moved objects and rewritten slots as written. */
+  readonly replaysEvacuation: boolean;
+  /** It can read a young collection's remembered set on its copy
+   *  (`scanRememberedSet`). */
+  readonly scansRememberedSet: boolean;
+  /** Its threads can also copy young objects (`--gc parallel`): it is a
+   *  `CopyingMarker`, and the plan hands young collections to its copier. */
+  readonly copiesYoung: boolean;
+}
+
+/** The constraints of a marker that reads the heap itself and keeps nothing. */
+export const HEAP_READER: MarkerConstraints = Object.freeze({
+  keepsHeapCopy: false,
+  replaysEvacuation: false,
+  scansRememberedSet: false,
+  copiesYoung: false,
+});
+
 export interface Marker {
   readonly name: string;
+  readonly constraints: MarkerConstraints;
   /** Traces the heap. Collections are stop-the-world: the interpreter is parked at
    *  an allocation while this runs, so a GPU marker may await the device. */
   mark(request: MarkRequest): MarkResult | Promise<MarkResult>;
   /** Releases any device or threads. */
   dispose(): void;
-  /** True when the marker keeps a copy of the heap (the GPU mirror) and makes a
-   *  collection's moves to it itself (`replayEvacuation`): the plan then
-   *  does not record the moved objects and rewritten slots as written words. */
-  readonly replaysEvacuation?: boolean;
+}
+
+/** The remembered set found by a marker on its copy (`scanRememberedSet`). */
+export interface RememberedScan {
+  /** Each young object the slots reference, once. */
+  readonly roots: Int32Array;
+  /** The slots holding young references, as (first slot, count) runs within one range. */
+  readonly runs: Int32Array;
+  /** The part of the call spent bringing the copy up to date for the mark (the
+   *  plan counts it in the mark). */
+  readonly syncMs: number;
+}
+
+/** A marker that keeps a copy of the heap (`constraints.keepsHeapCopy`). */
+export interface HeapCopyMarker extends Marker {
   /**
-   * Called, when `replaysEvacuation`, after a collection evacuated `live`
-   * (after a young mark its `live` array, in its order; after a full mark the
-   * young objects of its bitmap, in address order) to the header
-   * addresses `forward` and redirected the young references in tenured slots
-   * (the remembered set; `slotRuns` holds them as (first slot, count) pairs)
-   * through the forwarding headers: the marker makes the same changes to its copy.
+   * Called, when `constraints.replaysEvacuation`, after a collection evacuated
+   * `live` (after a young mark its `live` array, in its order; after a full mark
+   * the young objects of its bitmap, in address order) to the header addresses
+   * `forward` and redirected the young references in tenured slots (the
+   * remembered set; `slotRuns` holds them as (first slot, count) pairs) through
+   * the forwarding headers: the marker makes the same changes to its copy.
    */
-  replayEvacuation?(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<void>;
-  /** True when the marker can scan a young collection's remembered set itself. */
-  readonly scansRememberedSet?: boolean;
+  replayEvacuation(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<void>;
   /**
-   * Young collections, when `scansRememberedSet` (a marker with a copy of the
-   * heap, sable layout): reads the reference slots of `ranges` ((first, end)
-   * pairs: the slots of each dirty card's objects inside the card) and returns
-   * each young object they reference once (`roots`) and the slots holding young
-   * references as (first slot, count) runs (within one range), and `syncMs`,
-   * the part of the call spent bringing its copy up to date for the mark (the
-   * plan counts it in the mark). Null when it would rather not (too few slots
-   * to be worth it) or could not (the plan then scans the ranges on the CPU).
-   * The mark request follows.
+   * Young collections, when `constraints.scansRememberedSet` (sable layout):
+   * reads the reference slots of `ranges` ((first, end) pairs: the slots of each
+   * dirty card's objects inside the card). Null when it would rather not (too
+   * few slots to be worth it) or could not (the plan then scans the ranges on
+   * the CPU). The mark request follows.
    */
-  scanRememberedSet?(
-    ranges: Int32Array,
-    youngStart: number,
-    youngEnd: number,
-  ): Promise<{ readonly roots: Int32Array; readonly runs: Int32Array; readonly syncMs: number } | null>;
-  /** `--verify-gc`, for a marker that keeps a copy of the heap: brings the copy up
-   *  to date and hands it (one word per heap word) to `check`. */
-  verifyCopy?(check: (copy: Uint32Array) => void): Promise<void>;
+  scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number): Promise<RememberedScan | null>;
+  /** `--verify-gc`: brings the copy up to date and hands it (one word per heap
+   *  word) to `check`. */
+  verifyCopy(check: (copy: Uint32Array) => void): Promise<void>;
+}
+
+/** `m` as a marker with a heap copy, or null when it keeps none. */
+export function heapCopyOf(m: Marker): HeapCopyMarker | null {
+  return m.constraints.keepsHeapCopy ? (m as HeapCopyMarker) : null;
+}
+
+/** A marker whose threads also copy young objects (`constraints.copiesYoung`). */
+export interface CopyingMarker extends Marker {
+  readonly copier: YoungCopier;
+}
+
+/** The marker's young copier, when its constraints say it has one. */
+export function copierOf(m: Marker): YoungCopier | null {
+  return m.constraints.copiesYoung ? (m as CopyingMarker).copier : null;
 }

@@ -30,7 +30,7 @@ import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
 import { Evacuator } from './evacuate.js';
 import { appendSetBits, IntList } from './int-list.js';
-import type { MarkRequest, MarkResult, MarkTimes, Marker } from './marker.js';
+import { copierOf, heapCopyOf, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
 import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
@@ -49,6 +49,8 @@ export class GenerationalPlan implements Collector {
   private readonly youngLive = new IntList();
   private readonly evacuator: Evacuator;
   private markTimes: MarkTimes = { mark: 0 };
+  /** What the last evacuation moved: objects, words to survivor, words promoted. */
+  private moved = { count: 0, survivedWords: 0, promotedWords: 0 };
 
   constructor(
     readonly heap: HeapImpl,
@@ -70,7 +72,7 @@ export class GenerationalPlan implements Collector {
       cause = 'promotion failed';
     }
     if (done === 'full') await this.full(phases);
-    const ev = this.evacuator;
+    const moved = this.moved;
     const pauseMs = performance.now() - t0 - phases.verify;
     const record: GcRecord = {
       number: h.nextCollectionNumber(),
@@ -83,17 +85,16 @@ export class GenerationalPlan implements Collector {
       pauseMs,
       phases,
       marker: this.markTimes,
-      liveYoungObjects: ev.forward.length,
-      survivedBytes: ev.survivedWords * 4,
-      promotedBytes: ev.promotedWords * 4,
+      liveYoungObjects: moved.count,
+      survivedBytes: moved.survivedWords * 4,
+      promotedBytes: moved.promotedWords * 4,
     };
     if (h.options.verifyGc) {
       const tv = performance.now();
       try {
         verifyHeap(h);
-        if (this.marker.verifyCopy) {
-          await this.marker.verifyCopy((copy) => verifyHeapCopy(h, copy, this.marker.name));
-        }
+        const copy = heapCopyOf(this.marker);
+        if (copy !== null) await copy.verifyCopy((words) => verifyHeapCopy(h, words, copy.name));
       } finally {
         // Logged even when verification fails, so the log shows the collection at fault.
         phases.verify += performance.now() - tv;
@@ -140,7 +141,7 @@ export class GenerationalPlan implements Collector {
    */
   private async scanRemembered(roots: YoungRoots | null): Promise<number> {
     const h = this.heap;
-    const m = this.marker;
+    const m = heapCopyOf(this.marker);
     // The reference graphs' rebuild needs each run's object, which a marker's
     // scan of its copy does not report.
     const withObjects = h.graph !== null;
@@ -150,7 +151,7 @@ export class GenerationalPlan implements Collector {
     this.rangeObjects.clear();
     dirtyCardRanges(h, this.dirtyCards, this.cardRanges, withObjects ? this.rangeObjects : null);
     const r = this.cardRanges.view();
-    if (roots !== null && !withObjects && m.scansRememberedSet && m.scanRememberedSet) {
+    if (roots !== null && !withObjects && m !== null && m.constraints.scansRememberedSet) {
       const found = await m.scanRememberedSet(r, h.youngStart, h.youngEnd);
       if (found !== null) {
         for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
@@ -165,6 +166,7 @@ export class GenerationalPlan implements Collector {
 
   /** Returns false, having changed nothing, when the promotions would not fit. */
   private async young(phases: PhaseTimes): Promise<boolean> {
+    if (await this.copyYoung(phases, false)) return true;
     const h = this.heap;
     let t = performance.now();
     const roots = this.youngRoots;
@@ -187,7 +189,7 @@ export class GenerationalPlan implements Collector {
     }
     // A marker that replays the evacuation on its heap copy is handed the moves;
     // the heap does not record them as written words.
-    await this.finishEvacuation(live, phases, this.marker.replaysEvacuation === true);
+    await this.finishEvacuation(live, phases);
     phases.copy += performance.now() - t - phases.graph - phases.sync;
     return true;
   }
@@ -218,6 +220,7 @@ export class GenerationalPlan implements Collector {
 
     // After the sweep the dirty cards hold live objects only: their young slots
     // are the remaining old-to-young references to fix.
+    if (await this.copyYoung(phases, true)) return;
     t = performance.now();
     await this.scanRemembered(null);
     phases.roots += performance.now() - t;
@@ -227,14 +230,16 @@ export class GenerationalPlan implements Collector {
     if (!this.evacuator.assign(live, true)) throw h.outOfMemory();
     const graphBefore = phases.graph;
     const syncBefore = phases.sync;
-    await this.finishEvacuation(live, phases, this.marker.replaysEvacuation === true);
+    await this.finishEvacuation(live, phases);
     phases.copy += performance.now() - t - (phases.graph - graphBefore) - (phases.sync - syncBefore);
   }
 
-  /** Copies, forwards and fixes every reference to the moved objects; `replay`:
-   *  the marker is asked to make the same moves on its heap copy. */
-  private async finishEvacuation(live: Int32Array, phases: PhaseTimes, replay: boolean): Promise<void> {
+  /** Copies, forwards and fixes every reference to the moved objects; a marker
+   *  that replays evacuations is asked to make the same moves on its heap copy. */
+  private async finishEvacuation(live: Int32Array, phases: PhaseTimes): Promise<void> {
     const h = this.heap;
+    const replayer = this.marker.constraints.replaysEvacuation ? heapCopyOf(this.marker) : null;
+    const replay = replayer !== null;
     const words = h.words;
     const ev = this.evacuator;
     // Clean the scanned cards first: copying re-dirties the cards of promoted copies
@@ -273,10 +278,66 @@ export class GenerationalPlan implements Collector {
     }
     if (replay) {
       const ts = performance.now();
-      await this.marker.replayEvacuation!(live, ev.forward.view(), r);
+      await replayer.replayEvacuation(live, ev.forward.view(), r);
       phases.sync += performance.now() - ts;
     }
     h.flipSurvivors(ev.toTop, replay);
+    this.moved = { count: ev.forward.length, survivedWords: ev.survivedWords, promotedWords: ev.promotedWords };
+  }
+
+  /**
+   * Young objects copied by the marker's copier (`CopyingMarker.copier`, the parallel
+   * collector's threads) instead of marked and evacuated: the roots and the
+   * dirty cards' slot ranges go to the copier, which copies, forwards and
+   * redirects the remembered slots; then the root slots are fixed and, under
+   * refgraph, the graph rebuilt (every range's slots count as remembered).
+   * False, having changed nothing, when the copier cannot reserve the space.
+   */
+  private async copyYoung(phases: PhaseTimes, fullCollection: boolean): Promise<boolean> {
+    const copier = copierOf(this.marker);
+    if (copier === null) return false;
+    await copier.start();
+    if (!copier.reserve()) return false;
+    const h = this.heap;
+    let t = performance.now();
+    const roots = this.youngRoots;
+    roots.begin(h.youngStart, h.youngEnd);
+    gatherRoots(h, true, roots);
+    const rootList = roots.end();
+    this.dirtyCards.clear();
+    this.cardRanges.clear();
+    this.rangeObjects.clear();
+    const sable = h.layout.contiguousRefs;
+    dirtyCardRanges(h, this.dirtyCards, this.cardRanges, sable ? null : this.rangeObjects);
+    const cards = h.cards.cards;
+    const dc = this.dirtyCards.data;
+    for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
+    phases.roots += performance.now() - t;
+    t = performance.now();
+    const graphBefore = phases.graph;
+    const ranges = this.cardRanges.view();
+    const r = copier.copy(rootList, ranges, fullCollection);
+    const log = h.mirror;
+    if (log !== null) for (let i = 0; i < ranges.length; i += 2) log.noteWrite(ranges[i]!, ranges[i + 1]!);
+    fixRoots(h);
+    if (h.graph !== null) {
+      const tg = performance.now();
+      // The ranges as (first slot, count) runs of their objects.
+      const runs = this.remembered.runs;
+      runs.clear();
+      for (let i = 0; i < ranges.length; i += 2) {
+        runs.push(ranges[i]!);
+        runs.push(ranges[i + 1]! - ranges[i]!);
+      }
+      h.graph.rebuildAfterEvacuation(r.moved, r.moved.length, runs.view(), this.rangeObjects.view());
+      phases.graph += performance.now() - tg;
+    }
+    h.flipSurvivors(r.toTop);
+    phases.copy += performance.now() - t - (phases.graph - graphBefore);
+    // One field of per-thread work: the copy's (a full collection's mark has its own).
+    this.markTimes = fullCollection ? { ...this.markTimes, threads: r.threads } : { mark: 0, threads: r.threads };
+    this.moved = { count: r.count, survivedWords: r.survivedWords, promotedWords: r.promotedWords };
+    return true;
   }
 
   /** The live young objects of a full mark (or of a marker that gives no list). */

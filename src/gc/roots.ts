@@ -37,7 +37,7 @@ export class RememberedRuns {
     this.objects.clear();
   }
 
-  /** Takes the runs a marker found (`Marker.scanRememberedSet`, sable only). */
+  /** Takes the runs a marker found (`HeapCopyMarker.scanRememberedSet`, sable only). */
   setRuns(runs: Int32Array): void {
     this.clear();
     this.runs.reserve(runs.length).set(runs);
@@ -47,7 +47,7 @@ export class RememberedRuns {
 
 /**
  * The young roots of a collection, each once: many old slots can point at one young
- * object (CompleteGraph's remembered set names its 5000 nodes millions of times), and
+ * object (a dense graph's remembered set names each node many times), and
  * a marker needs each once (a GPU marker uploads every entry). A bitmap over the
  * young range, reused across collections, says which are in the list already.
  */

@@ -12,10 +12,11 @@
 import type { HeapImpl } from '../heap/heap.js';
 import { HEADER_WORDS, TYPE_WORD } from '../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../heap/ref-slots.js';
-import type { MarkRequest, MarkResult, Marker } from './marker.js';
+import { HEAP_READER, type MarkRequest, type MarkResult, type Marker } from './marker.js';
 
 export class SerialMarker implements Marker {
   readonly name = 'serial';
+  readonly constraints = HEAP_READER;
   private readonly bitmap: Uint32Array;
   private stack: Int32Array = new Int32Array(4096);
   private live: Int32Array = new Int32Array(4096);

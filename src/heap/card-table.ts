@@ -38,9 +38,10 @@ export class CardTable {
     readonly end: number,
   ) {
     this.count = Math.ceil((end - base) / CARD_WORDS);
-    this.cards = new Uint8Array((this.count + 3) & ~3);
+    // Shared memory: the parallel collector's threads dirty cards and record blocks.
+    this.cards = new Uint8Array(new SharedArrayBuffer((this.count + 3) & ~3));
     this.cards32 = new Uint32Array(this.cards.buffer);
-    this.blockStart = new Int32Array(this.count).fill(base);
+    this.blockStart = new Int32Array(new SharedArrayBuffer(this.count * 4)).fill(base);
   }
 
   cardOf(addr: number): number {
@@ -89,9 +90,9 @@ export class CardTable {
 /**
  * The index of the first non-zero byte of `bytes` in [from, to) (`to` if none);
  * `words` is `bytes` seen four at a time, so `bytes` is a multiple of 4 long.
- * Zero bytes are skipped a word at a time in a loop of its own: a 1 GiB heap has
- * ~1.4M cards, and a collection looks at all of them, usually to find a few set
- * ones.
+ * Zero bytes are skipped a word at a time in a loop of its own: a large heap has
+ * millions of cards, and a collection looks at all of them, usually to find a
+ * few set ones.
  */
 export function nextSetByte(bytes: Uint8Array, words: Uint32Array, from: number, to = bytes.length): number {
   let i = from;

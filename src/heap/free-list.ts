@@ -59,6 +59,25 @@ export class FreeList {
     if (size > this.largestHint) this.largestHint = size;
   }
 
+  /**
+   * Returns [start, start + size), the unused end of an allocation, to the list:
+   * joined to the chunk it was carved from when that chunk still begins right
+   * after it (the parallel collector's promotion reserve), else listed anew.
+   */
+  giveBack(start: number, size: number): void {
+    const i = this.rover;
+    if (i < this.count && this.starts[i] === start + size) {
+      const total = size + this.sizes[i]!;
+      this.starts[i] = start;
+      this.sizes[i] = total;
+      writeFreeBlock(this.words, start, total);
+      this.freeWords += size;
+      if (total > this.largestHint) this.largestHint = total;
+      return;
+    }
+    this.addFree(start, size);
+  }
+
   /** Allocates `size` words; returns their start, or 0 when no chunk is large enough. */
   alloc(size: number): number {
     if (size > this.largestHint) return 0;

@@ -18,6 +18,7 @@ export interface MarkerTimes {
   kernel?: number;
   readback?: number;
   cpuFallback?: number;
+  threads?: string;
 }
 
 export type CollectionKind = 'young' | 'full';
@@ -156,6 +157,8 @@ export function formatGcRecord(r: GcRecord): string {
   if (m.kernel !== undefined) parts.push(`kernel=${ms(m.kernel)}`);
   if (m.readback !== undefined) parts.push(`readback=${ms(m.readback)}`);
   if (m.cpuFallback !== undefined) parts.push(`cpu-fallback=${ms(m.cpuFallback)}`);
+  // The parallel collector's per-thread work: objects/steals of each thread.
+  if (m.threads !== undefined) parts.push(`threads=${m.threads}`);
   if (p.verify > 0) parts.push(`verify=${ms(p.verify)}`);
   return parts.join(' ');
 }

@@ -8,8 +8,8 @@ import {
   markWork,
   PARALLEL_MIN_THREADS,
   PARALLEL_MIN_WORK,
-} from '../../src/cli/auto-marker.js';
-import type { MarkRequest, Marker } from '../../src/gc/marker.js';
+} from '../../src/collectors/auto-marker.js';
+import { HEAP_READER, type MarkRequest, type Marker } from '../../src/gc/marker.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { createHeap } from '../../src/heap/heap.js';
 import { runCaptured } from '../expectations.js';
@@ -61,7 +61,7 @@ describe('auto: the marker', () => {
   function fakeGpu(heap: ReturnType<typeof createHeap>) {
     const calls = { probes: 0, marks: 0 };
     const serial = new SerialMarker(heap);
-    const gpu: Marker = { name: 'fake-gpu', mark: (r) => (calls.marks++, serial.mark(r)), dispose() {} };
+    const gpu: Marker = { name: 'fake-gpu', constraints: HEAP_READER, mark: (r) => (calls.marks++, serial.mark(r)), dispose() {} };
     return { calls, gpu };
   }
 

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCollector } from '../../src/gc/index.js';
 import type { MarkRequest, MarkResult } from '../../src/gc/marker.js';
@@ -93,8 +94,8 @@ afterEach(() => {
 });
 
 describe('parallel marker', () => {
-  it('defaults to every available core, at least 2', () => {
-    expect(defaultThreads()).toBeGreaterThanOrEqual(2);
+  it('defaults to every available core', () => {
+    expect(defaultThreads()).toBe(availableParallelism());
   });
 
   for (const layout of ['sable', 'refgraph'] as const) {

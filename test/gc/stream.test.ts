@@ -8,11 +8,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createCollector, SerialMarker, verifyHeap, type Marker, type MarkRequest, type MarkResult } from '../../src/gc/index.js';
+import { HEAP_READER } from '../../src/gc/marker.js';
 import type { HeapImpl } from '../../src/heap/heap.js';
 import { alloc, collect, makeHeap } from './helpers.js';
 
 class StreamingMarker implements Marker {
   readonly name = 'streaming';
+  readonly constraints = HEAP_READER;
   readonly asked: number[] = [];
   private readonly inner: SerialMarker;
   constructor(heap: HeapImpl) {

@@ -9,7 +9,7 @@ import type { HeapImpl } from '../../src/heap/heap.js';
 import type { HeapOptions } from '../../src/heap/options.js';
 import type { MirrorLog } from '../../src/heap/mirror-log.js';
 import { registerMarker } from '../../src/gc/index.js';
-import type { MarkRequest, MarkResult, Marker } from '../../src/gc/marker.js';
+import { HEAP_READER, type MarkRequest, type MarkResult, type Marker } from '../../src/gc/marker.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { verifyMarks } from '../../src/gc/verify.js';
 import { makeHeap, rng } from './helpers.js';
@@ -22,6 +22,7 @@ import { makeHeap, rng } from './helpers.js';
  */
 class MirrorMarker implements Marker {
   readonly name = 'mirror-check';
+  readonly constraints = HEAP_READER;
   readonly mirror: Int32Array;
   private readonly inner: SerialMarker;
   aheadWords = 0;
@@ -58,6 +59,7 @@ registerMarker('mirror-check-ahead', (heap) => new MirrorMarker(heap, true));
  *  and checks, at every mark, that the copies equal the graph's words in use. */
 class GraphMirrorMarker implements Marker {
   readonly name = 'graph-mirror-check';
+  readonly constraints = HEAP_READER;
   private vertices: Uint32Array = new Uint32Array(0);
   private edges: Uint32Array = new Uint32Array(0);
   private readonly inner: SerialMarker;

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { MarkRequest, MarkResult, Marker } from '../../gc/marker.js';
+import type { HeapCopyMarker, MarkerConstraints, MarkRequest, MarkResult } from '../../gc/marker.js';
 import { GpuAdapterLimitError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
 import { youngResult } from '../young-result.js';
 import type { GpuMarkerConfig, GpuMarkStats } from '../worker/gpu-marker.js';
@@ -237,8 +237,9 @@ function graphsData(g: RefGraphs): RefGraphs {
  * there with the same configuration, fed from this thread's heap. Its methods
  * mirror `GpuMarker`'s (worker/gpu-marker.ts has the details).
  */
-export class WorkerGpuMarker implements Marker {
+export class WorkerGpuMarker implements HeapCopyMarker {
   readonly name: string;
+  readonly constraints: MarkerConstraints;
   readonly options: GpuOptions;
   lastStats: GpuMarkStats | null = null;
   private readonly id: number;
@@ -259,6 +260,12 @@ export class WorkerGpuMarker implements Marker {
     this.options =
       typeof o === 'string' ? parseGpuOptions(o, config.engine) : { ...DEFAULT_GPU_OPTIONS, ...(o ?? {}) };
     this.name = `${config.engine}/${config.input.layout}`;
+    this.constraints = {
+      keepsHeapCopy: true,
+      replaysEvacuation: this.replaysEvacuation,
+      scansRememberedSet: this.scansRememberedSet,
+      copiesYoung: false,
+    };
     if (!(config.input.words.buffer instanceof SharedArrayBuffer)) {
       throw new Error(`${this.name}: the GPU worker needs the heap's words in a SharedArrayBuffer`);
     }

@@ -8,7 +8,7 @@
  * reference words, trace, and return the bitmap over heap addresses (and, for a
  * young collection, the list of reachable young objects).
  */
-import type { MarkRequest, MarkResult, Marker } from '../../gc/marker.js';
+import type { HeapCopyMarker, MarkerConstraints, MarkRequest, MarkResult } from '../../gc/marker.js';
 import { BfsEngine } from '../engines/bfs.js';
 import { DfsEngine } from '../engines/dfs.js';
 import type { GpuContext } from '../device/device.js';
@@ -80,8 +80,9 @@ export interface GpuMarkStats {
   readonly phases: Readonly<Record<string, number>>;
 }
 
-export class GpuMarker implements Marker {
+export class GpuMarker implements HeapCopyMarker {
   readonly name: string;
+  readonly constraints: MarkerConstraints;
   readonly options: GpuOptions;
   lastStats: GpuMarkStats | null = null;
   /** The device, from `ready()`. */
@@ -103,6 +104,12 @@ export class GpuMarker implements Marker {
     this.options =
       typeof o === 'string' ? parseGpuOptions(o, config.engine) : { ...DEFAULT_GPU_OPTIONS, ...(o ?? {}) };
     this.name = `${config.engine}/${config.input.layout}`;
+    this.constraints = {
+      keepsHeapCopy: true,
+      replaysEvacuation: this.replaysEvacuation,
+      scansRememberedSet: this.scansRememberedSet,
+      copiesYoung: false,
+    };
   }
 
   /**

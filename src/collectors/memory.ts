@@ -1,8 +1,8 @@
 /**
  * Memory set-up for one run: the heap with its layout and the chosen collector, whose
- * marking engine is made here for parallel, auto and the GPU collectors (the CLI is the
- * one place that sees both gc/ and gpu/), and the run's statistics for `--stats`, `--json-stats`
- * and `compare`.
+ * marking engine is made here for parallel, auto and the GPU collectors (collectors/
+ * is the composition root, the one room that sees both gc/ and gpu/), and the run's
+ * statistics for `--stats`, `--json-stats` and `compare`.
  */
 
 import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
@@ -12,10 +12,35 @@ import {
   closeGpuHost, describeAdapter, GpuAdapterLimitError, gpuHost, NoGpuAdapterError, parseGpuOptions, WorkerGpuMarker,
   type RefGraphInput, type SableInput,
 } from '../gpu/index.js';
+import type { LayoutName } from '../heap/layout.js';
 import { AutoMarker } from './auto-marker.js';
-import type { CollectorName, RunOptions } from './args.js';
-import { UsageError } from './args.js';
-import type { Io } from './run.js';
+import type { CollectorName } from './names.js';
+
+/** What a run asks of its memory (the CLI's run options have these fields). */
+export interface MemoryOptions {
+  readonly gc: CollectorName;
+  readonly layout: LayoutName;
+  readonly heapBytes: number;
+  readonly youngBytes: number | undefined;
+  readonly survivorRatio: number;
+  readonly tenureAge: number;
+  readonly gcStress: number;
+  readonly verifyGc: boolean;
+  /** Write one line per collection to `io.stderr`. */
+  readonly logGc: boolean;
+  readonly gpuOpt: string;
+  readonly gpuBenchmark: boolean;
+  readonly threads: number | undefined;
+}
+
+/** Where `--log-gc` lines go. */
+export interface MemoryIo {
+  stderr(text: string): void;
+}
+
+/** A set-up the options make impossible (a bad --gpu-opt list, a heap that cannot
+ *  be laid out): a mistake on the command line, which the CLI reports as one. */
+export class MemorySetupError extends Error {}
 
 /** Statistics of one run; the JSON field names are documented in docs/cli.md. */
 export interface RunStats {
@@ -38,6 +63,8 @@ export interface RunStats {
   refGraph: { graphBytes: number; edgeWrites: number; vertexAppends: number; maintenanceMs: number } | null;
   /** startupMs: opening the device and compiling the kernels, before the program ran. */
   gpu: { adapter: string; vendor: string; options: string; startupMs: number } | null;
+  /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
+  parallel: { threads: number; startupMs: number } | null;
   collections: GcRecord[];
 }
 
@@ -82,20 +109,20 @@ function checkGpuOptions(spec: string, engine: 'gpu-dfs' | 'gpu-bfs'): void {
   try {
     parseGpuOptions(spec, engine);
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new MemorySetupError((e as Error).message);
   }
 }
 
 /** The marking engine of the chosen collector; undefined where gc/ has it built in
  *  (serial) or there is none (none). */
-function markerFor(options: RunOptions, heap: HeapImpl): Marker | undefined {
+function markerFor(options: MemoryOptions, heap: HeapImpl): Marker | undefined {
   const { gc, gpuOpt, gpuBenchmark: benchmark, threads } = options;
   switch (gc) {
     case 'gpu-dfs':
     case 'gpu-bfs':
       return new WorkerGpuMarker({ engine: gc, input: gpuInput(heap), options: gpuOpt, benchmark });
     case 'parallel':
-      // Each run gets its own --threads (default: every available core, at least 2).
+      // Each run gets its own --threads (default: every available core).
       return new ParallelMarker(heap, threads);
     case 'auto': {
       // Made now: the mirror log must see the heap from its first allocation.
@@ -117,7 +144,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHooks = {}): Promise<Memory> {
+export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: MemoryHooks = {}): Promise<Memory> {
   if (options.gc === 'gpu-dfs' || options.gc === 'gpu-bfs' || options.gc === 'auto') {
     checkGpuOptions(options.gpuOpt, options.gc === 'auto' ? 'gpu-dfs' : options.gc);
   }
@@ -148,15 +175,27 @@ export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHoo
   } catch (e) {
     // Sizes the heap cannot be laid out with (or memory the process cannot get) are
     // mistakes on the command line, not faults of the program.
-    throw new UsageError(`cannot set up the heap: ${(e as Error).message}`);
+    throw new MemorySetupError(`cannot set up the heap: ${(e as Error).message}`);
   }
   const engine = markerFor(options, heap);
   if (engine instanceof AutoMarker) autoMarker = engine;
   const gpuMarker = engine instanceof WorkerGpuMarker ? engine : undefined;
   const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;
   const collector = createCollector(options.gc, heap, marker ? { marker } : {});
+  // The parallel collector's workers start now, not in the first pause.
+  const pool = engine instanceof ParallelMarker ? engine : engine instanceof AutoMarker ? engine.parallelEngine : null;
+  let poolStartupMs = 0;
+  if (pool) {
+    try {
+      await pool.prepare();
+    } catch (e) {
+      collector.dispose();
+      throw e;
+    }
+    poolStartupMs = pool.gc.pool.startupMs;
+  }
   // Open the device and compile the kernels now, not in the first collection's
-  // pause (about 1 s on an H100); no adapter fails here, before the program runs.
+  // pause; no adapter fails here, before the program runs.
   let gpuStartupMs = 0;
   if (gpuMarker) {
     const t = performance.now();
@@ -169,7 +208,7 @@ export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHoo
     gpuStartupMs = performance.now() - t;
     if (gpuMarker.uploadsAhead) {
       // Steps of an eighth of eden, 64 KiB to 4 MiB: a collection's own upload is
-      // at most one step, and a step's copy into the staging ring takes ~1 ms.
+      // at most one step, and a step is a short pause of the program.
       const step = Math.min(1 << 20, Math.max(1 << 14, (heap.edenEnd - heap.edenStart) / 8));
       heap.attachMirrorLog().setEdenUpload(step, (start, end) => gpuMarker.uploadAhead(start, end));
     }
@@ -187,7 +226,7 @@ export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHoo
         heapBytes: options.heapBytes,
         wallMs,
         // The device's start-up is neither the program's time nor a collection's.
-        mutatorMs: wallMs - gcMs - gpuStartupMs,
+        mutatorMs: wallMs - gcMs - gpuStartupMs - poolStartupMs,
         gcMs,
         youngCollections: s.youngCollections,
         fullCollections: s.fullCollections,
@@ -208,6 +247,7 @@ export async function createMemory(options: RunOptions, io: Io, hooks: MemoryHoo
               startupMs: gpuStartupMs,
             }
           : null,
+        parallel: pool ? { threads: pool.threads, startupMs: poolStartupMs } : null,
         collections: records,
       };
     },
@@ -236,6 +276,7 @@ export function formatStats(s: RunStats): string {
     }),
     `gc pause p95 ${ms(s.p95PauseMs)}, mark ${ms(s.markMs)}, transfer ${ms(s.transferMs)}, peak heap ${(s.peakHeapBytes / 2 ** 20).toFixed(1)} MiB`,
   ];
+  if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${ms(s.parallel.startupMs)}`);
   if (s.gpu) lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${ms(s.gpu.startupMs)}`);
   return lines.join('\n');
 }

@@ -1,7 +1,8 @@
 /**
  * `--gc auto`: the generational plan with a marker that picks, per collection, the
- * engine expected to be fastest from what it knows of the heap. It lives in cli/
- * because it may hand collections to a GPU marker, and only cli/ sees gc/ and gpu/.
+ * engine expected to be fastest from what it knows of the heap. It lives in
+ * collectors/ because it may hand collections to a GPU marker, and only the
+ * composition root sees both gc/ and gpu/.
  *
  * The rule (`chooseEngine`), on the work W = roots + occupied words of the traced
  * range (young collections: eden and the from-survivor in use; full: the heap in use):
@@ -13,15 +14,14 @@
  *   2. parallel when there are at least PARALLEL_MIN_THREADS (4) marking threads
  *      (--threads, default the available cores) and W >= PARALLEL_MIN_WORK (1 Mi
  *      words, 4 MiB): below that, waking the workers and marking with Atomics costs
- *      more than it saves. On 2 cores the parallel marker was slower than the serial
- *      one even on a 68 MiB heap of 2,560 lists (Atomics.or costs ~8 ns a mark there),
- *      hence the thread minimum.
+ *      more than it saves; with fewer threads the atomic marks cost more than the
+ *      threads win (docs/decisions/r19c-02-auto-policy.md).
  *   3. serial otherwise.
  * The log line names the engine that ran: `auto(serial)`, `auto(parallel)`, `auto(gpu-dfs)`.
  */
 
 import { availableParallelism } from 'node:os';
-import type { MarkRequest, MarkResult, Marker } from '../gc/marker.js';
+import { HEAP_READER, type MarkRequest, type MarkResult, type Marker } from '../gc/marker.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
 import { SerialMarker } from '../gc/serial-marker.js';
 import type { HeapImpl } from '../heap/heap.js';
@@ -58,7 +58,7 @@ export function markWork(heap: HeapImpl, request: MarkRequest): number {
 }
 
 export interface AutoOptions {
-  /** Marking threads (default: the available cores, at least 2). */
+  /** Marking threads (default: the available cores). */
   threads?: number;
   /** Opens the GPU and says whether its adapter is a hardware one (false: none or software). */
   probeGpu?: () => Promise<boolean>;
@@ -67,6 +67,8 @@ export interface AutoOptions {
 }
 
 export class AutoMarker implements Marker {
+  /** The engine changes per collection; a GPU one's mirror learns the moves as writes. */
+  readonly constraints = HEAP_READER;
   readonly threads: number;
   /** The engine of the latest collection. */
   lastEngine: AutoEngine = 'serial';
@@ -78,9 +80,16 @@ export class AutoMarker implements Marker {
   private gpuState: 'unknown' | 'hardware' | 'none';
 
   constructor(private readonly heap: HeapImpl, private readonly options: AutoOptions = {}) {
-    this.threads = Math.max(1, Math.floor(options.threads ?? Math.max(2, availableParallelism())));
+    this.threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
     this.serial = new SerialMarker(heap);
+    // Made (and started by the CLI) before the program runs when it may be chosen.
+    if (this.threads >= PARALLEL_MIN_THREADS) this.parallel = new ParallelMarker(heap, this.threads);
     this.gpuState = options.probeGpu && options.gpuMarker ? 'unknown' : 'none';
+  }
+
+  /** The parallel engine when this many threads may choose it, else null. */
+  get parallelEngine(): ParallelMarker | null {
+    return this.parallel;
   }
 
   get name(): string {

@@ -1,0 +1,3 @@
+/** The collectors a run may choose (`--gc`), in the order `compare` runs them. */
+export const COLLECTOR_NAMES = ['none', 'serial', 'parallel', 'gpu-dfs', 'gpu-bfs', 'auto'] as const;
+export type CollectorName = (typeof COLLECTOR_NAMES)[number];

@@ -1,0 +1,243 @@
+/**
+ * One GC thread's view of the shared memory, and the work distribution every
+ * phase uses: a private stack, a Chase-Lev deque in shared memory fed from it in
+ * batches, stealing, and termination.
+ *
+ * Work (object addresses) lives on the thread's private stack, where pushes and
+ * pops are plain array accesses. Every SHARE_EVERY objects the thread moves a
+ * batch of its newest entries into its deque when the deque is nearly empty, so
+ * the atomics cost is paid per batch, not per object. A thread out of local work
+ * pops its own deque, then steals one entry at a time from the others'.
+ *
+ * The deque (Chase and Lev 2005; Le et al. 2013 for the fences): the owner pushes
+ * at `bottom` and pops there, thieves take at `top` with a compare-and-exchange;
+ * when one entry is left the owner takes it with the same compare-and-exchange.
+ * JavaScript's Atomics are sequentially consistent, which is stronger than the
+ * algorithm needs.
+ *
+ * Termination: a thread that finds no work anywhere counts itself in IDLE and
+ * waits; it leaves IDLE (decrementing it) before it tries to steal again, and it
+ * tries only when some deque looks non-empty. Only non-idle threads hold or push
+ * work, and a thread goes idle only with its stack and deque empty, so once IDLE
+ * equals the number of threads no work exists or can appear: every thread ends.
+ */
+
+import {
+  DEQ_CAP,
+  DEQ_MASK,
+  DEQ_STRIDE,
+  ERROR,
+  IDLE,
+  S_STEALS,
+  STATS_WORDS,
+  type PoolBuffers,
+} from './shared.js';
+
+/** Objects processed between looks at whether to share work. */
+export const SHARE_EVERY = 32;
+/** Largest batch moved from the stack to the deque at a time. */
+const SHARE_BATCH = 64;
+
+/** Thrown by a thread that sees another thread's failure (ERROR set). */
+export class PeerFailed extends Error {}
+
+export class GcContext {
+  words!: Int32Array;
+  ctl!: Int32Array;
+  stats!: Int32Array;
+  deqCtl!: Int32Array;
+  deqBuf!: Int32Array;
+  bitmap!: Int32Array;
+  roots!: Int32Array;
+  ranges!: Int32Array;
+  pieces!: Int32Array;
+  out!: Int32Array;
+  tails!: Int32Array;
+  kind!: Int32Array;
+  left!: Int32Array;
+  right!: Int32Array;
+  refBegin!: Int32Array;
+  refCount!: Int32Array;
+  refOffsets!: Int32Array;
+  cards!: Uint8Array;
+  blockStart!: Int32Array;
+
+  /** The private stack: entries [0, sp). */
+  stack = new Int32Array(4096);
+  sp = 0;
+  /** Steals in the current phase. */
+  steals = 0;
+  private readonly topIdx: number;
+  private readonly botIdx: number;
+  private readonly base: number;
+  /** The owner's copy of its deque's bottom (only the owner writes it). */
+  private bottom = 0;
+  private readonly sleepCell = new Int32Array(new SharedArrayBuffer(4));
+  private victim: number;
+
+  constructor(
+    readonly id: number,
+    readonly threads: number,
+    buffers: PoolBuffers,
+  ) {
+    this.topIdx = id * 2 * DEQ_STRIDE;
+    this.botIdx = this.topIdx + DEQ_STRIDE;
+    this.base = id * DEQ_CAP;
+    this.victim = id;
+    this.update(buffers);
+  }
+
+  /** Takes new buffers (all or some). */
+  update(b: Partial<PoolBuffers>): void {
+    if (b.words) this.words = new Int32Array(b.words);
+    if (b.ctl) this.ctl = new Int32Array(b.ctl);
+    if (b.stats) this.stats = new Int32Array(b.stats);
+    if (b.deqCtl) this.deqCtl = new Int32Array(b.deqCtl);
+    if (b.deqBuf) this.deqBuf = new Int32Array(b.deqBuf);
+    if (b.bitmap) this.bitmap = new Int32Array(b.bitmap);
+    if (b.roots) this.roots = new Int32Array(b.roots);
+    if (b.ranges) this.ranges = new Int32Array(b.ranges);
+    if (b.pieces) this.pieces = new Int32Array(b.pieces);
+    if (b.out) this.out = new Int32Array(b.out);
+    if (b.tails) this.tails = new Int32Array(b.tails);
+    if (b.kind) this.kind = new Int32Array(b.kind);
+    if (b.left) this.left = new Int32Array(b.left);
+    if (b.right) this.right = new Int32Array(b.right);
+    if (b.refBegin) this.refBegin = new Int32Array(b.refBegin);
+    if (b.refCount) this.refCount = new Int32Array(b.refCount);
+    if (b.refOffsets) this.refOffsets = new Int32Array(b.refOffsets);
+    if (b.cards) this.cards = new Uint8Array(b.cards);
+    if (b.blockStart) this.blockStart = new Int32Array(b.blockStart);
+  }
+
+  /** Before a phase: empty stack and deque (the main thread zeroes `deqCtl`). */
+  begin(): void {
+    this.sp = 0;
+    this.bottom = 0;
+    this.steals = 0;
+  }
+
+  /** After a phase: this thread's steals into its counters. */
+  end(): void {
+    this.stats[this.id * STATS_WORDS + S_STEALS] = this.steals;
+  }
+
+  push(a: number): void {
+    if (this.sp === this.stack.length) {
+      const s = new Int32Array(this.sp * 2);
+      s.set(this.stack);
+      this.stack = s;
+    }
+    this.stack[this.sp++] = a;
+  }
+
+  /**
+   * Called every SHARE_EVERY objects: when the deque is nearly empty, moves up to
+   * half the stack (its newest entries, at most SHARE_BATCH) into it.
+   */
+  share(): void {
+    if (this.sp < 2 || this.threads === 1) return;
+    const b = this.bottom;
+    const t = Atomics.load(this.deqCtl, this.topIdx);
+    if (b - t >= 4) return;
+    let k = this.sp >>> 1;
+    if (k > SHARE_BATCH) k = SHARE_BATCH;
+    if (k > DEQ_CAP - (b - t)) k = DEQ_CAP - (b - t);
+    const buf = this.deqBuf;
+    const base = this.base;
+    const sp = this.sp - k;
+    for (let i = 0; i < k; i++) buf[base + ((b + i) & DEQ_MASK)] = this.stack[sp + i]!;
+    this.sp = sp;
+    this.bottom = b + k;
+    Atomics.store(this.deqCtl, this.botIdx, b + k);
+  }
+
+  /** The owner takes its newest deque entry, or -1. */
+  private popOwn(): number {
+    const q = this.deqCtl;
+    const b = this.bottom - 1;
+    if (b < Atomics.load(q, this.topIdx)) return -1;
+    Atomics.store(q, this.botIdx, b);
+    const t = Atomics.load(q, this.topIdx);
+    if (t > b) {
+      Atomics.store(q, this.botIdx, b + 1);
+      return -1;
+    }
+    let x = this.deqBuf[this.base + (b & DEQ_MASK)]!;
+    if (t === b) {
+      if (Atomics.compareExchange(q, this.topIdx, t, t + 1) !== t) x = -1;
+      Atomics.store(q, this.botIdx, b + 1);
+      this.bottom = b + 1;
+      return x;
+    }
+    this.bottom = b;
+    return x;
+  }
+
+  /** Takes the oldest entry of thread v's deque: the entry, -1 if empty, -2 if contended. */
+  private steal(v: number): number {
+    const q = this.deqCtl;
+    const ti = v * 2 * DEQ_STRIDE;
+    const t = Atomics.load(q, ti);
+    const b = Atomics.load(q, ti + DEQ_STRIDE);
+    if (t >= b) return -1;
+    const x = this.deqBuf[v * DEQ_CAP + (t & DEQ_MASK)]!;
+    return Atomics.compareExchange(q, ti, t, t + 1) === t ? x : -2;
+  }
+
+  /** One round of steal attempts over the other threads; an entry or -1. */
+  private stealRound(): number {
+    const n = this.threads;
+    for (let k = 1; k < n; k++) {
+      let v = this.victim + k;
+      if (v >= n) v -= n;
+      let x = this.steal(v);
+      while (x === -2) x = this.steal(v);
+      if (x >= 0) {
+        this.victim = v;
+        this.steals++;
+        return x;
+      }
+    }
+    return -1;
+  }
+
+  private anyWork(): boolean {
+    const q = this.deqCtl;
+    for (let v = 0; v < this.threads; v++) {
+      const ti = v * 2 * DEQ_STRIDE;
+      if (Atomics.load(q, ti) < Atomics.load(q, ti + DEQ_STRIDE)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Called with the stack empty: an entry from this thread's deque or a steal,
+   * or -1 once every thread is out of work (see the module comment). Throws
+   * PeerFailed when another thread failed.
+   */
+  acquire(): number {
+    const own = this.popOwn();
+    if (own >= 0) return own;
+    const ctl = this.ctl;
+    const n = this.threads;
+    for (;;) {
+      if (n > 1) {
+        const x = this.stealRound();
+        if (x >= 0) return x;
+      }
+      Atomics.add(ctl, IDLE, 1);
+      let spins = 0;
+      for (;;) {
+        if (Atomics.load(ctl, IDLE) === n) return -1;
+        if (Atomics.load(ctl, ERROR) !== 0) throw new PeerFailed();
+        if (this.anyWork()) break;
+        // Spin a little, then sleep in growing steps: on a machine with fewer
+        // cores than threads, spinning idle threads take the busy ones' time.
+        spins++;
+        if (spins > 64) Atomics.wait(this.sleepCell, 0, 0, Math.min(1, (spins - 64) * 0.01));
+      }
+      Atomics.sub(ctl, IDLE, 1);
+    }
+  }
+}

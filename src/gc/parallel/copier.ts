@@ -1,0 +1,190 @@
+/**
+ * The main thread's side of the parallel copy (copy.ts): it reserves tenured
+ * space for promotion, hands the threads the roots and the remembered-set
+ * ranges, runs the copy, and takes back what the threads left: the tenured space
+ * they did not use (to the free list) and the to-space top.
+ *
+ * The reserve: tenured's free list lives on the main thread, so before a copy
+ * the main thread carves from it enough pieces for every young word to be
+ * promoted (plus the LABs' waste), and gives back the unused rest after. When
+ * tenured cannot spare that much, `reserve` says no and the plan collects this
+ * time with the serial evacuation, which can tell "promotion failed" before
+ * anything moved; the threads then still mark.
+ */
+
+import type { HeapImpl } from '../../heap/heap.js';
+import type { CopyResult, YoungCopier } from '../marker.js';
+import type { GcThreads } from './threads.js';
+import {
+  CMD_COPY,
+  OUTCUR,
+  P_FILLER_TYPE,
+  P_FULL,
+  P_OUT_CAP,
+  P_PIECES,
+  P_RANGES,
+  P_SABLE,
+  P_TAILS_CAP,
+  P_TENURE_AGE,
+  P_TENURED_START,
+  P_TO_END,
+  P_YOUNG_END,
+  P_YOUNG_START,
+  PIECE,
+  PIECE_TOP,
+  S_FILLERS,
+  S_PROMOTED,
+  S_SURVIVED,
+  STATS_WORDS,
+  TAILCUR,
+  TO_TOP,
+} from './shared.js';
+
+/** Most pieces a reserve may take from a fragmented free list. */
+const MAX_PIECES = 64;
+/** The smallest piece worth reserving. */
+const MIN_PIECE = 1 << 12;
+/** Forwarding puts (new address << 2) in a status word: addresses below 2^29. */
+const MAX_HEAP_WORDS = 1 << 29;
+
+export class ParallelCopier implements YoungCopier {
+  private pieceCount = 0;
+  private reserved = 0;
+
+  constructor(
+    private readonly heap: HeapImpl,
+    private readonly gc: GcThreads,
+  ) {}
+
+  start(): Promise<void> {
+    return this.gc.start();
+  }
+
+  /** Young words in use: an upper bound on what a copy can promote. */
+  private youngUsed(): number {
+    const h = this.heap;
+    return h.edenTop - h.edenStart + (h.fromTop - h.fromStart);
+  }
+
+  reserve(): boolean {
+    const h = this.heap;
+    if (h.words.length > MAX_HEAP_WORDS || !this.gc.pool.started) return false;
+    const used = this.youngUsed();
+    // LABs waste at most 1/8 of what they hold, plus one LAB per thread and a
+    // largest object per piece switch.
+    let need = used + (used >>> 3) + this.gc.threads * 2048 + 64;
+    this.gc.ensure({ pieces: 2 * MAX_PIECES });
+    const pieces = this.gc.ctx.pieces;
+    let n = 0;
+    let ask = need;
+    while (need > 0 && n < MAX_PIECES) {
+      const s = h.allocTenured(ask);
+      if (s !== 0) {
+        pieces[2 * n] = s;
+        pieces[2 * n + 1] = s + ask;
+        n++;
+        need -= ask;
+        if (need > 0) need += h.largeObjectWords;
+        ask = Math.min(ask, need);
+        continue;
+      }
+      if (ask <= MIN_PIECE) break;
+      ask = Math.max(MIN_PIECE, Math.min(need, ask >>> 1));
+    }
+    this.pieceCount = n;
+    this.reserved = 0;
+    for (let i = 0; i < n; i++) this.reserved += pieces[2 * i + 1]! - pieces[2 * i]!;
+    if (need > 0) {
+      this.giveBackPieces(0, h.tenuredStart);
+      return false;
+    }
+    return true;
+  }
+
+  /** Returns the pieces from `from` on to the free list (the one at `from` from `top`). */
+  private giveBackPieces(from: number, top: number): void {
+    const pieces = this.gc.ctx.pieces;
+    for (let i = this.pieceCount - 1; i >= from; i--) {
+      const s = i === from ? Math.max(top, pieces[2 * i]!) : pieces[2 * i]!;
+      const e = pieces[2 * i + 1]!;
+      if (e > s) this.free(s, e - s);
+    }
+    this.pieceCount = 0;
+  }
+
+  private free(start: number, size: number): void {
+    const h = this.heap;
+    h.freeList.giveBack(start, size);
+    h.cards.recordBlock(start, start + size);
+  }
+
+  copy(roots: Int32Array, ranges: Int32Array, fullCollection: boolean): CopyResult {
+    const h = this.heap;
+    const gc = this.gc;
+    gc.syncTypes();
+    gc.setRoots(roots);
+    const used = this.youngUsed();
+    gc.ensure({
+      ranges: ranges.length,
+      out: ((used + (h.toEnd - h.toStart)) >>> 2) + 16,
+      tails: (this.reserved >>> 6) + 4 * this.pieceCount + 8 * gc.threads + 64,
+    });
+    const c = gc.ctx;
+    const ctl = c.ctl;
+    c.ranges.set(ranges);
+    ctl[P_RANGES] = ranges.length >>> 1;
+    ctl[P_SABLE] = h.layout.contiguousRefs ? 1 : 0;
+    ctl[P_YOUNG_START] = h.youngStart;
+    ctl[P_YOUNG_END] = h.youngEnd;
+    ctl[P_TENURED_START] = h.tenuredStart;
+    ctl[P_TO_END] = h.toEnd;
+    ctl[P_TENURE_AGE] = h.tenureAge;
+    ctl[P_FILLER_TYPE] = h.stringTypeId;
+    ctl[P_FULL] = fullCollection ? 1 : 0;
+    ctl[P_PIECES] = this.pieceCount;
+    ctl[P_OUT_CAP] = c.out.length;
+    ctl[P_TAILS_CAP] = c.tails.length;
+    ctl[TO_TOP] = h.toStart;
+    ctl[PIECE] = 0;
+    ctl[PIECE_TOP] = this.pieceCount > 0 ? c.pieces[0]! : 0;
+    try {
+      gc.run(CMD_COPY);
+    } finally {
+      this.takeBack();
+    }
+    let survived = 0;
+    let promoted = 0;
+    let fillers = 0;
+    for (let i = 0; i < gc.threads; i++) {
+      survived += c.stats[i * STATS_WORDS + S_SURVIVED]!;
+      promoted += c.stats[i * STATS_WORDS + S_PROMOTED]!;
+      fillers += c.stats[i * STATS_WORDS + S_FILLERS]!;
+    }
+    const moved = c.out.subarray(0, ctl[OUTCUR]!);
+    return {
+      moved,
+      count: moved.length - fillers,
+      toTop: ctl[TO_TOP]!,
+      survivedWords: survived,
+      promotedWords: promoted,
+      threads: gc.workField(),
+    };
+  }
+
+  /** The tenured space the threads left: tails and the pieces' unused ends. */
+  private takeBack(): void {
+    const h = this.heap;
+    const c = this.gc.ctx;
+    const ctl = c.ctl;
+    const pieces = c.pieces;
+    // The promoted copies are tenured writes for a heap mirror.
+    const log = h.mirror;
+    if (log !== null) for (let i = 0; i < this.pieceCount; i++) log.noteWrite(pieces[2 * i]!, pieces[2 * i + 1]!);
+    const tails = c.tails;
+    const nt = ctl[TAILCUR]!;
+    for (let i = 0; i < nt; i += 2) this.free(tails[i]!, tails[i + 1]!);
+    const p = ctl[PIECE]!;
+    if (p < this.pieceCount) this.giveBackPieces(p, ctl[PIECE_TOP]!);
+    this.pieceCount = 0;
+  }
+}

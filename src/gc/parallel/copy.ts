@@ -1,0 +1,436 @@
+/**
+ * The parallel copy of live young objects, run by every GC thread at once, as
+ * Flood et al. (2001) and HotSpot's ParallelGC copy: roots and remembered-set
+ * ranges are claimed in chunks from shared cursors; each thread copies into its
+ * own local allocation buffers (LABs), one in the to-survivor space, refilled
+ * from a shared bump pointer with a compare-and-exchange, and one in tenured,
+ * refilled from the reserved tenured pieces under a lock; copies whose slots are
+ * still to be scanned go on the thread's stack and are shared and stolen through
+ * context.ts.
+ *
+ * Forwarding: a thread copies the object first, then installs the forwarding
+ * header with one compare-and-exchange on the status word: (new address << 2) |
+ * STATUS_FORWARDED. The loser of a race takes the winner's address from the
+ * status word and undoes its copy (its LAB top steps back). The type word a+1 is
+ * left alone while threads copy, so every thread reads the object's size from
+ * an intact header; once all threads are done, each writes a+1 of the objects it
+ * won, giving the header the form the rest of the collector reads (status with
+ * STATUS_FORWARDED, new address in a+1).
+ *
+ * Ageing and promotion as in gc/evacuate.ts: an object below the tenure age
+ * goes to to-survivor while it has room, else to tenured; one tenured cannot
+ * take stays in to-survivor whatever its age. Promoted copies that still refer
+ * to young objects dirty their cards, and so do remembered slots whose referent
+ * stays young. The unused end of a to-space LAB becomes a filler object (a word
+ * array) so that the survivor space stays walkable; the unused tenured space
+ * goes back to the main thread as tails for the free list.
+ */
+
+import { CARD_SHIFT } from '../../heap/card-table.js';
+import {
+  AGE_MASK,
+  AGE_SHIFT,
+  HEADER_TAG,
+  KIND_FLOAT_ARRAY,
+  KIND_INSTANCE,
+  KIND_REF_ARRAY,
+  STATUS_FORWARDED,
+} from '../../heap/layout.js';
+import { GcContext, SHARE_EVERY } from './context.js';
+import {
+  LOCK,
+  OUTCUR,
+  P_FILLER_TYPE,
+  P_OUT_CAP,
+  P_PIECES,
+  P_RANGES,
+  P_ROOTS,
+  P_SABLE,
+  P_TAILS_CAP,
+  P_TENURE_AGE,
+  P_TENURED_START,
+  P_TO_END,
+  P_YOUNG_END,
+  P_YOUNG_START,
+  PIECE,
+  PIECE_TOP,
+  RANGECUR,
+  ROOTCUR,
+  S_FILLERS,
+  S_OBJECTS,
+  S_OUT,
+  S_PROMOTED,
+  S_SURVIVED,
+  STATS_WORDS,
+  TAILCUR,
+  TO_TOP,
+} from './shared.js';
+
+/** Words of a to-space LAB; objects over half of it are claimed on their own. */
+const TO_LAB = 1024;
+/** Words of a tenured LAB; objects over a quarter of it are carved on their own. */
+const TEN_LAB = 2048;
+/** A tenured LAB with at least this much left is kept when an object does not fit. */
+const TEN_KEEP = 256;
+const ROOT_CHUNK = 32;
+const RANGE_CHUNK = 16;
+
+/** A growable list of integers, kept by a thread across collections. */
+class Ints {
+  data = new Int32Array(1024);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const d = new Int32Array(this.length * 2);
+      d.set(this.data);
+      this.data = d;
+    }
+    this.data[this.length++] = v;
+  }
+}
+
+class CopyThread {
+  c!: GcContext;
+  words!: Int32Array;
+  ys = 0;
+  ye = 0;
+  tenuredStart = 0;
+  toEnd = 0;
+  tenureAge = 0;
+  filler = 0;
+  toTop = 0;
+  toLim = 0;
+  tenTop = 0;
+  tenLim = 0;
+  copied = 0;
+  fillers = 0;
+  survived = 0;
+  promoted = 0;
+  /** Old addresses of the objects this thread won, and their new addresses. */
+  readonly won = new Ints();
+  readonly moved = new Ints();
+  /** The fillers this thread wrote (they get refgraph vertices too). */
+  readonly fillerList = new Ints();
+  /** Tenured space left unused: (start, size) pairs. */
+  readonly tails = new Ints();
+
+  begin(c: GcContext): void {
+    this.c = c;
+    this.words = c.words;
+    const ctl = c.ctl;
+    this.ys = ctl[P_YOUNG_START]!;
+    this.ye = ctl[P_YOUNG_END]!;
+    this.tenuredStart = ctl[P_TENURED_START]!;
+    this.toEnd = ctl[P_TO_END]!;
+    this.tenureAge = ctl[P_TENURE_AGE]!;
+    this.filler = ctl[P_FILLER_TYPE]!;
+    this.toTop = this.toLim = this.tenTop = this.tenLim = 0;
+    this.copied = this.fillers = this.survived = this.promoted = 0;
+    this.won.length = this.moved.length = this.fillerList.length = this.tails.length = 0;
+  }
+
+  /** Makes [p, p + size) (size >= 4) a word array nobody refers to. */
+  private fill(p: number, size: number): void {
+    const words = this.words;
+    words[p] = HEADER_TAG;
+    words[p + 1] = this.filler;
+    words[p + 2] = 0;
+    words[p + 3] = size - 4;
+    this.fillerList.push(p);
+    this.fillers++;
+  }
+
+  /** Claims up to `want` (at least `size`) words of to-space: their start (the
+   *  length in `claimed`), or 0 when fewer than `size` are left. */
+  private claimTo(size: number, want: number): number {
+    const ctl = this.c.ctl;
+    for (;;) {
+      const t = Atomics.load(ctl, TO_TOP);
+      const avail = this.toEnd - t;
+      if (avail < size) return 0;
+      let take = want < avail ? want : avail;
+      // A LAB's unused end must fit a filler (4 words) or be empty.
+      if (take - size > 0 && take - size < 4) take = size;
+      if (Atomics.compareExchange(ctl, TO_TOP, t, t + take) === t) {
+        this.claimed = take;
+        return t;
+      }
+    }
+  }
+
+  private claimed = 0;
+
+  /** `size` words in to-space, or 0 when it is full. */
+  private allocTo(size: number): number {
+    const top = this.toTop;
+    const rest = this.toLim - top - size;
+    if (rest === 0 || rest >= 4) {
+      this.toTop = top + size;
+      return top;
+    }
+    if (size > TO_LAB >>> 1) return this.claimTo(size, size);
+    const s = this.claimTo(size, TO_LAB);
+    if (s === 0) return 0;
+    if (this.toLim > top) this.fill(top, this.toLim - top);
+    this.toTop = s + size;
+    this.toLim = s + this.claimed;
+    return s;
+  }
+
+  /** Carves up to `want` (at least `size`) words from the reserved tenured pieces,
+   *  or 0; the carved start is returned, its length in `carved`. */
+  private carve(size: number, want: number): number {
+    const ctl = this.c.ctl;
+    const pieces = this.c.pieces;
+    const n = ctl[P_PIECES]!;
+    while (Atomics.compareExchange(ctl, LOCK, 0, 1) !== 0) {
+      // spin: the lock is held for a few instructions
+    }
+    let start = 0;
+    for (;;) {
+      const p = ctl[PIECE]!;
+      if (p >= n) break;
+      const top = ctl[PIECE_TOP]!;
+      const avail = pieces[2 * p + 1]! - top;
+      if (avail >= size) {
+        let take = want < avail ? want : avail;
+        if (avail - take < 4) take = avail;
+        ctl[PIECE_TOP] = top + take;
+        start = top;
+        this.carved = take;
+        break;
+      }
+      if (avail > 0) {
+        this.tails.push(top);
+        this.tails.push(avail);
+      }
+      ctl[PIECE] = p + 1;
+      if (p + 1 < n) ctl[PIECE_TOP] = pieces[2 * p + 2]!;
+    }
+    Atomics.store(ctl, LOCK, 0);
+    return start;
+  }
+
+  private carved = 0;
+
+  /** `size` words in tenured, or 0. */
+  private allocTen(size: number): number {
+    const top = this.tenTop;
+    if (top + size <= this.tenLim) {
+      this.tenTop = top + size;
+      return top;
+    }
+    if (size > TEN_LAB >>> 2 || this.tenLim - top >= TEN_KEEP) {
+      const s = this.carve(size, size);
+      if (s !== 0 && this.carved > size) {
+        this.tails.push(s + size);
+        this.tails.push(this.carved - size);
+      }
+      return s;
+    }
+    const s = this.carve(size, TEN_LAB);
+    if (s === 0) return 0;
+    if (this.tenLim > top) {
+      this.tails.push(top);
+      this.tails.push(this.tenLim - top);
+    }
+    this.tenTop = s + size;
+    this.tenLim = s + this.carved;
+    return s;
+  }
+
+  /** Gives back an object copied in vain (its race was lost). */
+  private undo(dst: number, size: number): void {
+    if (dst >= this.tenuredStart) {
+      if (dst + size === this.tenTop) this.tenTop = dst;
+      else {
+        this.tails.push(dst);
+        this.tails.push(size);
+      }
+    } else if (dst + size === this.toTop) {
+      this.toTop = dst;
+    } else {
+      this.fill(dst, size);
+    }
+  }
+
+  /** The new address of young object `v`, copying it if no thread has yet. */
+  evacuate(v: number): number {
+    const words = this.words;
+    const s = words[v]!;
+    if ((s & STATUS_FORWARDED) !== 0) return s >>> 2;
+    const c = this.c;
+    const t = words[v + 1]!;
+    const k = c.kind[t]!;
+    let left = 0;
+    let size = 4;
+    if (k === KIND_INSTANCE) {
+      left = c.left[t]!;
+      size += left + c.right[t]!;
+    } else {
+      const len = words[v + 3]!;
+      size += k === KIND_FLOAT_ARRAY ? 2 * len : len;
+    }
+    const age = (s >> AGE_SHIFT) & AGE_MASK;
+    let dst = age < this.tenureAge ? this.allocTo(size) : 0;
+    if (dst === 0) {
+      dst = this.allocTen(size);
+      // Tenured cannot take it: it stays young whatever its age.
+      if (dst === 0) dst = this.allocTo(size);
+      if (dst === 0) throw new Error(`parallel copy: no room for an object of ${size} words (tenured reservation exhausted)`);
+    }
+    const src = v - left;
+    if (size <= 16) for (let i = 0; i < size; i++) words[dst + i] = words[src + i]!;
+    else words.copyWithin(dst, src, src + size);
+    const na = dst + left;
+    const nage = age < AGE_MASK ? age + 1 : AGE_MASK;
+    words[na] = HEADER_TAG | (nage << AGE_SHIFT);
+    const prev = Atomics.compareExchange(words, v, s, (na << 2) | STATUS_FORWARDED);
+    if (prev !== s) {
+      this.undo(dst, size);
+      return prev >>> 2;
+    }
+    this.won.push(v);
+    this.moved.push(na);
+    this.copied++;
+    if (na >= this.tenuredStart) {
+      this.promoted += size;
+      // The block offset table: cards whose first word lies in the copy start at it.
+      const base = this.tenuredStart;
+      const bs = c.blockStart;
+      const last = (dst + size - 1 - base) >> CARD_SHIFT;
+      for (let card = (dst - base + (1 << CARD_SHIFT) - 1) >> CARD_SHIFT; card <= last; card++) bs[card] = dst;
+    } else {
+      this.survived += size;
+    }
+    c.push(na);
+    return na;
+  }
+
+  /** Redirects the young references of the copy at `a`, copying their referents. */
+  scan(a: number, sable: boolean): void {
+    const words = this.words;
+    const ys = this.ys;
+    const ye = this.ye;
+    const promoted = a >= this.tenuredStart;
+    const c = this.c;
+    if (sable || c.kind[words[a + 1]!] === KIND_REF_ARRAY) {
+      const end = a + 4 + (sable ? words[a + 2]! : words[a + 3]!);
+      for (let s = a + 4; s < end; s++) {
+        const v = words[s]!;
+        if (v < ys || v >= ye) continue;
+        const nv = this.evacuate(v);
+        words[s] = nv;
+        if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = 1;
+      }
+    } else {
+      const t = words[a + 1]!;
+      if (c.kind[t] !== KIND_INSTANCE) return;
+      const offsets = c.refOffsets;
+      const e = c.refBegin[t]! + c.refCount[t]!;
+      for (let j = c.refBegin[t]!; j < e; j++) {
+        const s = a + offsets[j]!;
+        const v = words[s]!;
+        if (v < ys || v >= ye) continue;
+        const nv = this.evacuate(v);
+        words[s] = nv;
+        if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = 1;
+      }
+    }
+  }
+
+  /** Remembered-set ranges [r0, r1) (pairs): redirect their young references. */
+  ranges(r0: number, r1: number): void {
+    const words = this.words;
+    const ranges = this.c.ranges;
+    const cards = this.c.cards;
+    const ys = this.ys;
+    const ye = this.ye;
+    for (let r = r0; r < r1; r++) {
+      const hi = ranges[2 * r + 1]!;
+      for (let s = ranges[2 * r]!; s < hi; s++) {
+        const v = words[s]!;
+        if (v < ys || v >= ye) continue;
+        const nv = this.evacuate(v);
+        words[s] = nv;
+        if (nv < ye) cards[(s - this.tenuredStart) >> CARD_SHIFT] = 1;
+      }
+    }
+  }
+
+  /** After every thread is done: retire the LABs, publish the forwarding
+   *  addresses in a+1, and hand the results to the main thread. */
+  finish(): void {
+    const c = this.c;
+    const ctl = c.ctl;
+    const words = this.words;
+    if (this.toLim > this.toTop) this.fill(this.toTop, this.toLim - this.toTop);
+    if (this.tenLim > this.tenTop) {
+      this.tails.push(this.tenTop);
+      this.tails.push(this.tenLim - this.tenTop);
+    }
+    const won = this.won.data;
+    const moved = this.moved.data;
+    for (let i = 0; i < this.won.length; i++) words[won[i]! + 1] = moved[i]!;
+    const nm = this.moved.length;
+    const n = nm + this.fillerList.length;
+    if (n > 0) {
+      const at = Atomics.add(ctl, OUTCUR, n);
+      if (at + n > ctl[P_OUT_CAP]!) throw new Error(`parallel copy: ${at + n} moved objects overflow the results (${ctl[P_OUT_CAP]})`);
+      c.out.set(moved.subarray(0, nm), at);
+      c.out.set(this.fillerList.data.subarray(0, this.fillerList.length), at + nm);
+    }
+    const nt = this.tails.length;
+    if (nt > 0) {
+      const at = Atomics.add(ctl, TAILCUR, nt);
+      if (at + nt > ctl[P_TAILS_CAP]!) throw new Error(`parallel copy: ${at + nt} tail words overflow the results (${ctl[P_TAILS_CAP]})`);
+      c.tails.set(this.tails.data.subarray(0, nt), at);
+    }
+    const st = c.id * STATS_WORDS;
+    c.stats[st + S_OBJECTS] = this.copied;
+    c.stats[st + S_OUT] = n;
+    c.stats[st + S_FILLERS] = this.fillers;
+    c.stats[st + S_SURVIVED] = this.survived;
+    c.stats[st + S_PROMOTED] = this.promoted;
+  }
+}
+
+const thread = new CopyThread();
+
+export function copyPhase(c: GcContext): void {
+  const ctl = c.ctl;
+  const sable = ctl[P_SABLE]! !== 0;
+  const rootCount = ctl[P_ROOTS]!;
+  const rangeCount = ctl[P_RANGES]!;
+  const roots = c.roots;
+  const cp = thread;
+  c.begin();
+  cp.begin(c);
+  let claiming = true;
+  let objects = 0;
+  for (;;) {
+    if (c.sp === 0) {
+      if (claiming) {
+        const s = Atomics.add(ctl, ROOTCUR, ROOT_CHUNK);
+        if (s < rootCount) {
+          const e = Math.min(s + ROOT_CHUNK, rootCount);
+          for (let i = s; i < e; i++) cp.evacuate(roots[i]!);
+          continue;
+        }
+        const r = Atomics.add(ctl, RANGECUR, RANGE_CHUNK);
+        if (r < rangeCount) {
+          cp.ranges(r, Math.min(r + RANGE_CHUNK, rangeCount));
+          continue;
+        }
+        claiming = false;
+      }
+      const x = c.acquire();
+      if (x < 0) break;
+      c.push(x);
+    }
+    cp.scan(c.stack[--c.sp]!, sable);
+    if (++objects % SHARE_EVERY === 0) c.share();
+  }
+  cp.finish();
+  c.end();
+}

@@ -1,0 +1,183 @@
+/**
+ * The pool of GC worker threads: started once, before the program runs, and
+ * handed each command through shared memory (shared.ts). The main thread is GC
+ * thread 0 and works too, so `threads` threads take part with `threads - 1`
+ * workers; one thread needs no worker at all.
+ *
+ * `run` is synchronous: it publishes the command, does thread 0's part, and
+ * waits (Atomics.wait, which Node allows on its main thread) until every worker
+ * counted itself done. The mutator is stopped at an allocation meanwhile, so
+ * nothing else needs the event loop. Workers are unref'd: a pool nobody
+ * disposed does not keep the process alive.
+ */
+
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { runCommand } from './command.js';
+import { GcContext, PeerFailed } from './context.js';
+import {
+  CMD,
+  CMD_EXIT,
+  DONE,
+  EPOCH,
+  ERROR,
+  IDLE,
+  OUTCUR,
+  RANGECUR,
+  ROOTCUR,
+  TAILCUR,
+  type PoolBuffers,
+  type WorkerStart,
+} from './shared.js';
+
+/** A command whose workers do not all finish within this many ms has lost one. */
+const FINISH_TIMEOUT_MS = 120_000;
+
+/** The compiled worker. Under vitest this file runs from src/, but a worker
+ *  thread is plain Node and loads JavaScript only: it takes the build in dist/
+ *  (`npm test` builds first), as gpu/host.ts does. */
+function workerScript(): string {
+  const here = fileURLToPath(import.meta.url);
+  const script = here.endsWith('.ts')
+    ? join(dirname(here), '..', '..', '..', 'dist', 'gc', 'parallel', 'worker.js')
+    : join(dirname(here), 'worker.js');
+  if (!existsSync(script)) throw new Error(`the parallel collector's worker script ${script} is missing: run npm run build`);
+  return script;
+}
+
+interface PoolWorker {
+  readonly worker: Worker;
+  readonly port: MessagePort;
+}
+
+export class WorkerPool {
+  /** Thread 0's context: the main thread's view of the shared memory. */
+  readonly main: GcContext;
+  private workers: PoolWorker[] = [];
+  private starting: Promise<void> | null = null;
+  private failure: Error | null = null;
+  /** How long starting the workers took (reported apart from pauses). */
+  startupMs = 0;
+
+  constructor(
+    readonly threads: number,
+    private readonly buffers: PoolBuffers,
+  ) {
+    this.main = new GcContext(0, threads, buffers);
+  }
+
+  get ctl(): Int32Array {
+    return this.main.ctl;
+  }
+
+  /** Starts the workers once; later calls return the same promise. */
+  start(): Promise<void> {
+    this.starting ??= this.spawn();
+    return this.starting;
+  }
+
+  get started(): boolean {
+    return this.starting !== null && this.workers.length === this.threads - 1;
+  }
+
+  private async spawn(): Promise<void> {
+    const t = performance.now();
+    if (this.threads === 1) return;
+    const script = workerScript();
+    const ready: Promise<void>[] = [];
+    const workers: PoolWorker[] = [];
+    for (let id = 1; id < this.threads; id++) {
+      const { port1, port2 } = new MessageChannel();
+      const data: WorkerStart = { id, threads: this.threads, buffers: this.buffers, epoch: Atomics.load(this.ctl, EPOCH), port: port2 };
+      const worker = new Worker(script, { workerData: data, transferList: [port2] });
+      workers.push({ worker, port: port1 });
+      ready.push(
+        new Promise((resolve, reject) => {
+          worker.once('online', () => resolve());
+          worker.once('error', reject);
+          worker.once('exit', (code) => reject(new Error(`parallel collector: worker ${id} exited (${code}) while starting`)));
+        }),
+      );
+      worker.on('error', (e) => {
+        this.failure ??= e instanceof Error ? e : new Error(String(e));
+      });
+    }
+    try {
+      await Promise.all(ready);
+    } catch (e) {
+      for (const w of workers) void w.worker.terminate();
+      throw e;
+    }
+    for (const w of workers) {
+      w.worker.unref();
+      w.port.unref();
+    }
+    this.workers = workers;
+    this.startupMs = performance.now() - t;
+  }
+
+  /** Replaces some buffers on every thread; the workers take them before their next command. */
+  replace(b: Partial<PoolBuffers>): void {
+    Object.assign(this.buffers, b);
+    this.main.update(b);
+    for (const w of this.workers) w.port.postMessage({ buffers: b });
+  }
+
+  /**
+   * Runs `cmd` on every thread (the caller set its parameters in `ctl`) and
+   * returns when all are done. A failure on any thread is thrown here.
+   */
+  run(cmd: number): void {
+    if (this.failure) throw this.failure;
+    if (this.threads > 1 && !this.started) throw new Error('parallel collector: the worker pool was not started');
+    const ctl = this.ctl;
+    for (const i of [ERROR, DONE, IDLE, ROOTCUR, RANGECUR, OUTCUR, TAILCUR]) ctl[i] = 0;
+    this.main.deqCtl.fill(0);
+    this.main.stats.fill(0);
+    Atomics.store(ctl, CMD, cmd);
+    Atomics.add(ctl, EPOCH, 1);
+    Atomics.notify(ctl, EPOCH);
+    let own: unknown = null;
+    try {
+      runCommand(this.main, cmd);
+    } catch (e) {
+      if (!(e instanceof PeerFailed)) {
+        Atomics.compareExchange(ctl, ERROR, 0, 1);
+        own = e;
+      }
+    }
+    const want = this.threads - 1;
+    const t0 = performance.now();
+    for (let d = Atomics.load(ctl, DONE); d < want; d = Atomics.load(ctl, DONE)) {
+      Atomics.wait(ctl, DONE, d, 100);
+      if (performance.now() - t0 > FINISH_TIMEOUT_MS) {
+        this.failure = new Error(`parallel collector: ${want - d} worker(s) did not finish within ${FINISH_TIMEOUT_MS} ms`);
+        throw this.failure;
+      }
+    }
+    if (own !== null) throw own;
+    const failed = Atomics.load(ctl, ERROR);
+    if (failed > 1) {
+      const w = this.workers[failed - 2]!;
+      const m = receiveMessageOnPort(w.port)?.message as { error?: string } | undefined;
+      throw new Error(`parallel collector: worker ${failed - 1} failed: ${m?.error ?? 'no message'}`);
+    }
+  }
+
+  dispose(): void {
+    const ws = this.workers;
+    this.workers = [];
+    this.starting = null;
+    if (ws.length === 0) return;
+    const ctl = this.ctl;
+    Atomics.store(ctl, CMD, CMD_EXIT);
+    Atomics.add(ctl, EPOCH, 1);
+    Atomics.notify(ctl, EPOCH);
+    for (const w of ws) {
+      w.port.close();
+      void w.worker.terminate();
+    }
+  }
+}

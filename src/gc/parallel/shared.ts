@@ -1,0 +1,130 @@
+/**
+ * The parallel collector's shared memory: what the main thread and the pool's
+ * workers all see, as SharedArrayBuffers, and the meaning of each control word.
+ *
+ * The main thread is GC thread 0 and the pool's workers are threads 1..n-1; all
+ * of them run the same phase code (mark.ts, copy.ts) over views of these buffers
+ * (context.ts). A collection hands work out by writing parameters into `ctl`,
+ * bumping EPOCH and notifying it: no message is sent in a pause. Buffers that
+ * grow (roots, results, the type table's copies) are sent to the workers on a
+ * MessagePort before the command; a woken worker drains its port synchronously
+ * (receiveMessageOnPort) before it reads the command.
+ */
+
+/** Control words (indices into `ctl`). */
+export const EPOCH = 0;
+/** The command of the current epoch (CMD_*). */
+export const CMD = 1;
+/** Set (to the failing thread's id + 1) when a thread failed; every thread stops. */
+export const ERROR = 2;
+/** Workers that finished the current command. */
+export const DONE = 3;
+/** Threads that found no work (the termination count, context.ts). */
+export const IDLE = 4;
+/** The next unclaimed root, and the next unclaimed remembered-set range. */
+export const ROOTCUR = 5;
+export const RANGECUR = 6;
+/** The to-survivor space's shared bump pointer (copy.ts claims LABs from it). */
+export const TO_TOP = 7;
+/** Spinlock over the tenured pieces (PIECE, PIECE_TOP). */
+export const LOCK = 8;
+/** The tenured piece being carved, and the carve position in it. */
+export const PIECE = 9;
+export const PIECE_TOP = 10;
+/** Next free entry of `out` and of `tails`, claimed by threads when they finish. */
+export const OUTCUR = 11;
+export const TAILCUR = 12;
+
+/** Parameters of the current command. */
+export const P_LO = 16;
+export const P_HI = 17;
+export const P_YOUNG = 18;
+export const P_ROOTS = 19;
+export const P_RANGES = 20;
+export const P_TO_END = 21;
+export const P_TENURED_START = 22;
+export const P_YOUNG_START = 23;
+export const P_YOUNG_END = 24;
+export const P_TENURE_AGE = 25;
+export const P_PIECES = 26;
+export const P_SABLE = 27;
+/** A word-array type id for the fillers that keep the to-space walkable. */
+export const P_FILLER_TYPE = 28;
+export const P_FULL = 29;
+export const P_OUT_CAP = 30;
+export const P_TAILS_CAP = 31;
+export const CTL_WORDS = 64;
+
+export const CMD_EXIT = 1;
+export const CMD_MARK = 2;
+export const CMD_COPY = 3;
+
+/** Per-thread counters in `stats` (STATS_WORDS each). */
+export const S_OBJECTS = 0;
+export const S_STEALS = 1;
+export const S_OUT = 2;
+export const S_FILLERS = 3;
+export const S_SURVIVED = 4;
+export const S_PROMOTED = 5;
+export const STATS_WORDS = 8;
+
+/** Each thread's deque: top and bottom words DEQ_STRIDE apart in `deqCtl`
+ *  (a cache line between them and between threads), DEQ_CAP entries in `deqBuf`. */
+export const DEQ_STRIDE = 16;
+export const DEQ_CAP = 1 << 14;
+export const DEQ_MASK = DEQ_CAP - 1;
+
+export interface PoolBuffers {
+  /** The heap's words. */
+  words: SharedArrayBuffer;
+  ctl: SharedArrayBuffer;
+  stats: SharedArrayBuffer;
+  deqCtl: SharedArrayBuffer;
+  deqBuf: SharedArrayBuffer;
+  /** The mark bitmap: one bit per heap word. */
+  bitmap: SharedArrayBuffer;
+  /** The request's roots (P_ROOTS of them). */
+  roots: SharedArrayBuffer;
+  /** Remembered-set slot ranges, (first, end) pairs (P_RANGES pairs). */
+  ranges: SharedArrayBuffer;
+  /** Tenured space reserved for promotion, (start, end) pairs (P_PIECES pairs). */
+  pieces: SharedArrayBuffer;
+  /** Results: a young mark's live objects, a copy's new addresses. */
+  out: SharedArrayBuffer;
+  /** Tenured space a copy left unused, (start, size) pairs. */
+  tails: SharedArrayBuffer;
+  /** The type table's columns (heap/layout.ts TypeTable), as Int32Arrays. */
+  kind: SharedArrayBuffer;
+  left: SharedArrayBuffer;
+  right: SharedArrayBuffer;
+  refBegin: SharedArrayBuffer;
+  refCount: SharedArrayBuffer;
+  refOffsets: SharedArrayBuffer;
+  /** The heap's card table and block offset table. */
+  cards: SharedArrayBuffer;
+  blockStart: SharedArrayBuffer;
+}
+
+export type BufferName = keyof PoolBuffers;
+
+/** What a worker is given when it starts. */
+export interface WorkerStart {
+  id: number;
+  threads: number;
+  buffers: PoolBuffers;
+  /** EPOCH when the worker was made: a command issued before the worker
+   *  reached its loop is still seen. */
+  epoch: number;
+  /** Buffer replacements arrive here. */
+  port: import('node:worker_threads').MessagePort;
+}
+
+/** A message on a worker's port. */
+export type PoolMessage = { buffers: Partial<PoolBuffers> };
+
+/** The SharedArrayBuffer behind a typed array the heap owns; a heap made before
+ *  its tables were shared cannot run the parallel collector. */
+export function sharedBuffer(a: ArrayBufferView, what: string): SharedArrayBuffer {
+  if (!(a.buffer instanceof SharedArrayBuffer)) throw new Error(`parallel collector: the heap's ${what} is not in shared memory`);
+  return a.buffer;
+}

@@ -1,0 +1,181 @@
+/**
+ * The parallel collector's threads as the heap sees them: the worker pool with
+ * its shared buffers sized for this heap, the type table kept in step, and the
+ * per-thread work of the last command for `--log-gc`.
+ */
+
+import { availableParallelism } from 'node:os';
+import type { HeapImpl } from '../../heap/heap.js';
+import { WorkerPool } from './pool.js';
+import {
+  CMD_MARK,
+  CTL_WORDS,
+  DEQ_CAP,
+  DEQ_STRIDE,
+  OUTCUR,
+  P_HI,
+  P_LO,
+  P_OUT_CAP,
+  P_ROOTS,
+  P_SABLE,
+  P_YOUNG,
+  S_OBJECTS,
+  S_STEALS,
+  STATS_WORDS,
+  sharedBuffer,
+  type BufferName,
+  type PoolBuffers,
+} from './shared.js';
+
+/** The default number of GC threads: every available core. */
+export function defaultThreads(): number {
+  return Math.max(1, availableParallelism());
+}
+
+function shared(ints: number): SharedArrayBuffer {
+  return new SharedArrayBuffer(Math.max(1, ints) * 4);
+}
+
+/** The columns of the type table the threads read, by buffer name. */
+const TYPE_COLUMNS = ['kind', 'left', 'right', 'refBegin', 'refCount'] as const;
+
+export class GcThreads {
+  readonly pool: WorkerPool;
+  private readonly buffers: PoolBuffers;
+  private typesShared = -1;
+  private typesOffsets: Int32Array | null = null;
+  /** Per thread: objects (marked or copied) and steals in the last command. */
+  readonly objects: number[];
+  readonly steals: number[];
+
+  constructor(
+    readonly heap: HeapImpl,
+    readonly threads: number = defaultThreads(),
+  ) {
+    const n = Math.max(1, Math.floor(threads));
+    this.threads = n;
+    this.buffers = {
+      words: sharedBuffer(heap.words, 'words'),
+      ctl: shared(CTL_WORDS),
+      stats: shared(n * STATS_WORDS),
+      deqCtl: shared(n * 2 * DEQ_STRIDE),
+      deqBuf: shared(n * DEQ_CAP),
+      bitmap: shared((heap.words.length + 31) >>> 5),
+      roots: shared(1024),
+      ranges: shared(1024),
+      pieces: shared(64),
+      out: shared(1024),
+      tails: shared(256),
+      kind: shared(64),
+      left: shared(64),
+      right: shared(64),
+      refBegin: shared(64),
+      refCount: shared(64),
+      refOffsets: shared(256),
+      cards: sharedBuffer(heap.cards.cards, 'card table'),
+      blockStart: sharedBuffer(heap.cards.blockStart, 'block offset table'),
+    };
+    this.pool = new WorkerPool(n, this.buffers);
+    this.objects = new Array<number>(n).fill(0);
+    this.steals = new Array<number>(n).fill(0);
+  }
+
+  get ctx() {
+    return this.pool.main;
+  }
+
+  /** Starts the workers (once). */
+  start(): Promise<void> {
+    return this.pool.start();
+  }
+
+  /**
+   * Makes room for `ints` integers in the named buffers, replacing those too
+   * small (at least doubling) in one message to the workers.
+   */
+  ensure(sizes: Partial<Record<BufferName, number>>): void {
+    const repl: Partial<PoolBuffers> = {};
+    let any = false;
+    for (const [name, ints] of Object.entries(sizes) as [BufferName, number][]) {
+      const have = this.buffers[name].byteLength >>> 2;
+      if (ints <= have) continue;
+      let cap = have * 2;
+      while (cap < ints) cap *= 2;
+      repl[name] = shared(cap);
+      any = true;
+    }
+    if (any) this.pool.replace(repl);
+  }
+
+  /** Brings the threads' copy of the type table up to date (types defined since). */
+  syncTypes(): void {
+    const types = this.heap.types;
+    if (types.count === this.typesShared && types.refOffsets === this.typesOffsets) return;
+    let offsetsUsed = 0;
+    for (let t = 0; t < types.count; t++) offsetsUsed = Math.max(offsetsUsed, types.refBegin[t]! + types.refCount[t]!);
+    const sizes: Partial<Record<BufferName, number>> = { refOffsets: offsetsUsed };
+    for (const col of TYPE_COLUMNS) sizes[col] = types.count;
+    this.ensure(sizes);
+    const c = this.ctx;
+    c.kind.set(types.kind.subarray(0, types.count));
+    c.left.set(types.left.subarray(0, types.count));
+    c.right.set(types.right.subarray(0, types.count));
+    c.refBegin.set(types.refBegin.subarray(0, types.count));
+    c.refCount.set(types.refCount.subarray(0, types.count));
+    c.refOffsets.set(types.refOffsets.subarray(0, offsetsUsed));
+    this.typesShared = types.count;
+    this.typesOffsets = types.refOffsets;
+  }
+
+  /** Copies `roots` into the shared roots buffer. */
+  setRoots(roots: Int32Array): void {
+    this.ensure({ roots: roots.length });
+    this.ctx.roots.set(roots);
+    this.ctx.ctl[P_ROOTS] = roots.length;
+  }
+
+  /** Runs a command and records each thread's work. */
+  run(cmd: number): void {
+    this.pool.run(cmd);
+    const st = this.ctx.stats;
+    for (let i = 0; i < this.threads; i++) {
+      this.objects[i] = st[i * STATS_WORDS + S_OBJECTS]!;
+      this.steals[i] = st[i * STATS_WORDS + S_STEALS]!;
+    }
+  }
+
+  /** Each thread's objects and steals in the last command: "objects/steals,..." */
+  workField(): string {
+    return this.objects.map((o, i) => `${o}/${this.steals[i]}`).join(',');
+  }
+
+  /**
+   * Marks from `roots`: a young mark (young = true) traces [lo, hi) only and
+   * returns the live young objects, in no particular order (a view of `out`,
+   * valid until the next command). The bitmap is the threads' shared one.
+   */
+  mark(roots: Int32Array, young: boolean, lo: number, hi: number): Int32Array | null {
+    this.syncTypes();
+    this.setRoots(roots);
+    const c = this.ctx;
+    const bitmap = c.bitmap;
+    bitmap.fill(0, lo >>> 5, (hi + 31) >>> 5);
+    if (young) this.ensure({ out: ((hi - lo) >>> 2) + 1 });
+    const ctl = c.ctl;
+    ctl[P_LO] = lo;
+    ctl[P_HI] = hi;
+    ctl[P_YOUNG] = young ? 1 : 0;
+    ctl[P_SABLE] = this.heap.layout.contiguousRefs ? 1 : 0;
+    ctl[P_OUT_CAP] = c.out.length;
+    this.run(CMD_MARK);
+    return young ? c.out.subarray(0, ctl[OUTCUR]!) : null;
+  }
+
+  get bitmap(): Uint32Array {
+    return new Uint32Array(this.buffers.bitmap);
+  }
+
+  dispose(): void {
+    this.pool.dispose();
+  }
+}

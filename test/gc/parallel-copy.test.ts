@@ -1,0 +1,229 @@
+/**
+ * The parallel copy (gc/parallel/copy.ts) under races: many threads (more than
+ * this machine's cores, so that threads are preempted mid-copy) copy one shared
+ * structure reached from many roots and from thousands of remembered slots in
+ * tenured, and every reachable young object must be copied exactly once, every
+ * reference must land on its object's one copy, and the heap must verify.
+ */
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCollector } from '../../src/gc/index.js';
+import { ParallelMarker } from '../../src/gc/parallel-marker.js';
+import { SerialMarker } from '../../src/gc/serial-marker.js';
+import { verifyHeap } from '../../src/gc/verify.js';
+import { createHeap, type HeapImpl } from '../../src/heap/heap.js';
+import { alloc, allocArray, collect, rng, RootArray } from './helpers.js';
+
+const markers: ParallelMarker[] = [];
+afterEach(() => {
+  for (const m of markers) m.dispose();
+  markers.length = 0;
+});
+
+interface Shared {
+  heap: HeapImpl;
+  roots: RootArray;
+  marker: ParallelMarker;
+  /** The tenured array whose slots all point into the structure. */
+  big: number;
+  /** Node ids in allocation order: node i holds value i. */
+  count: number;
+  /** Each node's two successors' ids (-1: null), the model of the structure. */
+  edges: Int32Array;
+  /** The node id of each root slot from 1 on (slot 0 holds the tenured array). */
+  rootIds: number[];
+  val: number;
+  left: number;
+  right: number;
+}
+
+/**
+ * `nodes` young nodes, each pointing at two random earlier nodes (a DAG whose
+ * nodes have many parents); `rootCount` roots at random nodes; and a tenured
+ * array of `slots` references, slot i to node i % nodes.
+ */
+async function sharedStructure(layout: 'sable' | 'refgraph', threads: number, nodes: number, rootCount: number, slots: number, seed: number): Promise<Shared> {
+  const heap = createHeap({ heapBytes: 16 * 2 ** 20, layout, tenureAge: 3 });
+  const roots = new RootArray(rootCount + 16);
+  heap.setRoots(roots);
+  const marker = new ParallelMarker(heap, threads);
+  markers.push(marker);
+  createCollector('parallel', heap, { marker });
+  await marker.prepare();
+  const node = heap.defineClass('Node', ['int', 'ref', 'ref']);
+  // A second size (same offsets for the shared fields), so that LABs end with room
+  // for no further object and fillers are written.
+  const wide = heap.defineClass('Wide', ['int', 'ref', 'ref', 'int']);
+  const arr = heap.defineArray('ref[]', 'ref');
+  const [val, left, right] = node.offsets as [number, number, number];
+  const rand = rng(seed);
+  const big = await allocArray(heap, arr, slots);
+  expect(big).toBeGreaterThanOrEqual(heap.tenuredStart);
+  roots.push(big);
+  const addr: number[] = [];
+  const edges = new Int32Array(2 * nodes).fill(-1);
+  for (let i = 0; i < nodes; i++) {
+    const a = heap.allocInstance(i % 3 === 0 ? wide : node);
+    expect(a, 'the structure fits in eden').not.toBe(0);
+    heap.words[a + val] = i;
+    if (i > 0) {
+      const l = Math.floor(rand() * i);
+      const r = Math.floor(rand() * i);
+      heap.writeRef(a, left, node.edgeIndex[1]!, addr[l]!);
+      heap.writeRef(a, right, node.edgeIndex[2]!, addr[r]!);
+      edges[2 * i] = l;
+      edges[2 * i + 1] = r;
+    }
+    addr.push(a);
+  }
+  const rootIds: number[] = [];
+  for (let i = 0; i < rootCount; i++) {
+    const id = Math.floor(rand() * nodes);
+    rootIds.push(id);
+    roots.push(addr[id]!);
+  }
+  for (let i = 0; i < slots; i++) heap.writeRef(big, heap.arrayDataOffset + i, i, addr[i % nodes]!);
+  return { heap, roots, marker, big, count: nodes, edges, rootIds, val, left, right };
+}
+
+/** Each node's current address, found from the tenured array, checking the
+ *  structure against the model; the first fault is reported. */
+function checkStructure(s: Shared): number[] {
+  const { heap, big, count, edges, val, left, right } = s;
+  const w = heap.words;
+  const at: number[] = [];
+  const slots = w[big + 3]!;
+  const faults: string[] = [];
+  for (let i = 0; i < slots && faults.length === 0; i++) {
+    const a = w[big + 4 + i]!;
+    const id = i % count;
+    if (w[a + val] !== id) faults.push(`slot ${i} refers to ${a}, holding ${w[a + val]}, not node ${id}`);
+    if (at[id] === undefined) at[id] = a;
+    // Every reference to a node names the same copy.
+    else if (a !== at[id]) faults.push(`slot ${i} refers to ${a}, another slot to ${at[id]}: node ${id} has two copies`);
+  }
+  for (let i = 0; i < count && faults.length === 0; i++) {
+    const a = at[i]!;
+    for (const [k, off] of [[0, left], [1, right]] as const) {
+      const v = w[a + off]!;
+      const want = edges[2 * i + k]!;
+      if ((v === 0 ? -1 : w[v + val]) !== want || (v !== 0 && v !== at[want])) {
+        faults.push(`node ${i} edge ${k} refers to ${v}, not to node ${want} at ${at[want]}`);
+      }
+    }
+  }
+  // The root slots were redirected to the same copies.
+  s.rootIds.forEach((id, i) => {
+    if (faults.length === 0 && s.roots.get(i + 1) !== at[id]) faults.push(`root ${i + 1} refers to ${s.roots.get(i + 1)}, not to node ${id} at ${at[id]}`);
+  });
+  expect(faults).toEqual([]);
+  return at;
+}
+
+/** Live young objects now, by an independent serial mark from the roots and the tenured array. */
+function liveYoung(s: Shared): number {
+  const h = s.heap;
+  const roots: number[] = [];
+  s.roots.visitRoots((slots, from, to) => {
+    for (let i = from; i < to; i++) if (slots[i]! >= h.youngStart && slots[i]! < h.youngEnd) roots.push(slots[i]!);
+  });
+  const slots = h.words[s.big + 3]!;
+  for (let i = 0; i < slots; i++) roots.push(h.words[s.big + 4 + i]!);
+  const r = new SerialMarker(h).mark({ roots: Int32Array.from(roots.filter((v) => v >= h.youngStart && v < h.youngEnd)), kind: 'young', youngStart: h.youngStart, youngEnd: h.youngEnd });
+  return r.live!.length;
+}
+
+describe('parallel copy', () => {
+  for (const layout of ['sable', 'refgraph'] as const) {
+    for (const threads of [1, 2, 8, 16]) {
+      it(`copies a structure shared by many roots and remembered slots exactly once (${layout}, ${threads} threads)`, async () => {
+        const s = await sharedStructure(layout, threads, 6000, 2000, 30000, 17 + threads);
+        // Several young collections: the nodes age through both survivors, then
+        // are promoted (tenure age 3); a last full collection moves the rest.
+        for (let round = 0; round < 5; round++) {
+          const expected = liveYoung(s);
+          await collect(s.heap, round === 4 ? 'full' : 'young');
+          const rec = s.heap.lastRecord!;
+          expect(rec.marker.threads, 'the threads copied').toBeDefined();
+          const perThread = rec.marker.threads!.split(',').map((x) => Number(x.split('/')[0]));
+          expect(perThread.length).toBe(threads);
+          // Copied once each: the winners' counts add up to the live objects.
+          expect(perThread.reduce((a, b) => a + b, 0)).toBe(expected);
+          expect(rec.liveYoungObjects).toBe(expected);
+          verifyHeap(s.heap);
+          const at = checkStructure(s);
+          expect(new Set(at).size).toBe(s.count);
+        }
+        // By now every node was promoted.
+        expect(checkStructure(s).every((a) => a >= s.heap.tenuredStart)).toBe(true);
+      });
+    }
+  }
+
+  it('promotes when the survivor space overflows, and keeps the card of a promoted object that refers to young ones', async () => {
+    const heap = createHeap({ heapBytes: 8 * 2 ** 20, survivorRatio: 64, verifyGc: true });
+    const roots = new RootArray();
+    heap.setRoots(roots);
+    const marker = new ParallelMarker(heap, 4);
+    markers.push(marker);
+    createCollector('parallel', heap, { marker });
+    await marker.prepare();
+    const node = heap.defineClass('Node', ['ref', 'int']);
+    // A chain far larger than the survivor space.
+    let head = 0;
+    const n = Math.floor((heap.toEnd - heap.toStart) / 3);
+    for (let i = 0; i < n; i++) {
+      const a = await alloc(heap, node);
+      heap.writeRef(a, node.offsets[0]!, 0, head);
+      heap.words[a + node.offsets[1]!] = i;
+      head = a;
+    }
+    const slot = roots.push(head);
+    await collect(heap, 'young');
+    const rec = heap.lastRecord!;
+    expect(rec.kind).toBe('young');
+    expect(rec.promotedBytes).toBeGreaterThan(0);
+    expect(rec.survivedBytes).toBeGreaterThan(0);
+    expect(rec.liveYoungObjects).toBe(n);
+    // The chain is intact, values in order.
+    let p = roots.get(slot);
+    for (let i = n - 1; i >= 0; i--) {
+      expect(heap.words[p + node.offsets[1]!]).toBe(i);
+      p = heap.words[p + node.offsets[0]!]!;
+    }
+    expect(p).toBe(0);
+    // A second collection follows the remembered references out of tenured.
+    await collect(heap, 'young');
+    expect(heap.lastRecord!.liveYoungObjects).toBeLessThanOrEqual(n);
+  });
+
+  it('falls back to the serial evacuation when tenured cannot reserve room for every young word', async () => {
+    const heap = createHeap({ heapBytes: 2 * 2 ** 20, verifyGc: true });
+    const roots = new RootArray();
+    heap.setRoots(roots);
+    const marker = new ParallelMarker(heap, 2);
+    markers.push(marker);
+    createCollector('parallel', heap, { marker });
+    await marker.prepare();
+    const arr = heap.defineArray('int[]', 'int');
+    // Fill tenured with large arrays until less than eden is left.
+    while (heap.freeList.freeWords > heap.edenEnd - heap.edenStart) roots.push(await allocArray(heap, arr, heap.largeObjectWords + 1));
+    const node = heap.defineClass('Node', ['ref']);
+    let head = 0;
+    for (let i = 0; i < 1000; i++) {
+      const a = await alloc(heap, node);
+      heap.writeRef(a, node.offsets[0]!, 0, head);
+      head = a;
+    }
+    roots.push(head);
+    // Fill eden so that its words exceed what tenured could reserve.
+    while (heap.allocArray(arr, 32) !== 0) {
+      // until eden is full
+    }
+    await collect(heap, 'young');
+    const rec = heap.lastRecord!;
+    expect(rec.marker.threads, 'marked, not copied, by the threads').toBeDefined();
+    expect(rec.phases.mark).toBeGreaterThan(0);
+    expect(rec.liveYoungObjects).toBe(1000);
+  });
+});
