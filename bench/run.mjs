@@ -18,7 +18,7 @@
 //
 // Options:
 //   --repeat N   runs per configuration (default 5)
-//   --quick      1 run each and smaller sizes (programs' size globals rewritten)
+//   --quick      1 run each and smaller sizes (passed to the programs as arguments)
 //   --out FILE   write the raw numbers as JSON
 //   --gpu        run the GPU collectors in `gc` even on a software adapter (lavapipe);
 //                without it they run only when the adapter is a hardware one

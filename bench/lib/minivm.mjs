@@ -1,9 +1,9 @@
-// Running minivm: the build check, programs resized by rewriting their size globals,
+// Running minivm: the build check, programs sized through their arguments (sizeArgs),
 // runs with --json-stats (cached per configuration and repeat index, so that sections
 // share runs), and the GPU adapter probe.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { log, runTimed, scratch } from './util.mjs';
 
 /** Newest modification time under dir of files ending in ext. */
@@ -37,32 +37,28 @@ export function ensureBuilt(root, { force = false } = {}) {
 }
 
 /**
- * The program with its size globals replaced (`var NAME = value;` at the top level),
- * written to the scratch directory; the program itself when there is nothing to replace.
+ * Size globals a program reads from its arguments (`if (SIZE_ARGS.length > K) NAME =
+ * parseInt(SIZE_ARGS[K]);`), in argument order, with their defaults (`var NAME = value;`).
  */
-export function sizedProgram(root, program, sizes) {
-  const path = join(root, program);
-  if (!sizes || Object.keys(sizes).length === 0) return path;
-  let text = readFileSync(path, 'utf8');
-  for (const [name, value] of Object.entries(sizes)) {
-    const re = new RegExp(`^var ${name} = [^;]+;`, 'm');
-    if (!re.test(text)) throw new Error(`${program}: no size global ${name}`);
-    text = text.replace(re, `var ${name} = ${value};`);
+export function sizeGlobals(root, program) {
+  const text = readFileSync(join(root, program), 'utf8');
+  const defaults = {};
+  for (const m of text.matchAll(/^var ([A-Z][A-Z0-9_]*) = (-?\d+);/gm)) defaults[m[1]] = Number(m[2]);
+  const out = {};
+  for (const m of text.matchAll(/^if \(SIZE_ARGS\.length > (\d+)\) ([A-Z][A-Z0-9_]*) = parseInt\(SIZE_ARGS\[\1\]\);/gm)) {
+    out[m[2]] = defaults[m[2]];
   }
-  const tag = Object.entries(sizes).map(([k, v]) => `${k}${v}`).join('-');
-  const dir = join(scratch(), 'programs', tag);
-  mkdirSync(dir, { recursive: true });
-  const out = join(dir, basename(program));
-  writeFileSync(out, text);
   return out;
 }
 
-/** Size globals of a program and their values. */
-export function sizeGlobals(root, program) {
-  const text = readFileSync(join(root, program), 'utf8');
-  const out = {};
-  for (const m of text.matchAll(/^var ([A-Z][A-Z0-9_]*) = (-?\d+);/gm)) out[m[1]] = Number(m[2]);
-  return out;
+/** The program arguments that give it `sizes` (the others at their defaults); [] for none. */
+export function sizeArgs(root, program, sizes) {
+  if (!sizes || Object.keys(sizes).length === 0) return [];
+  const all = sizeGlobals(root, program);
+  for (const name of Object.keys(sizes)) {
+    if (!(name in all)) throw new Error(`${program}: no size argument ${name}`);
+  }
+  return Object.keys(all).map((name) => String(sizes[name] ?? all[name]));
 }
 
 const cache = new Map();
@@ -82,7 +78,7 @@ export async function runMinivm(root, spec, index) {
   let runs = cache.get(key);
   if (!runs) cache.set(key, (runs = []));
   if (runs[index]) return runs[index];
-  const file = sizedProgram(root, program, sizes);
+  const file = join(root, program);
   const json = join(scratch(), `stats-${++counter}.json`);
   const args = [join(root, 'bin', 'minivm.js'), 'run', file, '--gc', gc, '--layout', layout, '--json-stats', json];
   if (heap) args.push('--heap', heap);
@@ -90,6 +86,8 @@ export async function runMinivm(root, spec, index) {
   if (gpuOpt) args.push('--gpu-opt', gpuOpt);
   if (threads) args.push('--threads', String(threads));
   args.push(...flags);
+  const programArgs = sizeArgs(root, program, sizes);
+  if (programArgs.length > 0) args.push('--', ...programArgs);
   const r = await runTimed(process.execPath, args, { cwd: root });
   let stats = null;
   if (r.code === 0 && existsSync(json)) {

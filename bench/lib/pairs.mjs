@@ -14,13 +14,15 @@ import { forcedCollections, runMinivm } from './minivm.mjs';
 import { fmt, fx, log, median, ratio, table } from './util.mjs';
 
 const SHAPES = gcShapes.filter((s) => s.name === 'parallel_lists_2560' || s.name === 'complete_graph');
-const GPU = ['gpu-dfs', 'gpu-bfs'];
+/** The GPU collectors: each engine evacuating on the CPU (as before) and on the GPU. */
+const GPU = ['gpu-dfs', 'gpu-dfs evacuate=gpu', 'gpu-bfs', 'gpu-bfs evacuate=gpu'];
+const COLLECTORS = ['serial', ...GPU];
 
 /** The forced young collections of one run, in order (pause and mark, ms). */
 function youngOf(run) {
   return forcedCollections(run.stats)
     .filter((c) => c.kind === 'young')
-    .map((c) => ({ pause: c.pauseMs, mark: c.phases.mark }));
+    .map((c) => ({ pause: c.pauseMs, mark: c.phases.mark, copy: c.phases.copy, roots: c.phases.roots, evacuation: c.evacuation ?? null }));
 }
 
 export async function pairs(ctx) {
@@ -30,13 +32,14 @@ export async function pairs(ctx) {
     return { text: `### pairs: skipped: ${why}`, raw: { skipped: why } };
   }
   // rounds[shape][collector] = one entry per round: the young collections, or an error line.
-  /** @type {Record<string, Record<string, (string | { pause: number, mark: number }[])[]>>} */
-  const rounds = Object.fromEntries(SHAPES.map((s) => [s.name, { serial: [], 'gpu-dfs': [], 'gpu-bfs': [] }]));
+  /** @type {Record<string, Record<string, (string | { pause: number, mark: number, copy: number, roots: number, evacuation: any }[])[]>>} */
+  const rounds = Object.fromEntries(SHAPES.map((s) => [s.name, Object.fromEntries(COLLECTORS.map((c) => [c, []]))]));
   for (let i = 0; i < repeat; i++) {
     for (const shape of SHAPES) {
-      for (const collector of ['serial', ...GPU]) {
+      for (const collector of COLLECTORS) {
         log(`pairs ${i + 1}/${repeat} ${shape.name} ${collector}`);
-        const spec = { ...gcSpec(shape, { collector, heap, quick }), tag: 'pairs' };
+        const [gc, gpuOpt] = collector.split(' ');
+        const spec = { ...gcSpec(shape, { collector: gc, heap, quick }), ...(gpuOpt ? { gpuOpt } : {}), tag: 'pairs' };
         const r = await runMinivm(root, spec, i);
         const entry = r.error ?? youngOf(r);
         rounds[shape.name][collector].push(entry);
@@ -87,13 +90,53 @@ export async function pairs(ctx) {
     const headers = ['young collection', 'serial mark', 'serial pause'];
     for (const c of GPU) headers.push(`${c} mark`, 'serial/it', 'mark 5x', `${c} pause`, 'pause lower');
     parts.push(`#### ${shape.label} (sable, --heap ${heap}${quick ? ', --quick sizes' : ''})\n\n${table(headers, rows)}`);
+    parts.push(evacuationTable(byCollector));
     if (errors.length > 0) parts.push(`Failed runs: ${errors.slice(0, 6).join('; ')}${errors.length > 6 ? '; ...' : ''}`);
   }
   const text =
     `#### pairs: the GPU bar side by side, ${repeat} round(s)\n\n` +
-    'Each round runs serial, gpu-dfs and gpu-bfs on the shape, one fresh process each. Medians in ms over the rounds;\n' +
+    'Each round runs serial, gpu-dfs and gpu-bfs (each also with --gpu-opt evacuate=gpu) on the shape, one fresh process each. Medians in ms over the rounds;\n' +
     '"mark 5x": in how many (round, collection) pairs the GPU mark was at most a fifth of that round\'s serial mark;\n' +
     '"pause lower": in how many the GPU pause was below that round\'s serial pause.\n\n' +
     parts.join('\n\n');
   return { text, raw: { rounds } };
+}
+
+/**
+ * The whole young pause's parts under evacuate=gpu, pooled over rounds and
+ * collections: roots, mark, the evacuation (assign, copy and fix on the device,
+ * read-back, writing into the heap, the CPU's fix-ups), and the CPU copy phase
+ * of the same engine evacuating on the CPU beside it. "read-back+write" is the
+ * floor the issue sets the pause against: the moved bytes' transfer and write.
+ */
+function evacuationTable(byCollector) {
+  const rows = [];
+  for (const c of GPU.filter((x) => x.endsWith('evacuate=gpu'))) {
+    const all = byCollector[c].filter(Array.isArray).flat();
+    const gpuRuns = all.filter((x) => x.evacuation?.where === 'gpu');
+    const cpu = byCollector[c.split(' ')[0]].filter(Array.isArray).flat();
+    const m = (list, f) => (list.length ? median(list.map(f)) : NaN);
+    const e = (k) => m(gpuRuns, (x) => x.evacuation[k] ?? 0);
+    const fell = all.length - gpuRuns.length;
+    rows.push([
+      c,
+      `${gpuRuns.length} of ${all.length}${fell ? ` (cpu: ${[...new Set(all.filter((x) => x.evacuation?.where !== 'gpu').map((x) => x.evacuation?.reason ?? '?'))].join('; ')})` : ''}`,
+      fmt(m(gpuRuns, (x) => x.pause)),
+      fmt(m(gpuRuns, (x) => x.roots)),
+      fmt(m(gpuRuns, (x) => x.mark)),
+      fmt(e('assignMs')),
+      fmt(e('copyMs')),
+      `${fmt(e('readbackBytes') / 2 ** 20)} MB / ${fmt(e('readbackMs'))}`,
+      fmt(e('writeMs')),
+      fmt(e('fixMs')),
+      fmt(e('readbackMs') + e('writeMs')),
+      fmt(m(cpu, (x) => x.copy)),
+      fmt(m(cpu, (x) => x.pause)),
+    ]);
+  }
+  const headers = [
+    'collector', 'on the GPU', 'pause', 'roots', 'mark', 'assign', 'copy+fix', 'read-back', 'write', 'cpu fix',
+    'read-back+write (floor)', 'evacuate=cpu copy', 'evacuate=cpu pause',
+  ];
+  return `Young pauses with evacuate=gpu (medians, ms):\n\n${table(headers, rows)}`;
 }

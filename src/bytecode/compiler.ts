@@ -409,6 +409,11 @@ class FunctionCompiler {
       case 'chr':
         this.expr(a[0]!);
         return this.emit(Op.CHR);
+      case 'args':
+        return this.emit(Op.ARGS, this.t.arrayType(e.type));
+      case 'parseInt':
+        this.expr(a[0]!);
+        return this.emit(Op.PARSEINT);
     }
   }
 

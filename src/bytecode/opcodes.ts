@@ -105,6 +105,8 @@ const table = [
   ['CLOCK', 0, 'v: -> seconds since the program started'],
   ['GC', 0, 'a full collection now (the interpreter yields to its driver)'],
   ['MINORGC', 0, 'a young collection now'],
+  ['ARGS', 1, "r: -> the program's arguments, an array of array type k (made at the first call, allocates)"],
+  ['PARSEINT', 0, 'r: s -> ; v: -> s read as a decimal int (a runtime error unless it is one)'],
   // Superinstructions: the linker (vm/link.ts) rewrites the opcode word of the first
   // of two instructions; the second stays in place, so a jump to it or a frame resumed
   // there still finds it. Operands: the first's, the second's opcode word, the second's.
@@ -132,7 +134,7 @@ export const OP_NAMES: readonly string[] = table.map(([name]) => name);
 /** The superinstructions, each with the pair of opcodes it stands for. */
 export const SUPERINSTRUCTIONS: readonly (readonly [number, number, number])[] = table
   .map(([name], op) => [op, name.split('_')] as const)
-  .filter(([op]) => op > Op.MINORGC)
+  .filter(([op]) => op > Op.PARSEINT)
   .map(([op, parts]) => {
     // Names are FIRST_SECOND, where either half may itself contain '_' (GETFIELD_R).
     for (let k = 1; k < parts.length; k++) {

@@ -1,192 +1,152 @@
 /**
- * Command-line parsing for `minivm`. Every mistake becomes a UsageError: one line of
- * message, then the usage, exit status 64.
+ * Command-line parsing for `minivm`: the command, then that command's options only
+ * (options.ts), read strictly with node:util's parseArgs tokens. Every mistake is a
+ * UsageError of one line, with a "did you mean" where a near name exists; main.ts
+ * prints it with a pointer to the help (exit 64).
  */
 
-import { COLLECTOR_NAMES, type CollectorName } from '../collectors/names.js';
+import { parseArgs as tokenize } from 'node:util';
+import { existsSync } from 'node:fs';
+import {
+  COMMAND_NAMES, COMMANDS, defaultCompareOptions, defaultRunOptions, OPTIONS, optionsOf, UsageError,
+  type CommandName, type CompareOptions, type Parsed, type RunOptions,
+} from './options.js';
 
-export const USAGE = `usage: minivm run FILE [options]      run a program (also: minivm FILE)
-       minivm disasm FILE [--js]      print the bytecode (--js: the compiled tier's JavaScript)
-       minivm compare FILE [options]  run under several collectors and layouts, compare
-       minivm heapshape FILE [options]  heap shape at each collection (Maas et al. section 3)
-options:
-  --gc NAME              none | serial | parallel | gpu-dfs | gpu-bfs | auto (default serial)
-  --layout NAME          sable | refgraph (default sable)
-  --heap SIZE            heap size, e.g. 64m, 1g (default 256m)
-  --young SIZE           young generation size (default a third of the heap)
-  --survivor-ratio N     eden / one survivor space (default 8)
-  --tenure-age N         collections survived before promotion (default 15)
-  --gc-stress N          collect every N allocations (every 4th such collection full)
-  --verify-gc            check the heap (and GPU mark sets) after every collection
-  --log-gc               one line per collection on stderr
-  --stats                a summary on stderr at exit
-  --json-stats FILE      the run's statistics as JSON
-  --gpu-opt LIST         GPU marking optimizations: all (default), none, or a list
-  --gpu-benchmark        open the GPU with validation and robustness checks off
-  --threads N            marking threads of the parallel collector
-  --tier NAME            interp | compiled | auto (default auto: compile hot functions)
-  --tier-threshold N     calls or loop back-edges before auto compiles a function (default 200)
-  --dispatch NAME        compiled virtual calls: ic (default) | vtable | devirt
-compare options: --gc LIST, --layout LIST, --repeat N, --json, --report FILE.html
-heapshape options: --json, --report FILE.html (see docs/cli.md)`;
-
-export class UsageError extends Error {}
-
-export { COLLECTOR_NAMES, type CollectorName };
-export const LAYOUT_NAMES = ['sable', 'refgraph'] as const;
-export const TIER_NAMES = ['interp', 'compiled', 'auto'] as const;
-export const DISPATCH_NAMES = ['ic', 'vtable', 'devirt'] as const;
-export type LayoutName = (typeof LAYOUT_NAMES)[number];
-
-export interface RunOptions {
-  gc: CollectorName;
-  layout: LayoutName;
-  heapBytes: number;
-  youngBytes: number | undefined;
-  survivorRatio: number;
-  tenureAge: number;
-  gcStress: number;
-  verifyGc: boolean;
-  logGc: boolean;
-  stats: boolean;
-  jsonStats: string | undefined;
-  gpuOpt: string;
-  gpuBenchmark: boolean;
-  threads: number | undefined;
-  tier: (typeof TIER_NAMES)[number];
-  /** undefined: the tier's default (0 under `--tier compiled`). */
-  tierThreshold: number | undefined;
-  dispatch: (typeof DISPATCH_NAMES)[number];
-  /** `disasm --js`. */
-  js: boolean;
-}
-
-export interface CompareOptions {
-  gcs: CollectorName[];
-  layouts: LayoutName[];
-  repeat: number;
-  json: boolean;
-  report: string | undefined;
-}
+export {
+  COLLECTOR_NAMES, LAYOUT_NAMES, TIER_NAMES, UsageError, defaultRunOptions, parseSize,
+  type CollectorName, type CompareOptions, type LayoutName, type RunOptions, type TierName,
+} from './options.js';
 
 export interface Command {
-  command: 'run' | 'disasm' | 'compare' | 'heapshape' | 'help';
+  command: CommandName | 'help' | 'version';
+  /** For `help`: the command asked about, if any. */
+  helpFor?: CommandName;
   file: string;
   run: RunOptions;
   compare: CompareOptions;
+  /** The words after `minivm`, for provenance. */
+  argv: readonly string[];
 }
 
-/** Parses `64m`, `1g`, `512k`, `1048576` into bytes. */
-export function parseSize(text: string, flag: string): number {
-  const m = /^(\d+)([kmg]?)b?$/i.exec(text);
-  if (!m) throw new UsageError(`${flag}: '${text}' is not a size (examples: 64m, 1g, 512k)`);
-  const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g'];
-  return Number(m[1]) * unit;
-}
-
-function parseInt10(text: string | undefined, flag: string, min: number): number {
-  if (text === undefined || !/^\d+$/.test(text) || Number(text) < min) {
-    throw new UsageError(`${flag} needs an integer of at least ${min}`);
+/** Edit distance, for "did you mean". */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
   }
-  return Number(text);
+  return prev[b.length]!;
 }
 
-function oneOf<T extends string>(text: string | undefined, flag: string, names: readonly T[]): T {
-  if (text === undefined || !names.includes(text as T)) {
-    throw new UsageError(`${flag} must be one of ${names.join(', ')}${text === undefined ? '' : ` (got '${text}')`}`);
+/** The nearest candidate within a third of the word's length (at least 1, at most 3 edits). */
+export function suggest(word: string, candidates: readonly string[]): string | undefined {
+  const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
+  let best: string | undefined;
+  let bestD = limit + 1;
+  for (const c of candidates) {
+    const d = distance(word, c);
+    if (d < bestD) [best, bestD] = [c, d];
   }
-  return text as T;
+  return best;
 }
 
-function listOf<T extends string>(text: string | undefined, flag: string, names: readonly T[]): T[] {
-  if (text === undefined) throw new UsageError(`${flag} needs a comma-separated list`);
-  return text.split(',').map((s) => oneOf(s.trim(), flag, names));
+function isCommand(word: string | undefined): word is CommandName {
+  return COMMAND_NAMES.includes(word as CommandName);
 }
 
-export function defaultRunOptions(): RunOptions {
-  return {
-    gc: 'serial', layout: 'sable', heapBytes: 256 * 1024 ** 2, youngBytes: undefined, survivorRatio: 8,
-    tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, stats: false, jsonStats: undefined,
-    gpuOpt: 'all', gpuBenchmark: false, threads: undefined,
-    tier: 'auto', tierThreshold: undefined, dispatch: 'ic', js: false,
-  };
+function unknownOption(flag: string, name: string, command: CommandName): UsageError {
+  const elsewhere = [...new Set(OPTIONS.filter((o) => o.name === name).flatMap((o) => o.commands))];
+  if (elsewhere.length > 0) {
+    return new UsageError(`${command} does not take ${flag} (it is an option of ${elsewhere.join(', ')})`);
+  }
+  const near = suggest(name, optionsOf(command).map((o) => o.name).concat('help'));
+  return new UsageError(`unknown option '${flag}' for ${command}${near ? ` (did you mean --${near}?)` : ''}`);
+}
+
+function emptyCommand(command: Command['command'], helpFor?: CommandName): Command {
+  return { command, ...(helpFor ? { helpFor } : {}), file: '', run: defaultRunOptions(), compare: defaultCompareOptions(), argv: [] };
+}
+
+/** `minivm help [COMMAND]`. */
+function parseHelp(rest: readonly string[]): Command {
+  if (rest.length === 0) return emptyCommand('help');
+  const [word, extra] = rest;
+  if (extra !== undefined) throw new UsageError(`help takes one command name (got '${extra}' too)`);
+  if (!isCommand(word)) {
+    const near = suggest(word!, [...COMMAND_NAMES]);
+    throw new UsageError(`no command '${word}'${near ? ` (did you mean ${near}?)` : ''}; commands: ${COMMAND_NAMES.join(', ')}`);
+  }
+  return emptyCommand('help', word);
+}
+
+/** Which command the words name: an explicit one, or `run` for `minivm FILE`. */
+function splitCommand(argv: readonly string[]): { command: CommandName; rest: readonly string[] } {
+  const first = argv[0];
+  if (isCommand(first)) return { command: first, rest: argv.slice(1) };
+  if (first === undefined) throw new UsageError('no command given');
+  // `minivm FILE ...` and `minivm --gc serial FILE`: a run. A bare word that is no
+  // file and no .mini name is taken as a mistyped command.
+  if (first.startsWith('-') || first.endsWith('.mini') || first.includes('/') || existsSync(first)) {
+    return { command: 'run', rest: argv };
+  }
+  const near = suggest(first, [...COMMAND_NAMES, 'help']);
+  throw new UsageError(
+    near ? `unknown command '${first}' (did you mean ${near}?)` : `unknown command '${first}', and no such file`,
+  );
 }
 
 export function parseArgs(argv: readonly string[]): Command {
-  const run = defaultRunOptions();
-  const compare: CompareOptions = { gcs: [], layouts: [], repeat: 1, json: false, report: undefined };
+  if (argv[0] === 'help') return parseHelp(argv.slice(1));
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) return emptyCommand('version');
+  if (argv[0] === '--help' || argv[0] === '-h' || argv.length === 0) return emptyCommand('help');
+  const { command, rest } = splitCommand(argv);
+  const spec = COMMANDS.find((c) => c.name === command)!;
+  const table = optionsOf(command);
+  const config: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
+  for (const o of table) config[o.name] = { type: o.arg !== undefined && !o.optionalArg ? 'string' : 'boolean' };
+  const { tokens } = tokenize({ args: [...rest], options: config, strict: false, allowPositionals: true, tokens: true });
+  const terminator = tokens.find((t) => t.kind === 'option-terminator')?.index ?? Infinity;
+  if (tokens.some((t) => t.kind === 'option' && t.name === 'help' && t.index < terminator)) return emptyCommand('help', command);
+
+  const parsed: Parsed = { run: defaultRunOptions(), compare: defaultCompareOptions() };
   const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith('--')) {
-      positional.push(arg);
+  let previous: (typeof tokens)[number] | undefined;
+  let afterOptional: string | undefined;
+  for (const t of tokens) {
+    const before = previous;
+    previous = t;
+    if (t.kind === 'option-terminator') continue;
+    if (t.kind === 'positional') {
+      if (t.index > terminator) parsed.run.args.push(t.value);
+      else positional.push(t.value);
+      const o = before?.kind === 'option' && !before.inlineValue ? table.find((x) => x.name === before.name) : undefined;
+      if (o?.optionalArg && afterOptional === undefined) afterOptional = `${before!.kind === 'option' ? before!.rawName : ''}=${t.value}`;
       continue;
     }
-    const eq = arg.indexOf('=');
-    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
-    const value = (): string | undefined => (eq >= 0 ? arg.slice(eq + 1) : argv[++i]);
-    switch (flag) {
-      case '--help': return { command: 'help', file: '', run, compare };
-      case '--gc': {
-        const v = value();
-        if (v !== undefined && v.includes(',')) compare.gcs = listOf(v, flag, COLLECTOR_NAMES);
-        else { run.gc = oneOf(v, flag, COLLECTOR_NAMES); compare.gcs = [run.gc]; }
-        break;
+    const o = table.find((x) => x.name === t.name);
+    if (o === undefined) throw unknownOption(t.rawName, t.name, command);
+    if (o.arg === undefined && t.inlineValue) throw new UsageError(`${t.rawName} takes no value (got '${t.value}')`);
+    if (o.arg !== undefined && !o.optionalArg) {
+      // parseArgs lets a string option swallow the next word even when it is an option.
+      if (t.value === undefined || (!t.inlineValue && t.value.startsWith('-') && !/^-\d/.test(t.value))) {
+        throw new UsageError(`${t.rawName} needs a value (${o.arg})`);
       }
-      case '--layout': {
-        const v = value();
-        if (v !== undefined && v.includes(',')) compare.layouts = listOf(v, flag, LAYOUT_NAMES);
-        else { run.layout = oneOf(v, flag, LAYOUT_NAMES); compare.layouts = [run.layout]; }
-        break;
-      }
-      case '--heap': run.heapBytes = parseSize(value() ?? '', flag); break;
-      case '--young': run.youngBytes = parseSize(value() ?? '', flag); break;
-      case '--survivor-ratio': run.survivorRatio = parseInt10(value(), flag, 1); break;
-      case '--tenure-age': run.tenureAge = parseInt10(value(), flag, 0); break;
-      case '--gc-stress': run.gcStress = parseInt10(value(), flag, 1); break;
-      case '--verify-gc': run.verifyGc = true; break;
-      case '--log-gc': run.logGc = true; break;
-      case '--stats': run.stats = true; break;
-      case '--json-stats': {
-        const v = value();
-        if (!v) throw new UsageError('--json-stats needs a file name');
-        run.jsonStats = v;
-        break;
-      }
-      case '--gpu-opt': {
-        const v = value();
-        if (!v) throw new UsageError('--gpu-opt needs a list (all, none, or names)');
-        run.gpuOpt = v;
-        break;
-      }
-      case '--gpu-benchmark': run.gpuBenchmark = true; break;
-      case '--threads': run.threads = parseInt10(value(), flag, 1); break;
-      case '--tier': run.tier = oneOf(value(), flag, TIER_NAMES); break;
-      case '--tier-threshold': run.tierThreshold = parseInt10(value(), flag, 0); break;
-      case '--dispatch': run.dispatch = oneOf(value(), flag, DISPATCH_NAMES); break;
-      case '--js': run.js = true; break;
-      case '--repeat': compare.repeat = parseInt10(value(), flag, 1); break;
-      case '--json': compare.json = true; break;
-      case '--report': {
-        const v = value();
-        if (!v) throw new UsageError('--report needs a file name');
-        compare.report = v;
-        break;
-      }
-      default:
-        throw new UsageError(`unknown option '${flag}'`);
     }
+    o.apply(parsed, t.value, t.rawName);
   }
+  if (!spec.programArgs && terminator !== Infinity) throw new UsageError(`${command} takes no program arguments (after --)`);
+  if (positional.length === 0) throw new UsageError(`${command}: no program file given`);
+  if (positional.length > 1) {
+    if (afterOptional !== undefined) throw new UsageError(`unexpected argument '${afterOptional.split('=')[1]}' (a file for ${afterOptional.split('=')[0]} is given inline: ${afterOptional})`);
+    const hint = spec.programArgs ? ` (arguments for the program go after --: minivm ${command} FILE -- ${positional[1]})` : '';
+    throw new UsageError(`unexpected argument '${positional[1]}'${hint}`);
+  }
+  const run = parsed.run;
   if (run.youngBytes !== undefined && run.youngBytes >= run.heapBytes) {
     throw new UsageError('--young must be smaller than --heap');
   }
-  let command: Command['command'] = 'run';
-  if (positional[0] === 'run' || positional[0] === 'disasm' || positional[0] === 'compare' || positional[0] === 'heapshape') {
-    command = positional.shift() as Command['command'];
-  } else if (positional[0] === 'help') {
-    return { command: 'help', file: '', run, compare };
-  }
-  if (positional.length === 0) throw new UsageError('no program file given');
-  if (positional.length > 1) throw new UsageError(`unexpected argument '${positional[1]}'`);
-  return { command, file: positional[0]!, run, compare };
+  return { command, file: positional[0]!, run, compare: parsed.compare, argv: [...argv] };
 }

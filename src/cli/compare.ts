@@ -12,52 +12,18 @@
  * default list, and is an error (exit 69 / 64, as for `run`) when the user named it.
  */
 
-import { writeFileSync } from 'node:fs';
-import { COLLECTOR_NAMES, LAYOUT_NAMES, type CollectorName, type Command, type LayoutName } from './args.js';
-import { compileSource, EXIT, runProgram, type Io } from './run.js';
-import type { RunStats } from '../collectors/index.js';
+import type { Command } from './args.js';
+import { COLLECTOR_NAMES, LAYOUT_NAMES, type CollectorName, type LayoutName } from './options.js';
+import { compileSource, EXIT, type Io, type TimedRunStats } from './run.js';
+import { runInChild, runInProcess, type OneRun } from './compare-runs.js';
+import { provenance } from './provenance.js';
 import { formatBytes } from '../heap/telemetry.js';
 import { compareReport } from './report.js';
+import { writeOutputFile } from './output-file.js';
+import type { CompareResult, CompareRun, RunStatus } from './results.js';
+import { formatTextTable, Progress, type CommandDeps } from './text.js';
 
-/** One collection of a run, as plotted: times in ms since the run started. */
-export interface CollectionPoint {
-  number: number;
-  kind: 'young' | 'full';
-  cause: string;
-  startMs: number;
-  endMs: number;
-  pauseMs: number;
-  usedBefore: number;
-  usedAfter: number;
-}
-
-export type RunStatus = 'ok' | 'out of memory' | 'runtime error';
-
-/** The run statistics a comparison row reports (medians over its repeats). */
-type RowFigures = Omit<RunStats, 'collector' | 'layout' | 'heapBytes' | 'refGraph' | 'gpu' | 'collections'>;
-
-/** One row of the comparison: a collector and layout, medians over its repeats. */
-export interface CompareRun extends RowFigures {
-  collector: CollectorName;
-  layout: LayoutName;
-  status: RunStatus;
-  exitCode: number;
-  repeats: number;
-  /** The collections of the run whose wall time is the median one. */
-  collections: CollectionPoint[];
-}
-
-export interface CompareResult {
-  file: string;
-  repeat: number;
-  runs: CompareRun[];
-  skipped: Array<{ collector: string; layout: string; reason: string }>;
-  /** Runs whose output took part in the equality check (out-of-memory `none` runs do not). */
-  comparedRuns: number;
-  outputIdentical: boolean;
-  /** When outputs differ: the first differing lines, diff-style. */
-  difference: string | null;
-}
+export type { CompareResult, CompareRun } from './results.js';
 
 /** The numeric fields that are medians over repeats. */
 const MEDIAN_FIELDS = [
@@ -114,52 +80,32 @@ export function compareOutputs(outputs: CapturedOutput[], context = 3): { identi
   return { identical: true };
 }
 
-interface OneRun {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  stats: RunStats | undefined;
-  /** End of each collection, ms since the run started (from the --log-gc lines). */
-  ends: number[];
-}
-
-async function runOnce(program: Parameters<typeof runProgram>[0], cmd: Command, gc: CollectorName, layout: LayoutName): Promise<OneRun> {
-  let stdout = '';
-  let stderr = '';
-  const ends: number[] = [];
-  const t0 = performance.now();
-  const io: Io = {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => {
-      // Collections announce their end through the log line: take its time, drop the text.
-      if (t.startsWith('[gc ')) ends.push(performance.now() - t0);
-      else stderr += t;
-    },
-  };
-  const options = { ...cmd.run, gc, layout, logGc: true };
-  const outcome = await runProgram(program, options, io);
-  return { exitCode: outcome.exitCode, stdout, stderr, stats: outcome.stats, ends };
-}
-
 function toRow(gc: CollectorName, layout: LayoutName, runs: OneRun[]): CompareRun {
   const first = runs[0]!;
   const oom = first.exitCode === EXIT.runtime && /out of memory/.test(first.stderr);
   const status: RunStatus = first.exitCode === EXIT.ok ? 'ok' : oom ? 'out of memory' : 'runtime error';
-  const stats = runs.map((r) => r.stats).filter((s): s is RunStats => s !== undefined);
+  const stats = runs.map((r) => r.stats).filter((s): s is TimedRunStats => s !== undefined);
   const row = { collector: gc, layout, status, exitCode: first.exitCode, repeats: runs.length } as CompareRun;
-  for (const f of MEDIAN_FIELDS) row[f] = median(stats.map((s) => s[f]));
+  row.min = {};
+  row.max = {};
+  row.samples = {};
+  for (const f of MEDIAN_FIELDS) {
+    const values = stats.map((s) => s[f]);
+    row[f] = median(values);
+    row.min[f] = values.length > 0 ? Math.min(...values) : 0;
+    row.max[f] = values.length > 0 ? Math.max(...values) : 0;
+    row.samples[f] = values;
+  }
+  row.outliers = outliers(stats.map((s) => s.wallMs));
   // The plots show one real run, not a blend: the one nearest the median wall time.
   let rep = runs[0]!;
   for (const r of runs) {
     if (r.stats && Math.abs(r.stats.wallMs - row.wallMs) < Math.abs((rep.stats?.wallMs ?? Infinity) - row.wallMs)) rep = r;
   }
-  row.collections = (rep.stats?.collections ?? []).map((c, i) => {
-    const end = rep.ends[i] ?? 0;
-    return {
-      number: c.number, kind: c.kind, cause: c.cause, startMs: Math.max(0, end - c.pauseMs - c.phases.verify),
-      endMs: end, pauseMs: c.pauseMs, usedBefore: c.usedBefore, usedAfter: c.usedAfter,
-    };
-  });
+  row.collections = (rep.stats?.collections ?? []).map((c) => ({
+    number: c.number, kind: c.kind, cause: c.cause, startMs: c.startMs,
+    endMs: c.endMs, pauseMs: c.pauseMs, usedBefore: c.usedBefore, usedAfter: c.usedAfter,
+  }));
   return row;
 }
 
@@ -171,97 +117,102 @@ export function compareTable(r: CompareResult): { header: string[]; rows: string
   ];
   const ms = (x: number): string => x.toFixed(2);
   const count = (x: number): string => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+  // The median, and with repeats the range it sits in.
+  const spread = (run: CompareRun, f: 'wallMs' | 'mutatorMs' | 'totalPauseMs' | 'maxPauseMs'): string =>
+    run.repeats > 1 && run.min[f] !== undefined ? `${ms(run[f])} (${ms(run.min[f]!)}-${ms(run.max[f]!)})` : ms(run[f]);
   const rows = r.runs.map((run) => {
     if (run.status === 'out of memory') return [run.collector, run.layout, 'out of memory', ...new Array<string>(header.length - 3).fill('-')];
     return [
-      run.collector, run.layout, ms(run.wallMs), ms(run.mutatorMs), count(run.youngCollections), count(run.fullCollections),
-      ms(run.totalPauseMs), ms(run.maxPauseMs), ms(run.p95PauseMs), ms(run.markMs), ms(run.transferMs),
+      run.collector, run.layout, spread(run, 'wallMs'), spread(run, 'mutatorMs'), count(run.youngCollections), count(run.fullCollections),
+      spread(run, 'totalPauseMs'), spread(run, 'maxPauseMs'), ms(run.p95PauseMs), ms(run.markMs), ms(run.transferMs),
       formatBytes(run.bytesPromoted), formatBytes(run.peakHeapBytes),
     ];
   });
   return { header, rows };
 }
 
-/** Columns padded to their widest cell: names left-aligned, numbers right-aligned. */
-export function formatTextTable(header: string[], rows: string[][], leftColumns = 2): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string =>
-    cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
+/** Indices (1-based) of values outside Tukey's fences, [Q1 - 1.5 IQR, Q3 + 1.5 IQR]; none below 4 values. */
+export function outliers(values: number[]): number[] {
+  if (values.length < 4) return [];
+  const s = [...values].sort((a, b) => a - b);
+  const half = s.length >> 1;
+  const q1 = median(s.slice(0, half));
+  const q3 = median(s.slice(s.length - half));
+  const iqr = q3 - q1;
+  return values.flatMap((v, i) => (v < q1 - 1.5 * iqr || v > q3 + 1.5 * iqr ? [i + 1] : []));
 }
 
-/** Progress on a terminal: one line rewritten in place with \r, cleared at the end. */
-export class Progress {
-  constructor(private readonly io: Io, private readonly enabled: boolean) {}
-  show(text: string): void {
-    if (this.enabled) this.io.stderr(`\r${text}\x1b[K`);
-  }
-  done(): void {
-    if (this.enabled) this.io.stderr('\r\x1b[K');
-  }
+interface Config {
+  gc: CollectorName;
+  layout: LayoutName;
+  runs: OneRun[];
 }
 
-export interface CompareDeps {
-  /** Show progress on stderr (the CLI passes whether stderr is a terminal). */
-  progress?: boolean;
-}
-
-/** Runs the comparison; returns the exit status and, unless a run was fatal, the result. */
+/**
+ * Runs the comparison; returns the exit status and, unless a run was fatal, the result.
+ * Every round runs each configuration once, in table order, so that a drift of the
+ * machine (another job, the clock) spreads over all of them instead of favouring the
+ * first; `--warmup N` rounds come first and are thrown away.
+ */
 export async function runComparison(
   cmd: Command,
   source: string,
   io: Io,
-  deps: CompareDeps = {},
+  deps: CommandDeps = {},
 ): Promise<{ exitCode: number; result?: CompareResult }> {
   const program = compileSource(cmd.file, source, io);
   if (!program) return { exitCode: EXIT.compile };
   const explicitGc = cmd.compare.gcs.length > 0;
-  const explicitLayout = cmd.compare.layouts.length > 0;
-  const gcs = explicitGc ? [...new Set(cmd.compare.gcs)] : [...COLLECTOR_NAMES];
-  const layouts = explicitLayout ? [...new Set(cmd.compare.layouts)] : [...LAYOUT_NAMES];
-  const repeat = cmd.compare.repeat;
-  const total = gcs.length * layouts.length;
+  const gcs = explicitGc ? cmd.compare.gcs : [...COLLECTOR_NAMES];
+  const layouts = cmd.compare.layouts.length > 0 ? cmd.compare.layouts : [...LAYOUT_NAMES];
+  const { repeat, warmup, inProcess } = cmd.compare;
+  const rounds = warmup + repeat;
+  const configs: Config[] = gcs.flatMap((gc) => layouts.map((layout) => ({ gc, layout, runs: [] })));
   const progress = new Progress(io, deps.progress ?? false);
-  const result: CompareResult = {
-    file: cmd.file, repeat, runs: [], skipped: [], comparedRuns: 0, outputIdentical: true, difference: null,
-  };
-  const outputs: CapturedOutput[] = [];
-  let index = 0;
+  const skipped = new Map<CollectorName, string>();
   try {
-    for (const gc of gcs) {
-      let unavailable: string | undefined;
-      for (const layout of layouts) {
-        index++;
-        if (unavailable !== undefined) continue;
-        const runs: OneRun[] = [];
-        for (let r = 1; r <= repeat; r++) {
-          progress.show(`[${index}/${total}] ${gc}/${layout} run ${r}/${repeat}`);
-          const one = await runOnce(program, cmd, gc, layout);
-          if (one.exitCode === EXIT.usage || one.exitCode === EXIT.noGpu) {
-            // The collector cannot run here (no GPU adapter, or refused as a usage error).
-            if (explicitGc) {
-              progress.done();
-              io.stderr(one.stderr);
-              return { exitCode: one.exitCode };
-            }
-            unavailable = one.stderr.trim().replace(/^minivm: /, '');
-            result.skipped.push({ collector: gc, layout: 'all', reason: unavailable });
-            break;
+    for (let round = 1; round <= rounds; round++) {
+      for (const [i, c] of configs.entries()) {
+        if (skipped.has(c.gc)) continue;
+        const what = round <= warmup ? `warm-up ${round}/${warmup}` : `run ${round - warmup}/${repeat}`;
+        progress.show(`[${i + 1}/${configs.length}] ${c.gc}/${c.layout} ${what}`);
+        const options = { ...cmd.run, gc: c.gc, layout: c.layout };
+        const one = inProcess ? await runInProcess(program, options) : await runInChild(cmd.file, options);
+        if (one.exitCode === EXIT.usage || one.exitCode === EXIT.noGpu) {
+          // The collector cannot run here (no GPU library or adapter, or refused as a usage error).
+          if (explicitGc) {
+            progress.done();
+            io.stderr(one.stderr);
+            return { exitCode: one.exitCode };
           }
-          runs.push(one);
+          skipped.set(c.gc, one.stderr.trim().split('\n')[0]!.replace(/^minivm: /, ''));
+          continue;
         }
-        if (unavailable !== undefined) continue;
-        const row = toRow(gc, layout, runs);
-        result.runs.push(row);
-        // `none` never collects: running out of memory is its expected limit, not a difference.
-        if (gc === 'none' && row.status === 'out of memory') continue;
-        runs.forEach((one, i) =>
-          outputs.push({ label: `${gc}/${layout}${repeat > 1 ? ` run ${i + 1}` : ''}`, stdout: one.stdout, exitCode: one.exitCode }),
-        );
+        if (round > warmup) c.runs.push(one);
       }
     }
   } finally {
     progress.done();
+  }
+  const ran = configs.filter((c) => !skipped.has(c.gc));
+  const adapter = ran.flatMap((c) => c.runs).find((r) => r.stats?.gpu)?.stats?.gpu?.adapter ?? null;
+  const result: CompareResult = {
+    file: cmd.file, repeat, warmup,
+    provenance: provenance({
+      argv: [...cmd.argv], mode: inProcess ? 'in process' : 'fresh process', warmup, heapBytes: cmd.run.heapBytes, adapter,
+    }),
+    runs: [], skipped: [...skipped].map(([collector, reason]) => ({ collector, layout: 'all', reason })),
+    comparedRuns: 0, outputIdentical: true, difference: null,
+  };
+  const outputs: CapturedOutput[] = [];
+  for (const c of ran) {
+    const row = toRow(c.gc, c.layout, c.runs);
+    result.runs.push(row);
+    // `none` never collects: running out of memory is its expected limit, not a difference.
+    if (c.gc === 'none' && row.status === 'out of memory') continue;
+    c.runs.forEach((one, i) =>
+      outputs.push({ label: `${c.gc}/${c.layout}${repeat > 1 ? ` run ${i + 1}` : ''}`, stdout: one.stdout, exitCode: one.exitCode }),
+    );
   }
   result.comparedRuns = outputs.length;
   const check = compareOutputs(outputs);
@@ -276,7 +227,8 @@ export async function runComparison(
 export function formatComparison(r: CompareResult): string {
   const t = compareTable(r);
   const lines = [
-    `${r.file}: ${r.runs.length} configurations${r.repeat > 1 ? `, medians of ${r.repeat} runs each` : ''}`,
+    `${r.file}: ${r.runs.length} configurations${r.repeat > 1 ? `, medians (min-max) of ${r.repeat} runs each` : ''}` +
+      `${r.warmup > 0 ? ` after ${r.warmup} warm-up runs` : ''}, ${r.provenance.mode === 'fresh process' ? 'each run in a fresh process' : 'all runs in one process'}, rounds interleaved`,
     formatTextTable(t.header, t.rows),
   ];
   if (r.outputIdentical) {
@@ -292,18 +244,30 @@ export function formatComparison(r: CompareResult): string {
     }
   }
   for (const s of r.skipped) lines.push(`note: skipped ${s.collector} (not requested explicitly): ${s.reason}`);
+  const idle = r.runs.filter((run) => run.status === 'ok' && run.collector !== 'none' && run.youngCollections + run.fullCollections === 0);
+  if (idle.length > 0) {
+    lines.push(
+      `note: ${idle.map((run) => `${run.collector}/${run.layout}`).join(', ')} never collected at this heap ` +
+        `(${formatBytes(r.provenance.heapBytes)}): the GC columns are zeros; use a smaller --heap or --gc-stress N to measure collections`,
+    );
+  }
+  for (const run of r.runs) {
+    for (const i of run.outliers) {
+      lines.push(`note: ${run.collector}/${run.layout} run ${i}: wall ${run.samples['wallMs']![i - 1]!.toFixed(2)} ms is an outlier (outside Tukey's fences)`);
+    }
+  }
   return lines.join('\n') + '\n';
 }
 
 /** The `compare` command. */
-export async function compareCommand(cmd: Command, source: string, io: Io, deps: CompareDeps = {}): Promise<number> {
+export async function compareCommand(cmd: Command, source: string, io: Io, deps: CommandDeps = {}): Promise<number> {
   const { exitCode, result } = await runComparison(cmd, source, io, deps);
   if (result === undefined) return exitCode;
   if (cmd.compare.json) io.stdout(JSON.stringify(result, null, 2) + '\n');
   else io.stdout(formatComparison(result));
   if (!result.outputIdentical) io.stderr(`minivm: compare: the runs printed different output\n${result.difference}\n`);
   if (cmd.compare.report !== undefined) {
-    writeFileSync(cmd.compare.report, compareReport(result, compareTable(result)));
+    writeOutputFile(cmd.compare.report, compareReport(result, compareTable(result)));
     io.stderr(`report written to ${cmd.compare.report}\n`);
   }
   return exitCode;

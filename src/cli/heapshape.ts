@@ -11,52 +11,24 @@
  * `run` reports them. The program's own output is not shown.
  */
 
-import { writeFileSync } from 'node:fs';
 import type { Command } from './args.js';
 import { compileSource, EXIT, runProgram, type Io, type RunOutcome } from './run.js';
 import type { Marker } from '../gc/index.js';
-import { NARROW_THRESHOLD, OUT_DEGREE_BINS, ShapeMarker, shapeVerdict, type ShapeVerdict } from '../gc/heap-shape.js';
+import { NARROW_THRESHOLD, OUT_DEGREE_BINS, ShapeMarker, shapeVerdict } from '../gc/heap-shape.js';
 import type { HeapImpl } from '../heap/index.js';
-import { formatTextTable, Progress, type CompareDeps } from './compare.js';
+import { formatTextTable, Progress, type CommandDeps } from './text.js';
 import { heapshapeReport } from './report.js';
+import { writeOutputFile } from './output-file.js';
+import type { HeapshapeResult, HeapshapeSnapshot } from './results.js';
 
-/** One analysed collection, as printed and as `--json` writes it (docs/cli.md). */
-export interface HeapshapeSnapshot {
-  collection: number;
-  kind: 'young' | 'full';
-  cause: string;
-  objects: number;
-  edges: number;
-  depth: number;
-  maxWidth: number;
-  maxWidthDepth: number;
-  tailLevels: number;
-  longestNarrowRun: number;
-  maxOutDegree: number;
-  /** Objects per out-degree bin, in `outDegreeBins` order. */
-  outDegree: number[];
-  /** Objects per BFS depth. */
-  widths: number[];
-  verdict: ShapeVerdict;
-}
-
-export interface HeapshapeResult {
-  file: string;
-  collector: string;
-  layout: string;
-  narrowThreshold: number;
-  outDegreeBins: string[];
-  /** The program's exit status (its output is not shown). */
-  exitCode: number;
-  snapshots: HeapshapeSnapshot[];
-}
+export type { HeapshapeResult, HeapshapeSnapshot } from './results.js';
 
 /** Runs the program with every collection analysed. */
 export async function runHeapshape(
   cmd: Command,
   source: string,
   io: Io,
-  deps: CompareDeps = {},
+  deps: CommandDeps = {},
 ): Promise<{ exitCode: number; result?: HeapshapeResult }> {
   const options = { ...cmd.run, logGc: false };
   if (options.gc === 'none') {
@@ -169,13 +141,13 @@ export function formatHeapshape(r: HeapshapeResult): string {
 }
 
 /** The `heapshape` command. */
-export async function heapshapeCommand(cmd: Command, source: string, io: Io, deps: CompareDeps = {}): Promise<number> {
+export async function heapshapeCommand(cmd: Command, source: string, io: Io, deps: CommandDeps = {}): Promise<number> {
   const { exitCode, result } = await runHeapshape(cmd, source, io, deps);
   if (result === undefined) return exitCode;
   if (cmd.compare.json) io.stdout(JSON.stringify(result) + '\n');
   else io.stdout(formatHeapshape(result));
   if (cmd.compare.report !== undefined) {
-    writeFileSync(cmd.compare.report, heapshapeReport(result, heapshapeTable(result)));
+    writeOutputFile(cmd.compare.report, heapshapeReport(result, heapshapeTable(result)));
     io.stderr(`report written to ${cmd.compare.report}\n`);
   }
   return exitCode;

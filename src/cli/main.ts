@@ -5,53 +5,65 @@
  * unexpected internal error is reported in one line (exit 70) unless MINIVM_DEBUG is set.
  */
 
-import { writeFileSync, writeSync } from 'node:fs';
-import { parseArgs, USAGE, UsageError, type Command } from './args.js';
+import { parseArgs, UsageError, type Command } from './args.js';
 import { disassemble } from '../bytecode/disasm.js';
 import { compileSource, disassembleJs, EXIT, readSource, runProgram, type Io } from './run.js';
 import { formatTierStats } from '../vm/tier/stats.js';
 import { formatStats, releaseGpu } from '../collectors/index.js';
+import { BufferedOutput, exitOnSignals, writeAll } from './output.js';
+import { commandHelp, generalHelp, usageMessage, version } from './help.js';
+import { checkOutputPath, OutputWriteError, writeOutputFile } from './output-file.js';
+import { runFiltered, stderrIsTty, wantsFilter } from './dawn-filter.js';
 
-/** Synchronous writes: output must be complete even when the process exits right after. */
-function writeAll(fd: number, text: string): void {
-  let buf = Buffer.from(text);
-  while (buf.length > 0) {
-    try {
-      buf = buf.subarray(writeSync(fd, buf));
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      // The reader went away (`minivm run prog.mini | head`): stop quietly, as
-      // command-line tools do on SIGPIPE.
-      if (code === 'EPIPE') process.exit(EXIT.ok);
-      if (code !== 'EAGAIN') throw e;
-    }
-  }
-}
-
+// The reader went away (`minivm run prog.mini | head`): stop quietly, as
+// command-line tools do on SIGPIPE.
+const pipeClosed = (): never => process.exit(EXIT.ok);
+const stdout = new BufferedOutput((t) => writeAll(1, t, pipeClosed), process.stdout.isTTY === true);
 const io: Io = {
-  stdout: (t) => writeAll(1, t),
-  stderr: (t) => writeAll(2, t),
+  stdout: (t) => stdout.write(t),
+  stderr: (t) => {
+    stdout.flush();
+    writeAll(2, t, pipeClosed);
+  },
 };
+exitOnSignals(stdout, io.stderr, releaseGpu);
+
+/** The output files a command will write, with the flag that named each. */
+function outputPaths(cmd: Command): Array<[string, string]> {
+  const out: Array<[string, string | undefined]> = [
+    ['--json-stats', cmd.run.jsonStats], ['--log-gc', cmd.run.logGcFile], ['--report', cmd.compare.report],
+  ];
+  return out.filter((o): o is [string, string] => o[1] !== undefined);
+}
 
 async function main(argv: string[]): Promise<number> {
   let cmd: Command;
   try {
     cmd = parseArgs(argv);
+    if (cmd.command !== 'help' && cmd.command !== 'version') {
+      for (const [flag, path] of outputPaths(cmd)) checkOutputPath(path, flag);
+    }
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.stderr(`minivm: ${e.message}\n${USAGE}\n`);
+    io.stderr(usageMessage(e.message, ['run', 'disasm', 'compare', 'heapshape'].includes(argv[0]!) ? argv[0] : undefined));
     return EXIT.usage;
   }
+  if (wantsFilter(cmd)) return runFiltered(argv);
   if (cmd.command === 'help') {
-    io.stdout(USAGE + '\n');
+    io.stdout((cmd.helpFor ? commandHelp(cmd.helpFor) : generalHelp()) + '\n');
+    return EXIT.ok;
+  }
+  if (cmd.command === 'version') {
+    io.stdout(`minivm ${version()}\n`);
     return EXIT.ok;
   }
   let source: string;
   try {
     source = readSource(cmd.file);
   } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
-    io.stderr(`minivm: cannot read '${cmd.file}': ${reason}\n${USAGE}\n`);
+    const code = (e as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+    io.stderr(usageMessage(`cannot read '${cmd.file}': ${reason}`, cmd.command));
     return EXIT.usage;
   }
   switch (cmd.command) {
@@ -64,11 +76,11 @@ async function main(argv: string[]): Promise<number> {
     case 'compare': {
       // Loaded on demand: `run` should not pay for the comparison and report code.
       const { compareCommand } = await import('./compare.js');
-      return compareCommand(cmd, source, io, { progress: process.stderr.isTTY === true });
+      return compareCommand(cmd, source, io, { progress: stderrIsTty() });
     }
     case 'heapshape': {
       const { heapshapeCommand } = await import('./heapshape.js');
-      return heapshapeCommand(cmd, source, io, { progress: process.stderr.isTTY === true });
+      return heapshapeCommand(cmd, source, io, { progress: stderrIsTty() });
     }
     default: {
       const program = compileSource(cmd.file, source, io);
@@ -77,7 +89,7 @@ async function main(argv: string[]): Promise<number> {
       if (outcome.stats) {
         if (cmd.run.stats) io.stderr(formatStats(outcome.stats) + '\n');
         if (cmd.run.stats && outcome.tier) io.stderr(formatTierStats(outcome.tier, outcome.stats.mutatorMs) + '\n');
-        if (cmd.run.jsonStats) writeFileSync(cmd.run.jsonStats, JSON.stringify({ ...outcome.stats, tier: outcome.tier }, null, 2) + '\n');
+        if (cmd.run.jsonStats) writeOutputFile(cmd.run.jsonStats, JSON.stringify({ ...outcome.stats, tier: outcome.tier }, null, 2) + '\n');
       }
       return outcome.exitCode;
     }
@@ -86,10 +98,16 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   async (code) => {
+    stdout.flush();
     await releaseGpu();
     process.exit(code);
   },
   (e: unknown) => {
+    stdout.flush();
+    if (e instanceof OutputWriteError) {
+      io.stderr(`minivm: ${e.message}\n`);
+      process.exit(EXIT.runtime);
+    }
     if (process.env['MINIVM_DEBUG']) console.error(e);
     else io.stderr(`minivm: internal error: ${e instanceof Error ? e.message : String(e)} (set MINIVM_DEBUG=1 for details)\n`);
     process.exit(EXIT.runtime);

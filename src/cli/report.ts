@@ -10,8 +10,7 @@
  * page stays light while keeping the envelope of the data visible.
  */
 
-import type { CompareResult } from './compare.js';
-import type { HeapshapeResult } from './heapshape.js';
+import type { CompareResult, HeapshapeResult } from './results.js';
 
 export interface Series {
   name: string;
@@ -204,8 +203,14 @@ ${body}
 /** `compare --report`: the table, then pauses per collection and heap occupancy over time. */
 export function compareReport(r: CompareResult, table: { header: string[]; rows: string[][] }): string {
   const parts: string[] = [];
-  parts.push(`<p>Program <code>${escapeHtml(r.file)}</code>, ${r.repeat > 1 ? `medians of ${r.repeat} runs` : 'one run'} per collector and layout.</p>`);
+  parts.push(
+    `<p>Program <code>${escapeHtml(r.file)}</code>, ${r.repeat > 1 ? `medians (min-max) of ${r.repeat} runs` : 'one run'} per collector and layout` +
+      `${r.warmup > 0 ? ` after ${r.warmup} warm-up runs` : ''}, ${escapeHtml(r.provenance.mode === 'fresh process' ? 'each run in a fresh process' : 'all runs in one process')}, rounds interleaved.</p>`,
+  );
   parts.push(htmlTable(table.header, table.rows));
+  for (const run of r.runs) {
+    for (const i of run.outliers) parts.push(`<p class="note">${escapeHtml(`${run.collector}/${run.layout} run ${i}: wall time outside Tukey's fences (outlier)`)}</p>`);
+  }
   parts.push(
     r.outputIdentical
       ? `<p class="good">output identical across ${r.comparedRuns} runs</p>`
@@ -245,6 +250,13 @@ export function compareReport(r: CompareResult, table: { header: string[]; rows:
     ),
   );
   if (plotted.length === 0) parts.push('<p class="note">No run collected: nothing to plot per collection.</p>');
+  const p = r.provenance;
+  parts.push('<h2>Provenance</h2>');
+  parts.push(htmlTable(['what', 'value'], [
+    ['minivm', `${p.version}${p.commit ? ` (${p.commit})` : ''}`], ['command', `minivm ${p.argv.join(' ')}`], ['mode', p.mode],
+    ['warm-up runs', String(p.warmup)], ['heap', `${p.heapBytes} bytes`], ['node', p.node], ['os', p.os],
+    ['cpu', `${p.cpu}, ${p.cores} cores`], ['memory', `${p.memoryBytes} bytes`], ['GPU adapter', p.adapter ?? '-'], ['date', p.date],
+  ], 1));
   return htmlPage(`minivm compare: ${r.file}`, parts.join('\n'));
 }
 

@@ -14,16 +14,13 @@ import { Vm } from '../vm/driver.js';
 import { MiniRuntimeError } from '../vm/format.js';
 import { generate } from '../vm/tier/codegen.js';
 import { DEFAULT_TIER, type TierOptions, type TierStats } from '../vm/tier/tier.js';
-import type { RunOptions } from './args.js';
-import {
-  createMemory,
-  isNoGpuError,
-  MemorySetupError,
-  type Memory,
-  type MemoryHooks,
-  type RunStats,
-} from '../collectors/index.js';
-import { USAGE, UsageError } from './args.js';
+import { UsageError, type RunOptions } from './options.js';
+import { createMemory, isNoGpuError, MemorySetupError, type Memory, type MemoryHooks, type RunStats } from '../collectors/index.js';
+import type { GcRecord } from '../heap/index.js';
+import { usageMessage } from './help.js';
+import { OutputStream } from './output-file.js';
+import { onInterrupt } from './output.js';
+import { compileOnLargeStack } from './compile-deep.js';
 
 export const EXIT = { ok: 0, usage: 64, compile: 65, noGpu: 69, runtime: 70 } as const;
 
@@ -32,40 +29,56 @@ export interface Io {
   stderr(text: string): void;
 }
 
+/** A collection's record with when it happened: ms since the run started. */
+export interface TimedGcRecord extends GcRecord {
+  startMs: number;
+  endMs: number;
+}
+
+/** A run's statistics with every collection's start and end time (docs/cli.md). */
+export interface TimedRunStats extends Omit<RunStats, 'collections'> {
+  collections: TimedGcRecord[];
+}
+
 export interface RunOutcome {
   exitCode: number;
-  stats: RunStats | undefined;
+  stats: TimedRunStats | undefined;
   /** The compiled tier's counters (`--stats`). */
   tier?: TierStats;
 }
 
 /** The tier options a run's flags ask for. */
 export function tierOptions(o: RunOptions): TierOptions {
-  const threshold = o.tierThreshold ?? (o.tier === 'compiled' ? 0 : DEFAULT_TIER.threshold);
-  return { mode: o.tier, threshold, dispatch: o.dispatch, timing: o.stats || o.jsonStats !== undefined };
+  const mode = o.tier ?? DEFAULT_TIER.mode;
+  const threshold = o.tierThreshold ?? (mode === 'compiled' ? 0 : DEFAULT_TIER.threshold);
+  return { mode, threshold, dispatch: o.dispatch, timing: o.stats || o.jsonStats !== undefined };
 }
 
 /** Compiles a source text; on errors writes the diagnostics and returns undefined. */
 export function compileSource(file: string, source: string, io: Io): BytecodeProgram | undefined {
-  let checked: ReturnType<typeof parseAndCheck>;
   try {
-    checked = parseAndCheck(file, source);
+    const checked = parseAndCheck(file, source);
+    if ('errors' in checked) {
+      io.stderr(formatDiagnostics(checked.errors, source) + '\n');
+      return undefined;
+    }
+    return compile(checked.program, checked.mainLocals);
   } catch (e) {
-    // The parser and checker recurse over the program's nesting; thousands of nested
-    // parentheses or blocks exhaust JavaScript's stack before any limit of ours.
+    // The parser, checker and compiler recurse over the program's nesting: past
+    // what the default stack holds, the same on a large one (within MAX_NESTING).
     if (!(e instanceof RangeError)) throw e;
-    io.stderr(`${file}: error: the program is nested too deeply to compile (${e.message})\n`);
-    return undefined;
   }
-  if ('errors' in checked) {
-    io.stderr(formatDiagnostics(checked.errors, source) + '\n');
-    return undefined;
-  }
-  return compile(checked.program, checked.mainLocals);
+  const deep = compileOnLargeStack(file, source);
+  if ('program' in deep) return deep.program;
+  if ('diagnostics' in deep) io.stderr(deep.diagnostics + '\n');
+  else io.stderr(`${file}: error: the program is nested too deeply to compile (${deep.overflow})\n`);
+  return undefined;
 }
 
 export function readSource(file: string): string {
-  return readFileSync(file, 'utf8');
+  // A byte-order mark some editors write is not part of the program.
+  const text = readFileSync(file, 'utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Runs a program's source under `options`; returns the exit status and statistics. */
@@ -92,21 +105,45 @@ export async function disassembleJs(program: BytecodeProgram, options: RunOption
 export async function runProgram(program: BytecodeProgram, options: RunOptions, io: Io, hooks: MemoryHooks = {}): Promise<RunOutcome> {
   let memory: Memory | undefined;
   let vm: Vm | undefined;
+  let stopOnInterrupt = (): void => {};
+  // The GC log goes to stderr, or into --log-gc=FILE (written as the run goes, renamed at the end).
+  const log = options.logGc && options.logGcFile !== undefined ? new OutputStream(options.logGcFile) : undefined;
   const t0 = performance.now();
+  // The heap's log line is the moment a collection ends: it is always asked for, to
+  // time the collections, and passed on only when the user asked for the log.
+  const ends: number[] = [];
+  const memoryIo: Io = {
+    stdout: io.stdout,
+    stderr: (t) => {
+      ends.push(performance.now() - t0);
+      if (!options.logGc) return;
+      if (log) log.write(t);
+      else io.stderr(t);
+    },
+  };
+  const finish = (m: Memory): TimedRunStats => {
+    const stats = m.finish(performance.now() - t0);
+    const collections = stats.collections.map((c, i) => {
+      const endMs = ends[i] ?? stats.wallMs;
+      return { ...c, startMs: Math.max(0, endMs - c.pauseMs - c.phases.verify), endMs };
+    });
+    return { ...stats, collections };
+  };
   const tierStats = (): TierStats | undefined => vm && { ...vm.tier.stats, icSites: vm.tier.siteCensus() };
   try {
-    memory = await createMemory(options, io, hooks);
-    vm = new Vm(link(program, memory.heap), memory.heap, { write: io.stdout }, tierOptions(options));
+    memory = await createMemory({ ...options, logGc: true }, memoryIo, hooks);
+    const m = memory;
+    stopOnInterrupt = onInterrupt(() => m.dispose());
+    vm = new Vm(link(program, memory.heap), memory.heap, { write: io.stdout }, tierOptions(options), { args: options.args });
     await vm.run();
-    const stats = memory.finish(performance.now() - t0);
-    return { exitCode: EXIT.ok, stats, tier: tierStats() };
+    return { exitCode: EXIT.ok, stats: finish(memory), tier: tierStats() };
   } catch (e) {
     if (e instanceof MiniRuntimeError) {
       io.stderr(e.format(program.file) + '\n');
-      return { exitCode: EXIT.runtime, stats: memory?.finish(performance.now() - t0), tier: tierStats() };
+      return { exitCode: EXIT.runtime, stats: memory && finish(memory), tier: tierStats() };
     }
     if (e instanceof UsageError || e instanceof MemorySetupError) {
-      io.stderr(`minivm: ${e.message}\n${USAGE}\n`);
+      io.stderr(usageMessage(e.message, 'run'));
       return { exitCode: EXIT.usage, stats: undefined };
     }
     if (isNoGpuError(e)) {
@@ -119,6 +156,8 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
     }
     throw e;
   } finally {
+    stopOnInterrupt();
     await memory?.dispose();
+    log?.close();
   }
 }

@@ -7,7 +7,7 @@
 
 import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
-import { createHeap, formatGcRecord, formatGcStats, type GcRecord, type HeapImpl } from '../heap/index.js';
+import { createHeap, formatGcRecord, formatGcStats, formatTransfers, type GcRecord, type HeapImpl } from '../heap/index.js';
 import {
   closeGpuHost, describeAdapter, GpuAdapterLimitError, gpuHost, NoGpuAdapterError, parseGpuOptions, WorkerGpuMarker,
   type RefGraphInput, type SableInput,
@@ -278,5 +278,7 @@ export function formatStats(s: RunStats): string {
   ];
   if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${ms(s.parallel.startupMs)}`);
   if (s.gpu) lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${ms(s.gpu.startupMs)}`);
+  const transfers = formatTransfers(s.collections);
+  if (transfers) lines.push(transfers);
   return lines.join('\n');
 }

@@ -120,6 +120,31 @@ export class Evacuator {
     return true;
   }
 
+  /**
+   * The live list reordered largest object first (ties in address order). A full
+   * collection whose evacuation failed in address order retries with it: small
+   * promotions carve up the free blocks of a fragmented tenured space that a large
+   * survivor needed, while taken largest first each large object gets first pick.
+   */
+  largestFirst(live: Int32Array): Int32Array {
+    const h = this.heap;
+    const words = h.words;
+    const types = h.types;
+    const n = live.length;
+    const sizes = new Int32Array(n);
+    const order = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      const a = live[i]!;
+      const t = words[a + 1]!;
+      sizes[i] = (types.kind[t] === KIND_INSTANCE ? types.left[t]! : 0) + 4 + types.rightWords(words, a);
+      order[i] = i;
+    }
+    order.sort((x, y) => sizes[y]! - sizes[x]! || live[x]! - live[y]!);
+    const out = new Int32Array(n);
+    for (let i = 0; i < n; i++) out[i] = live[order[i]!]!;
+    return out;
+  }
+
   /** Restores the first `count` headers and gives back the tenured chunks they took. */
   private undo(live: Int32Array, count: number): void {
     const h = this.heap;

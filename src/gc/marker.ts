@@ -108,6 +108,9 @@ export interface MarkerConstraints {
   /** Its threads can also copy young objects (`--gc parallel`): it is a
    *  `CopyingMarker`, and the plan hands young collections to its copier. */
   readonly copiesYoung: boolean;
+  /** It evacuates young collections on its device and is a
+   *  `YoungEvacuatingMarker` (gc/device-evacuation.ts); absent: it does not. */
+  readonly evacuatesYoung?: boolean;
 }
 
 /** The constraints of a marker that reads the heap itself and keeps nothing. */
@@ -176,4 +179,57 @@ export interface CopyingMarker extends Marker {
 /** The marker's young copier, when its constraints say it has one. */
 export function copierOf(m: Marker): YoungCopier | null {
   return m.constraints.copiesYoung ? (m as CopyingMarker).copier : null;
+}
+
+/** The spaces a young collection evacuates into (`Marker.assignYoung`). */
+export interface YoungSpaces {
+  readonly toStart: number;
+  readonly toEnd: number;
+  readonly tenureAge: number;
+  readonly tenuredStart: number;
+}
+
+/** A marker's evacuation plan for the last young mark: words to to-survivor and
+ *  to one promotion buffer, or why it will not evacuate this collection. */
+export type DeviceAssignment =
+  | { readonly ok: true; readonly survivedWords: number; readonly promotedWords: number; readonly ms: number }
+  | { readonly ok: false; readonly reason: string };
+
+/** Host milliseconds and bytes of a device evacuation's parts. */
+export interface EvacuationTimes {
+  /** Promoted addresses, copies, forwarding headers and fixes, until the device is done. */
+  readonly copy: number;
+  /** The read-back of what moved: the copy to mapped memory and its mapping. */
+  readonly readback: number;
+  readonly readbackBytes: number;
+  /** Writing it into the heap's words (the forwarding headers included). */
+  readonly write: number;
+}
+
+/** What a device evacuation leaves for the CPU: the new addresses (parallel to
+ *  the live list) and the promoted copies' cards holding young references. */
+export interface DeviceEvacuated {
+  readonly forward: Int32Array;
+  /** Bit c set: card `cardFirst + c` (counted from tenured's start) is dirty. */
+  readonly cardBits: Uint32Array;
+  readonly cardFirst: number;
+  readonly times: EvacuationTimes;
+}
+
+/** A heap-copy marker that can also evacuate a young collection on its device
+ *  (`constraints.evacuatesYoung`): `assignYoung`, then `finishYoung`. */
+export interface YoungEvacuatingMarker extends HeapCopyMarker {
+  /** After a young mark: decides where each object of its live list goes
+   *  (changing nothing yet). The plan either carves the promotion buffer and
+   *  calls `finishYoung`, or evacuates on the CPU as usual (and replays). */
+  assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment>;
+  /** Moves the objects with the promotion buffer at `base`, redirects the
+   *  remembered slots `slotRuns` ((first, count) runs) in its copy, and writes
+   *  what moved into the heap's words, forwarding headers included. */
+  finishYoung(base: number, slotRuns: Int32Array): Promise<DeviceEvacuated>;
+}
+
+/** `m` as a young-evacuating marker, when its constraints say it is one. */
+export function youngEvacuatorOf(m: Marker): YoungEvacuatingMarker | null {
+  return m.constraints.keepsHeapCopy && m.constraints.evacuatesYoung === true ? (m as YoungEvacuatingMarker) : null;
 }

@@ -23,14 +23,15 @@
  * (mark-sweep), needs the card-marking write barrier.
  */
 
-import { CARD_CLEAN, CARD_DIRTY, CARD_SHIFT } from '../heap/card-table.js';
+import { CARD_CLEAN } from '../heap/card-table.js';
+import { OutOfMemoryError } from '../heap/api.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
-import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
-import { emptyPhases, type CollectionKind, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
+import { emptyPhases, type CollectionKind, type EvacuationRecord, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
+import { evacuateOnDevice, fixRememberedSlots } from './device-evacuation.js';
 import { Evacuator } from './evacuate.js';
 import { appendSetBits, IntList } from './int-list.js';
-import { copierOf, heapCopyOf, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
+import { copierOf, heapCopyOf, youngEvacuatorOf, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
 import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
@@ -51,6 +52,8 @@ export class GenerationalPlan implements Collector {
   private markTimes: MarkTimes = { mark: 0 };
   /** What the last evacuation moved: objects, words to survivor, words promoted. */
   private moved = { count: 0, survivedWords: 0, promotedWords: 0 };
+  /** Where the last collection evacuated, for a marker that can on its device. */
+  private evacuation: EvacuationRecord | undefined;
 
   constructor(
     readonly heap: HeapImpl,
@@ -67,11 +70,22 @@ export class GenerationalPlan implements Collector {
     const t0 = performance.now();
     const phases = emptyPhases();
     let done = kind;
-    if (kind === 'young' && !(await this.young(phases))) {
-      done = 'full';
-      cause = 'promotion failed';
+    const evacuator = youngEvacuatorOf(this.marker);
+    this.evacuation = evacuator ? { where: 'cpu', reason: 'full collection' } : undefined;
+    // The collection that finds the heap exhausted is logged and counted like any
+    // other before the error goes on to the program; it changed nothing young.
+    let exhausted: OutOfMemoryError | null = null;
+    try {
+      if (kind === 'young' && !(await this.young(phases))) {
+        done = 'full';
+        cause = 'promotion failed';
+      }
+      if (done === 'full') await this.full(phases);
+    } catch (e) {
+      if (!(e instanceof OutOfMemoryError)) throw e;
+      exhausted = e;
+      cause += ', out of memory';
     }
-    if (done === 'full') await this.full(phases);
     const moved = this.moved;
     const pauseMs = performance.now() - t0 - phases.verify;
     const record: GcRecord = {
@@ -88,6 +102,7 @@ export class GenerationalPlan implements Collector {
       liveYoungObjects: moved.count,
       survivedBytes: moved.survivedWords * 4,
       promotedBytes: moved.promotedWords * 4,
+      ...(this.evacuation ? { evacuation: this.evacuation } : {}),
     };
     if (h.options.verifyGc) {
       const tv = performance.now();
@@ -103,6 +118,7 @@ export class GenerationalPlan implements Collector {
     } else {
       h.recordCollection(record);
     }
+    if (exhausted !== null) throw exhausted;
     return done;
   }
 
@@ -183,6 +199,17 @@ export class GenerationalPlan implements Collector {
     const live = result.live ?? this.liveFromBitmap(result.bitmap);
 
     t = performance.now();
+    const device = youngEvacuatorOf(this.marker);
+    if (device !== null) {
+      const e = await evacuateOnDevice(h, device, live, this.evacuator, this.dirtyCards, this.remembered, phases);
+      this.evacuation = e;
+      if (e.where === 'gpu') {
+        const ev = this.evacuator;
+        this.moved = { count: ev.forward.length, survivedWords: ev.survivedWords, promotedWords: ev.promotedWords };
+        phases.copy += performance.now() - t;
+        return true;
+      }
+    }
     if (!this.evacuator.assign(live, false, result.liveReady)) {
       phases.copy += performance.now() - t;
       return false;
@@ -226,8 +253,11 @@ export class GenerationalPlan implements Collector {
     phases.roots += performance.now() - t;
 
     t = performance.now();
-    const live = this.liveFromBitmap(result.bitmap);
-    if (!this.evacuator.assign(live, true)) throw h.outOfMemory();
+    let live = this.liveFromBitmap(result.bitmap);
+    if (!this.evacuator.assign(live, true)) {
+      live = this.evacuator.largestFirst(live);
+      if (!this.evacuator.assign(live, true)) throw h.outOfMemory();
+    }
     const graphBefore = phases.graph;
     const syncBefore = phases.sync;
     await this.finishEvacuation(live, phases);
@@ -240,7 +270,6 @@ export class GenerationalPlan implements Collector {
     const h = this.heap;
     const replayer = this.marker.constraints.replaysEvacuation ? heapCopyOf(this.marker) : null;
     const replay = replayer !== null;
-    const words = h.words;
     const ev = this.evacuator;
     // Clean the scanned cards first: copying re-dirties the cards of promoted copies
     // that refer to survivors, and fixing the remembered slots those still holding
@@ -251,24 +280,12 @@ export class GenerationalPlan implements Collector {
     // Without a replaying marker, the mirror (if any) learns of the moves as writes.
     const log = replay ? null : h.mirror;
     ev.copy(live, log);
-    const ys = h.youngStart;
-    const ye = h.youngEnd;
-    const base = h.tenuredStart;
     // Every remembered slot held a young reference when the cards were scanned, and
     // nothing has written them since: each is redirected to its referent's copy,
     // and its card stays dirty if that copy is young. A replaying marker redirects
     // the runs in its copy itself; otherwise they are recorded as written words.
     const r = this.remembered.runs.view();
-    for (let i = 0; i < r.length; i += 2) {
-      const s0 = r[i]!;
-      const s1 = s0 + r[i + 1]!;
-      for (let s = s0; s < s1; s++) {
-        const v = words[s]!;
-        const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + FORWARD_WORD]! : v;
-        words[s] = nv;
-        if (nv >= ys && nv < ye) cards[(s - base) >> CARD_SHIFT] = CARD_DIRTY;
-      }
-    }
+    fixRememberedSlots(h, r);
     if (log !== null) for (let i = 0; i < r.length; i += 2) log.noteWrite(r[i]!, r[i]! + r[i + 1]!);
     fixRoots(h);
     if (h.graph !== null) {

@@ -124,6 +124,14 @@ export interface GpuOptions {
    *  copy costs the same either way; `ahead` moves it out of the pause. Not a
    *  marking optimization: `all` and `none` leave it alone. */
   edenUpload: 'ahead' | 'pause';
+  /** Young collections (sable): where the live objects are copied. `cpu`
+   *  (default): the plan evacuates on the CPU and the GPU replays the moves on
+   *  its mirror (replay.ts). `gpu`: the GPU allocates to-space, copies,
+   *  forwards and fixes in its mirror and the heap takes back what moved
+   *  (evacuate/device.ts); a collection whose promotions find no room, or a
+   *  full collection, evacuates on the CPU. Not a marking optimization: `all`
+   *  and `none` leave it alone. */
+  evacuate: 'cpu' | 'gpu';
 }
 
 const OPTIMIZATIONS = ['atomic', 'hybrid', 'balance', 'vector', 'divergence', 'fallback'] as const;
@@ -153,6 +161,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   liveOrder: 'address',
   stealAreas: 'range',
   edenUpload: 'ahead',
+  evacuate: 'cpu',
 });
 
 /** The paper baselines: every optimization off, histogram offsets. */
@@ -188,6 +197,7 @@ const CHOICES: Record<string, readonly [keyof GpuOptions, readonly string[]]> = 
   areas: ['stealAreas', ['range', 'occupied']],
   upload: ['edenUpload', ['ahead', 'pause']],
   chase: ['dfsChase', ['loop', 'step']],
+  evacuate: ['evacuate', ['cpu', 'gpu']],
 };
 
 /** Parses a `--gpu-opt` list for `engine`; throws with a one-line message on a bad item. */

@@ -17,7 +17,7 @@
  * --verify-gc) by transferring them. The main thread never transfers a buffer,
  * since a transfer detaches it on the sending side.
  */
-import type { MarkTimes } from '../gc/marker.js';
+import type { DeviceEvacuated, MarkTimes, YoungSpaces } from '../gc/marker.js';
 import type { GpuAdapterDescription } from './device/adapter.js';
 import type { GpuMarkStats } from './worker/gpu-marker.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror/mirror.js';
@@ -101,6 +101,8 @@ export type HostRequest =
       readonly youngEnd: number;
       readonly changes: Changes;
     }
+  | { readonly op: 'evacAssign'; readonly marker: number; readonly liveLength: number; readonly spaces: YoungSpaces; readonly sizeTable?: Uint32Array }
+  | { readonly op: 'evacFinish'; readonly marker: number; readonly base: number; readonly slotRuns: SharedInts }
   | { readonly op: 'verifyCopy'; readonly marker: number; readonly changes: Changes }
   | { readonly op: 'dispose'; readonly marker: number };
 
@@ -129,3 +131,8 @@ export type HostReply =
   | { readonly id: number; readonly ok: false; readonly error: { readonly name: string; readonly message: string; readonly stack?: string } };
 
 export type AdapterReply = GpuAdapterDescription;
+
+/** A device evacuation's result: the new addresses in the worker's shared buffer. */
+export interface EvacFinishReply extends Omit<DeviceEvacuated, 'forward'> {
+  readonly forward: SharedInts;
+}

@@ -14,6 +14,7 @@ export {
   formatBytes,
   formatGcRecord,
   formatGcStats,
+  formatTransfers,
   type GcRecord,
   type GcStats,
   type LayoutStats,

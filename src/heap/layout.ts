@@ -179,7 +179,7 @@ export class TypeTable {
    * Each type's size rule as 4 words (left, fixed, perElement, 0): an object of
    * that type spans [a - left, a - left + left + fixed + perElement * length),
    * with length at a+3. For a GPU copy of the heap that moves objects itself
-   * (gpu/replay.ts); the rule is the one `rightWords` and the evacuator use.
+   * (gpu/mirror/replay.ts); the rule is the one `rightWords` and the evacuator use.
    */
   sizeTable(): Uint32Array {
     if (this.sizes?.length === 4 * this.count) return this.sizes;

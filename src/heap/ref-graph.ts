@@ -43,7 +43,7 @@ const EDGE_BLOCK_SHIFT = 7;
 const EDGE_BLOCK = 1 << EDGE_BLOCK_SHIFT;
 
 /** A zeroed Uint32Array over a SharedArrayBuffer: a GPU marker's worker thread
- *  (gpu/host-worker.ts) reads the graphs in place instead of being sent copies. */
+ *  (gpu/worker/gpu-worker.ts) reads the graphs in place instead of being sent copies. */
 function sharedU32(length: number): Uint32Array {
   return new Uint32Array(new SharedArrayBuffer(length * 4));
 }
@@ -161,7 +161,7 @@ export class RefGraph {
 
   /**
    * Word ranges of the graph arrays written since the previous call, for GPU mirrors
-   * (gpu/mirror.ts GraphDirty): the young graph is rebuilt by every collection and
+   * (gpu/mirror/mirror.ts GraphDirty): the young graph is rebuilt by every collection and
    * grows with every allocation, so it is always uploaded whole (fields absent); the
    * tenured graph reports its appended vertices and edges plus the edge blocks
    * written in place, or everything after a full collection renumbered it.

@@ -37,7 +37,7 @@ export interface PhaseTimes {
    *  renumbering tenured edges. Moving tenured vertices during a sweep counts as sweep. */
   graph: number;
   /** Keeping a GPU marker's heap mirror in step with the evacuation (uploading the
-   *  new addresses for the GPU to replay the moves, gpu/replay.ts). */
+   *  new addresses for the GPU to replay the moves, gpu/mirror/replay.ts). */
   sync: number;
   /** `--verify-gc` checks: the heap walk and verifyMarks (not part of the pause). */
   verify: number;
@@ -64,6 +64,24 @@ export interface GcRecord {
   liveYoungObjects: number;
   survivedBytes: number;
   promotedBytes: number;
+  /** Set by collectors whose marker can evacuate on its device. */
+  evacuation?: EvacuationRecord;
+}
+
+/** Where a young collection's evacuation ran (collectors whose marker can
+ *  evacuate on its device), with the device's parts in milliseconds. */
+export interface EvacuationRecord {
+  where: 'gpu' | 'cpu';
+  /** Why the CPU evacuated (with `where: 'cpu'`). */
+  reason?: string;
+  assignMs?: number;
+  copyMs?: number;
+  readbackMs?: number;
+  readbackBytes?: number;
+  /** Writing the read-back into the heap. */
+  writeMs?: number;
+  /** The CPU's share after it: cards, remembered slots, roots. */
+  fixMs?: number;
 }
 
 /** Totals for `--stats`. */
@@ -159,8 +177,44 @@ export function formatGcRecord(r: GcRecord): string {
   if (m.cpuFallback !== undefined) parts.push(`cpu-fallback=${ms(m.cpuFallback)}`);
   // The parallel collector's per-thread work: objects/steals of each thread.
   if (m.threads !== undefined) parts.push(`threads=${m.threads}`);
+  const e = r.evacuation;
+  if (e?.where === 'gpu') {
+    parts.push(
+      `evacuate=gpu assign=${ms(e.assignMs ?? 0)} copy+fix=${ms(e.copyMs ?? 0)} ` +
+        `read-back=${formatBytes(e.readbackBytes ?? 0)}/${ms(e.readbackMs ?? 0)} write=${ms(e.writeMs ?? 0)} cpu-fix=${ms(e.fixMs ?? 0)}`,
+    );
+  } else if (e) {
+    parts.push(`evacuate=cpu (${e.reason ?? 'cpu'})`);
+  }
   if (p.verify > 0) parts.push(`verify=${ms(p.verify)}`);
   return parts.join(' ');
+}
+
+/**
+ * Bytes moved between the heap and a GPU marker's device over `records`, for
+ * `--stats`: uploaded (in the pauses and ahead of them) and read back by
+ * evacuations on the device; null when no collection used a device.
+ */
+export function formatTransfers(records: readonly GcRecord[]): string | null {
+  let up = 0;
+  let ahead = 0;
+  let back = 0;
+  let onGpu = 0;
+  let young = 0;
+  let device = false;
+  for (const r of records) {
+    if (r.marker.uploadBytes !== undefined || r.evacuation) device = true;
+    up += r.marker.uploadBytes ?? 0;
+    ahead += r.marker.aheadBytes ?? 0;
+    if (r.kind === 'young') young++;
+    if (r.evacuation?.where === 'gpu') {
+      onGpu++;
+      back += r.evacuation.readbackBytes ?? 0;
+    }
+  }
+  if (!device) return null;
+  const evac = records.some((r) => r.evacuation) ? `, ${onGpu} of ${young} young evacuations on the GPU reading back ${formatBytes(back)}` : '';
+  return `gpu transfers: uploaded ${formatBytes(up)} in pauses and ${formatBytes(ahead)} ahead${evac}`;
 }
 
 /** The `--stats` summary (GC part), several lines. The CLI adds mutator time. */

@@ -151,7 +151,7 @@ export type BinaryOp =
   | '|' | '^' | '&' | '<<' | '>>' | '>>>' | '+' | '-' | '*' | '/' | '%';
 
 export type Builtin =
-  | 'print' | 'toFloat' | 'toInt' | 'sqrt' | 'clock' | 'gc' | 'minorGc' | 'chr';
+  | 'print' | 'toFloat' | 'toInt' | 'sqrt' | 'clock' | 'gc' | 'minorGc' | 'chr' | 'args' | 'parseInt';
 
 interface ExprBase {
   readonly pos: Pos;

@@ -23,6 +23,8 @@ const builtinSignatures: Record<Exclude<Builtin, 'print'>, { params: Type[]; ret
   gc: { params: [], ret: VOID },
   minorGc: { params: [], ret: VOID },
   chr: { params: [INT], ret: STRING },
+  args: { params: [], ret: { kind: 'array', elem: STRING } },
+  parseInt: { params: [STRING], ret: INT },
 };
 
 const stringMethods: Record<'charAt' | 'substring', { params: Type[]; ret: Type }> = {

@@ -17,7 +17,7 @@ import { DiagnosticBag, literal, msg } from './diagnostics.js';
 const UNSET = undefined as never;
 
 export const builtinNames: ReadonlySet<string> = new Set<Builtin>([
-  'print', 'toFloat', 'toInt', 'sqrt', 'clock', 'gc', 'minorGc', 'chr',
+  'print', 'toFloat', 'toInt', 'sqrt', 'clock', 'gc', 'minorGc', 'chr', 'args', 'parseInt',
 ]);
 
 type Ctx = Record<string, CstElement[] | undefined>;

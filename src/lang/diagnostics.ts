@@ -30,11 +30,22 @@ function sourceLines(source: string): string[] {
   return source.split(/\r\n|\r|\n/);
 }
 
+/** Characters of a long source line shown on each side of the error's column. */
+const LINE_WINDOW = 60;
+
 function formatWithLines(d: Diagnostic, lines: readonly string[]): string {
-  const text = lines[d.line - 1] ?? '';
+  let text = lines[d.line - 1] ?? '';
+  let col = d.col;
+  // A 100,000-character line is quoted around the column, not whole.
+  if (text.length > 3 * LINE_WINDOW) {
+    const from = Math.max(0, col - 1 - LINE_WINDOW);
+    const to = Math.min(text.length, col - 1 + LINE_WINDOW);
+    text = (from > 0 ? '...' : '') + text.slice(from, to) + (to < text.length ? '...' : '');
+    col = col - from + (from > 0 ? 3 : 0);
+  }
   // Keep tabs in the caret line so the caret sits under the right character
   // whatever the terminal's tab width is.
-  const pad = text.slice(0, Math.max(0, d.col - 1)).replace(/[^\t]/g, ' ');
+  const pad = text.slice(0, Math.max(0, col - 1)).replace(/[^\t]/g, ' ');
   return `${d.file}:${d.line}:${d.col}: error: ${d.message}\n${text}\n${pad}^`;
 }
 

@@ -13,6 +13,7 @@ import * as T from './lexer.js';
 import type { Pos } from './ast.js';
 import { missingTokenMessages, syntax } from './diagnostics.js';
 import type { Diagnostic } from './diagnostics.js';
+import { checkNesting } from './nesting.js';
 
 /** How a token is quoted in "but found X". */
 function describe(token: IToken | undefined): string {
@@ -453,6 +454,9 @@ export interface ParseResult {
 export function parseCst(file: string, source: string): ParseResult {
   const lexed = T.tokenize(source);
   const errors: Diagnostic[] = lexed.errors.map((e) => ({ file, line: e.line, col: e.col, message: e.message }));
+  // Refused before the parser recurses into it (nesting.ts).
+  const deep = checkNesting(lexed.tokens);
+  if (deep !== null) return { cst: undefined, errors: [...errors, { file, ...deep }] };
   const parser = getParser();
   parser.input = lexed.tokens;
   const cst = parser.program();

@@ -7,18 +7,24 @@
 
 import { OutOfMemoryError } from '../heap/api.js';
 import { MiniRuntimeError } from './format.js';
-import { COLLECT, DONE, Interpreter } from './interpreter.js';
+import { COLLECT, DONE, Interpreter, YIELD, YIELD_MS } from './interpreter.js';
 
 /** `startMain`'s answer when the interpreter must go on from the machine's state. */
-const RESUME = 2;
+const RESUME = 3;
 
 export class Vm extends Interpreter {
   /** Runs the program to completion. Throws MiniRuntimeError for faults of the program. */
   async run(): Promise<void> {
     try {
       await this.internStrings();
+      let lastYield = performance.now();
       for (let status = this.startMain(); status !== DONE; status = this.execute()) {
         if (status === COLLECT) await this.heap.collectPending();
+        else if (status === YIELD && performance.now() - lastYield >= YIELD_MS) {
+          // Timers (output flushing) and signal handlers run here.
+          await new Promise<void>((resume) => setImmediate(resume));
+          lastYield = performance.now();
+        }
       }
     } catch (e) {
       // Out of memory (an allocation larger than the heap, or a collection that cannot
@@ -26,14 +32,12 @@ export class Vm extends Interpreter {
       // the allocating instruction (at main's start while string constants are interned).
       if (e instanceof OutOfMemoryError) throw this.withTrace(new MiniRuntimeError(e.message));
       throw e;
-    } finally {
-      this.flush();
     }
   }
 
   /** String constants are allocated once and held as roots (strings are immutable). */
   private async internStrings(): Promise<void> {
-    const strings = this.linked.program.stringConstants;
+    const strings = [...this.linked.program.stringConstants, ...this.programArgs];
     for (let i = 0; i < strings.length; ) {
       const a = this.newString(strings[i]!);
       if (a === 0) {
@@ -56,8 +60,9 @@ export class Vm extends Interpreter {
     if (tier.st === 0) return DONE;
     // Main left compiled code: the interpreter goes on from the state it spilled.
     tier.st = 0;
-    const gc = tier.needGc;
+    const gc = tier.needGc, yielded = tier.needYield;
     tier.needGc = false;
-    return gc ? COLLECT : RESUME;
+    tier.needYield = false;
+    return gc ? COLLECT : yielded ? YIELD : RESUME;
   }
 }

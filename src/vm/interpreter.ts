@@ -25,7 +25,7 @@ import type { Heap } from '../heap/api.js';
 import { typeTestName } from '../bytecode/program.js';
 import type { LinkedProgram } from './link.js';
 import { formatFloat, MiniRuntimeError } from './format.js';
-import { Machine, MAX_FRAMES, OPERAND_MARGIN, STACK_SLOTS, type VmOutput } from './machine.js';
+import { Machine, MAX_FRAMES, OPERAND_MARGIN, STACK_SLOTS, YIELD_TICKS, type VmOutput } from './machine.js';
 import { DEFAULT_TIER, Tier, type TierOptions } from './tier/tier.js';
 
 export type { VmOutput } from './machine.js';
@@ -41,20 +41,33 @@ function checkIndex(words: Int32Array, a: number, lenOff: number, i: number): vo
 export const DONE = 0;
 export const COLLECT = 1;
 
+/** Left to let the event loop run: timers (output flushing) and signal handlers. */
+export const YIELD = 2;
+/** Back-edges and calls between such exits (compiled loops count theirs in the tier);
+ *  `run` re-enters at once unless YIELD_MS have passed, so a busy loop reaches the
+ *  event loop that often. */
+export const YIELD_MS = 10;
+
+export interface VmOptions {
+  /** The program's arguments, returned by the `args()` built-in. */
+  args?: readonly string[];
+}
+
 export class Interpreter extends Machine {
   readonly tier: Tier;
   /** 0 void, 1 value, 2 reference: what a function leaves on its caller's stacks. */
   protected readonly retKind: Int8Array;
 
-  constructor(linked: LinkedProgram, heap: Heap, out: VmOutput, tier: TierOptions = DEFAULT_TIER) {
-    super(linked, heap, out);
+  constructor(linked: LinkedProgram, heap: Heap, out: VmOutput, tier: TierOptions = DEFAULT_TIER, options: VmOptions = {}) {
+    super(linked, heap, out, options.args ?? []);
     this.tier = new Tier(this, tier);
     this.retKind = Int8Array.from(linked.program.functions, (f) => (f.returns === 'void' ? 0 : f.returns === 'val' ? 1 : 2));
   }
 
   // ------------------------------------------------------------ the loop
 
-  /** Runs until the program ends (DONE) or the heap asks for a collection (COLLECT). */
+  /** Runs until the program ends (DONE), the heap asks for a collection (COLLECT)
+   *  or the event loop's turn comes (YIELD). */
   protected execute(): number {
     const L = this.linked, heap = this.heap, P = L.program;
     const functions = P.functions, codes = L.code, shapes = L.shapes;
@@ -71,6 +84,7 @@ export class Interpreter extends Machine {
     let start = pc;
     let status = DONE;
     let result = 0; // what a compiled function returned
+    let ticks = YIELD_TICKS;
     try {
       dispatch: for (;;) {
         start = pc;
@@ -253,7 +267,9 @@ export class Interpreter extends Machine {
           case 48: { // JMP
             const off = code[pc]!;
             pc += off + 1;
-            if (off >= 0 || !tiering) break;
+            if (off >= 0) break;
+            if (--ticks === 0) { status = YIELD; break dispatch; }
+            if (!tiering) break;
             // A back-edge: count it, and enter compiled code at this loop head.
             let osr = tier.osr[fn]!;
             if (osr === null && ++tier.counts[fn]! > threshold) {
@@ -270,6 +286,7 @@ export class Interpreter extends Machine {
               tier.st = 0;
               fn = this.fn; code = codes[fn]!; pc = this.pc; fp = this.fp; vb = this.vb; rb = this.rb; vsp = this.vsp; rsp = this.rsp;
               if (tier.needGc) { tier.needGc = false; status = COLLECT; break dispatch; }
+              if (tier.needYield) { tier.needYield = false; status = YIELD; break dispatch; }
               break;
             }
             // The compiled frame ran to its return: return from this frame with its result.
@@ -472,6 +489,7 @@ export class Interpreter extends Machine {
                   tier.st = 0;
                   fn = this.fn; code = codes[fn]!; pc = this.pc; fp = this.fp; vb = this.vb; rb = this.rb; vsp = this.vsp; rsp = this.rsp;
                   if (tier.needGc) { tier.needGc = false; status = COLLECT; break dispatch; }
+              if (tier.needYield) { tier.needYield = false; status = YIELD; break dispatch; }
                   break;
                 }
                 vsp = cvb;
@@ -493,6 +511,7 @@ export class Interpreter extends Machine {
             // Reference locals start null so that the roots never hold stale addresses.
             for (let i = rsp; i < top; i++) refs[i] = 0;
             rsp = top;
+            if (--ticks === 0) { status = YIELD; break dispatch; }
             break;
           }
           case 76: case 77: case 78: { // RET RET_V RET_R
@@ -546,7 +565,21 @@ export class Interpreter extends Machine {
             heap.requestCollection('young', 'minorGc() call');
             status = COLLECT;
             break dispatch;
-          case 89: { // RLOAD_GETFIELD_R
+          case 89: { // ARGS
+            const r = this.argsArray(code[pc]!);
+            if (r === 0) { status = COLLECT; pc = start; break dispatch; }
+            pc += 1;
+            refs[rsp++] = r;
+            break;
+          }
+          case 90: { // PARSEINT
+            const s = refs[--rsp]!;
+            const v = this.parseIntOf(s);
+            if (v !== v) throw new MiniRuntimeError(this.parseIntFault(s));
+            vals[vsp++] = v;
+            break;
+          }
+          case 91: { // RLOAD_GETFIELD_R
             const o = refs[rb + code[pc]!]!;
             start = pc + 1;
             if (o === 0) throw new MiniRuntimeError('null dereference');
@@ -554,7 +587,7 @@ export class Interpreter extends Machine {
             pc += 3;
             break;
           }
-          case 90: { // RLOAD_GETFIELD_V
+          case 92: { // RLOAD_GETFIELD_V
             const o = refs[rb + code[pc]!]!;
             start = pc + 1;
             if (o === 0) throw new MiniRuntimeError('null dereference');
@@ -562,38 +595,38 @@ export class Interpreter extends Machine {
             pc += 3;
             break;
           }
-          case 91: // RLOAD_RLOAD
+          case 93: // RLOAD_RLOAD
             refs[rsp++] = refs[rb + code[pc]!]!;
             refs[rsp++] = refs[rb + code[pc + 2]!]!;
             pc += 3;
             break;
-          case 92: // VLOAD_VLOAD
+          case 94: // VLOAD_VLOAD
             vals[vsp++] = vals[vb + code[pc]!]!;
             vals[vsp++] = vals[vb + code[pc + 2]!]!;
             pc += 3;
             break;
-          case 93: // VLOAD_ICONST
+          case 95: // VLOAD_ICONST
             vals[vsp++] = vals[vb + code[pc]!]!;
             vals[vsp++] = code[pc + 2]!;
             pc += 3;
             break;
-          case 94: // ICONST_IADD
+          case 96: // ICONST_IADD
             vals[vsp - 1] = (vals[vsp - 1]! + code[pc]!) | 0;
             pc += 2;
             break;
-          case 95: // LT_JMPF
+          case 97: // LT_JMPF
             vsp -= 2;
             pc += vals[vsp]! < vals[vsp + 1]! ? 2 : code[pc + 1]! + 2;
             break;
-          case 96: // LE_JMPF
+          case 98: // LE_JMPF
             vsp -= 2;
             pc += vals[vsp]! <= vals[vsp + 1]! ? 2 : code[pc + 1]! + 2;
             break;
-          case 97: // GE_JMPF
+          case 99: // GE_JMPF
             vsp -= 2;
             pc += vals[vsp]! >= vals[vsp + 1]! ? 2 : code[pc + 1]! + 2;
             break;
-          case 98: // GT_JMPF
+          case 100: // GT_JMPF
             vsp -= 2;
             pc += vals[vsp]! > vals[vsp + 1]! ? 2 : code[pc + 1]! + 2;
             break;

@@ -63,6 +63,7 @@ function linkFunction(p: BytecodeProgram, fn: FunctionCode, shapes: ClassShape[]
         break;
       }
       case Op.NEWARRAY:
+      case Op.ARGS:
         code[pc + 1] = arrayTypeIds[code[pc + 1]!]!;
         break;
     }

@@ -20,6 +20,9 @@ export const MAX_FRAMES = 20_000;
 /** Slots per stack; checked on every call with room for the callee's operands. */
 export const STACK_SLOTS = 1 << 20;
 export const OPERAND_MARGIN = 512;
+/** Back-edges and calls between the interpreter's (and compiled loops') exits to the
+ *  event loop (interpreter.ts YIELD). */
+export const YIELD_TICKS = 1 << 14;
 
 export interface VmOutput {
   write(text: string): void;
@@ -51,17 +54,19 @@ export class Machine implements RootProvider {
   rb = 0;
   vsp = 0;
   rsp = 0;
-  private outBuf: string[] = [];
 
   constructor(
     readonly linked: LinkedProgram,
     readonly heap: Heap,
     private readonly out: VmOutput,
+    /** The program's arguments: interned after the string constants, as roots. */
+    readonly programArgs: readonly string[] = [],
   ) {
     const p = linked.program;
     this.globalVals = new Float64Array(p.globalValNames.length);
     this.globalRefs = new Int32Array(p.globalRefNames.length);
-    this.constRefs = new Int32Array(p.stringConstants.length);
+    // The last slot holds the array args() returns, made at its first call.
+    this.constRefs = new Int32Array(p.stringConstants.length + programArgs.length + 1);
     this.fnInfo = new Int32Array(4 * p.functions.length);
     p.functions.forEach((f, i) => this.fnInfo.set([f.nValParams, f.nRefParams, f.nValLocals, f.nRefLocals], 4 * i));
     this.vtableBase = new Int32Array(linked.classOfType.length).fill(-1);
@@ -91,16 +96,40 @@ export class Machine implements RootProvider {
 
   // ------------------------------------------------------------ output
 
-  flush(): void {
-    if (this.outBuf.length > 0) {
-      this.out.write(this.outBuf.join(''));
-      this.outBuf = [];
-    }
+  /** Output is buffered and flushed by its sink (cli/output.ts): a line printed here
+   *  is never held where a signal would lose it. */
+  print(text: string): void {
+    this.out.write(text + '\n');
   }
 
-  print(text: string): void {
-    this.outBuf.push(text, '\n');
-    if (this.outBuf.length > 4096) this.flush();
+  // ------------------------------------------------------------ program arguments
+
+  /** The array `args()` returns (of array type `type`), made once; 0 when the heap must collect first. */
+  argsArray(type: number): number {
+    const slot = this.constRefs.length - 1;
+    if (this.constRefs[slot] === 0) {
+      const n = this.programArgs.length, h = this.heap;
+      const r = h.allocArray(type, n);
+      if (r === 0) return 0;
+      const first = slot - n;
+      for (let i = 0; i < n; i++) h.writeRef(r, h.arrayDataOffset + i, i, this.constRefs[first + i]!);
+      this.constRefs[slot] = r;
+    }
+    return this.constRefs[slot]!;
+  }
+
+  /** `parseInt(s)`: the int the string spells, or NaN when it spells none (parseIntFault says why). */
+  parseIntOf(s: number): number {
+    if (s === 0) return NaN;
+    const text = this.stringOf(s);
+    const v = /^\s*[+-]?\d+\s*$/.test(text) ? Number(text) : NaN;
+    return v >= -2147483648 && v <= 2147483647 ? v : NaN;
+  }
+
+  parseIntFault(s: number): string {
+    if (s === 0) return 'parseInt of null';
+    const text = this.stringOf(s);
+    return `parseInt: '${text.length > 40 ? `${text.slice(0, 40)}...` : text}' is not an int`;
   }
 
   // ------------------------------------------------------------ strings

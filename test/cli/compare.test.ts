@@ -6,7 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/cli/args.js';
-import { compareCommand, compareOutputs, median, type CompareResult } from '../../src/cli/compare.js';
+import { compareCommand, compareOutputs, formatComparison, median, outliers, type CompareResult } from '../../src/cli/compare.js';
+import { runOptionArgs } from '../../src/cli/compare-runs.js';
+import { OPTIONS } from '../../src/cli/options.js';
 
 const PROGRAM = 'programs/cycles.mini';
 
@@ -24,9 +26,10 @@ async function compare(argv: string[], progress = false): Promise<{ code: number
 const RUN_FIELDS = [
   'collector', 'layout', 'status', 'exitCode', 'repeats', 'wallMs', 'mutatorMs', 'gcMs', 'youngCollections',
   'fullCollections', 'totalPauseMs', 'maxPauseMs', 'p95PauseMs', 'markMs', 'transferMs', 'bytesAllocated',
-  'bytesPromoted', 'peakHeapBytes', 'collections',
+  'bytesPromoted', 'peakHeapBytes', 'collections', 'min', 'max', 'samples', 'outliers',
 ];
-const TOP_FIELDS = ['file', 'repeat', 'runs', 'skipped', 'comparedRuns', 'outputIdentical', 'difference'];
+const TOP_FIELDS = ['file', 'repeat', 'warmup', 'provenance', 'runs', 'skipped', 'comparedRuns', 'outputIdentical', 'difference'];
+const PROVENANCE_FIELDS = ['version', 'commit', 'node', 'os', 'cpu', 'cores', 'memoryBytes', 'argv', 'mode', 'warmup', 'heapBytes', 'adapter', 'date'];
 const COLLECTION_FIELDS = ['number', 'kind', 'cause', 'startMs', 'endMs', 'pauseMs', 'usedBefore', 'usedAfter'];
 
 describe('compare', () => {
@@ -74,7 +77,11 @@ describe('compare', () => {
     }
     for (const run of json.runs.filter((x) => x.collector === 'none')) expect(run.collections).toEqual([]);
     const docs = readFileSync('docs/cli.md', 'utf8');
-    for (const f of [...TOP_FIELDS, ...RUN_FIELDS, ...COLLECTION_FIELDS]) expect(docs, `docs/cli.md lacks ${f}`).toContain(`${f}`);
+    expect(Object.keys(json.provenance).sort()).toEqual([...PROVENANCE_FIELDS].sort());
+    expect(json.provenance).toMatchObject({ mode: 'fresh process', warmup: 0, heapBytes: 256 * 2 ** 20, adapter: null });
+    expect(json.provenance.argv).toEqual(['compare', PROGRAM, '--gc', 'none,serial', '--layout', 'sable,refgraph', '--json']);
+    expect(json.provenance.version).toBe((JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
+    for (const f of [...TOP_FIELDS, ...RUN_FIELDS, ...COLLECTION_FIELDS, ...PROVENANCE_FIELDS]) expect(docs, `docs/cli.md lacks ${f}`).toContain(`\`${f}\``);
   });
 
   it('reports medians over --repeat and counts every repeat in the check', async () => {
@@ -82,8 +89,39 @@ describe('compare', () => {
     expect(r.code, r.stderr).toBe(0);
     const json = JSON.parse(r.stdout) as CompareResult;
     expect(json.runs).toHaveLength(1);
-    expect(json.runs[0]!.repeats).toBe(3);
+    const run = json.runs[0]!;
+    expect(run.repeats).toBe(3);
     expect(json.comparedRuns).toBe(3);
+    // Every figure: the median, its range and the raw samples of the three runs.
+    expect(run.samples['wallMs']).toHaveLength(3);
+    expect(run.wallMs).toBe(median(run.samples['wallMs']!));
+    expect(run.min['wallMs']).toBe(Math.min(...run.samples['wallMs']!));
+    expect(run.max['wallMs']).toBe(Math.max(...run.samples['wallMs']!));
+    expect(run.samples['youngCollections']).toHaveLength(3);
+    expect(run.outliers).toEqual([]);
+  });
+
+  it('interleaves the configurations round by round, warm-up rounds first and thrown away', async () => {
+    const r = await compare([PROGRAM, '--gc', 'serial', '--layout', 'sable,refgraph', '--repeat', '2', '--warmup', '1', '--in-process', '--json'], true);
+    expect(r.code, r.stderr).toBe(0);
+    const order = [...r.stderr.matchAll(/\r(\[\d\/\d\] [^\r\x1b]+)/g)].map((m) => m[1]);
+    expect(order).toEqual([
+      '[1/2] serial/sable warm-up 1/1', '[2/2] serial/refgraph warm-up 1/1',
+      '[1/2] serial/sable run 1/2', '[2/2] serial/refgraph run 1/2',
+      '[1/2] serial/sable run 2/2', '[2/2] serial/refgraph run 2/2',
+    ]);
+    const json = JSON.parse(r.stdout) as CompareResult;
+    expect(json.warmup).toBe(1);
+    expect(json.provenance.mode).toBe('in process');
+    expect(json.runs.map((x) => x.repeats)).toEqual([2, 2]);
+    expect(json.comparedRuns).toBe(4);
+  });
+
+  it('shows the range beside each median in the text table when repeated', async () => {
+    const r = await compare([PROGRAM, '--gc', 'serial', '--layout', 'sable', '--repeat', '2', '--in-process']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/medians \(min-max\) of 2 runs each, all runs in one process, rounds interleaved/);
+    expect(r.stdout).toMatch(/^serial\s+sable\s+\d+\.\d\d \(\d+\.\d\d-\d+\.\d\d\)/m);
   });
 
   it('shows `none` running out of memory in its row and leaves it out of the check', async () => {
@@ -106,9 +144,9 @@ describe('compare', () => {
   });
 
   it('shows progress only when asked (a terminal)', async () => {
-    const quiet = await compare([PROGRAM, '--gc', 'serial', '--layout', 'sable,refgraph', '--repeat', '2']);
+    const quiet = await compare([PROGRAM, '--gc', 'serial', '--layout', 'sable,refgraph', '--repeat', '2', '--in-process']);
     expect(quiet.stderr).toBe('');
-    const loud = await compare([PROGRAM, '--gc', 'serial', '--layout', 'sable,refgraph', '--repeat', '2'], true);
+    const loud = await compare([PROGRAM, '--gc', 'serial', '--layout', 'sable,refgraph', '--repeat', '2', '--in-process'], true);
     expect(loud.stderr).toContain('\r[1/2] serial/sable run 1/2');
     expect(loud.stderr).toContain('\r[2/2] serial/refgraph run 2/2');
     expect(loud.stderr.endsWith('\r\x1b[K')).toBe(true);
@@ -123,6 +161,38 @@ describe('compare', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     expect((JSON.parse(r.stdout) as CompareResult).runs.map((x) => x.collector)).toEqual(['none', 'serial']);
+  });
+});
+
+describe('formatComparison', () => {
+  it('says when a collector never collected, and why its GC columns are zeros', async () => {
+    const r = await compare([PROGRAM, '--gc', 'none,serial', '--layout', 'sable', '--in-process', '--json']);
+    const json = JSON.parse(r.stdout) as CompareResult;
+    const serial = json.runs.find((x) => x.collector === 'serial')!;
+    expect(formatComparison(json)).not.toContain('never collected');
+    const idle = { ...json, runs: json.runs.map((x) => (x === serial ? { ...x, youngCollections: 0, fullCollections: 0 } : x)) };
+    expect(formatComparison(idle)).toMatch(/note: serial\/sable never collected at this heap \(256(\.0)?M\): the GC columns are zeros; use a smaller --heap or --gc-stress N/);
+  });
+});
+
+describe('outliers', () => {
+  it("flags values outside Tukey's fences, and none below four values", () => {
+    expect(outliers([10, 11, 10, 12, 11, 40])).toEqual([6]);
+    expect(outliers([10, 11, 10, 12])).toEqual([]);
+    expect(outliers([1, 100, 1])).toEqual([]);
+  });
+});
+
+describe('runOptionArgs', () => {
+  it('gives back the run options it was made from, for every run option compare takes', () => {
+    const cmd = parseArgs(['compare', PROGRAM, '--heap', '48m', '--young', '8m', '--survivor-ratio', '4', '--tenure-age', '3',
+      '--gc-stress', '9', '--verify-gc', '--gpu-opt', 'none', '--gpu-benchmark', '--threads', '3', '--tier', 'interp', '--tier-threshold', '5']);
+    const back = parseArgs(['run', PROGRAM, ...runOptionArgs(cmd.run)]).run;
+    expect(back).toEqual(cmd.run);
+    // Every run option of compare is set above: a new one must be added to runOptionArgs.
+    const runOnly = new Set(['gc', 'layout', 'repeat', 'warmup', 'in-process', 'json', 'report']);
+    const given = new Set(cmd.argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2)));
+    for (const o of OPTIONS.filter((x) => x.commands.includes('compare') && !runOnly.has(x.name))) expect(given, o.name).toContain(o.name);
   });
 });
 

@@ -36,17 +36,17 @@ describe('exit statuses', () => {
     expect(minivm([program('ok2.mini', 'print(true);\n')]).stdout).toBe('true\n');
   });
 
-  it('missing file: 64 with a one-line message and the usage', () => {
+  it('missing file: 64 with a one-line message and where the help is', () => {
     const r = minivm(['run', join(dir, 'nope.mini')]);
     expect(r.status).toBe(64);
-    expect(r.stderr).toMatch(/^minivm: cannot read '.*nope\.mini': no such file\nusage: minivm run FILE/);
+    expect(r.stderr).toMatch(/^minivm: cannot read '.*nope\.mini': no such file\nsee 'minivm run --help'\n$/);
   });
 
   it.each([
     [['run', 'x.mini', '--gc', 'bogus'], /--gc must be one of none, serial/],
     [['run', 'x.mini', '--frobnicate'], /unknown option '--frobnicate'/],
     [['run', 'x.mini', '--heap', 'lots'], /--heap: 'lots' is not a size/],
-    [['run', 'x.mini', '--tenure-age'], /--tenure-age needs an integer/],
+    [['run', 'x.mini', '--tenure-age'], /--tenure-age needs a value/],
     [['run'], /no program file given/],
     [['run', 'programs/arrays.mini', '--gc', 'gpu-dfs', '--gpu-opt', 'bogus'], /--gpu-opt: unknown optimization 'bogus'/],
     [['run', 'programs/arrays.mini', '--heap', '1k'], /cannot set up the heap: heap too small/],
@@ -55,7 +55,9 @@ describe('exit statuses', () => {
     const r = minivm(args);
     expect(r.status).toBe(64);
     expect(r.stderr).toMatch(message);
-    expect(r.stderr).toContain('usage:');
+    // One line of error, one pointing at the help; never the whole usage.
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(2);
+    expect(r.stderr).toContain("see 'minivm run --help'");
   });
 
   it('compile errors: 65, every error with position, source line and caret', () => {
@@ -184,5 +186,66 @@ describe('exit statuses', () => {
     expect(r.stderr).toMatch(/\[gc 1\] full \(gc\(\) call\) serial /);
     expect(r.stderr).toMatch(/\[gc 2\] young \(minorGc\(\) call\) serial /);
     expect(r.stderr).toMatch(/gc: 1 young, 1 full collections/);
+  });
+});
+
+// A broken GPU library stands in through MINIVM_WEBGPU_MODULE (src/gpu/device.ts):
+// a module that is not installed, or one whose load fails as dawn.node's does on a
+// system with an older C library.
+describe('GPU library failures', () => {
+  const broken = program('brokendawn.mjs', [
+    "const e = new Error(\"/lib64/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /x/node_modules/webgpu/dist/linux-x64/dawn.node)\");",
+    "e.code = 'ERR_DLOPEN_FAILED';",
+    'throw e;',
+  ].join('\n'));
+  const gcProgram = program('lib.mini', 'gc();\nprint(1);\n');
+
+  it('dawn.node that cannot load: 69, one line naming what is missing and which systems have it', () => {
+    const r = minivm(['run', gcProgram, '--gc', 'gpu-dfs'], { MINIVM_WEBGPU_MODULE: broken });
+    expect(r.status).toBe(69);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^minivm: the GPU library \(Dawn's dawn\.node, from the 'webgpu' package\) cannot be loaded: it needs GLIBCXX_3\.4\.30, .*Debian 12, Ubuntu 22\.04.*\n$/);
+    expectNoJsTrace(r.stderr);
+  });
+
+  it('the webgpu package missing: 69, saying to run npm install', () => {
+    const r = minivm(['run', gcProgram, '--gc', 'gpu-bfs'], { MINIVM_WEBGPU_MODULE: 'webgpu-that-is-not-installed' });
+    expect(r.status).toBe(69);
+    expect(r.stderr).toMatch(/^minivm: the GPU collectors need the 'webgpu' package, which is not installed: run npm install/);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('compare with the default collector list skips the GPU collectors with the reason and runs the rest', () => {
+    const r = minivm(['compare', gcProgram, '--layout', 'sable'], { MINIVM_WEBGPU_MODULE: broken });
+    expect(r.status).toBe(0);
+    for (const gc of ['none', 'serial', 'parallel', 'auto']) expect(r.stdout).toMatch(new RegExp(`^${gc} +sable `, 'm'));
+    expect(r.stdout).toMatch(/note: skipped gpu-dfs \(not requested explicitly\): the GPU library .* cannot be loaded/);
+    expect(r.stdout).toMatch(/note: skipped gpu-bfs /);
+  });
+
+  it('compare naming a GPU collector: 69', () => {
+    const r = minivm(['compare', gcProgram, '--gc', 'serial,gpu-dfs'], { MINIVM_WEBGPU_MODULE: broken });
+    expect(r.status).toBe(69);
+    expect(r.stderr).toMatch(/cannot be loaded/);
+  });
+});
+
+describe("Dawn's own log lines", () => {
+  it('never reach the user: a GPU run on lavapipe prints its statistics and no Warning: lines', () => {
+    const r = minivm(['run', program('dawn.mini', 'class N { var next: N; }\nvar a = new N();\na.next = new N();\ngc();\nprint(7);\n'), '--gc', 'gpu-dfs', '--stats']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('7\n');
+    expect(r.stderr).toMatch(/^gpu: .* start-up /m);
+    expect(r.stderr).not.toMatch(/^(Warning|Error): /m);
+    expect(r.stderr).not.toMatch(/artificially reduced/);
+  }, 600_000);
+
+  it('are told from minivm lines by isDawnLine', async () => {
+    const { isDawnLine } = await import('../../src/cli/dawn-filter.js');
+    expect(isDawnLine('Warning: maxDynamicUniformBuffersPerPipelineLayout artificially reduced from 1000000 to 16 to fit dynamic offset allocation limit.')).toBe(true);
+    expect(isDawnLine(' - While calling [Device].CreateBuffer([BufferDescriptor]).')).toBe(true);
+    for (const own of ['minivm: no WebGPU adapter found: x', 'runtime error: null dereference', '[gc 1] young (eden full) gpu-dfs 1K->1K(8M) 1.00ms', 'gpu: llvmpipe', '']) {
+      expect(isDawnLine(own)).toBe(false);
+    }
   });
 });

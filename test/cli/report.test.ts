@@ -70,9 +70,13 @@ describe('reports in headless Chromium', () => {
     for (const [gc, layout] of [['none', 'sable'], ['none', 'refgraph'], ['serial', 'sable'], ['serial', 'refgraph']]) {
       expect(dom).toMatch(new RegExp(`<tr><td class="l">${gc}</td><td class="l">${layout}</td><td>`));
     }
-    expect(count(dom, /<tbody>[\s\S]*?<\/tbody>/g)).toBe(1);
-    expect(count(dom, /<tr><td/g)).toBe(4);
+    // The results table, then the provenance table.
+    expect(count(dom, /<tbody>[\s\S]*?<\/tbody>/g)).toBe(2);
+    expect(count(/<tbody>[\s\S]*?<\/tbody>/.exec(dom)![0], /<tr><td/g)).toBe(4);
     expect(dom).toContain('output identical across 4 runs');
+    expect(dom).toContain('<h2>Provenance</h2>');
+    expect(dom).toMatch(/<td class="l">command<\/td><td>minivm compare programs\/cycles\.mini --gc none,serial --layout sable,refgraph --report /);
+    expect(dom).toMatch(/<td class="l">mode<\/td><td>fresh process<\/td>/);
     expect(count(dom, /<svg/g)).toBe(2);
     // Only serial collects: one pause series and one occupancy series per layout.
     expect(count(dom, /<polyline/g)).toBe(4);

@@ -160,6 +160,42 @@ describe('parallel copy', () => {
     }
   }
 
+  it('keeps stealing from a busy thread: lists hanging off one array are copied by both threads', async () => {
+    const heap = createHeap({ heapBytes: 32 * 2 ** 20 });
+    const roots = new RootArray();
+    heap.setRoots(roots);
+    const marker = new ParallelMarker(heap, 2);
+    markers.push(marker);
+    createCollector('parallel', heap, { marker });
+    await marker.prepare();
+    const node = heap.defineClass('Node', ['ref', 'int']);
+    const arr = heap.defineArray('ref[]', 'ref');
+    const top = heap.allocArray(arr, 256);
+    roots.push(top);
+    for (let l = 0; l < 256; l++) {
+      let head = 0;
+      for (let i = 0; i < 200; i++) {
+        const a = heap.allocInstance(node);
+        heap.writeRef(a, node.offsets[0]!, 0, head);
+        head = a;
+      }
+      heap.writeRef(top, heap.arrayDataOffset + l, l, head);
+    }
+    // Whether the second thread runs while the first has work is up to the OS
+    // (this machine is shared): up to 10 collections, one of them with a thread
+    // that stole more than once.
+    const seen: string[] = [];
+    for (let attempt = 0; attempt < 10; attempt++) {
+      await collect(heap, 'young');
+      const field = heap.lastRecord!.marker.threads!;
+      seen.push(field);
+      const steals = field.split(',').map((x) => Number(x.split('/')[1]));
+      if (Math.max(...steals) >= 2) break;
+    }
+    const steals = seen[seen.length - 1]!.split(',').map((x) => Number(x.split('/')[1]));
+    expect(Math.max(...steals), seen.join(' | ')).toBeGreaterThanOrEqual(2);
+  });
+
   it('promotes when the survivor space overflows, and keeps the card of a promoted object that refers to young ones', async () => {
     const heap = createHeap({ heapBytes: 8 * 2 ** 20, survivorRatio: 64, verifyGc: true });
     const roots = new RootArray();

@@ -188,9 +188,11 @@ export class GcContext {
   /** One round of steal attempts over the other threads; an entry or -1. */
   private stealRound(): number {
     const n = this.threads;
-    for (let k = 1; k < n; k++) {
+    // From the last thread stolen from (likely to have more), then the others.
+    for (let k = 0; k < n; k++) {
       let v = this.victim + k;
       if (v >= n) v -= n;
+      if (v === this.id) continue;
       let x = this.steal(v);
       while (x === -2) x = this.steal(v);
       if (x >= 0) {

@@ -177,7 +177,7 @@ export class ParallelCopier implements YoungCopier {
     const c = this.gc.ctx;
     const ctl = c.ctl;
     const pieces = c.pieces;
-    // The promoted copies are tenured writes for a heap mirror.
+    // The promoted copies are tenured writes for a heap mirror, if any.
     const log = h.mirror;
     if (log !== null) for (let i = 0; i < this.pieceCount; i++) log.noteWrite(pieces[2 * i]!, pieces[2 * i + 1]!);
     const tails = c.tails;

@@ -31,11 +31,14 @@ import {
   AGE_MASK,
   AGE_SHIFT,
   HEADER_TAG,
+  HEADER_WORDS,
   KIND_FLOAT_ARRAY,
   KIND_INSTANCE,
-  KIND_REF_ARRAY,
+  LENGTH_WORD,
   STATUS_FORWARDED,
-} from '../../heap/layout.js';
+  TYPE_WORD,
+} from '../../heap/object-model.js';
+import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
 import { GcContext, SHARE_EVERY } from './context.js';
 import {
   LOCK,
@@ -260,7 +263,7 @@ class CopyThread {
     const s = words[v]!;
     if ((s & STATUS_FORWARDED) !== 0) return s >>> 2;
     const c = this.c;
-    const t = words[v + 1]!;
+    const t = words[v + TYPE_WORD]!;
     const k = c.kind[t]!;
     let left = 0;
     let size = 4;
@@ -268,7 +271,7 @@ class CopyThread {
       left = c.left[t]!;
       size += left + c.right[t]!;
     } else {
-      const len = words[v + 3]!;
+      const len = words[v + LENGTH_WORD]!;
       size += k === KIND_FLOAT_ARRAY ? 2 * len : len;
     }
     const age = (s >> AGE_SHIFT) & AGE_MASK;
@@ -307,35 +310,35 @@ class CopyThread {
     return na;
   }
 
-  /** Redirects the young references of the copy at `a`, copying their referents. */
+  /** Redirects the young references of the copy at `a`, copying their referents
+   *  (the slots as heap/ref-slots.ts says: one run, or the type's offsets). */
   scan(a: number, sable: boolean): void {
     const words = this.words;
     const ys = this.ys;
     const ye = this.ye;
     const promoted = a >= this.tenuredStart;
     const c = this.c;
-    if (sable || c.kind[words[a + 1]!] === KIND_REF_ARRAY) {
-      const end = a + 4 + (sable ? words[a + 2]! : words[a + 3]!);
-      for (let s = a + 4; s < end; s++) {
+    const end = refRunEnd(words, c.kind, sable, a);
+    if (end !== SCATTERED) {
+      for (let s = a + HEADER_WORDS; s < end; s++) {
         const v = words[s]!;
         if (v < ys || v >= ye) continue;
         const nv = this.evacuate(v);
         words[s] = nv;
         if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = 1;
       }
-    } else {
-      const t = words[a + 1]!;
-      if (c.kind[t] !== KIND_INSTANCE) return;
-      const offsets = c.refOffsets;
-      const e = c.refBegin[t]! + c.refCount[t]!;
-      for (let j = c.refBegin[t]!; j < e; j++) {
-        const s = a + offsets[j]!;
-        const v = words[s]!;
-        if (v < ys || v >= ye) continue;
-        const nv = this.evacuate(v);
-        words[s] = nv;
-        if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = 1;
-      }
+      return;
+    }
+    const t = words[a + TYPE_WORD]!;
+    const offsets = c.refOffsets;
+    const e = c.refBegin[t]! + c.refCount[t]!;
+    for (let j = c.refBegin[t]!; j < e; j++) {
+      const s = a + offsets[j]!;
+      const v = words[s]!;
+      if (v < ys || v >= ye) continue;
+      const nv = this.evacuate(v);
+      words[s] = nv;
+      if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = 1;
     }
   }
 

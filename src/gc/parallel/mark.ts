@@ -8,7 +8,8 @@
  * thread its own, copied into `out` at the end.
  */
 
-import { KIND_INSTANCE, KIND_REF_ARRAY } from '../../heap/layout.js';
+import { HEADER_WORDS, TYPE_WORD } from '../../heap/object-model.js';
+import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
 import { GcContext, SHARE_EVERY } from './context.js';
 import { OUTCUR, P_HI, P_LO, P_OUT_CAP, P_ROOTS, P_SABLE, P_YOUNG, ROOTCUR, S_OBJECTS, S_OUT, STATS_WORDS } from './shared.js';
 
@@ -70,19 +71,13 @@ export function markPhase(c: GcContext): void {
     }
     const a = c.stack[--c.sp]!;
     objects++;
-    if (sable) {
-      const end = a + 4 + words[a + 2]!;
-      for (let s = a + 4; s < end; s++) found(words[s]!);
+    const end = refRunEnd(words, kinds, sable, a);
+    if (end !== SCATTERED) {
+      for (let s = a + HEADER_WORDS; s < end; s++) found(words[s]!);
     } else {
-      const t = words[a + 1]!;
-      const k = kinds[t];
-      if (k === KIND_INSTANCE) {
-        const e = refBegin[t]! + refCount[t]!;
-        for (let j = refBegin[t]!; j < e; j++) found(words[a + refOffsets[j]!]!);
-      } else if (k === KIND_REF_ARRAY) {
-        const end = a + 4 + words[a + 3]!;
-        for (let s = a + 4; s < end; s++) found(words[s]!);
-      }
+      const t = words[a + TYPE_WORD]!;
+      const e = refBegin[t]! + refCount[t]!;
+      for (let j = refBegin[t]!; j < e; j++) found(words[a + refOffsets[j]!]!);
     }
     if (objects % SHARE_EVERY === 0) c.share();
   }

@@ -37,7 +37,7 @@ const FINISH_TIMEOUT_MS = 120_000;
 
 /** The compiled worker. Under vitest this file runs from src/, but a worker
  *  thread is plain Node and loads JavaScript only: it takes the build in dist/
- *  (`npm test` builds first), as gpu/host.ts does. */
+ *  (`npm test` builds first), as gpu/host/host.ts does. */
 function workerScript(): string {
   const here = fileURLToPath(import.meta.url);
   const script = here.endsWith('.ts')

@@ -8,11 +8,14 @@
  * silent CPU fallback: without an adapter `NoGpuAdapterError` says how to get
  * one, and the CLI exits 69 (EX_UNAVAILABLE) with its one-line message.
  *
- * Dawn prints "Warning: maxDynamic... artificially reduced" on lavapipe; those
- * lines go to stderr, never to the program's stdout, so they are left alone.
+ * `webgpu` is imported when the device is first opened, so that a missing package or
+ * a dawn.node that cannot load on this system is a GpuLibraryError (exit 69) saying
+ * what to install, not a failure to start. MINIVM_WEBGPU_MODULE names another module
+ * in its place (the tests use it to stand in for a broken install).
  */
-import { create, globals } from 'webgpu';
-import { describeAdapter, NoGpuAdapterError, type GpuAdapterDescription, type GpuLimits } from './adapter.js';
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describeAdapter, gpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription, type GpuLimits } from './adapter.js';
 
 export { NoGpuAdapterError, GpuAdapterLimitError, describeAdapter } from './adapter.js';
 export type { GpuAdapterDescription, GpuLimits } from './adapter.js';
@@ -75,7 +78,17 @@ export function currentGpu(): GpuContext | null {
   return opened;
 }
 
+async function loadWebgpu(): Promise<typeof import('webgpu')> {
+  const name = process.env['MINIVM_WEBGPU_MODULE'] || 'webgpu';
+  try {
+    return (await import(isAbsolute(name) ? pathToFileURL(name).href : name)) as typeof import('webgpu');
+  } catch (e) {
+    throw gpuLibraryError(e);
+  }
+}
+
 async function doOpen(benchmark: boolean): Promise<GpuContext> {
+  const { create, globals } = await loadWebgpu();
   if (!globalsInstalled) {
     // GPUBufferUsage, GPUMapMode, ... are globals in browsers; Dawn's node
     // bindings hand them out as an object.

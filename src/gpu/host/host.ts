@@ -11,13 +11,14 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { HeapCopyMarker, MarkerConstraints, MarkRequest, MarkResult } from '../../gc/marker.js';
-import { GpuAdapterLimitError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
+import type { DeviceAssignment, DeviceEvacuated, MarkerConstraints, MarkRequest, MarkResult, YoungEvacuatingMarker, YoungSpaces } from '../../gc/marker.js';
+import { evacuationRefusal } from '../evacuate/refusal.js';
+import { GpuAdapterLimitError, GpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
 import { youngResult } from '../young-result.js';
 import type { GpuMarkerConfig, GpuMarkStats } from '../worker/gpu-marker.js';
 import type { RefGraphs } from '../mirror/mirror.js';
 import { DEFAULT_GPU_OPTIONS, parseGpuOptions, type GpuOptions } from '../options.js';
-import { sharedClock, type Changes, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { sharedClock, type Changes, type EvacFinishReply, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 /** The compiled worker script. Under vitest this file runs from src/, but a
  *  worker thread is plain Node and loads JavaScript only: it takes the build in
@@ -34,7 +35,9 @@ function workerScript(): string {
 /** An error from the worker as the class the CLI maps to an exit status. */
 function rebuild(e: { name: string; message: string; stack?: string }): Error {
   let err: Error;
-  if (e.name === 'NoGpuAdapterError') {
+  if (e.name === 'GpuLibraryError') {
+    err = new GpuLibraryError(e.message);
+  } else if (e.name === 'NoGpuAdapterError') {
     err = new NoGpuAdapterError();
     err.message = e.message;
   } else if (e.name === 'GpuAdapterLimitError') {
@@ -237,7 +240,7 @@ function graphsData(g: RefGraphs): RefGraphs {
  * there with the same configuration, fed from this thread's heap. Its methods
  * mirror `GpuMarker`'s (worker/gpu-marker.ts has the details).
  */
-export class WorkerGpuMarker implements HeapCopyMarker {
+export class WorkerGpuMarker implements YoungEvacuatingMarker {
   readonly name: string;
   readonly constraints: MarkerConstraints;
   readonly options: GpuOptions;
@@ -265,6 +268,7 @@ export class WorkerGpuMarker implements HeapCopyMarker {
       replaysEvacuation: this.replaysEvacuation,
       scansRememberedSet: this.scansRememberedSet,
       copiesYoung: false,
+      evacuatesYoung: this.evacuatesYoung,
     };
     if (!(config.input.words.buffer instanceof SharedArrayBuffer)) {
       throw new Error(`${this.name}: the GPU worker needs the heap's words in a SharedArrayBuffer`);
@@ -402,6 +406,36 @@ export class WorkerGpuMarker implements HeapCopyMarker {
       slotRuns: this.slotRuns.put(slotRuns),
       sizeTable: input.layout === 'sable' ? input.sizeTable?.() : undefined,
     }, true);
+  }
+
+  get evacuatesYoung(): boolean {
+    return this.options.evacuate === 'gpu';
+  }
+
+  async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
+    const input = this.config.input;
+    const refusal = evacuationRefusal(input);
+    if (refusal) return { ok: false, reason: refusal };
+    if (live !== this.lastLive) return { ok: false, reason: 'not the last young mark\'s list' };
+    return gpuHost().request<DeviceAssignment>({
+      op: 'evacAssign',
+      marker: this.id,
+      liveLength: live.length,
+      spaces,
+      sizeTable: input.layout === 'sable' ? input.sizeTable?.() : undefined,
+    }, true);
+  }
+
+  async finishYoung(base: number, slotRuns: Int32Array): Promise<DeviceEvacuated> {
+    this.lastLive = null;
+    const r = await gpuHost().request<EvacFinishReply>({
+      op: 'evacFinish',
+      marker: this.id,
+      base,
+      slotRuns: this.slotRuns.put(slotRuns),
+    }, true);
+    const f = r.forward;
+    return { ...r, forward: new Int32Array(f.buffer, f.offset * 4, f.length) };
   }
 
   get scansRememberedSet(): boolean {

@@ -9,6 +9,7 @@
  * fails when a kernel uses a name this table (or the file itself) does not
  * declare, or declares one of the table's names again.
  */
+import { CARD_SHIFT } from '../../heap/card-table.js';
 import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../../heap/layout.js';
 
 /** A uniform struct: u32 fields in memory order, each with what it holds. */
@@ -72,6 +73,22 @@ export const REPLAY_PARAMS = [
   ['slotRuns', 'runs of remembered-set slots (first, count)'],
   ['pad0', 'the struct stays a multiple of 16 bytes'],
   ['pad1', ''],
+] as const satisfies Struct;
+
+/** evacuate.wgsl `ep`: one young evacuation assigned and moved on the device. */
+export const EVACUATE_PARAMS = [
+  ['count', 'live objects'],
+  ['youngStart', ''],
+  ['youngEnd', ''],
+  ['bigCap', 'capacity of replay.wgsl\'s big-object list'],
+  ['tenureAge', ''],
+  ['toStart', ''],
+  ['toCap', 'words of to-survivor'],
+  ['base', 'the promotion buffer\'s first word'],
+  ['tenuredStart', ''],
+  ['blocks', 'prefix-sum blocks of BLOCK entries'],
+  ['cardFirst', 'card (from tenuredStart) of the promotion buffer\'s first word'],
+  ['cardWords', 'words of card bits from CARD_BITS'],
 ] as const satisfies Struct;
 
 /** gpu-dfs's control words (`ctl`), read by the host after each submit. */
@@ -152,6 +169,24 @@ export const REPLAY = {
   STATUS_FORWARDED,
 } as const;
 
+export const EVACUATE = {
+  /** Live-list entries one thread sums in a row in the prefix sums. */
+  PER: 64,
+  // Slots of `rctl` after replay.wgsl's BIG_COUNT: the survivors' end, the
+  // promoted words, then (from CARD_BITS) the promoted copies' card bits.
+  SURV_END: 1,
+  PROMOTED: 2,
+  CARD_BITS: 4,
+  CARD_SHIFT,
+  // replay.wgsl's names under names of this file's own, since a program
+  // declares each name once: its big-object count slot and size bound, the
+  // header's age bits.
+  BIG_SLOT: REPLAY.BIG_COUNT,
+  ONE_THREAD_WORDS: REPLAY.SMALL,
+  AGE_AT: AGE_SHIFT,
+  AGE_BITS: AGE_MASK,
+} as const;
+
 /** What one kernel file gets from the table. */
 interface FileConstants {
   /** The file's uniform parameters: the binding's name, its struct's name and fields. */
@@ -179,6 +214,7 @@ export const KERNEL_FILES = {
   order: { uniform: { binding: 'op', struct: 'OrderParams', fields: ORDER_PARAMS }, values: ORDER, specialized: ['WG'] },
   remset: { uniform: { binding: 'rp', struct: 'RemsetParams', fields: REMSET_PARAMS }, values: REMSET, specialized: ['WG'] },
   replay: { uniform: { binding: 'rp', struct: 'ReplayParams', fields: REPLAY_PARAMS }, values: REPLAY, specialized: ['WG'] },
+  evacuate: { uniform: { binding: 'ep', struct: 'EvacParams', fields: EVACUATE_PARAMS }, values: EVACUATE, specialized: ['WG'] },
 } as const satisfies Record<string, FileConstants>;
 
 export type KernelFile = keyof typeof KERNEL_FILES;
@@ -197,7 +233,7 @@ export function wgslDeclarations(file: KernelFile): string {
 }
 
 /** The binding of `file`'s uniform parameters, as a program's first binding. */
-export function uniformBinding(file: 'common' | 'order' | 'remset' | 'replay'): { readonly name: string; readonly kind: 'uniform'; readonly type: string } {
+export function uniformBinding(file: 'common' | 'order' | 'remset' | 'replay' | 'evacuate'): { readonly name: string; readonly kind: 'uniform'; readonly type: string } {
   const u = KERNEL_FILES[file].uniform;
   return { name: u.binding, kind: 'uniform', type: u.struct };
 }

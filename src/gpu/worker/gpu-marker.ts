@@ -8,7 +8,9 @@
  * reference words, trace, and return the bitmap over heap addresses (and, for a
  * young collection, the list of reachable young objects).
  */
-import type { HeapCopyMarker, MarkerConstraints, MarkRequest, MarkResult } from '../../gc/marker.js';
+import type { DeviceAssignment, DeviceEvacuated, MarkerConstraints, MarkRequest, MarkResult, YoungEvacuatingMarker, YoungSpaces } from '../../gc/marker.js';
+import { DeviceEvacuation } from '../evacuate/device.js';
+import { evacuationRefusal } from '../evacuate/refusal.js';
 import { BfsEngine } from '../engines/bfs.js';
 import { DfsEngine } from '../engines/dfs.js';
 import type { GpuContext } from '../device/device.js';
@@ -80,7 +82,7 @@ export interface GpuMarkStats {
   readonly phases: Readonly<Record<string, number>>;
 }
 
-export class GpuMarker implements HeapCopyMarker {
+export class GpuMarker implements YoungEvacuatingMarker {
   readonly name: string;
   readonly constraints: MarkerConstraints;
   readonly options: GpuOptions;
@@ -89,6 +91,8 @@ export class GpuMarker implements HeapCopyMarker {
   private ctx: GpuContext | null = null;
   private uploader: StagingUploader | null = null;
   private replay: EvacuationReplay | null = null;
+  /** `evacuate=gpu`: young evacuations on the device (evacuate/device.ts). */
+  private evacuation: DeviceEvacuation | null = null;
   private remset: RemsetScan | null = null;
   /** The last mark, for `replayEvacuation`: its young range and, for a young
    *  mark, its live list and how much of it the engine's device buffer holds (a
@@ -109,6 +113,7 @@ export class GpuMarker implements HeapCopyMarker {
       replaysEvacuation: this.replaysEvacuation,
       scansRememberedSet: this.scansRememberedSet,
       copiesYoung: false,
+      evacuatesYoung: this.evacuatesYoung,
     };
   }
 
@@ -284,6 +289,43 @@ export class GpuMarker implements HeapCopyMarker {
     this.replayPending = true;
   }
 
+  /** True when young collections evacuate on the device (`evacuate=gpu`, sable). */
+  get evacuatesYoung(): boolean {
+    return this.options.evacuate === 'gpu';
+  }
+
+  /** Step 1 of a device evacuation of the last young mark's `live` (evacuate/device.ts). */
+  async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
+    const refusal = evacuationRefusal(this.config.input);
+    if (refusal) return { ok: false, reason: refusal };
+    const last = this.lastMark;
+    if (!this.evacuation || !last || last.live === null) {
+      return { ok: false, reason: 'no young mark on the device' };
+    }
+    if (last.live !== live) throw new Error(`${this.name}: assignYoung of a live list other than the last young mark's`);
+    const input = this.config.input as SableInput;
+    return this.evacuation.assign({
+      liveBuffer: this.engine!.liveBuffer(),
+      deviceLive: Math.min(last.deviceLive, live.length),
+      live,
+      youngStart: last.youngStart,
+      youngEnd: last.youngEnd,
+      ...spaces,
+      sizeTable: input.sizeTable!(),
+    });
+  }
+
+  /** Step 2: moves the objects (the mirror stays the heap's copy: nothing to replay). */
+  async finishYoung(base: number, slotRuns: Int32Array, forward?: Int32Array): Promise<DeviceEvacuated> {
+    const last = this.lastMark;
+    this.lastMark = null;
+    if (!this.evacuation || !last || last.live === null) throw new Error(`${this.name}: finishYoung without an assignment`);
+    const out = forward ?? new Int32Array(last.live.length);
+    const input = this.config.input as SableInput;
+    const done = await this.evacuation.finish({ base, slotRuns, words: input.words, forward: out });
+    return { ...done, forward: out.subarray(0, last.live.length) };
+  }
+
   /**
    * Brings the sable mirror up to date for a mark: waits for a pending replay
    * (the GPU replays the last evacuation while the program runs; what is left
@@ -362,7 +404,7 @@ export class GpuMarker implements HeapCopyMarker {
    */
   async prepare(): Promise<void> {
     await this.ready();
-    await Promise.all([this.engine!.prepare(), this.replay?.compile(), this.remset?.compile()]);
+    await Promise.all([this.engine!.prepare(), this.replay?.compile(), this.remset?.compile(), this.evacuation?.compile()]);
     await this.warmUp();
   }
 
@@ -422,6 +464,7 @@ export class GpuMarker implements HeapCopyMarker {
       const m = new HeapMirror(ctx, input.words.length, this.uploader, this.options.chunkWords);
       this.mirror = m;
       if (input.sizeTable) this.replay = new EvacuationReplay(ctx, m, this.uploader);
+      if (input.sizeTable && this.options.evacuate === 'gpu') this.evacuation = new DeviceEvacuation(ctx, m, this.uploader);
       this.remset = new RemsetScan(ctx, m, this.uploader);
       target = {
         layout: 'sable',
@@ -456,6 +499,8 @@ export class GpuMarker implements HeapCopyMarker {
     this.replay = null;
     this.remset?.destroy();
     this.remset = null;
+    this.evacuation?.destroy();
+    this.evacuation = null;
     this.lastMark = null;
     this.mirror?.destroy();
     this.uploader?.destroy();

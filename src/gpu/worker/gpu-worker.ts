@@ -14,7 +14,7 @@ import { destroyGpu, openGpu } from '../device/device.js';
 import { STAGED_ROOTS } from '../engines/job.js';
 import { GpuMarker, type RefGraphInput, type SableInput } from './gpu-marker.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from '../mirror/mirror.js';
-import { sharedClock, type Changes, type HostReply, type HostRequest, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { sharedClock, type Changes, type HostReply, type HostRequest, type EvacFinishReply, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 type CreateRequest = Extract<HostRequest, { op: 'create' }>;
 
@@ -53,6 +53,18 @@ class Hosted {
   sizeTable: Uint32Array | undefined;
   /** The live list as the main thread reads it: a copy in shared memory, grown as needed. */
   private shared = new Int32Array(new SharedArrayBuffer(4 * 1024));
+  /** A device evacuation's new addresses, for the main thread (grown as needed). */
+  private forward = new Int32Array(new SharedArrayBuffer(4 * 1024));
+
+  /** The shared buffer for `n` new addresses. */
+  forwardBuffer(n: number): Int32Array {
+    if (n > this.forward.length) {
+      let cap = this.forward.length;
+      while (cap < n) cap *= 2;
+      this.forward = new Int32Array(new SharedArrayBuffer(cap * 4));
+    }
+    return this.forward;
+  }
   /** How many entries of `shared` the copy has written (-1: it failed); the main thread waits on it. */
   readonly progress = new Int32Array(new SharedArrayBuffer(4));
 
@@ -229,6 +241,22 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       h.sizeTable = req.sizeTable;
       await h.marker.replayEvacuation(live, view(req.forward), view(req.slotRuns));
       return null;
+    }
+    case 'evacAssign': {
+      const h = hosted(req.marker);
+      // The young mark's list is the marker's own (GpuMarker.lastYoungLive).
+      const own = h.marker.lastYoungLive;
+      if (own === null || own.length !== req.liveLength) return { ok: false, reason: 'the young mark\'s list is gone' };
+      h.sizeTable = req.sizeTable ?? h.sizeTable;
+      return await h.marker.assignYoung(own, req.spaces);
+    }
+    case 'evacFinish': {
+      const h = hosted(req.marker);
+      const n = h.marker.lastYoungLive?.length ?? 0;
+      const out = h.forwardBuffer(n);
+      const done = await h.marker.finishYoung(req.base, view(req.slotRuns), out);
+      const forward: SharedInts = { buffer: out.buffer as SharedArrayBuffer, offset: 0, length: n };
+      return { cardBits: done.cardBits, cardFirst: done.cardFirst, times: done.times, forward } satisfies EvacFinishReply;
     }
     case 'remset': {
       const h = hosted(req.marker);

@@ -45,6 +45,8 @@ export function effect(p: BytecodeProgram, op: number, a: number, b: number): [n
     case Op.VSTORE: case Op.GVSTORE: case Op.VPOP: case Op.JMPF: case Op.JMPT:
     case Op.PRINT_I: case Op.PRINT_F: case Op.PRINT_B:
       return [1, 0, 0, 0];
+    case Op.ARGS: return [0, 0, 0, 1];
+    case Op.PARSEINT: return [0, 1, 1, 0];
     case Op.RSTORE: case Op.GRSTORE: case Op.RPOP: case Op.PRINT_R: return [0, 0, 1, 0];
     case Op.INEG: case Op.INOT: case Op.FNEG: case Op.F2I: case Op.NOT: case Op.SQRT: return [1, 1, 0, 0];
     case Op.REQ: case Op.RNE: case Op.SEQ: case Op.SNE: return [0, 1, 2, 0];

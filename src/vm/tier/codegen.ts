@@ -164,7 +164,14 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       case Op.RNE: return emit(`v${v} = ${R2} !== ${R1} ? 1 : 0;`);
       case Op.SEQ: return emit(`v${v} = M.stringsEqual(${R2}, ${R1}) ? 1 : 0;`);
       case Op.SNE: return emit(`v${v} = M.stringsEqual(${R2}, ${R1}) ? 0 : 1;`);
-      case Op.JMP: return emit(goto(i.next + i.a));
+      case Op.JMP:
+        // A back-edge counts toward the exit to the event loop (signals, output flushing).
+        if (i.a < 0) emit(`if (--R.ticks === 0) { ${spill(v, r)} return R.yieldAt(${fn}, ${i.next + i.a}, fp, vb, rb, vb + ${nVL + v}, rb + ${nRL + r}); }`);
+        return emit(goto(i.next + i.a));
+      case Op.ARGS: return emit(allocated(i, `M.argsArray(${i.a})`) + ` r${r} = t;`);
+      case Op.PARSEINT:
+        emit(`t = M.parseIntOf(${R1});`);
+        return emit(`if (t !== t) ${fault(i, `M.parseIntFault(${R1})`)} v${v} = t;`);
       case Op.JMPF: return emit(`if (${V1} === 0) ${goto(i.next + i.a)}`);
       case Op.JMPT: return emit(`if (${V1} !== 0) ${goto(i.next + i.a)}`);
       case Op.NEW:

@@ -17,7 +17,7 @@
 import { OutOfMemoryError } from '../../heap/api.js';
 import { typeTestName } from '../../bytecode/program.js';
 import { formatFloat, MiniRuntimeError } from '../format.js';
-import { MAX_FRAMES, OPERAND_MARGIN, STACK_SLOTS, type Machine } from '../machine.js';
+import { MAX_FRAMES, OPERAND_MARGIN, STACK_SLOTS, YIELD_TICKS, type Machine } from '../machine.js';
 import { generate, type Dispatch, type Generated } from './codegen.js';
 
 export const TIER_MODES = ['interp', 'compiled', 'auto'] as const;
@@ -60,6 +60,10 @@ export class Tier {
   st = 0;
   /** The innermost frame waits for a collection (an allocation returned 0, or gc()). */
   needGc = false;
+  /** Set with `st` when a compiled loop used up its back-edges: the driver lets the event loop run. */
+  needYield = false;
+  /** Back-edges compiled loops may take before the next exit to the event loop. */
+  ticks = YIELD_TICKS;
   /** Frame depth at which a compiled callee refuses to start (DEEP). */
   lim = 0;
   readonly table: Body[];
@@ -131,6 +135,14 @@ export class Tier {
     this.st = UNWIND;
     this.needGc = gc;
     this.stats.unwinds++;
+    return 0;
+  }
+
+  /** A compiled loop's back-edge used up `ticks`: leave for the driver as an allocation does. */
+  yieldAt(fn: number, pc: number, fp: number, vb: number, rb: number, vsp: number, rsp: number): number {
+    this.unwindAt(fn, pc, fp, vb, rb, vsp, rsp, false);
+    this.needYield = true;
+    this.ticks = YIELD_TICKS;
     return 0;
   }
 

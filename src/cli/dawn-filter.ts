@@ -1,0 +1,65 @@
+/**
+ * Dawn writes its own log lines ("Warning: maxDynamicUniformBuffersPerPipelineLayout
+ * artificially reduced ...", Vulkan error frames) straight to file descriptor 2 from
+ * native code, where JavaScript cannot catch them. A command that may open the GPU
+ * therefore runs as a child process whose stderr passes through this filter, which
+ * drops Dawn's lines and forwards the rest; stdout is the child's own. MINIVM_DEBUG
+ * turns the filter off.
+ */
+
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import type { Command } from './args.js';
+
+const CHILD_MARK = 'MINIVM_STDERR_FILTERED';
+
+/** Lines Dawn logs: its WarningLog/ErrorLog prefixes. minivm's own lines start with
+ *  `minivm:`, `runtime error:`, `[gc`, or a file name, never these. */
+export function isDawnLine(line: string): boolean {
+  return /^(Warning|Error|Info): /.test(line) || /^\s*- While /.test(line) || /^\s*at (Vulkan|vk)\w*/.test(line);
+}
+
+const GPU = new Set(['gpu-dfs', 'gpu-bfs', 'auto']);
+
+/** Whether this command may open the GPU and is not itself the filtered child. */
+export function wantsFilter(cmd: Command): boolean {
+  if (process.env[CHILD_MARK] === '1' || process.env['MINIVM_DEBUG']) return false;
+  if (cmd.command === 'compare') return cmd.compare.gcs.length === 0 || cmd.compare.gcs.some((g) => GPU.has(g));
+  if (cmd.command === 'run' || cmd.command === 'heapshape') return GPU.has(cmd.run.gc);
+  return false;
+}
+
+/** Whether stderr is a terminal, as the user's process saw it (the child's is a pipe). */
+export function stderrIsTty(): boolean {
+  return process.env[CHILD_MARK] === '1' ? process.env['MINIVM_STDERR_TTY'] === '1' : process.stderr.isTTY === true;
+}
+
+/** Runs this same command line as a child with stderr filtered; resolves to its exit status. */
+export function runFiltered(argv: readonly string[]): Promise<number> {
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...argv], {
+    stdio: ['inherit', 'inherit', 'pipe'],
+    env: { ...process.env, [CHILD_MARK]: '1', MINIVM_STDERR_TTY: process.stderr.isTTY ? '1' : '0' },
+  });
+  let pending = '';
+  const forward = (text: string): void => {
+    const kept = text.split('\n').filter((l) => !isDawnLine(l));
+    if (kept.length > 0) process.stderr.write(kept.join('\n'));
+  };
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    pending += chunk;
+    const cut = pending.lastIndexOf('\n');
+    if (cut < 0) return;
+    forward(pending.slice(0, cut + 1));
+    pending = pending.slice(cut + 1);
+  });
+  // A terminal's Ctrl-C reaches both processes; a signal sent to this one alone is passed on.
+  const pass = (signal: NodeJS.Signals): void => void child.kill(signal);
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, pass);
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      if (pending !== '') forward(pending);
+      resolve(code ?? 128 + (signal ? constants.signals[signal] : 1));
+    });
+  });
+}

@@ -1,0 +1,269 @@
+/**
+ * The command line's one source of truth: the commands, each command's options, their
+ * value syntax, defaults and help lines. The parser (args.ts), the help text (help.ts)
+ * and the docs test read this table; nothing else lists an option.
+ */
+
+import { COLLECTOR_NAMES, type CollectorName } from '../collectors/names.js';
+
+export class UsageError extends Error {}
+
+export { COLLECTOR_NAMES, type CollectorName };
+export const LAYOUT_NAMES = ['sable', 'refgraph'] as const;
+export type LayoutName = (typeof LAYOUT_NAMES)[number];
+export const TIER_NAMES = ['interp', 'compiled', 'auto'] as const;
+export type TierName = (typeof TIER_NAMES)[number];
+export const DISPATCH_NAMES = ['ic', 'vtable', 'devirt'] as const;
+export type DispatchName = (typeof DISPATCH_NAMES)[number];
+
+export interface RunOptions {
+  gc: CollectorName;
+  layout: LayoutName;
+  heapBytes: number;
+  youngBytes: number | undefined;
+  survivorRatio: number;
+  tenureAge: number;
+  gcStress: number;
+  verifyGc: boolean;
+  /** One line per collection: on stderr, or into `logGcFile` when one is named. */
+  logGc: boolean;
+  logGcFile: string | undefined;
+  stats: boolean;
+  jsonStats: string | undefined;
+  gpuOpt: string;
+  gpuBenchmark: boolean;
+  threads: number | undefined;
+  /** Execution tier; undefined leaves the interpreter's own default. */
+  tier: TierName | undefined;
+  tierThreshold: number | undefined;
+  /** How compiled code makes virtual calls. */
+  dispatch: DispatchName;
+  /** `disasm --js`: the compiled tier's JavaScript instead of the bytecode. */
+  js: boolean;
+  /** The program's arguments (after `--`), read by the `args()` built-in. */
+  args: string[];
+}
+
+export interface CompareOptions {
+  gcs: CollectorName[];
+  layouts: LayoutName[];
+  repeat: number;
+  /** Runs of each configuration before the measured ones, thrown away. */
+  warmup: number;
+  /** Run every configuration in this process instead of a fresh one each. */
+  inProcess: boolean;
+  json: boolean;
+  report: string | undefined;
+}
+
+export function defaultRunOptions(): RunOptions {
+  return {
+    gc: 'serial', layout: 'sable', heapBytes: 256 * 1024 ** 2, youngBytes: undefined, survivorRatio: 8,
+    tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, logGcFile: undefined, stats: false,
+    jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, tier: undefined,
+    tierThreshold: undefined, dispatch: 'ic', js: false, args: [],
+  };
+}
+
+export function defaultCompareOptions(): CompareOptions {
+  return { gcs: [], layouts: [], repeat: 1, warmup: 0, inProcess: false, json: false, report: undefined };
+}
+
+export const COMMAND_NAMES = ['run', 'disasm', 'compare', 'heapshape'] as const;
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+export interface CommandSpec {
+  name: CommandName;
+  synopsis: string;
+  summary: string;
+  /** Whether `-- ARGS...` passes arguments to the program. */
+  programArgs: boolean;
+}
+
+export const COMMANDS: readonly CommandSpec[] = [
+  { name: 'run', synopsis: 'run FILE [options] [-- ARGS...]', summary: 'run a program (also: minivm FILE)', programArgs: true },
+  { name: 'disasm', synopsis: 'disasm FILE [--js]', summary: "print the bytecode (--js: the compiled tier's JavaScript)", programArgs: false },
+  {
+    name: 'compare', synopsis: 'compare FILE [options] [-- ARGS...]',
+    summary: 'run under several collectors and layouts, compare', programArgs: true,
+  },
+  {
+    name: 'heapshape', synopsis: 'heapshape FILE [options] [-- ARGS...]',
+    summary: "the heap's shape at each collection (Maas et al. section 3)", programArgs: true,
+  },
+];
+
+export interface Parsed {
+  run: RunOptions;
+  compare: CompareOptions;
+}
+
+export interface OptionSpec {
+  /** The long name, without `--`. */
+  name: string;
+  /** The value's name in the help; absent for a flag. */
+  arg?: string;
+  /** The value is optional and only given inline: `--log-gc=FILE`. */
+  optionalArg?: boolean;
+  help: string;
+  commands: readonly CommandName[];
+  /** Stores the value; throws UsageError on a bad one. `flag` is the text as typed. */
+  apply(p: Parsed, value: string | undefined, flag: string): void;
+}
+
+/** Parses `64m`, `1g`, `512k`, `1048576` into bytes. */
+export function parseSize(text: string, flag: string): number {
+  const m = /^(\d+)([kmg]?)b?$/i.exec(text);
+  if (!m) throw new UsageError(`${flag}: '${text}' is not a size (examples: 64m, 1g, 512k)`);
+  const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g'];
+  return Number(m[1]) * unit;
+}
+
+function integer(text: string | undefined, flag: string, min: number): number {
+  if (text === undefined || !/^\d+$/.test(text) || Number(text) < min) {
+    throw new UsageError(`${flag} needs an integer of at least ${min}${text === undefined ? '' : ` (got '${text}')`}`);
+  }
+  return Number(text);
+}
+
+function oneOf<T extends string>(text: string | undefined, flag: string, names: readonly T[], listHint = ''): T {
+  if (text !== undefined && text.includes(',') && text.split(',').every((s) => names.includes(s.trim() as T))) {
+    throw new UsageError(`${flag} takes one name here, not a list ('${text}')${listHint}`);
+  }
+  if (text === undefined || !names.includes(text as T)) {
+    throw new UsageError(`${flag} must be one of ${names.join(', ')}${text === undefined ? '' : ` (got '${text}')`}`);
+  }
+  return text as T;
+}
+
+function listOf<T extends string>(text: string | undefined, flag: string, names: readonly T[]): T[] {
+  if (text === undefined || text === '') throw new UsageError(`${flag} needs a comma-separated list of ${names.join(', ')}`);
+  return [...new Set(text.split(',').map((s) => oneOf(s.trim(), flag, names)))];
+}
+
+function fileName(text: string | undefined, flag: string): string {
+  if (!text) throw new UsageError(`${flag} needs a file name`);
+  return text;
+}
+
+const RUNS: readonly CommandName[] = ['run', 'compare', 'heapshape'];
+const LIST_HINT = '; compare takes a list';
+
+export const OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'gc', arg: 'NAME', commands: ['run', 'heapshape'],
+    help: `collector: ${COLLECTOR_NAMES.join(' | ')} (default serial)`,
+    apply: (p, v, f) => void (p.run.gc = oneOf(v, f, COLLECTOR_NAMES, LIST_HINT)),
+  },
+  {
+    name: 'gc', arg: 'LIST', commands: ['compare'],
+    help: 'collectors to compare, comma-separated (default all)',
+    apply: (p, v, f) => void (p.compare.gcs = listOf(v, f, COLLECTOR_NAMES)),
+  },
+  {
+    name: 'layout', arg: 'NAME', commands: ['run', 'heapshape', 'disasm'],
+    help: `object layout: ${LAYOUT_NAMES.join(' | ')} (default sable)`,
+    apply: (p, v, f) => void (p.run.layout = oneOf(v, f, LAYOUT_NAMES, LIST_HINT)),
+  },
+  {
+    name: 'layout', arg: 'LIST', commands: ['compare'],
+    help: 'layouts to compare, comma-separated (default both)',
+    apply: (p, v, f) => void (p.compare.layouts = listOf(v, f, LAYOUT_NAMES)),
+  },
+  {
+    name: 'heap', arg: 'SIZE', commands: RUNS, help: 'heap size, e.g. 64m, 1g (default 256m)',
+    apply: (p, v, f) => void (p.run.heapBytes = parseSize(v ?? '', f)),
+  },
+  {
+    name: 'young', arg: 'SIZE', commands: RUNS, help: 'young generation size (default a third of the heap)',
+    apply: (p, v, f) => void (p.run.youngBytes = parseSize(v ?? '', f)),
+  },
+  {
+    name: 'survivor-ratio', arg: 'N', commands: RUNS, help: 'eden / one survivor space (default 8)',
+    apply: (p, v, f) => void (p.run.survivorRatio = integer(v, f, 1)),
+  },
+  {
+    name: 'tenure-age', arg: 'N', commands: RUNS, help: 'collections survived before promotion (default 15)',
+    apply: (p, v, f) => void (p.run.tenureAge = integer(v, f, 0)),
+  },
+  {
+    name: 'gc-stress', arg: 'N', commands: RUNS, help: 'collect every N allocations (every 4th such collection full)',
+    apply: (p, v, f) => void (p.run.gcStress = integer(v, f, 1)),
+  },
+  {
+    name: 'verify-gc', commands: RUNS, help: 'check the heap (and GPU mark sets) after every collection',
+    apply: (p) => void (p.run.verifyGc = true),
+  },
+  {
+    name: 'gpu-opt', arg: 'LIST', commands: RUNS, help: 'GPU marking optimizations: all (default), none, or a list',
+    apply: (p, v, f) => {
+      if (!v) throw new UsageError(`${f} needs a list (all, none, or names)`);
+      p.run.gpuOpt = v;
+    },
+  },
+  {
+    name: 'gpu-benchmark', commands: RUNS, help: 'open the GPU with validation and robustness checks off',
+    apply: (p) => void (p.run.gpuBenchmark = true),
+  },
+  {
+    name: 'threads', arg: 'N', commands: RUNS, help: 'marking threads of the parallel collector (default: the cores)',
+    apply: (p, v, f) => void (p.run.threads = integer(v, f, 1)),
+  },
+  {
+    name: 'tier', arg: 'NAME', commands: RUNS, help: `execution tier: ${TIER_NAMES.join(' | ')} (default auto: compile hot functions)`,
+    apply: (p, v, f) => void (p.run.tier = oneOf(v, f, TIER_NAMES)),
+  },
+  {
+    name: 'tier-threshold', arg: 'N', commands: RUNS, help: 'calls or loop back-edges before a function is compiled (--tier auto; default 200)',
+    apply: (p, v, f) => void (p.run.tierThreshold = integer(v, f, 0)),
+  },
+  {
+    name: 'dispatch', arg: 'NAME', commands: [...RUNS, 'disasm'], help: `compiled virtual calls: ${DISPATCH_NAMES.join(' | ')} (default ic)`,
+    apply: (p, v, f) => void (p.run.dispatch = oneOf(v, f, DISPATCH_NAMES)),
+  },
+  {
+    name: 'js', commands: ['disasm'], help: "the compiled tier's JavaScript for every function, not the bytecode",
+    apply: (p) => void (p.run.js = true),
+  },
+  {
+    name: 'log-gc', arg: 'FILE', optionalArg: true, commands: ['run'],
+    help: 'one line per collection, on stderr or (--log-gc=FILE) into FILE',
+    apply: (p, v, f) => {
+      p.run.logGc = true;
+      if (v !== undefined) p.run.logGcFile = fileName(v, f);
+    },
+  },
+  {
+    name: 'stats', commands: ['run'], help: 'a summary on stderr at exit',
+    apply: (p) => void (p.run.stats = true),
+  },
+  {
+    name: 'json-stats', arg: 'FILE', commands: ['run'], help: "the run's statistics as JSON (docs/cli.md)",
+    apply: (p, v, f) => void (p.run.jsonStats = fileName(v, f)),
+  },
+  {
+    name: 'repeat', arg: 'N', commands: ['compare'], help: 'runs per configuration (default 1)',
+    apply: (p, v, f) => void (p.compare.repeat = integer(v, f, 1)),
+  },
+  {
+    name: 'warmup', arg: 'N', commands: ['compare'], help: 'runs of each configuration before the measured ones (default 0)',
+    apply: (p, v, f) => void (p.compare.warmup = integer(v, f, 0)),
+  },
+  {
+    name: 'in-process', commands: ['compare'], help: 'every run in this process, not a fresh one each (faster, less fair)',
+    apply: (p) => void (p.compare.inProcess = true),
+  },
+  {
+    name: 'json', commands: ['compare', 'heapshape'], help: 'the result as JSON on stdout (docs/cli.md)',
+    apply: (p) => void (p.compare.json = true),
+  },
+  {
+    name: 'report', arg: 'FILE.html', commands: ['compare', 'heapshape'], help: 'a self-contained HTML report',
+    apply: (p, v, f) => void (p.compare.report = fileName(v, f)),
+  },
+];
+
+/** The options of one command, in table order. */
+export function optionsOf(command: CommandName): OptionSpec[] {
+  return OPTIONS.filter((o) => o.commands.includes(command));
+}

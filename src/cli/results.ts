@@ -1,0 +1,90 @@
+/**
+ * The results of `compare` and `heapshape` as their --json writes them (docs/cli.md)
+ * and as the report (report.ts) draws them. Types only: the commands produce these,
+ * the report reads them, and neither command imports the other.
+ */
+
+import type { RunStats } from '../collectors/index.js';
+import type { ShapeVerdict } from '../gc/heap-shape.js';
+import type { CollectorName, LayoutName } from './options.js';
+import type { Provenance } from './provenance.js';
+
+/** One collection of a run, as plotted: times in ms since the run started. */
+export interface CollectionPoint {
+  number: number;
+  kind: 'young' | 'full';
+  cause: string;
+  startMs: number;
+  endMs: number;
+  pauseMs: number;
+  usedBefore: number;
+  usedAfter: number;
+}
+
+export type RunStatus = 'ok' | 'out of memory' | 'runtime error';
+
+/** The run statistics a comparison row reports (medians over its repeats). */
+type RowFigures = Omit<RunStats, 'collector' | 'layout' | 'heapBytes' | 'refGraph' | 'gpu' | 'collections'>;
+
+/** One row of the comparison: a collector and layout, medians over its repeats. */
+export interface CompareRun extends RowFigures {
+  collector: CollectorName;
+  layout: LayoutName;
+  status: RunStatus;
+  exitCode: number;
+  repeats: number;
+  /** Per figure: the smallest and largest of the repeats, and every repeat's value in run order. */
+  min: Record<string, number>;
+  max: Record<string, number>;
+  samples: Record<string, number[]>;
+  /** Repeats (1-based) whose wall time lies outside Tukey's fences (needs 4 repeats or more). */
+  outliers: number[];
+  /** The collections of the run whose wall time is the median one. */
+  collections: CollectionPoint[];
+}
+
+export interface CompareResult {
+  file: string;
+  repeat: number;
+  warmup: number;
+  provenance: Provenance;
+  runs: CompareRun[];
+  skipped: Array<{ collector: string; layout: string; reason: string }>;
+  /** Runs whose output took part in the equality check (out-of-memory `none` runs do not). */
+  comparedRuns: number;
+  outputIdentical: boolean;
+  /** When outputs differ: the first differing lines, diff-style. */
+  difference: string | null;
+}
+
+/** One analysed collection, as printed and as `--json` writes it (docs/cli.md). */
+export interface HeapshapeSnapshot {
+  collection: number;
+  kind: 'young' | 'full';
+  cause: string;
+  objects: number;
+  edges: number;
+  depth: number;
+  maxWidth: number;
+  maxWidthDepth: number;
+  tailLevels: number;
+  longestNarrowRun: number;
+  maxOutDegree: number;
+  /** Objects per out-degree bin, in `outDegreeBins` order. */
+  outDegree: number[];
+  /** Objects per BFS depth. */
+  widths: number[];
+  verdict: ShapeVerdict;
+}
+
+export interface HeapshapeResult {
+  file: string;
+  collector: string;
+  layout: string;
+  narrowThreshold: number;
+  outDegreeBins: string[];
+  /** The program's exit status (its output is not shown). */
+  exitCode: number;
+  snapshots: HeapshapeSnapshot[];
+}
+

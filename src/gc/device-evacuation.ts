@@ -1,0 +1,127 @@
+/**
+ * A young collection's evacuation done by a marker on its device
+ * (`Marker.evacuatesYoung`: gpu-dfs and gpu-bfs with `--gpu-opt evacuate=gpu`,
+ * gpu/evacuate/device.ts), and what the CPU keeps of it:
+ *
+ *   the device assigns each live object's destination (to-survivor by prefix
+ *   sum, the rest into one promotion buffer) and says how many words each
+ *   side takes → the CPU carves the promotion buffer from the free list (no
+ *   room: the CPU evacuates this collection instead, nothing having moved) →
+ *   the CPU cleans the scanned cards → the device copies, forwards and fixes
+ *   in its mirror and writes the moved words, the new addresses and the
+ *   forwarding headers into the heap → the CPU dirties the promoted copies'
+ *   cards the device found, redirects the remembered slots and the roots
+ *   through the forwarding headers, and flips the survivor spaces.
+ *
+ * With `--verify-gc` the result is compared with the same evacuation computed
+ * on the CPU from a snapshot of the heap taken before it (verify-evacuation.ts).
+ */
+
+import { CARD_CLEAN, CARD_DIRTY, CARD_SHIFT } from '../heap/card-table.js';
+import type { HeapImpl } from '../heap/heap.js';
+import type { EvacuationRecord, PhaseTimes } from '../heap/telemetry.js';
+import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
+import type { Evacuator } from './evacuate.js';
+import type { IntList } from './int-list.js';
+import type { YoungEvacuatingMarker } from './marker.js';
+import { fixRoots, type RememberedRuns } from './roots.js';
+import { snapshotForEvacuation, verifyDeviceEvacuation } from './verify-evacuation.js';
+
+/**
+ * Redirects the remembered slots (runs of (first slot, count)) through the
+ * forwarding headers; a slot whose referent stays young keeps its card dirty.
+ * Every such slot held a young reference when the cards were scanned, and
+ * nothing has written them since.
+ */
+export function fixRememberedSlots(h: HeapImpl, runs: Int32Array): void {
+  const words = h.words;
+  const cards = h.cards.cards;
+  const ys = h.youngStart;
+  const ye = h.youngEnd;
+  const base = h.tenuredStart;
+  for (let i = 0; i < runs.length; i += 2) {
+    const s0 = runs[i]!;
+    const s1 = s0 + runs[i + 1]!;
+    for (let s = s0; s < s1; s++) {
+      const v = words[s]!;
+      const nv = (words[v]! & STATUS_FORWARDED) !== 0 ? words[v + FORWARD_WORD]! : v;
+      words[s] = nv;
+      if (nv >= ys && nv < ye) cards[(s - base) >> CARD_SHIFT] = CARD_DIRTY;
+    }
+  }
+}
+
+/**
+ * Evacuates the young mark's `live` on the marker's device. Returns the
+ * record of where it ran: `where: 'cpu'` with the reason when the device
+ * declined or the promotions found no room, having changed nothing (the plan
+ * then evacuates on the CPU).
+ */
+export async function evacuateOnDevice(
+  h: HeapImpl,
+  marker: YoungEvacuatingMarker,
+  live: Int32Array,
+  ev: Evacuator,
+  dirtyCards: IntList,
+  remembered: RememberedRuns,
+  phases: PhaseTimes,
+): Promise<EvacuationRecord> {
+  const spaces = { toStart: h.toStart, toEnd: h.toEnd, tenureAge: h.tenureAge, tenuredStart: h.tenuredStart };
+  const a = await marker.assignYoung(live, spaces);
+  if (!a.ok) return { where: 'cpu', reason: a.reason };
+  const promoted = a.promotedWords;
+  const base = promoted > 0 ? h.allocTenured(promoted) : 0;
+  if (promoted > 0 && base === 0) {
+    return { where: 'cpu', reason: `no free chunk of ${promoted * 4} bytes for the promotions` };
+  }
+  const runs = remembered.runs.view();
+  let tv = performance.now();
+  const snapshot = h.options.verifyGc ? snapshotForEvacuation(h, live, runs) : null;
+  phases.verify += performance.now() - tv;
+  // Clean the scanned cards first: the promoted copies and the remembered
+  // slots that still hold young references dirty theirs again below.
+  const cards = h.cards.cards;
+  const dc = dirtyCards.data;
+  for (let i = 0; i < dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
+
+  const done = await marker.finishYoung(base, runs);
+  const tf = performance.now();
+  const bits = done.cardBits;
+  for (let w = 0; w < bits.length; w++) {
+    let b = bits[w]!;
+    while (b !== 0) {
+      const low = b & -b;
+      cards[done.cardFirst + w * 32 + (31 - Math.clz32(low))] = CARD_DIRTY;
+      b ^= low;
+    }
+  }
+  const n = live.length;
+  ev.forward.reserve(n).set(done.forward.subarray(0, n));
+  ev.forward.length = n;
+  ev.survivedWords = a.survivedWords;
+  ev.promotedWords = promoted;
+  ev.toTop = h.toStart + a.survivedWords;
+  // The device redirected the same slots in its copy.
+  fixRememberedSlots(h, runs);
+  fixRoots(h);
+  const fixMs = performance.now() - tf;
+  if (snapshot !== null) {
+    tv = performance.now();
+    try {
+      verifyDeviceEvacuation(h, snapshot, ev.forward.view(), base, marker.name);
+    } finally {
+      phases.verify += performance.now() - tv;
+    }
+  }
+  h.flipSurvivors(ev.toTop, true);
+  const t = done.times;
+  return {
+    where: 'gpu',
+    assignMs: a.ms,
+    copyMs: t.copy,
+    readbackMs: t.readback,
+    readbackBytes: t.readbackBytes,
+    writeMs: t.write,
+    fixMs,
+  };
+}

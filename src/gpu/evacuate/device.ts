@@ -1,0 +1,380 @@
+/**
+ * A young collection's evacuation on the GPU (sable layout), in the heap
+ * mirror, in two steps around one question to the CPU:
+ *
+ *  1. `assign` (kernels/evacuate.wgsl): each live object's destination by
+ *     prefix sums over the last young mark's live list, which is still on the
+ *     device: to-survivor for the eligible prefix that fits, the rest into one
+ *     promotion buffer. Returns the words each side needs; nothing in the
+ *     mirror has changed yet, so the CPU may still evacuate instead.
+ *  2. `finish`, given where the CPU carved the promotion buffer from its free
+ *     list: the promoted addresses, then replay.wgsl's copy, forwarding
+ *     headers and reference fixes (the remembered-set slots included), the
+ *     promoted copies' dirty cards; then reads back only what changed (the
+ *     to-survivor range, the promotion buffer, the new addresses, the card
+ *     bits) and writes it into the heap's words, with the forwarding headers
+ *     the CPU's root fix-up reads.
+ *
+ * Both steps run where the device is (the GPU worker thread), which writes the
+ * shared heap itself: the main thread waits for one reply per step.
+ */
+import type { DeviceAssignment, EvacuationTimes } from '../../gc/marker.js';
+import { CARD_SHIFT } from '../../heap/card-table.js';
+import { STATUS_FORWARDED } from '../../heap/object-model.js';
+import { bufferSize, destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
+import type { GpuContext } from '../device/device.js';
+import type { Program } from '../device/shader.js';
+import { bindGroup, buildProgram, kernelSource } from '../device/shader.js';
+import {
+  EVACUATE,
+  EVACUATE_PARAMS,
+  REPLAY,
+  REPLAY_PARAMS,
+  specializationHeader,
+  structWords,
+  uniformBinding,
+} from '../kernels/constants.js';
+import type { HeapMirror, StagingUploader } from '../mirror/mirror.js';
+
+export interface AssignJob {
+  /** The engine's device buffer holding the mark's live list, and how many of
+   *  `live`'s entries it holds (the CPU may have finished the mark: the rest
+   *  is uploaded). */
+  readonly liveBuffer: GPUBuffer;
+  readonly deviceLive: number;
+  readonly live: Int32Array;
+  readonly youngStart: number;
+  readonly youngEnd: number;
+  readonly toStart: number;
+  readonly toEnd: number;
+  readonly tenureAge: number;
+  readonly tenuredStart: number;
+  /** heap/layout.ts TypeTable.sizeTable(). */
+  readonly sizeTable: Uint32Array;
+}
+
+export type Assignment = DeviceAssignment;
+
+export interface FinishJob {
+  /** The promotion buffer's first word (ignored when nothing is promoted). */
+  readonly base: number;
+  /** The remembered set's slots, (first slot, count) runs, as the CPU fixes them. */
+  readonly slotRuns: Int32Array;
+  /** The heap's words, written with what moved. */
+  readonly words: Int32Array;
+  /** Receives each live object's new header address (at least the list's length). */
+  readonly forward: Int32Array;
+}
+
+export interface Finished {
+  /** Bits of the promotion buffer's cards from `cardFirst` (cards counted from
+   *  tenured's start): set where a promoted copy holds a young reference. */
+  readonly cardBits: Uint32Array;
+  readonly cardFirst: number;
+  readonly times: EvacuationTimes;
+}
+
+export class DeviceEvacuation {
+  private program: Promise<Program> | null = null;
+  private readonly rp: GPUBuffer;
+  private readonly ep: GPUBuffer;
+  private readonly fwd: GrowableBuffer;
+  private readonly vals: GrowableBuffer;
+  private readonly big: GrowableBuffer;
+  private readonly ctl: GrowableBuffer;
+  private readonly types: GrowableBuffer;
+  private readonly slots: GrowableBuffer;
+  private readonly totals: Readback;
+  private readonly readback: Readback;
+  private typesUploaded = -1;
+  private readonly wg: number;
+  /** The assignment `finish` completes. */
+  private pending: (AssignJob & { survived: number; promoted: number; blocks: number; bigCap: number }) | null = null;
+
+  constructor(
+    private readonly ctx: GpuContext,
+    private readonly mirror: HeapMirror,
+    private readonly uploader: StagingUploader,
+  ) {
+    const d = ctx.device;
+    const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+    const max = ctx.limits.maxStorageBufferBindingSize;
+    this.wg = helperWorkgroupSize(ctx);
+    this.rp = paramsBuffer(d, 'evacuation replay params');
+    this.ep = d.createBuffer({ size: EVACUATE_PARAMS.length * 4, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label: 'evacuation params' });
+    this.fwd = new GrowableBuffer(d, rw, 'evacuation forward', max);
+    this.vals = new GrowableBuffer(d, rw, 'evacuation prefix sums', max);
+    this.big = new GrowableBuffer(d, rw, 'evacuation big objects', max);
+    this.ctl = new GrowableBuffer(d, rw, 'evacuation control and cards', max);
+    this.types = new GrowableBuffer(d, rw, 'evacuation types', max);
+    this.slots = new GrowableBuffer(d, rw, 'evacuation slot runs', max);
+    this.totals = new Readback(d, 'evacuation totals read-back');
+    this.readback = new Readback(d, 'evacuation read-back');
+  }
+
+  compile(): Promise<Program> {
+    this.program ??= buildProgram(this.ctx, {
+      header: specializationHeader(['scan', 'replay', 'evacuate'], { WG: this.wg }),
+      bindings: [
+        uniformBinding('replay'),
+        uniformBinding('evacuate'),
+        { name: 'live', kind: 'read-only-storage', type: 'array<u32>' },
+        { name: 'fwd', kind: 'storage', type: 'array<u32>' },
+        { name: 'types', kind: 'read-only-storage', type: 'array<vec4<u32>>' },
+        { name: 'big', kind: 'storage', type: 'array<u32>' },
+        { name: 'rctl', kind: 'storage', type: 'array<atomic<u32>>' },
+        { name: 'slots', kind: 'read-only-storage', type: 'array<vec2<u32>>' },
+        { name: 'vals', kind: 'storage', type: 'array<u32>' },
+        ...this.mirror.bindings(false, true),
+      ],
+      body: [
+        this.mirror.accessors(false),
+        this.mirror.storeAccessor(),
+        kernelSource('scan'),
+        kernelSource('replay'),
+        kernelSource('evacuate'),
+      ],
+      entryPoints: [
+        'evac_sizes',
+        'evac_scan_a',
+        'evac_top_a',
+        'evac_split',
+        'evac_scan_b',
+        'evac_top_b',
+        'evac_place',
+        'replay_copy',
+        'replay_copy_big',
+        'replay_headers',
+        'replay_fix',
+        'replay_fix_big',
+        'replay_slots',
+        'evac_cards',
+        'evac_cards_big',
+      ],
+    });
+    return this.program;
+  }
+
+  private groups(items: number): number {
+    return Math.max(1, Math.min(this.ctx.limits.maxComputeWorkgroupsPerDimension, Math.ceil(items / this.wg)));
+  }
+
+  private bind(program: Program, liveBuffer: GPUBuffer): GPUBindGroup {
+    return bindGroup(this.ctx.device, program, {
+      rp: this.rp,
+      ep: this.ep,
+      live: liveBuffer,
+      fwd: this.fwd.buffer,
+      types: this.types.buffer,
+      big: this.big.buffer,
+      rctl: this.ctl.buffer,
+      slots: this.slots.buffer,
+      vals: this.vals.buffer,
+      ...this.mirror.buffers(),
+    });
+  }
+
+  private writeParams(rp: Uint32Array<ArrayBuffer>, ep: Uint32Array<ArrayBuffer>): void {
+    const q = this.ctx.device.queue;
+    q.writeBuffer(this.rp, 0, rp);
+    q.writeBuffer(this.ep, 0, ep);
+  }
+
+  /** Step 1: destinations and the words each side needs; the mirror is unchanged. */
+  async assign(job: AssignJob): Promise<Assignment> {
+    const t0 = performance.now();
+    this.pending = null;
+    const program = await this.compile();
+    const device = this.ctx.device;
+    const n = job.live.length;
+    const block = this.wg * EVACUATE.PER;
+    const blocks = Math.max(1, Math.ceil(n / block));
+    // The block totals' prefix is one workgroup's (evacuate.wgsl scanTop).
+    if (blocks > block) return { ok: false, reason: `${n} live objects, over the ${block * block} one prefix sum takes` };
+    const bigCap = Math.max(1, Math.min(n, Math.ceil((job.youngEnd - job.youngStart) / REPLAY.SMALL)));
+    this.fwd.ensure(Math.max(1, n) * 4);
+    this.vals.ensure((2 * Math.max(1, n) + 2 * blocks) * 4);
+    this.big.ensure(bigCap * 4);
+    this.ctl.ensure(16);
+    this.slots.ensure(16);
+    const { buffer: types, fresh } = this.types.ensure(job.sizeTable.byteLength);
+    const typeCount = job.sizeTable.length >>> 2;
+    if (fresh || this.typesUploaded !== typeCount) {
+      device.queue.writeBuffer(types, 0, job.sizeTable as Uint32Array<ArrayBuffer>);
+      this.typesUploaded = typeCount;
+    }
+    if (job.deviceLive < n) {
+      await this.uploader.write(job.liveBuffer, job.deviceLive, u32View(job.live.subarray(job.deviceLive, n)));
+    }
+    this.uploader.submit();
+    const toCap = job.toEnd - job.toStart;
+    const { youngStart, youngEnd, tenureAge, toStart, tenuredStart } = job;
+    this.writeParams(
+      structWords(REPLAY_PARAMS, { count: n, youngStart, youngEnd, typeCount, bigCap }),
+      structWords(EVACUATE_PARAMS, { count: n, youngStart, youngEnd, bigCap, tenureAge, toStart, toCap, tenuredStart, blocks }),
+    );
+    const group = this.bind(program, job.liveBuffer);
+    const enc = device.createCommandEncoder({ label: 'evacuation assign' });
+    enc.clearBuffer(this.ctl.buffer, 0, 16);
+    const pass = enc.beginComputePass({ label: 'evacuation assign' });
+    pass.setBindGroup(0, group);
+    const perObject = this.groups(n);
+    const perBlock = Math.max(1, Math.min(this.ctx.limits.maxComputeWorkgroupsPerDimension, blocks));
+    for (const [entry, g] of [
+      ['evac_sizes', perObject],
+      ['evac_scan_a', perBlock],
+      ['evac_top_a', 1],
+      ['evac_split', perObject],
+      ['evac_scan_b', perBlock],
+      ['evac_top_b', 1],
+    ] as const) {
+      pass.setPipeline(program.pipelines.get(entry)!);
+      pass.dispatchWorkgroups(g);
+    }
+    pass.end();
+    enc.copyBufferToBuffer(this.ctl.buffer, 0, this.totals.target(16), 0, 16);
+    device.queue.submit([enc.finish()]);
+    const totals = await this.totals.read(16);
+    const survived = totals[1]!;
+    const promoted = totals[2]!;
+    this.pending = { ...job, survived, promoted, blocks, bigCap };
+    return { ok: true, survivedWords: survived, promotedWords: promoted, ms: performance.now() - t0 };
+  }
+
+  /** Forgets an assignment that the CPU evacuates instead. */
+  abandon(): void {
+    this.pending = null;
+  }
+
+  /** Step 2: moves the objects in the mirror and writes what moved into the heap. */
+  async finish(job: FinishJob): Promise<Finished> {
+    const p = this.pending;
+    this.pending = null;
+    if (!p) throw new Error('GPU evacuation: finish without an assignment');
+    const t0 = performance.now();
+    const program = await this.compile();
+    const device = this.ctx.device;
+    const n = p.live.length;
+    const T = p.promoted;
+    const S = p.survived;
+    const cardFirst = T > 0 ? (job.base - p.tenuredStart) >> CARD_SHIFT : 0;
+    const cardWords = T > 0 ? Math.ceil((((job.base + T - 1 - p.tenuredStart) >> CARD_SHIFT) - cardFirst + 1) / 32) : 0;
+    this.ctl.ensure((4 + cardWords) * 4);
+    const runs = u32View(job.slotRuns);
+    const runCount = runs.length >>> 1;
+    this.slots.ensure(Math.max(1, runs.length) * 4);
+    if (runCount > 0) await this.uploader.write(this.slots.buffer, 0, runs);
+    this.uploader.submit();
+    const { youngStart, youngEnd, bigCap, tenureAge, toStart, tenuredStart, blocks } = p;
+    this.writeParams(
+      structWords(REPLAY_PARAMS, { count: n, youngStart, youngEnd, typeCount: p.sizeTable.length >>> 2, bigCap, slotRuns: runCount }),
+      structWords(EVACUATE_PARAMS, {
+        count: n, youngStart, youngEnd, bigCap, tenureAge, toStart, toCap: p.toEnd - toStart, base: job.base,
+        tenuredStart, blocks, cardFirst, cardWords,
+      }),
+    );
+    const group = this.bind(program, p.liveBuffer);
+    const enc = device.createCommandEncoder({ label: 'evacuation' });
+    enc.clearBuffer(this.ctl.buffer, 0, bufferSize((4 + cardWords) * 4));
+    const pass = enc.beginComputePass({ label: 'evacuation' });
+    pass.setBindGroup(0, group);
+    const perObject = this.groups(n);
+    const perBig = Math.max(1, Math.min(this.ctx.limits.maxComputeWorkgroupsPerDimension, this.ctx.adapter.software ? 4 : 1024));
+    for (const [entry, g] of [
+      ['evac_place', perObject],
+      ['replay_copy', perObject],
+      ['replay_copy_big', perBig],
+      ['replay_headers', perObject],
+      ['replay_fix', perObject],
+      ['replay_fix_big', perBig],
+      ['replay_slots', this.groups(runCount)],
+      ['evac_cards', perObject],
+      ['evac_cards_big', perBig],
+    ] as const) {
+      pass.setPipeline(program.pipelines.get(entry)!);
+      pass.dispatchWorkgroups(g);
+    }
+    pass.end();
+    device.queue.submit([enc.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    const t1 = performance.now();
+
+    // Read back: to-survivor's new words, the promotion buffer, the new
+    // addresses, the card bits, in that order.
+    const bytes = (S + T + n + cardWords) * 4;
+    const target = this.readback.target(Math.max(16, bytes));
+    const enc2 = device.createCommandEncoder({ label: 'evacuation read-back' });
+    let at = 0;
+    at = this.copyRange(enc2, p.toStart, p.toStart + S, target, at);
+    at = this.copyRange(enc2, job.base, job.base + T, target, at);
+    if (n > 0) enc2.copyBufferToBuffer(this.fwd.buffer, 0, target, at * 4, n * 4);
+    at += n;
+    if (cardWords > 0) enc2.copyBufferToBuffer(this.ctl.buffer, 16, target, at * 4, cardWords * 4);
+    device.queue.submit([enc2.finish()]);
+    const cardBits = new Uint32Array(cardWords);
+    let t2 = 0;
+    await this.readback.readWith(Math.max(16, bytes), (view) => {
+      t2 = performance.now();
+      const words = job.words;
+      const w = u32View(words);
+      w.set(view.subarray(0, S), p.toStart);
+      w.set(view.subarray(S, S + T), job.base);
+      const f = view.subarray(S + T, S + T + n);
+      job.forward.set(new Int32Array(f.buffer, f.byteOffset, n));
+      cardBits.set(view.subarray(S + T + n, S + T + n + cardWords));
+      const live = p.live;
+      copyScalars(words, live, f, p.sizeTable);
+      // The forwarding headers, as the mirror has them: the CPU fixes the roots through them.
+      for (let i = 0; i < n; i++) {
+        const a = live[i]!;
+        words[a] = words[a]! | STATUS_FORWARDED;
+        words[a + 1] = f[i]!;
+      }
+    });
+    const t3 = performance.now();
+    return {
+      cardBits,
+      cardFirst,
+      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2 },
+    };
+  }
+
+  /** Copies mirror words [s, e) to `target` at word `at`, chunk by chunk; returns the next word. */
+  private copyRange(enc: GPUCommandEncoder, s: number, e: number, target: GPUBuffer, at: number): number {
+    const cw = this.mirror.chunkWords;
+    while (s < e) {
+      const c = Math.floor(s / cw);
+      const end = Math.min(e, (c + 1) * cw);
+      enc.copyBufferToBuffer(this.mirror.chunks[c]!, (s - c * cw) * 4, target, at * 4, (end - s) * 4);
+      at += end - s;
+      s = end;
+    }
+    return at;
+  }
+
+  destroy(): void {
+    this.pending = null;
+    destroyAll(this.rp, this.ep, this.fwd, this.vals, this.big, this.ctl, this.types, this.slots, this.totals, this.readback);
+  }
+}
+
+/**
+ * The mirror holds every header and reference word as the heap does, but not
+ * the scalars: stores of scalars mark no mirror card, so an object uploaded
+ * ahead and written since holds old ones there. Each copy's scalar words (a
+ * sable instance's left of its header, a scalar array's elements) are copied
+ * from the heap's own object, before its header becomes a forwarding one.
+ */
+function copyScalars(words: Int32Array, live: Int32Array, forward: Uint32Array, sizeTable: Uint32Array): void {
+  for (let i = 0; i < live.length; i++) {
+    const a = live[i]!;
+    const na = forward[i]!;
+    const t = words[a + 1]!;
+    const left = sizeTable[4 * t]!;
+    for (let k = 1; k <= left; k++) words[na - k] = words[a - k]!;
+    const end = a + sizeTable[4 * t + 1]! + sizeTable[4 * t + 2]! * words[a + 3]!;
+    const s = a + 4 + words[a + 2]!;
+    if (end - s > 64) words.copyWithin(na + (s - a), s, end);
+    else for (let k = s; k < end; k++) words[na + (k - a)] = words[k]!;
+  }
+}

@@ -1,0 +1,49 @@
+// Every program prints what its expectations say under gpu-dfs and gpu-bfs (sable)
+// evacuating young collections on the GPU (`--gpu-opt evacuate=gpu`), with
+// --gc-stress forcing collections and --verify-gc comparing each GPU evacuation
+// with the CPU's computation of it (gc/verify-evacuation.ts) besides the heap walk.
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { miniFiles, mismatch, readExpectations, runCaptured } from '../expectations.js';
+import { releaseGpu } from '../../src/collectors/index.js';
+
+const files = miniFiles('programs');
+
+afterAll(() => releaseGpu());
+
+describe('programs with evacuate=gpu', () => {
+  // The refgraph layout keeps evacuating on the CPU, and the log says why.
+  it('programs/linked_list.mini [gpu-dfs, refgraph]', async () => {
+    const run = await runCaptured('programs/linked_list.mini', {
+      gc: 'gpu-dfs', layout: 'refgraph', gpuOpt: 'evacuate=gpu', heapBytes: 4 * 2 ** 20, gcStress: 400, verifyGc: true, logGc: true,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/evacuate=cpu \(the refgraph layout evacuates on the CPU\)/);
+    expect(run.stderr).not.toMatch(/evacuate=gpu/);
+  });
+
+  for (const file of files) {
+    const exp = readExpectations(readFileSync(file, 'utf8'));
+    if (exp.compileErrors.length > 0) continue;
+    for (const gc of ['gpu-dfs', 'gpu-bfs'] as const) {
+      it(`${file} [${gc}]`, async () => {
+        // The log goes to stderr, where a runtime error's message must come first.
+        const logGc = exp.runtimeError === undefined;
+        const run = await runCaptured(
+          file,
+          { gc, layout: 'sable', gpuOpt: 'evacuate=gpu', heapBytes: 4 * 2 ** 20, gcStress: 400, verifyGc: true, logGc, stats: true },
+          exp.flags,
+        );
+        const problem = mismatch(exp, run);
+        expect(problem, problem).toBeUndefined();
+        const young = run.stats?.youngCollections ?? 0;
+        const onGpu = run.stderr.match(/evacuate=gpu/g)?.length ?? 0;
+        const reasons = [...run.stderr.matchAll(/evacuate=cpu \(([^)]*)\)/g)].map((m) => m[1]);
+        // The CPU evacuates full collections and young ones whose promotions find no chunk: nothing else.
+        for (const r of reasons) expect(r).toMatch(/^(full collection|no free chunk of \d+ bytes for the promotions)$/);
+        if (young > 0 && logGc) expect(onGpu).toBeGreaterThan(0);
+        // --gc-stress on lavapipe: hundreds of GPU collections for the larger programs.
+      }, 600_000);
+    }
+  }
+});
