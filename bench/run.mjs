@@ -9,6 +9,7 @@
 //   layouts  sable vs refgraph: mutator time, heap + graph bytes, mark time per object
 //   young1m  the serial young collection of 1 million live objects
 //   java     Java 17 twins under SerialGC / ParallelGC (-Xlog:gc pauses) beside minivm's
+//   dispatch (only when named) virtual calls: interpreter, vtable, inline cache, devirtualized
 //   pairs    (only when named) the GPU bar side by side: rounds of serial, gpu-dfs and
 //            gpu-bfs on the 2560 lists and CompleteGraph, young pauses paired by round;
 //            give it --repeat 20 on a noisy host
@@ -33,6 +34,7 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dispatch } from './lib/dispatch.mjs';
 import { gc } from './lib/gc.mjs';
 import { interp } from './lib/interp.mjs';
 import { java } from './lib/java.mjs';
@@ -46,13 +48,13 @@ import { young1m } from './lib/young1m.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** @type {Record<string, (ctx: any) => Promise<{ text: string, raw: object }>>} */
-const SECTIONS = { interp, gc, layouts, young1m, java, pairs, scaling };
+const SECTIONS = { interp, gc, layouts, young1m, java, pairs, scaling, dispatch };
 const DEFAULT_SECTIONS = ['interp', 'gc', 'layouts', 'young1m', 'java'];
 
 function usage(msg) {
   if (msg) process.stderr.write(`bench/run.mjs: ${msg}\n`);
   process.stderr.write(
-    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown] [--threads-list N,N,...]\n',
+    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling|dispatch ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown] [--threads-list N,N,...]\n',
   );
   process.exit(64);
 }

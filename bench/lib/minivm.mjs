@@ -66,15 +66,15 @@ let counter = 0;
 
 /**
  * One run of `minivm run PROGRAM` with the given options (spec: program, gc, layout,
- * heap, sizes, gpuBenchmark, gpuOpt, tag, threads); `index` is the repeat number,
+ * heap, sizes, gpuBenchmark, gpuOpt, tag, threads, flags: more command-line options); `index` is the repeat number,
  * and a configuration's run with the same index is taken only once per harness run.
  * Result: { code, ms (process wall clock), stdout, stderr, stats (the --json-stats
  * object, or null), error (a line, when the run failed) }.
  */
 export async function runMinivm(root, spec, index) {
-  const { program, gc = 'serial', layout = 'sable', heap = null, sizes = null, gpuBenchmark = false, gpuOpt = null, tag = null, threads = null } = spec;
+  const { program, gc = 'serial', layout = 'sable', heap = null, sizes = null, gpuBenchmark = false, gpuOpt = null, tag = null, threads = null, flags = [] } = spec;
   // tag: a section that must not share runs (e.g. to pair runs in time) gives its own.
-  const key = JSON.stringify({ program, gc, layout, heap, sizes, gpuBenchmark, gpuOpt, tag, threads });
+  const key = JSON.stringify({ program, gc, layout, heap, sizes, gpuBenchmark, gpuOpt, tag, threads, flags });
   let runs = cache.get(key);
   if (!runs) cache.set(key, (runs = []));
   if (runs[index]) return runs[index];
@@ -85,6 +85,7 @@ export async function runMinivm(root, spec, index) {
   if (gpuBenchmark) args.push('--gpu-benchmark');
   if (gpuOpt) args.push('--gpu-opt', gpuOpt);
   if (threads) args.push('--threads', String(threads));
+  args.push(...flags);
   const programArgs = sizeArgs(root, program, sizes);
   if (programArgs.length > 0) args.push('--', ...programArgs);
   const r = await runTimed(process.execPath, args, { cwd: root });

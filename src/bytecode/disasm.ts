@@ -43,7 +43,7 @@ function comment(p: BytecodeProgram, op: number, args: number[], next: number): 
     case Op.GETFIELD_V: case Op.GETFIELD_F: case Op.GETFIELD_R:
     case Op.PUTFIELD_V: case Op.PUTFIELD_F: case Op.PUTFIELD_R: return `; ${p.fields[a]!.name}`;
     case Op.CALL: return `; ${p.functions[a]!.name}`;
-    case Op.INVOKE: return `; slot ${a}, ${args[1]} reference args`;
+    case Op.INVOKE: return `; slot ${a} (${p.functions[args[1]!]!.name})`;
     case Op.INSTANCEOF: case Op.CHECKCAST: return `; ${typeTestName(p, p.typeTests[a]!)}`;
     default: return '';
   }

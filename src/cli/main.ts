@@ -7,7 +7,8 @@
 
 import { parseArgs, UsageError, type Command } from './args.js';
 import { disassemble } from '../bytecode/disasm.js';
-import { compileSource, EXIT, readSource, runProgram, type Io } from './run.js';
+import { compileSource, disassembleJs, EXIT, readSource, runProgram, type Io } from './run.js';
+import { formatTierStats } from '../vm/tier/stats.js';
 import { formatStats, releaseGpu } from '../collectors/index.js';
 import { BufferedOutput, exitOnSignals, writeAll } from './output.js';
 import { commandHelp, generalHelp, usageMessage, version } from './help.js';
@@ -69,7 +70,7 @@ async function main(argv: string[]): Promise<number> {
     case 'disasm': {
       const program = compileSource(cmd.file, source, io);
       if (!program) return EXIT.compile;
-      io.stdout(disassemble(program));
+      io.stdout(cmd.run.js ? await disassembleJs(program, cmd.run, io) : disassemble(program));
       return EXIT.ok;
     }
     case 'compare': {
@@ -87,7 +88,8 @@ async function main(argv: string[]): Promise<number> {
       const outcome = await runProgram(program, cmd.run, io);
       if (outcome.stats) {
         if (cmd.run.stats) io.stderr(formatStats(outcome.stats) + '\n');
-        if (cmd.run.jsonStats) writeOutputFile(cmd.run.jsonStats, JSON.stringify(outcome.stats, null, 2) + '\n');
+        if (cmd.run.stats && outcome.tier) io.stderr(formatTierStats(outcome.tier, outcome.stats.mutatorMs) + '\n');
+        if (cmd.run.jsonStats) writeOutputFile(cmd.run.jsonStats, JSON.stringify({ ...outcome.stats, tier: outcome.tier }, null, 2) + '\n');
       }
       return outcome.exitCode;
     }

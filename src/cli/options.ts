@@ -13,6 +13,8 @@ export const LAYOUT_NAMES = ['sable', 'refgraph'] as const;
 export type LayoutName = (typeof LAYOUT_NAMES)[number];
 export const TIER_NAMES = ['interp', 'compiled', 'auto'] as const;
 export type TierName = (typeof TIER_NAMES)[number];
+export const DISPATCH_NAMES = ['ic', 'vtable', 'devirt'] as const;
+export type DispatchName = (typeof DISPATCH_NAMES)[number];
 
 export interface RunOptions {
   gc: CollectorName;
@@ -34,6 +36,10 @@ export interface RunOptions {
   /** Execution tier; undefined leaves the interpreter's own default. */
   tier: TierName | undefined;
   tierThreshold: number | undefined;
+  /** How compiled code makes virtual calls. */
+  dispatch: DispatchName;
+  /** `disasm --js`: the compiled tier's JavaScript instead of the bytecode. */
+  js: boolean;
   /** The program's arguments (after `--`), read by the `args()` built-in. */
   args: string[];
 }
@@ -55,7 +61,7 @@ export function defaultRunOptions(): RunOptions {
     gc: 'serial', layout: 'sable', heapBytes: 256 * 1024 ** 2, youngBytes: undefined, survivorRatio: 8,
     tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, logGcFile: undefined, stats: false,
     jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, tier: undefined,
-    tierThreshold: undefined, args: [],
+    tierThreshold: undefined, dispatch: 'ic', js: false, args: [],
   };
 }
 
@@ -76,7 +82,7 @@ export interface CommandSpec {
 
 export const COMMANDS: readonly CommandSpec[] = [
   { name: 'run', synopsis: 'run FILE [options] [-- ARGS...]', summary: 'run a program (also: minivm FILE)', programArgs: true },
-  { name: 'disasm', synopsis: 'disasm FILE', summary: 'print the bytecode', programArgs: false },
+  { name: 'disasm', synopsis: 'disasm FILE [--js]', summary: "print the bytecode (--js: the compiled tier's JavaScript)", programArgs: false },
   {
     name: 'compare', synopsis: 'compare FILE [options] [-- ARGS...]',
     summary: 'run under several collectors and layouts, compare', programArgs: true,
@@ -155,7 +161,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p, v, f) => void (p.compare.gcs = listOf(v, f, COLLECTOR_NAMES)),
   },
   {
-    name: 'layout', arg: 'NAME', commands: ['run', 'heapshape'],
+    name: 'layout', arg: 'NAME', commands: ['run', 'heapshape', 'disasm'],
     help: `object layout: ${LAYOUT_NAMES.join(' | ')} (default sable)`,
     apply: (p, v, f) => void (p.run.layout = oneOf(v, f, LAYOUT_NAMES, LIST_HINT)),
   },
@@ -204,12 +210,20 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p, v, f) => void (p.run.threads = integer(v, f, 1)),
   },
   {
-    name: 'tier', arg: 'NAME', commands: RUNS, help: `execution tier: ${TIER_NAMES.join(' | ')}`,
+    name: 'tier', arg: 'NAME', commands: RUNS, help: `execution tier: ${TIER_NAMES.join(' | ')} (default auto: compile hot functions)`,
     apply: (p, v, f) => void (p.run.tier = oneOf(v, f, TIER_NAMES)),
   },
   {
-    name: 'tier-threshold', arg: 'N', commands: RUNS, help: 'calls before a function is compiled (--tier auto)',
+    name: 'tier-threshold', arg: 'N', commands: RUNS, help: 'calls or loop back-edges before a function is compiled (--tier auto; default 200)',
     apply: (p, v, f) => void (p.run.tierThreshold = integer(v, f, 0)),
+  },
+  {
+    name: 'dispatch', arg: 'NAME', commands: [...RUNS, 'disasm'], help: `compiled virtual calls: ${DISPATCH_NAMES.join(' | ')} (default ic)`,
+    apply: (p, v, f) => void (p.run.dispatch = oneOf(v, f, DISPATCH_NAMES)),
+  },
+  {
+    name: 'js', commands: ['disasm'], help: "the compiled tier's JavaScript for every function, not the bytecode",
+    apply: (p) => void (p.run.js = true),
   },
   {
     name: 'log-gc', arg: 'FILE', optionalArg: true, commands: ['run'],

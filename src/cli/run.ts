@@ -10,8 +10,10 @@ import { compile } from '../bytecode/compiler.js';
 import type { BytecodeProgram } from '../bytecode/program.js';
 import { formatDiagnostics, parseAndCheck } from '../lang/index.js';
 import { link } from '../vm/link.js';
-import { Interpreter } from '../vm/interpreter.js';
+import { Vm } from '../vm/driver.js';
 import { MiniRuntimeError } from '../vm/format.js';
+import { generate } from '../vm/tier/codegen.js';
+import { DEFAULT_TIER, type TierOptions, type TierStats } from '../vm/tier/tier.js';
 import { UsageError, type RunOptions } from './options.js';
 import { createMemory, isNoGpuError, MemorySetupError, type Memory, type MemoryHooks, type RunStats } from '../collectors/index.js';
 import type { GcRecord } from '../heap/index.js';
@@ -41,6 +43,15 @@ export interface TimedRunStats extends Omit<RunStats, 'collections'> {
 export interface RunOutcome {
   exitCode: number;
   stats: TimedRunStats | undefined;
+  /** The compiled tier's counters (`--stats`). */
+  tier?: TierStats;
+}
+
+/** The tier options a run's flags ask for. */
+export function tierOptions(o: RunOptions): TierOptions {
+  const mode = o.tier ?? DEFAULT_TIER.mode;
+  const threshold = o.tierThreshold ?? (mode === 'compiled' ? 0 : DEFAULT_TIER.threshold);
+  return { mode, threshold, dispatch: o.dispatch, timing: o.stats || o.jsonStats !== undefined };
 }
 
 /** Compiles a source text; on errors writes the diagnostics and returns undefined. */
@@ -77,9 +88,23 @@ export async function runSource(file: string, source: string, options: RunOption
   return runProgram(program, options, io);
 }
 
+/** `minivm disasm --js`: the JavaScript the compiled tier generates for every function, for the run's layout. */
+export async function disassembleJs(program: BytecodeProgram, options: RunOptions, io: Io): Promise<string> {
+  const memory = await createMemory({ ...options, gc: 'none' }, io);
+  try {
+    const h = memory.heap;
+    const linked = link(program, h);
+    const layout = { typeOff: h.typeWordOffset, lenOff: h.lengthWordOffset, dataOff: h.arrayDataOffset };
+    return program.functions.map((f, fn) => `// fun #${fn} ${f.name}\n${generate(linked, layout, fn, options.dispatch).source}\n`).join('\n');
+  } finally {
+    await memory.dispose();
+  }
+}
+
 /** Runs a compiled program; `hooks` let `heapshape` look at every collection. */
 export async function runProgram(program: BytecodeProgram, options: RunOptions, io: Io, hooks: MemoryHooks = {}): Promise<RunOutcome> {
   let memory: Memory | undefined;
+  let vm: Vm | undefined;
   let stopOnInterrupt = (): void => {};
   // The GC log goes to stderr, or into --log-gc=FILE (written as the run goes, renamed at the end).
   const log = options.logGc && options.logGcFile !== undefined ? new OutputStream(options.logGcFile) : undefined;
@@ -104,19 +129,18 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
     });
     return { ...stats, collections };
   };
+  const tierStats = (): TierStats | undefined => vm && { ...vm.tier.stats, icSites: vm.tier.siteCensus() };
   try {
     memory = await createMemory({ ...options, logGc: true }, memoryIo, hooks);
     const m = memory;
     stopOnInterrupt = onInterrupt(() => m.dispose());
-    // options.tier and options.tierThreshold are for the compiled tier's engine, which
-    // takes them here once it exists; the interpreter alone runs every tier today.
-    const vm = new Interpreter(link(program, memory.heap), memory.heap, { write: io.stdout }, { args: options.args });
+    vm = new Vm(link(program, memory.heap), memory.heap, { write: io.stdout }, tierOptions(options), { args: options.args });
     await vm.run();
-    return { exitCode: EXIT.ok, stats: finish(memory) };
+    return { exitCode: EXIT.ok, stats: finish(memory), tier: tierStats() };
   } catch (e) {
     if (e instanceof MiniRuntimeError) {
       io.stderr(e.format(program.file) + '\n');
-      return { exitCode: EXIT.runtime, stats: memory && finish(memory) };
+      return { exitCode: EXIT.runtime, stats: memory && finish(memory), tier: tierStats() };
     }
     if (e instanceof UsageError || e instanceof MemorySetupError) {
       io.stderr(usageMessage(e.message, 'run'));

@@ -1,10 +1,9 @@
 /**
- * The interpreter: one dispatch loop over linked bytecode.
+ * The interpreter: one dispatch loop over linked bytecode (driver.ts runs it, and
+ * the collections between its entries).
  *
- * All state lives in typed arrays: the value stack (Float64Array), the reference
- * stack (Int32Array, the exact roots), and the frames. Mini objects exist only as
- * words of the heap. The loop keeps pc, stack pointers and the current code in
- * locals, as clox's run() does.
+ * All state lives in the machine's typed arrays (machine.ts). The loop keeps pc,
+ * stack pointers and the current code in locals, as clox's run() does.
  *
  * Case labels are numeric literals with the opcode's name in a comment: V8 compiles
  * a switch over literals to a jump table but a switch over `Op.X` property loads to
@@ -12,14 +11,24 @@
  * every label against opcodes.ts.
  *
  * Collections: an allocation that returns 0 means "collect first". The loop then
- * leaves with pc on the allocating instruction; `run()` awaits the collection (which
- * may wait on the GPU) and re-enters, re-executing the instruction.
+ * leaves with pc on the allocating instruction; the driver awaits the collection (which
+ * may wait on the GPU) and re-enters, re-executing the instruction. Compiled code
+ * (tier/) leaves the same way: it spills its frames into the machine and the loop
+ * resumes them here.
+ *
+ * Tiering: a call to a compiled function, and a back-edge to a loop head of one,
+ * enter compiled code; under `auto` a function is compiled once its calls and
+ * back-edges pass the threshold.
  */
 
-import { OutOfMemoryError, type Heap, type RootProvider } from '../heap/api.js';
+import type { Heap } from '../heap/api.js';
 import { typeTestName } from '../bytecode/program.js';
 import type { LinkedProgram } from './link.js';
 import { formatFloat, MiniRuntimeError } from './format.js';
+import { Machine, MAX_FRAMES, OPERAND_MARGIN, STACK_SLOTS, YIELD_TICKS, type VmOutput } from './machine.js';
+import { DEFAULT_TIER, Tier, type TierOptions } from './tier/tier.js';
+
+export type { VmOutput } from './machine.js';
 
 /** Throws the program's error for a null array (or string) or an index outside it. */
 function checkIndex(words: Int32Array, a: number, lenOff: number, i: number): void {
@@ -28,203 +37,38 @@ function checkIndex(words: Int32Array, a: number, lenOff: number, i: number): vo
   if (i < 0 || i >= n) throw new MiniRuntimeError(`index ${i} out of bounds for length ${n}`);
 }
 
-/** Frames are bounded so that runaway recursion is a runtime error, not a crash. */
-const MAX_FRAMES = 20_000;
-/** Slots per stack; checked on every call with room for the callee's operands. */
-const STACK_SLOTS = 1 << 20;
-const OPERAND_MARGIN = 512;
+/** What `execute` ends with: the program's end, or a collection to run first. */
+export const DONE = 0;
+export const COLLECT = 1;
 
-const DONE = 0;
-const COLLECT = 1;
 /** Left to let the event loop run: timers (output flushing) and signal handlers. */
-const YIELD = 2;
-/** Back-edges and calls between such exits; `run` re-enters at once unless
- *  YIELD_MS have passed, so a busy loop reaches the event loop that often. */
-const YIELD_TICKS = 1 << 14;
-const YIELD_MS = 10;
-
-export interface VmOutput {
-  write(text: string): void;
-}
+export const YIELD = 2;
+/** Back-edges and calls between such exits (compiled loops count theirs in the tier);
+ *  `run` re-enters at once unless YIELD_MS have passed, so a busy loop reaches the
+ *  event loop that often. */
+export const YIELD_MS = 10;
 
 export interface VmOptions {
   /** The program's arguments, returned by the `args()` built-in. */
   args?: readonly string[];
 }
 
-export class Interpreter implements RootProvider {
-  private readonly vals = new Float64Array(STACK_SLOTS);
-  private readonly refs = new Int32Array(STACK_SLOTS);
-  private readonly frameFn = new Int32Array(MAX_FRAMES);
-  private readonly framePc = new Int32Array(MAX_FRAMES);
-  private readonly frameVb = new Int32Array(MAX_FRAMES);
-  private readonly frameRb = new Int32Array(MAX_FRAMES);
-  private readonly globalVals: Float64Array;
-  private readonly globalRefs: Int32Array;
-  private readonly constRefs: Int32Array;
-  private readonly programArgs: readonly string[];
-  private readonly startTime = performance.now();
-  // Function metadata and vtables flattened into typed arrays, so a call reads no
-  // JavaScript objects: per function [valParams, refParams, valLocals, refLocals],
-  // and per heap type id the start of its class's vtable in `vtables`.
-  private readonly fnInfo: Int32Array;
-  private readonly vtableBase: Int32Array;
-  private readonly vtables: Int32Array;
+export class Interpreter extends Machine {
+  readonly tier: Tier;
+  /** 0 void, 1 value, 2 reference: what a function leaves on its caller's stacks. */
+  protected readonly retKind: Int8Array;
 
-  // Saved loop state between entries.
-  private fn: number;
-  private pc = 0;
-  private fp = 0; // number of frames below the current one
-  private vb = 0;
-  private rb = 0;
-  private vsp = 0;
-  private rsp = 0;
-
-  constructor(
-    private readonly linked: LinkedProgram,
-    private readonly heap: Heap,
-    private readonly out: VmOutput,
-    options: VmOptions = {},
-  ) {
-    const p = linked.program;
-    this.globalVals = new Float64Array(p.globalValNames.length);
-    this.globalRefs = new Int32Array(p.globalRefNames.length);
-    // The program's arguments are interned after the string constants, as roots too;
-    // the last slot holds the array args() returns, made at its first call.
-    this.programArgs = options.args ?? [];
-    this.constRefs = new Int32Array(p.stringConstants.length + this.programArgs.length + 1);
-    this.fnInfo = new Int32Array(4 * p.functions.length);
-    p.functions.forEach((f, i) => this.fnInfo.set([f.nValParams, f.nRefParams, f.nValLocals, f.nRefLocals], 4 * i));
-    this.vtableBase = new Int32Array(linked.classOfType.length).fill(-1);
-    const tables: number[] = [];
-    linked.classOfType.forEach((cid, typeId) => {
-      if (cid < 0) return;
-      this.vtableBase[typeId] = tables.length;
-      tables.push(...p.classes[cid]!.vtable);
-    });
-    this.vtables = Int32Array.from(tables);
-    this.fn = p.mainFunction;
-    const main = p.functions[this.fn]!;
-    this.vsp = main.nValLocals;
-    this.rsp = main.nRefLocals;
-    heap.setRoots(this);
-  }
-
-  visitRoots(visit: (slots: Int32Array, from: number, to: number) => void): void {
-    visit(this.refs, 0, this.rsp);
-    visit(this.globalRefs, 0, this.globalRefs.length);
-    visit(this.constRefs, 0, this.constRefs.length);
-  }
-
-  /** Runs the program to completion. Throws MiniRuntimeError for faults of the program. */
-  async run(): Promise<void> {
-    try {
-      await this.internStrings();
-      let lastYield = performance.now();
-      for (let status = this.execute(); status !== DONE; status = this.execute()) {
-        if (status === COLLECT) await this.heap.collectPending();
-        else if (performance.now() - lastYield >= YIELD_MS) {
-          await new Promise<void>((resume) => setImmediate(resume));
-          lastYield = performance.now();
-        }
-      }
-    } catch (e) {
-      // Out of memory (an allocation larger than the heap, or a collection that cannot
-      // make room) is a fault of the program: it stops where its state was saved, at
-      // the allocating instruction (at main's start while string constants are interned).
-      if (e instanceof OutOfMemoryError) throw this.withTrace(new MiniRuntimeError(e.message));
-      throw e;
-    }
-  }
-
-  /** The output's sink buffers and flushes (cli/output.ts): a line printed here is
-   *  never held where a signal would lose it. */
-  private print(text: string): void {
-    this.out.write(text + '\n');
-  }
-
-  /** String constants are allocated once and held as roots (strings are immutable). */
-  private async internStrings(): Promise<void> {
-    const strings = [...this.linked.program.stringConstants, ...this.programArgs];
-    for (let i = 0; i < strings.length; ) {
-      const a = this.newString(strings[i]!);
-      if (a === 0) {
-        await this.heap.collectPending();
-        continue;
-      }
-      this.constRefs[i++] = a;
-    }
-  }
-
-  // ------------------------------------------------------------ strings
-
-  /** Allocates a string of the given text, or returns 0 when the heap must collect. */
-  private newString(text: string): number {
-    let n = 0;
-    for (let i = 0; i < text.length; i++, n++) if (text.codePointAt(i)! > 0xffff) i++;
-    const a = this.heap.allocArray(this.heap.stringTypeId, n);
-    if (a === 0) return 0;
-    const w = this.heap.words;
-    let d = a + this.heap.arrayDataOffset;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.codePointAt(i)!;
-      w[d++] = c;
-      if (c > 0xffff) i++;
-    }
-    return a;
-  }
-
-  private stringOf(a: number): string {
-    const w = this.heap.words, h = this.heap;
-    const n = w[a + h.lengthWordOffset]!, d = a + h.arrayDataOffset;
-    let s = '';
-    for (let i = 0; i < n; i += 8192) s += String.fromCodePoint(...w.subarray(d + i, d + Math.min(n, i + 8192)));
-    return s;
-  }
-
-  /** The print text of a reference: a string's contents, null, <C>, <T[] of N>. */
-  private refText(a: number): string {
-    if (a === 0) return 'null';
-    const h = this.heap, w = h.words;
-    const type = w[a + h.typeWordOffset]!;
-    if (type === h.stringTypeId) return this.stringOf(a);
-    if (this.linked.classOfType[type]! >= 0) return `<${h.typeName(type)}>`;
-    return `<${h.typeName(type)} of ${w[a + h.lengthWordOffset]}>`;
-  }
-
-  /** SEQ/SNE: the compiler emits them only when both operands are statically string or null. */
-  private stringsEqual(a: number, b: number): boolean {
-    if (a === b) return true;
-    if (a === 0 || b === 0) return false;
-    const h = this.heap, w = h.words;
-    const n = w[a + h.lengthWordOffset]!;
-    if (w[b + h.lengthWordOffset] !== n) return false;
-    const da = a + h.arrayDataOffset, db = b + h.arrayDataOffset;
-    for (let i = 0; i < n; i++) if (w[da + i] !== w[db + i]) return false;
-    return true;
-  }
-
-  private isInstance(a: number, test: number): boolean {
-    if (a === 0) return false;
-    const L = this.linked, h = this.heap;
-    const type = h.words[a + h.typeWordOffset]!;
-    switch (L.testKind[test]) {
-      case 0: return true;
-      case 1: return type === h.stringTypeId;
-      case 3: return type === L.testArg[test];
-      default: {
-        const target = L.testArg[test]!;
-        for (let c = L.classOfType[type]!; c >= 0; c = L.superOf[c]!) if (c === target) return true;
-        return false;
-      }
-    }
+  constructor(linked: LinkedProgram, heap: Heap, out: VmOutput, tier: TierOptions = DEFAULT_TIER, options: VmOptions = {}) {
+    super(linked, heap, out, options.args ?? []);
+    this.tier = new Tier(this, tier);
+    this.retKind = Int8Array.from(linked.program.functions, (f) => (f.returns === 'void' ? 0 : f.returns === 'val' ? 1 : 2));
   }
 
   // ------------------------------------------------------------ the loop
 
   /** Runs until the program ends (DONE), the heap asks for a collection (COLLECT)
    *  or the event loop's turn comes (YIELD). */
-  private execute(): number {
+  protected execute(): number {
     const L = this.linked, heap = this.heap, P = L.program;
     const functions = P.functions, codes = L.code, shapes = L.shapes;
     const fnInfo = this.fnInfo, vtableBase = this.vtableBase, vtables = this.vtables;
@@ -233,10 +77,13 @@ export class Interpreter implements RootProvider {
     const gv = this.globalVals, gr = this.globalRefs, consts = this.constRefs, fconsts = P.floatConstants;
     const dataOff = heap.arrayDataOffset, lenOff = heap.lengthWordOffset, typeOff = heap.typeWordOffset;
 
+    const tier = this.tier, entries = tier.entries, retKind = this.retKind;
+    const tiering = tier.options.mode !== 'interp', threshold = tier.options.threshold, timing = tier.options.timing;
     let fn = this.fn, code = codes[fn]!, pc = this.pc, fp = this.fp;
     let vb = this.vb, rb = this.rb, vsp = this.vsp, rsp = this.rsp;
     let start = pc;
     let status = DONE;
+    let result = 0; // what a compiled function returned
     let ticks = YIELD_TICKS;
     try {
       dispatch: for (;;) {
@@ -417,14 +264,42 @@ export class Interpreter implements RootProvider {
             rsp -= 2;
             vals[vsp++] = this.stringsEqual(refs[rsp]!, refs[rsp + 1]!) ? 0 : 1;
             break;
-          case 48: // JMP
-            if (code[pc]! < 0 && --ticks === 0) {
-              pc += code[pc]! + 1;
-              status = YIELD;
-              break dispatch;
+          case 48: { // JMP
+            const off = code[pc]!;
+            pc += off + 1;
+            if (off >= 0) break;
+            if (--ticks === 0) { status = YIELD; break dispatch; }
+            if (!tiering) break;
+            // A back-edge: count it, and enter compiled code at this loop head.
+            let osr = tier.osr[fn]!;
+            if (osr === null && ++tier.counts[fn]! > threshold) {
+              tier.compile(fn);
+              osr = tier.osr[fn]!;
             }
-            pc += code[pc]! + 1;
+            if (osr === null || osr[pc]! < 0) break;
+            tier.lim = tier.chainLimit(fp);
+            const t0 = timing ? performance.now() : 0;
+            result = entries[fn]!(fp, vb, rb, osr[pc]!);
+            if (timing) tier.stats.compiledMs += performance.now() - t0;
+            tier.stats.entries++;
+            if (tier.st !== 0) {
+              tier.st = 0;
+              fn = this.fn; code = codes[fn]!; pc = this.pc; fp = this.fp; vb = this.vb; rb = this.rb; vsp = this.vsp; rsp = this.rsp;
+              if (tier.needGc) { tier.needGc = false; status = COLLECT; break dispatch; }
+              if (tier.needYield) { tier.needYield = false; status = YIELD; break dispatch; }
+              break;
+            }
+            // The compiled frame ran to its return: return from this frame with its result.
+            const kind = retKind[fn]!;
+            vsp = vb;
+            rsp = rb;
+            if (fp === 0) break dispatch;
+            fp--;
+            fn = frameFn[fp]!; code = codes[fn]!; pc = framePc[fp]!; vb = frameVb[fp]!; rb = frameRb[fp]!;
+            if (kind === 1) vals[vsp++] = result;
+            else if (kind === 2) refs[rsp++] = result;
             break;
+          }
           case 49: // JMPF
             if (vals[--vsp] === 0) pc += code[pc]! + 1;
             else pc++;
@@ -590,7 +465,7 @@ export class Interpreter implements RootProvider {
               callee = code[pc]!;
               pc += 1;
             } else {
-              const recv = refs[rsp - code[pc + 1]!]!;
+              const recv = refs[rsp - fnInfo[4 * code[pc + 1]! + 1]!]!;
               if (recv === 0) throw new MiniRuntimeError('null dereference');
               callee = vtables[vtableBase[words[recv + typeOff]!]! + code[pc]!]!;
               pc += 2;
@@ -600,6 +475,31 @@ export class Interpreter implements RootProvider {
             if (fp + 1 >= MAX_FRAMES || rsp + nRefLocals + OPERAND_MARGIN >= STACK_SLOTS
               || vsp + nValLocals + OPERAND_MARGIN >= STACK_SLOTS) throw new MiniRuntimeError('stack overflow');
             frameFn[fp] = fn; framePc[fp] = pc; frameVb[fp] = vb; frameRb[fp] = rb;
+            if (tiering) {
+              let enter = entries[callee]!;
+              if (enter === null && ++tier.counts[callee]! > threshold) enter = tier.compile(callee);
+              if (enter !== null) {
+                const cvb = vsp - fnInfo[info]!, crb = rsp - fnInfo[info + 1]!;
+                tier.lim = tier.chainLimit(fp + 1);
+                const t0 = timing ? performance.now() : 0;
+                result = enter(fp + 1, cvb, crb, -1);
+                if (timing) tier.stats.compiledMs += performance.now() - t0;
+                tier.stats.entries++;
+                if (tier.st !== 0) {
+                  tier.st = 0;
+                  fn = this.fn; code = codes[fn]!; pc = this.pc; fp = this.fp; vb = this.vb; rb = this.rb; vsp = this.vsp; rsp = this.rsp;
+                  if (tier.needGc) { tier.needGc = false; status = COLLECT; break dispatch; }
+              if (tier.needYield) { tier.needYield = false; status = YIELD; break dispatch; }
+                  break;
+                }
+                vsp = cvb;
+                rsp = crb;
+                const kind = retKind[callee]!;
+                if (kind === 1) vals[vsp++] = result;
+                else if (kind === 2) refs[rsp++] = result;
+                break;
+              }
+            }
             fp++;
             fn = callee;
             code = codes[fn]!;
@@ -666,30 +566,70 @@ export class Interpreter implements RootProvider {
             status = COLLECT;
             break dispatch;
           case 89: { // ARGS
-            const slot = this.constRefs.length - 1;
-            if (this.constRefs[slot] === 0) {
-              const n = this.programArgs.length;
-              const r = heap.allocArray(code[pc]!, n);
-              if (r === 0) { status = COLLECT; pc = start; break dispatch; }
-              const first = slot - n;
-              for (let i = 0; i < n; i++) heap.writeRef(r, dataOff + i, i, this.constRefs[first + i]!);
-              this.constRefs[slot] = r;
-            }
+            const r = this.argsArray(code[pc]!);
+            if (r === 0) { status = COLLECT; pc = start; break dispatch; }
             pc += 1;
-            refs[rsp++] = this.constRefs[slot]!;
+            refs[rsp++] = r;
             break;
           }
           case 90: { // PARSEINT
             const s = refs[--rsp]!;
-            if (s === 0) throw new MiniRuntimeError('parseInt of null');
-            const text = this.stringOf(s);
-            const v = /^\s*[+-]?\d+\s*$/.test(text) ? Number(text) : NaN;
-            if (!(v >= -2147483648 && v <= 2147483647)) {
-              throw new MiniRuntimeError(`parseInt: '${text.length > 40 ? `${text.slice(0, 40)}...` : text}' is not an int`);
-            }
+            const v = this.parseIntOf(s);
+            if (v !== v) throw new MiniRuntimeError(this.parseIntFault(s));
             vals[vsp++] = v;
             break;
           }
+          case 91: { // RLOAD_GETFIELD_R
+            const o = refs[rb + code[pc]!]!;
+            start = pc + 1;
+            if (o === 0) throw new MiniRuntimeError('null dereference');
+            refs[rsp++] = words[o + code[pc + 2]!]!;
+            pc += 3;
+            break;
+          }
+          case 92: { // RLOAD_GETFIELD_V
+            const o = refs[rb + code[pc]!]!;
+            start = pc + 1;
+            if (o === 0) throw new MiniRuntimeError('null dereference');
+            vals[vsp++] = words[o + code[pc + 2]!]!;
+            pc += 3;
+            break;
+          }
+          case 93: // RLOAD_RLOAD
+            refs[rsp++] = refs[rb + code[pc]!]!;
+            refs[rsp++] = refs[rb + code[pc + 2]!]!;
+            pc += 3;
+            break;
+          case 94: // VLOAD_VLOAD
+            vals[vsp++] = vals[vb + code[pc]!]!;
+            vals[vsp++] = vals[vb + code[pc + 2]!]!;
+            pc += 3;
+            break;
+          case 95: // VLOAD_ICONST
+            vals[vsp++] = vals[vb + code[pc]!]!;
+            vals[vsp++] = code[pc + 2]!;
+            pc += 3;
+            break;
+          case 96: // ICONST_IADD
+            vals[vsp - 1] = (vals[vsp - 1]! + code[pc]!) | 0;
+            pc += 2;
+            break;
+          case 97: // LT_JMPF
+            vsp -= 2;
+            pc += vals[vsp]! < vals[vsp + 1]! ? 2 : code[pc + 1]! + 2;
+            break;
+          case 98: // LE_JMPF
+            vsp -= 2;
+            pc += vals[vsp]! <= vals[vsp + 1]! ? 2 : code[pc + 1]! + 2;
+            break;
+          case 99: // GE_JMPF
+            vsp -= 2;
+            pc += vals[vsp]! >= vals[vsp + 1]! ? 2 : code[pc + 1]! + 2;
+            break;
+          case 100: // GT_JMPF
+            vsp -= 2;
+            pc += vals[vsp]! > vals[vsp + 1]! ? 2 : code[pc + 1]! + 2;
+            break;
           default:
             throw new Error(`interpreter: bad opcode ${code[start]} at ${functions[fn]!.name}:${start}`);
         }
@@ -697,42 +637,11 @@ export class Interpreter implements RootProvider {
     } catch (e) {
       // run() turns an OutOfMemoryError into a MiniRuntimeError with this state's trace.
       this.saveState(fn, start, fp, vb, rb, vsp, rsp);
-      if (e instanceof MiniRuntimeError) throw this.withTrace(e);
+      // Faults raised in compiled code carry their trace already.
+      if (e instanceof MiniRuntimeError) throw e.frames.length > 0 ? e : this.withTrace(e);
       throw e;
     }
     this.saveState(fn, pc, fp, vb, rb, vsp, rsp);
     return status;
-  }
-
-  private saveState(fn: number, pc: number, fp: number, vb: number, rb: number, vsp: number, rsp: number): void {
-    this.fn = fn; this.pc = pc; this.fp = fp; this.vb = vb; this.rb = rb; this.vsp = vsp; this.rsp = rsp;
-  }
-
-  private copyChars(s: number, dest: number): void {
-    const h = this.heap, w = h.words;
-    if (s === 0) {
-      for (let i = 0; i < 4; i++) w[dest + i] = 'null'.charCodeAt(i);
-      return;
-    }
-    const d = s + h.arrayDataOffset;
-    w.copyWithin(dest, d, d + w[s + h.lengthWordOffset]!);
-  }
-
-  /** Attaches the stack, innermost frame first, one line per frame. */
-  private withTrace(e: MiniRuntimeError): MiniRuntimeError {
-    const fns = this.linked.program.functions;
-    const frames = [{ name: fns[this.fn]!.name, line: fns[this.fn]!.lines[this.pc] ?? 0 }];
-    for (let i = this.fp - 1; i >= 0; i--) {
-      const f = fns[this.frameFn[i]!]!;
-      // The saved pc is past the call instruction; its line is that of the call.
-      frames.push({ name: f.name, line: f.lines[Math.max(0, this.framePc[i]! - 1)] ?? 0 });
-    }
-    // Deep recursion: keep the trace readable.
-    if (frames.length > 40) {
-      const omitted = frames.length - 30;
-      frames.splice(20, omitted, { name: `... ${omitted} more frames`, line: 0 });
-    }
-    e.frames = frames;
-    return e;
   }
 }

@@ -8,7 +8,7 @@
  */
 
 import type { ClassShape, Heap } from '../heap/api.js';
-import { Op, OPERANDS } from '../bytecode/opcodes.js';
+import { Op, OPERANDS, SUPERINSTRUCTIONS } from '../bytecode/opcodes.js';
 import type { BytecodeProgram, FunctionCode } from '../bytecode/program.js';
 
 export interface LinkedProgram {
@@ -68,5 +68,25 @@ function linkFunction(p: BytecodeProgram, fn: FunctionCode, shapes: ClassShape[]
         break;
     }
   }
+  fuse(code);
   return code;
+}
+
+/** Pair -> superinstruction, keyed by `first * 256 + second`. */
+const FUSED = new Map(SUPERINSTRUCTIONS.map(([op, a, b]) => [a * 256 + b, op]));
+
+/**
+ * Rewrites the first of each fusable pair into its superinstruction. Only the first
+ * opcode word changes, so pcs, jump offsets and line tables stay as they were.
+ */
+export function fuse(code: Int32Array): void {
+  for (let pc = 0; pc < code.length; ) {
+    const op = code[pc]!;
+    const next = pc + 1 + OPERANDS[op]!;
+    if (next < code.length) {
+      const s = FUSED.get(op * 256 + code[next]!);
+      if (s !== undefined) code[pc] = s;
+    }
+    pc = next;
+  }
 }

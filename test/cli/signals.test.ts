@@ -86,6 +86,13 @@ describe('signals', () => {
     expect(r.stdout).toBe(numbers(100));
   });
 
+  it.each(['interp', 'compiled'] as const)('SIGINT ends a busy loop under --tier %s (compiled loops count their back-edges too)', async (tier) => {
+    const r = await interrupt(['run', BUSY, '--tier', tier], 100, 'SIGINT');
+    expect(r.code).toBe(130);
+    expect(r.stderr).toBe('minivm: interrupted by SIGINT\n');
+    expect(r.stdout).toBe(numbers(100));
+  });
+
   it('a run writing --json-stats leaves no file, whole or half', async () => {
     const out = join(dir, 'stats.json');
     const r = await interrupt(['run', ALLOC, '--heap', '2m', '--json-stats', out], 3, 'SIGTERM');

@@ -50,6 +50,14 @@ print(parseInt(again[2]) * 2);
     expect(r.err).toBe('');
     expect(r.out).toBe('true\nabcd\n42\n');
   });
+
+  it.each(['interp', 'compiled'] as const)('reads the same arguments and reports the same parseInt fault under --tier %s', async (tier) => {
+    const src = 'var a = args();\nvar s = 0;\nfor (var i = 0; i < a.length; i = i + 1) s = s + parseInt(a[i]);\nprint(s);\n';
+    expect(await run(src, ['1', '2', '39'], { tier, gcStress: 1 })).toMatchObject({ code: 0, out: '42\n', err: '' });
+    const bad = await run(src, ['1', 'x'], { tier });
+    expect(bad.code).toBe(70);
+    expect(bad.err).toBe("runtime error: parseInt: 'x' is not an int\n  at main (args.mini:3)\n");
+  });
 });
 
 describe('parseInt()', () => {

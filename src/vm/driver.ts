@@ -1,0 +1,68 @@
+/**
+ * The driver: runs a program to its end, running each collection the heap asks for
+ * between entries of the interpreter's loop (collections may wait on the GPU, so
+ * they happen here, between synchronous stretches of execution). Under
+ * `--tier compiled`, main itself starts compiled.
+ */
+
+import { OutOfMemoryError } from '../heap/api.js';
+import { MiniRuntimeError } from './format.js';
+import { COLLECT, DONE, Interpreter, YIELD, YIELD_MS } from './interpreter.js';
+
+/** `startMain`'s answer when the interpreter must go on from the machine's state. */
+const RESUME = 3;
+
+export class Vm extends Interpreter {
+  /** Runs the program to completion. Throws MiniRuntimeError for faults of the program. */
+  async run(): Promise<void> {
+    try {
+      await this.internStrings();
+      let lastYield = performance.now();
+      for (let status = this.startMain(); status !== DONE; status = this.execute()) {
+        if (status === COLLECT) await this.heap.collectPending();
+        else if (status === YIELD && performance.now() - lastYield >= YIELD_MS) {
+          // Timers (output flushing) and signal handlers run here.
+          await new Promise<void>((resume) => setImmediate(resume));
+          lastYield = performance.now();
+        }
+      }
+    } catch (e) {
+      // Out of memory (an allocation larger than the heap, or a collection that cannot
+      // make room) is a fault of the program: it stops where its state was saved, at
+      // the allocating instruction (at main's start while string constants are interned).
+      if (e instanceof OutOfMemoryError) throw this.withTrace(new MiniRuntimeError(e.message));
+      throw e;
+    }
+  }
+
+  /** String constants are allocated once and held as roots (strings are immutable). */
+  private async internStrings(): Promise<void> {
+    const strings = [...this.linked.program.stringConstants, ...this.programArgs];
+    for (let i = 0; i < strings.length; ) {
+      const a = this.newString(strings[i]!);
+      if (a === 0) {
+        await this.heap.collectPending();
+        continue;
+      }
+      this.constRefs[i++] = a;
+    }
+  }
+
+  /** With a threshold of 0, main runs compiled from its start; otherwise the interpreter starts it. */
+  private startMain(): number {
+    const tier = this.tier;
+    if (tier.options.mode === 'interp' || tier.options.threshold > 0) return RESUME;
+    tier.lim = tier.chainLimit(0);
+    const t0 = tier.options.timing ? performance.now() : 0;
+    tier.compile(this.fn)(0, 0, 0, -1);
+    if (tier.options.timing) tier.stats.compiledMs += performance.now() - t0;
+    tier.stats.entries++;
+    if (tier.st === 0) return DONE;
+    // Main left compiled code: the interpreter goes on from the state it spilled.
+    tier.st = 0;
+    const gc = tier.needGc, yielded = tier.needYield;
+    tier.needGc = false;
+    tier.needYield = false;
+    return gc ? COLLECT : yielded ? YIELD : RESUME;
+  }
+}

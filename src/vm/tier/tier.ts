@@ -1,0 +1,296 @@
+/**
+ * The compiled tier's runtime: compiles functions (codegen.ts, then `new Function`
+ * once), keeps the table through which compiled code calls (a stub compiles its
+ * function on first use), and gives compiled code the helpers that are too large
+ * to inline: allocations with their checks, faults with their stack traces, the
+ * inline caches' miss handler, and the way back to the interpreter.
+ *
+ * Leaving compiled code (docs/decisions/i24-compiled-tier.md): `st` is UNWIND once a
+ * frame has spilled itself and recorded the innermost state in the machine; every
+ * compiled caller then spills its own frame (`up`) and returns, and the interpreter
+ * resumes from the machine's state, after a collection when `needGc` is set. DEEP
+ * is a callee that refused to start because the JavaScript stack holds enough
+ * compiled frames: its caller becomes the innermost frame, at the call, and the
+ * interpreter makes the call itself.
+ */
+
+import { OutOfMemoryError } from '../../heap/api.js';
+import { typeTestName } from '../../bytecode/program.js';
+import { formatFloat, MiniRuntimeError } from '../format.js';
+import { MAX_FRAMES, OPERAND_MARGIN, STACK_SLOTS, YIELD_TICKS, type Machine } from '../machine.js';
+import { generate, type Dispatch, type Generated } from './codegen.js';
+
+export const TIER_MODES = ['interp', 'compiled', 'auto'] as const;
+export type TierMode = (typeof TIER_MODES)[number];
+
+export interface TierOptions {
+  readonly mode: TierMode;
+  /** Calls or loop back-edges of a function before `auto` compiles it. */
+  readonly threshold: number;
+  readonly dispatch: Dispatch;
+  /** Time each tier (two clock reads per entry into compiled code). */
+  readonly timing: boolean;
+}
+
+export const DEFAULT_TIER: TierOptions = { mode: 'auto', threshold: 200, dispatch: 'ic', timing: false };
+
+/** Compiled frames one chain may stack on the JavaScript stack before the interpreter takes the next call. */
+const CHAIN = 400;
+
+export const UNWIND = 1;
+export const DEEP = 2;
+
+/** The body: (fp, vb, rb, block or -1, value params..., reference params...) -> the result. */
+type Body = (...args: number[]) => number;
+/** The interpreter's way in: (fp, vb, rb, block or -1 for a call). */
+export type Entry = (fp: number, vb: number, rb: number, b: number) => number;
+
+export interface TierStats {
+  compiledFunctions: number;
+  compileMs: number;
+  compiledMs: number;
+  entries: number;
+  unwinds: number;
+  /** Inline-cache sites by the number of receiver classes they met. */
+  icSites: { monomorphic: number; polymorphic: number; megamorphic: number };
+}
+
+export class Tier {
+  /** Non-zero while compiled frames unwind: UNWIND or DEEP. */
+  st = 0;
+  /** The innermost frame waits for a collection (an allocation returned 0, or gc()). */
+  needGc = false;
+  /** Set with `st` when a compiled loop used up its back-edges: the driver lets the event loop run. */
+  needYield = false;
+  /** Back-edges compiled loops may take before the next exit to the event loop. */
+  ticks = YIELD_TICKS;
+  /** Frame depth at which a compiled callee refuses to start (DEEP). */
+  lim = 0;
+  readonly table: Body[];
+  /** The interpreter's entry of each compiled function, null until compiled. */
+  readonly entries: (Entry | null)[];
+  /** Per function: block of each pc where an interpreted frame may enter, -1 elsewhere. */
+  readonly osr: (Int32Array | null)[];
+  readonly counts: Int32Array;
+  readonly sources: string[] = [];
+  private readonly f64 = new Float64Array(1);
+  private readonly w2 = new Int32Array(this.f64.buffer);
+  private readonly siteClasses: Set<number>[] = [];
+  readonly stats: TierStats = {
+    compiledFunctions: 0, compileMs: 0, compiledMs: 0, entries: 0, unwinds: 0,
+    icSites: { monomorphic: 0, polymorphic: 0, megamorphic: 0 },
+  };
+  readonly formatFloat = formatFloat;
+
+  constructor(
+    private readonly m: Machine,
+    readonly options: TierOptions,
+  ) {
+    const n = m.linked.program.functions.length;
+    this.entries = new Array<Entry | null>(n).fill(null);
+    this.osr = new Array<Int32Array | null>(n).fill(null);
+    this.counts = new Int32Array(n);
+    this.table = Array.from({ length: n }, (_, fn) => (...args: number[]) => {
+      this.compile(fn);
+      return this.table[fn]!(...args);
+    });
+  }
+
+  /** Generates a function's JavaScript without installing it (`minivm disasm --js`). */
+  generate(fn: number, siteBase = 0): Generated {
+    const h = this.m.heap;
+    const layout = { typeOff: h.typeWordOffset, lenOff: h.lengthWordOffset, dataOff: h.arrayDataOffset };
+    return generate(this.m.linked, layout, fn, this.options.dispatch, siteBase);
+  }
+
+  /** Compiles function `fn` (once) and returns its interpreter entry. */
+  compile(fn: number): Entry {
+    const done = this.entries[fn];
+    if (done) return done;
+    const t0 = performance.now();
+    const g = this.generate(fn, this.siteClasses.length);
+    for (let k = 0; k < g.icSites; k++) this.siteClasses.push(new Set());
+    const factory = new Function('R', 'M', 'T', 'heap', 'IC', 'W2', 'F64', FACTORY_PRELUDE + g.source) as (...a: unknown[]) => [Body, Entry];
+    const ic = new Int32Array(2 * g.icSites).fill(-1);
+    const [body, enter] = factory(this, this.m, this.table, this.m.heap, ic, this.w2, this.f64);
+    this.table[fn] = body;
+    this.entries[fn] = enter;
+    const code = this.m.linked.code[fn]!;
+    const osr = new Int32Array(code.length).fill(-1);
+    for (const b of g.analysis.osrBlocks) {
+      const pc = g.analysis.blockOf.indexOf(b);
+      osr[pc] = b;
+    }
+    this.osr[fn] = osr;
+    this.stats.compiledFunctions++;
+    this.stats.compileMs += performance.now() - t0;
+    return enter;
+  }
+
+  // ------------------------------------------------------------ leaving compiled code
+
+  /** The innermost frame has spilled itself: record its state and start unwinding. */
+  unwindAt(fn: number, pc: number, fp: number, vb: number, rb: number, vsp: number, rsp: number, gc: boolean): number {
+    this.m.saveState(fn, pc, fp, vb, rb, vsp, rsp);
+    this.st = UNWIND;
+    this.needGc = gc;
+    this.stats.unwinds++;
+    return 0;
+  }
+
+  /** A compiled loop's back-edge used up `ticks`: leave for the driver as an allocation does. */
+  yieldAt(fn: number, pc: number, fp: number, vb: number, rb: number, vsp: number, rsp: number): number {
+    this.unwindAt(fn, pc, fp, vb, rb, vsp, rsp, false);
+    this.needYield = true;
+    this.ticks = YIELD_TICKS;
+    return 0;
+  }
+
+  /** A caller whose callee unwound has spilled itself; fills in its frame record. */
+  up(fn: number, callPc: number, fp: number, vb: number, rb: number): number {
+    const m = this.m;
+    if (this.st === DEEP) {
+      // The callee never started: this frame is innermost, at the call, with the
+      // arguments (which the callee spilled) on the stacks.
+      this.st = UNWIND;
+      this.needGc = false;
+      this.stats.unwinds++;
+      m.fn = fn; m.pc = callPc; m.fp = fp; m.vb = vb; m.rb = rb;
+    } else {
+      m.frameVb[fp] = vb;
+      m.frameRb[fp] = rb;
+    }
+    return 0;
+  }
+
+  /** A callee's prologue found a limit: a stack overflow, or the end of this chain. */
+  overflow(fp: number, vb: number, rb: number, fn: number): void {
+    const m = this.m, info = 4 * fn;
+    const vsp = vb + m.fnInfo[info]!, rsp = rb + m.fnInfo[info + 1]!;
+    if (fp >= MAX_FRAMES || rsp + m.fnInfo[info + 3]! + OPERAND_MARGIN >= STACK_SLOTS
+      || vsp + m.fnInfo[info + 2]! + OPERAND_MARGIN >= STACK_SLOTS) {
+      // As the interpreter reports it: at the caller's call instruction.
+      throw this.fault('stack overflow', m.frameFn[fp - 1]!, m.framePc[fp - 1]! - 1, fp - 1);
+    }
+    this.st = DEEP;
+    m.vsp = vsp;
+    m.rsp = rsp;
+  }
+
+  // ------------------------------------------------------------ faults
+
+  fault(message: string, fn: number, pc: number, fp: number): MiniRuntimeError {
+    return this.m.withTrace(new MiniRuntimeError(message), fn, pc, fp);
+  }
+
+  indexFault(a: number, i: number, fn: number, pc: number, fp: number): MiniRuntimeError {
+    if (a === 0) return this.fault('null dereference', fn, pc, fp);
+    const n = this.m.heap.words[a + this.m.heap.lengthWordOffset]!;
+    return this.fault(`index ${i} out of bounds for length ${n}`, fn, pc, fp);
+  }
+
+  toIntFault(x: number, fn: number, pc: number, fp: number): MiniRuntimeError {
+    if (x !== x) return this.fault('toInt of NaN', fn, pc, fp);
+    return this.fault(`toInt of ${formatFloat(x)} is out of the int range`, fn, pc, fp);
+  }
+
+  castFault(a: number, test: number, fn: number, pc: number, fp: number): MiniRuntimeError {
+    const h = this.m.heap, P = this.m.linked.program;
+    const type = h.typeName(h.words[a + h.typeWordOffset]!);
+    return this.fault(`cannot cast ${type} to ${typeTestName(P, P.typeTests[test]!)}`, fn, pc, fp);
+  }
+
+  // ------------------------------------------------------------ allocations (0: collect first)
+
+  newInstance(cls: number, fn: number, pc: number, fp: number): number {
+    try {
+      return this.m.heap.allocInstance(this.m.linked.shapes[cls]!);
+    } catch (e) {
+      throw this.outOfMemory(e, fn, pc, fp);
+    }
+  }
+
+  newArray(typeId: number, n: number, fn: number, pc: number, fp: number): number {
+    if (n < 0) throw this.fault(`negative array size ${n}`, fn, pc, fp);
+    try {
+      return this.m.heap.allocArray(typeId, n);
+    } catch (e) {
+      throw this.outOfMemory(e, fn, pc, fp);
+    }
+  }
+
+  str(text: string, fn: number, pc: number, fp: number): number {
+    try {
+      return this.m.newString(text);
+    } catch (e) {
+      throw this.outOfMemory(e, fn, pc, fp);
+    }
+  }
+
+  chr(c: number, fn: number, pc: number, fp: number): number {
+    if (c < 0 || c > 0x10ffff) throw this.fault(`chr of invalid code ${c}`, fn, pc, fp);
+    const h = this.m.heap;
+    const r = this.newArray(h.stringTypeId, 1, fn, pc, fp);
+    if (r !== 0) h.words[r + h.arrayDataOffset] = c;
+    return r;
+  }
+
+  substring(s: number, from: number, to: number, fn: number, pc: number, fp: number): number {
+    if (s === 0) throw this.fault('null dereference', fn, pc, fp);
+    const h = this.m.heap, w = h.words, d = h.arrayDataOffset;
+    const n = w[s + h.lengthWordOffset]!;
+    if (from < 0 || to > n || from > to) throw this.fault(`substring(${from}, ${to}) out of bounds for length ${n}`, fn, pc, fp);
+    const r = this.newArray(h.stringTypeId, to - from, fn, pc, fp);
+    if (r !== 0) w.copyWithin(r + d, s + d + from, s + d + to);
+    return r;
+  }
+
+  concat(a: number, b: number, fn: number, pc: number, fp: number): number {
+    const m = this.m, h = m.heap, w = h.words, len = h.lengthWordOffset, d = h.arrayDataOffset;
+    const na = a === 0 ? 4 : w[a + len]!, nb = b === 0 ? 4 : w[b + len]!;
+    const r = this.newArray(h.stringTypeId, na + nb, fn, pc, fp);
+    if (r === 0) return 0;
+    m.copyChars(a, r + d);
+    m.copyChars(b, r + d + na);
+    return r;
+  }
+
+  private outOfMemory(e: unknown, fn: number, pc: number, fp: number): unknown {
+    return e instanceof OutOfMemoryError ? this.fault(e.message, fn, pc, fp) : e;
+  }
+
+  // ------------------------------------------------------------ inline caches
+
+  /** A call site met a class other than the cached one: look it up and cache it. */
+  icMiss(ic: Int32Array, s: number, type: number, slot: number, site: number): number {
+    const m = this.m;
+    const target = m.vtables[m.vtableBase[type]! + slot]!;
+    ic[s] = type;
+    ic[s + 1] = target;
+    this.siteClasses[site]!.add(type);
+    return target;
+  }
+
+  /** Sites by how many classes their receivers had: 1, 2-4 and more than 4 (V8's limits). */
+  siteCensus(): TierStats['icSites'] {
+    const c = { monomorphic: 0, polymorphic: 0, megamorphic: 0 };
+    for (const s of this.siteClasses) {
+      if (s.size === 0) continue; // never ran
+      if (s.size <= 1) c.monomorphic++;
+      else if (s.size <= 4) c.polymorphic++;
+      else c.megamorphic++;
+    }
+    return c;
+  }
+
+  /** The depth at which a chain of compiled frames entered at depth `fp` stops. */
+  chainLimit(fp: number): number {
+    return Math.min(fp + CHAIN, MAX_FRAMES);
+  }
+}
+
+/** Names the generated code reads, bound once per compiled function. */
+const FACTORY_PRELUDE = `'use strict';
+const vals = M.vals, refs = M.refs, words = heap.words, frameFn = M.frameFn, framePc = M.framePc;
+const gv = M.globalVals, gr = M.globalRefs, consts = M.constRefs, vtables = M.vtables, vtableBase = M.vtableBase;
+`;

@@ -1,0 +1,123 @@
+// The compiled tier against the interpreter: every program prints the same output,
+// and fails with the same message and stack trace, under `--tier compiled` (every
+// function compiled before it runs) and `--tier auto` with a threshold of 1 (frames
+// move between the tiers mid-run), under the CPU collectors and both layouts with
+// stress collections and --verify-gc. `--gc-stress 2` makes every allocation collect
+// before it succeeds, so compiled code unwinds to the interpreter at each one; it runs
+// on the programs that allocate little (verifying the heap thousands of times is slow).
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { miniFiles, readExpectations } from '../expectations.js';
+import { defaultRunOptions, parseArgs, type RunOptions } from '../../src/cli/args.js';
+import { runSource } from '../../src/cli/run.js';
+
+/** Bench programs at small sizes: their upper-case size globals cut to at most 3. */
+function shrink(source: string): string {
+  return source.replace(/^var ([A-Z][A-Z0-9_]*) = (\d+);/gm, (_, name: string, n: string) => `var ${name} = ${Math.min(Number(n), 3)};`);
+}
+
+const files = [
+  ...miniFiles('programs'),
+  ...miniFiles('test/programs'),
+  ...miniFiles('bench/programs'),
+];
+
+type Config = { name: string; options: Partial<RunOptions> };
+
+/** The sample and test programs under every collector family and layout. */
+const programConfigs: Config[] = [
+  { name: 'compiled serial/sable stress 251', options: { tier: 'compiled', gc: 'serial', layout: 'sable', heapBytes: 8 << 20, gcStress: 251, verifyGc: true } },
+  { name: 'compiled parallel/refgraph stress 997', options: { tier: 'compiled', gc: 'parallel', layout: 'refgraph', heapBytes: 8 << 20, gcStress: 997, verifyGc: true } },
+  { name: 'compiled none/sable vtable', options: { tier: 'compiled', gc: 'none', layout: 'sable', heapBytes: 512 << 20, dispatch: 'vtable' } },
+  { name: 'auto(1) serial/refgraph stress 509 devirt', options: { tier: 'auto', tierThreshold: 1, gc: 'serial', layout: 'refgraph', heapBytes: 8 << 20, gcStress: 509, verifyGc: true, dispatch: 'devirt' } },
+];
+
+/** Programs that allocate little enough to collect before every allocation (gc stress 2). */
+const everyAllocation = /(arrays|control_flow|globals_functions|inheritance_fields|numbers|polymorphism|strings|errors\/(?!out_of_memory).*)\.mini$/;
+const stressEvery: Config = {
+  name: 'compiled serial/refgraph stress 2',
+  options: { tier: 'compiled', gc: 'serial', layout: 'refgraph', heapBytes: 8 << 20, gcStress: 2, verifyGc: true },
+};
+
+/** The benchmark programs, shrunk, under fewer configurations (they are many). */
+const benchConfigs: Config[] = [
+  { name: 'compiled serial/refgraph stress 251', options: { tier: 'compiled', gc: 'serial', layout: 'refgraph', heapBytes: 8 << 20, gcStress: 251, verifyGc: true } },
+  { name: 'auto(1) serial/sable stress 509', options: { tier: 'auto', tierThreshold: 1, gc: 'serial', layout: 'sable', heapBytes: 8 << 20, gcStress: 509, verifyGc: true } },
+];
+
+async function run(file: string, source: string, base: Partial<RunOptions>, flags: string[]) {
+  const options: RunOptions = { ...defaultRunOptions(), ...base };
+  // The program's own flags (a smaller heap, say) win over the configuration's.
+  if (flags.length > 0) {
+    const own = parseArgs([...flags, file]).run as unknown as Record<string, unknown>;
+    const d = defaultRunOptions() as unknown as Record<string, unknown>;
+    for (const [k, v] of Object.entries(own)) if (d[k] !== v) (options as unknown as Record<string, unknown>)[k] = v;
+  }
+  let stdout = '', stderr = '';
+  const outcome = await runSource(file, source, options, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { exitCode: outcome.exitCode, stdout, stderr, tier: outcome.tier };
+}
+
+describe('compiled tier', () => {
+  for (const file of files) {
+    const raw = readFileSync(file, 'utf8');
+    const source = file.startsWith('bench/') ? shrink(raw) : raw;
+    const flags = readExpectations(raw).flags;
+    let reference: ReturnType<typeof run> | undefined;
+    const configs = file.startsWith('bench/') ? benchConfigs : programConfigs;
+    for (const c of everyAllocation.test(file) ? [...configs, stressEvery] : configs) {
+      it(`${file} [${c.name}]`, async () => {
+        reference ??= run(file, source, { tier: 'interp', gc: 'serial', heapBytes: 8 << 20 }, flags);
+        const want = await reference;
+        const got = await run(file, source, c.options, flags);
+        expect(got.stderr).toBe(want.stderr);
+        expect(got.stdout).toBe(want.stdout);
+        expect(got.exitCode).toBe(want.exitCode);
+        if (c.options.tier === 'compiled' && want.exitCode !== 65) expect(got.tier!.compiledFunctions).toBeGreaterThan(0);
+      }, 60_000);
+    }
+  }
+});
+
+describe('compiled tier: calls', () => {
+  const icProgram = `
+class Shape { fun area(): int { return 0; } }
+class Square extends Shape { var s: int; fun area(): int { return this.s * this.s; } }
+class Circle extends Shape { var r: int; fun area(): int { return 3 * this.r * this.r; } }
+fun total(shapes: Shape[]): int {
+  var sum = 0;
+  for (var i = 0; i < shapes.length; i = i + 1) sum = sum + shapes[i].area();
+  return sum;
+}
+var shapes = new Shape[10];
+for (var i = 0; i < 10; i = i + 1) { var q = new Square(); q.s = i; shapes[i] = q; }
+print(total(shapes));
+var c = new Circle(); c.r = 2; shapes[3] = c;
+print(total(shapes));
+`;
+
+  it('keeps an inline cache correct when its site meets a second class', async () => {
+    for (const dispatch of ['ic', 'vtable', 'devirt'] as const) {
+      const r = await run('ic.mini', icProgram, { tier: 'compiled', dispatch }, []);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toBe('285\n288\n');
+      if (dispatch === 'ic') expect(r.tier!.icSites.polymorphic).toBe(1);
+    }
+  });
+
+  it('recurses deeper than one chain of compiled frames and reports overflow as the interpreter does', async () => {
+    const deep = `
+fun down(n: int): int { if (n == 0) return 0; return down(n - 1) + 1; }
+print(down(15000));
+fun forever(n: int): int { return forever(n + 1) + 1; }
+print(forever(0));
+`;
+    const want = await run('deep.mini', deep, { tier: 'interp' }, []);
+    for (const tier of ['compiled', 'auto'] as const) {
+      const got = await run('deep.mini', deep, { tier, tierThreshold: tier === 'auto' ? 3 : undefined }, []);
+      expect(got.stdout).toBe('15000\n');
+      expect(got.stderr).toBe(want.stderr);
+      expect(got.stderr).toMatch(/^runtime error: stack overflow\n  at forever \(deep.mini:4\)/);
+    }
+  });
+});
