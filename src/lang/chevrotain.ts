@@ -1,9 +1,9 @@
 /**
  * Chevrotain, loaded from the single-file bundle its package ships.
  *
- * The package's entry point is some sixty ES modules plus lodash-es: loading them
- * took about 430 ms of every `minivm` start on the development machine, against
- * about 70 ms for `lib/chevrotain.mjs`, the same API in one file. The package's
+ * The package's entry point is some sixty ES modules plus lodash-es, which load
+ * several times slower than `lib/chevrotain.mjs`, the same API in one file, on
+ * every `minivm` start (docs/decisions/0000-chevrotain-bundle.md). The package's
  * `exports` map does not name the bundle, so it is found beside the entry point;
  * where it is missing (a future layout of the package) the entry point is used.
  */
