@@ -74,7 +74,7 @@ describe('compiled tier', () => {
         expect(got.stdout).toBe(want.stdout);
         expect(got.exitCode).toBe(want.exitCode);
         if (c.options.tier === 'compiled' && want.exitCode !== 65) expect(got.tier!.compiledFunctions).toBeGreaterThan(0);
-      }, 60_000);
+      }, 300_000);
     }
   }
 });
