@@ -12,10 +12,7 @@ import {
   type CommandName, type CompareOptions, type Parsed, type RunOptions,
 } from './options.js';
 
-export {
-  COLLECTOR_NAMES, LAYOUT_NAMES, TIER_NAMES, UsageError, defaultRunOptions, parseSize,
-  type CollectorName, type CompareOptions, type LayoutName, type RunOptions, type TierName,
-} from './options.js';
+export { UsageError, defaultRunOptions, type CollectorName, type LayoutName, type RunOptions } from './options.js';
 
 export interface Command {
   command: CommandName | 'help' | 'version';

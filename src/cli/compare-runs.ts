@@ -36,7 +36,7 @@ export function runOptionArgs(o: RunOptions): string[] {
   if (o.threads !== undefined) out.push('--threads', String(o.threads));
   if (o.tier !== undefined) out.push('--tier', o.tier);
   if (o.tierThreshold !== undefined) out.push('--tier-threshold', String(o.tierThreshold));
-  if (o.dispatch !== 'ic') out.push('--dispatch', o.dispatch);
+  if (o.dispatch !== d.dispatch) out.push('--dispatch', o.dispatch);
   return out;
 }
 

@@ -53,7 +53,9 @@ export function runFiltered(argv: readonly string[]): Promise<number> {
     forward(pending.slice(0, cut + 1));
     pending = pending.slice(cut + 1);
   });
-  // A terminal's Ctrl-C reaches both processes; a signal sent to this one alone is passed on.
+  // The child's own handler (output.ts) prints the line, cleans up and picks the exit
+  // status that this process returns. A terminal's Ctrl-C reaches the child twice
+  // (from the terminal and from here), which ends it at once as a second Ctrl-C does.
   const pass = (signal: NodeJS.Signals): void => void child.kill(signal);
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, pass);
   return new Promise((resolve) => {

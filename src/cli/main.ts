@@ -6,6 +6,7 @@
  */
 
 import { parseArgs, UsageError, type Command } from './args.js';
+import { COMMAND_NAMES } from './options.js';
 import { disassemble } from '../bytecode/disasm.js';
 import { compileSource, disassembleJs, EXIT, readSource, runProgram, type Io } from './run.js';
 import { formatTierStats } from '../vm/tier/stats.js';
@@ -26,7 +27,6 @@ const io: Io = {
     writeAll(2, t, pipeClosed);
   },
 };
-exitOnSignals(stdout, io.stderr, releaseGpu);
 
 /** The output files a command will write, with the flag that named each. */
 function outputPaths(cmd: Command): Array<[string, string]> {
@@ -45,10 +45,13 @@ async function main(argv: string[]): Promise<number> {
     }
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.stderr(usageMessage(e.message, ['run', 'disasm', 'compare', 'heapshape'].includes(argv[0]!) ? argv[0] : undefined));
+    io.stderr(usageMessage(e.message, (COMMAND_NAMES as readonly string[]).includes(argv[0]!) ? argv[0] : undefined));
     return EXIT.usage;
   }
+  // A filtered run's child handles the signals itself: this process passes them on
+  // and ends with the child's status.
   if (wantsFilter(cmd)) return runFiltered(argv);
+  exitOnSignals(stdout, io.stderr, releaseGpu);
   if (cmd.command === 'help') {
     io.stdout((cmd.helpFor ? commandHelp(cmd.helpFor) : generalHelp()) + '\n');
     return EXIT.ok;

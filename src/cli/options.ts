@@ -5,12 +5,11 @@
  */
 
 import { COLLECTOR_NAMES, type CollectorName } from '../collectors/names.js';
+import { LAYOUT_NAMES, type LayoutName } from '../heap/layout.js';
 
 export class UsageError extends Error {}
 
-export { COLLECTOR_NAMES, type CollectorName };
-export const LAYOUT_NAMES = ['sable', 'refgraph'] as const;
-export type LayoutName = (typeof LAYOUT_NAMES)[number];
+export { COLLECTOR_NAMES, LAYOUT_NAMES, type CollectorName, type LayoutName };
 export const TIER_NAMES = ['interp', 'compiled', 'auto'] as const;
 export type TierName = (typeof TIER_NAMES)[number];
 export const DISPATCH_NAMES = ['ic', 'vtable', 'devirt'] as const;

@@ -10,7 +10,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultRunOptions, type CollectorName, type LayoutName } from '../cli/args.js';
+import { COLLECTOR_NAMES, LAYOUT_NAMES, defaultRunOptions, type CollectorName, type LayoutName } from '../cli/options.js';
 import { releaseGpu } from '../collectors/index.js';
 import { runSource } from '../cli/run.js';
 import { expectedOutput, generate, render, rng, type Stmt } from './generate.js';
@@ -132,7 +132,7 @@ async function main(argv: string[]): Promise<number> {
   let seconds = 60;
   let seed = Date.now() % 1_000_000;
   let gcs: CollectorName[] = ['serial', 'parallel'];
-  let layouts: LayoutName[] = ['sable', 'refgraph'];
+  let layouts: LayoutName[] = [...LAYOUT_NAMES];
   let out = 'test/fuzz-regressions';
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1] ?? '';
@@ -149,6 +149,11 @@ async function main(argv: string[]): Promise<number> {
   }
   if (!(seconds > 0) || !Number.isInteger(seed)) {
     process.stderr.write('fuzz: --seconds needs a positive number and --seed an integer\n');
+    return 64;
+  }
+  const unknown = [...gcs.filter((g) => !COLLECTOR_NAMES.includes(g)), ...layouts.filter((l) => !LAYOUT_NAMES.includes(l))];
+  if (unknown.length > 0) {
+    process.stderr.write(`fuzz: unknown collector or layout '${unknown[0]}' (collectors: ${COLLECTOR_NAMES.join(', ')}; layouts: ${LAYOUT_NAMES.join(', ')})\n`);
     return 64;
   }
   process.stdout.write(`fuzz: seeds from ${seed}, ${gcs.join(',')} x ${layouts.join(',')}, ${seconds} s\n`);

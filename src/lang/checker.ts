@@ -90,7 +90,7 @@ class Checker implements Env {
     }
     // A cycle is reported once, at its first class in source order, and broken
     // there (that class then extends Object) so that later passes terminate.
-    // Each class is walked once (linear in a 5,000-class chain): a walk that meets
+    // Each class is walked once (linear in a long chain of classes): a walk that meets
     // a class of its own has found a cycle, and no later walk can meet it again.
     const classes = this.program.classes;
     const order = new Map<ClassDecl, number>(classes.map((c, i) => [c, i]));

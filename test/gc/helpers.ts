@@ -62,14 +62,5 @@ export async function collect(heap: HeapImpl, kind: 'young' | 'full'): Promise<v
   await heap.collectPending();
 }
 
-/** Deterministic PRNG (mulberry32) so failures reproduce. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (the fuzzer's) so failures reproduce. */
+export { rng } from '../../src/fuzz/generate.js';
