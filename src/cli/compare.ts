@@ -22,6 +22,7 @@ import { compareReport } from './report.js';
 import { writeOutputFile } from './output-file.js';
 import type { CompareResult, CompareRun, RunStatus } from './results.js';
 import { formatTextTable, Progress, type CommandDeps } from './text.js';
+import { isDawnLine } from './dawn-filter.js';
 
 export type { CompareResult, CompareRun } from './results.js';
 
@@ -185,7 +186,9 @@ export async function runComparison(
             io.stderr(one.stderr);
             return { exitCode: one.exitCode };
           }
-          skipped.set(c.gc, one.stderr.trim().split('\n')[0]!.replace(/^minivm: /, ''));
+          // The run inherits the filtered mark (dawn-filter.ts), so Dawn's lines may precede minivm's.
+          const reason = one.stderr.split('\n').find((l) => l.trim() !== '' && !isDawnLine(l)) ?? '';
+          skipped.set(c.gc, reason.replace(/^minivm: /, ''));
           continue;
         }
         if (round > warmup) c.runs.push(one);
