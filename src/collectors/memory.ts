@@ -90,7 +90,7 @@ export function isNoGpuError(e: unknown): boolean {
 /** A GPU marker's view of the heap: its words (sable) or its reference graphs
  *  (refgraph); the mirror on the GPU takes only what changed since the last
  *  collection (allocations, stores into tenured, moved objects). */
-function gpuInput(heap: HeapImpl): SableInput | RefGraphInput {
+export function gpuInput(heap: HeapImpl): SableInput | RefGraphInput {
   const graph = heap.graph;
   if (graph) return { layout: 'refgraph', words: heap.words, graphs: () => graph, takeDirtyGraphs: () => graph.takeDirtyGraphs() };
   const log = heap.attachMirrorLog();

@@ -23,7 +23,7 @@ import type { MirrorLog } from '../heap/mirror-log.js';
 import {
   FORWARD_WORD,
   HEADER_WORDS,
-  KIND_INSTANCE,
+  LAYOUT_WORD,
   STATUS_FORWARDED,
   TYPE_WORD,
   ageOf,
@@ -59,8 +59,13 @@ export class Evacuator {
     const h = this.heap;
     const words = h.words;
     const types = h.types;
-    const kinds = types.kind;
     const typeLeft = types.left;
+    // The object model's names as locals: V8 reads an imported binding from its
+    // module's cell, with a check, at every use, which here would be every object.
+    const header = HEADER_WORDS;
+    const typeWord = TYPE_WORD;
+    const forwardWord = FORWARD_WORD;
+    const forwarded = STATUS_FORWARDED;
     const n = live.length;
     const fwd = this.forward.reserve(n);
     const lefts = this.left.reserve(n);
@@ -82,9 +87,10 @@ export class Evacuator {
       for (let i = b; i < e; i++) {
         const a = live[i]!;
         const status = words[a]!;
-        const t = words[a + TYPE_WORD]!;
-        const left = kinds[t] === KIND_INSTANCE ? typeLeft[t]! : 0;
-        const size = left + HEADER_WORDS + types.rightWords(words, a);
+        const t = words[a + typeWord]!;
+        // TypeTable.objectWords, with the left words kept (0 for arrays).
+        const left = typeLeft[t]!;
+        const size = left + header + types.rightWords(words, a);
         lefts[i] = left;
         sizes[i] = size;
         const age = ageOf(status);
@@ -110,8 +116,8 @@ export class Evacuator {
         fwd[i] = na;
         statuses[i] = status;
         typeIds[i] = t;
-        words[a] = status | STATUS_FORWARDED;
-        words[a + FORWARD_WORD] = na;
+        words[a] = status | forwarded;
+        words[a + forwardWord] = na;
       }
     }
     this.toTop = toTop;
@@ -129,14 +135,11 @@ export class Evacuator {
   largestFirst(live: Int32Array): Int32Array {
     const h = this.heap;
     const words = h.words;
-    const types = h.types;
     const n = live.length;
     const sizes = new Int32Array(n);
     const order = new Int32Array(n);
     for (let i = 0; i < n; i++) {
-      const a = live[i]!;
-      const t = words[a + 1]!;
-      sizes[i] = (types.kind[t] === KIND_INSTANCE ? types.left[t]! : 0) + 4 + types.rightWords(words, a);
+      sizes[i] = h.types.objectWords(words, live[i]!);
       order[i] = i;
     }
     order.sort((x, y) => sizes[y]! - sizes[x]! || live[x]! - live[y]!);
@@ -170,6 +173,13 @@ export class Evacuator {
     const tenuredStart = h.tenuredStart;
     const cards = h.cards.cards;
     const { contiguous, kind, refBegin, refCount, refOffsets } = h.refSlots.view();
+    // As in assign: the names as locals, read once rather than per object or slot.
+    const header = HEADER_WORDS;
+    const countWord = LAYOUT_WORD;
+    const typeWord = TYPE_WORD;
+    const forwardWord = FORWARD_WORD;
+    const scattered = SCATTERED;
+    const cardShift = CARD_SHIFT;
     const fwd = this.forward.data;
     const lefts = this.left.data;
     const sizes = this.size.data;
@@ -190,19 +200,20 @@ export class Evacuator {
       }
       const t = typeIds[i]!;
       words[na] = statusWithAge(ageOf(statuses[i]!) + 1);
-      words[na + TYPE_WORD] = t;
+      words[na + typeWord] = t;
       const promoted = na >= tenuredStart;
       if (promoted && log !== null) log.noteWrite(dst, dst + size);
-      // The copy's reference slots, in either form of heap/ref-slots.ts; the run
-      // gets a loop of its own so that it stays as tight as a sable-only copier's.
-      const end = refRunEnd(words, kind, contiguous, na);
-      if (end !== SCATTERED) {
-        for (let s = na + HEADER_WORDS; s < end; s++) {
+      // The copy's reference slots, in either form of heap/ref-slots.ts (a sable
+      // run computed here, so that the sable copy calls nothing per object); the
+      // run gets a loop of its own so that it stays as tight as a sable-only copier's.
+      const end = contiguous ? na + header + words[na + countWord]! : refRunEnd(words, kind, false, na);
+      if (end !== scattered) {
+        for (let s = na + header; s < end; s++) {
           const v = words[s]!;
           if (v < ys || v >= ye) continue;
-          const nv = words[v + FORWARD_WORD]!;
+          const nv = words[v + forwardWord]!;
           words[s] = nv;
-          if (promoted && nv < ye) cards[(s - tenuredStart) >> CARD_SHIFT] = 1;
+          if (promoted && nv < ye) cards[(s - tenuredStart) >> cardShift] = 1;
         }
         continue;
       }
@@ -211,9 +222,9 @@ export class Evacuator {
         const s = na + refOffsets[j]!;
         const v = words[s]!;
         if (v < ys || v >= ye) continue;
-        const nv = words[v + FORWARD_WORD]!;
+        const nv = words[v + forwardWord]!;
         words[s] = nv;
-        if (promoted && nv < ye) cards[(s - tenuredStart) >> CARD_SHIFT] = 1;
+        if (promoted && nv < ye) cards[(s - tenuredStart) >> cardShift] = 1;
       }
     }
   }

@@ -103,6 +103,11 @@ export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: In
   const types = heap.types;
   const ct = heap.cards;
   const { contiguous, kind, refBegin, refCount, refOffsets } = heap.refSlots.view();
+  // Imported names as locals: V8 reads an imported binding from its module's
+  // cell, with a check, at every use, which here would be every object.
+  const header = HEADER_WORDS;
+  const typeWord = TYPE_WORD;
+  const scattered = SCATTERED;
   const range = (a: number, lo: number, hi: number): void => {
     rangesOut.push(lo);
     rangesOut.push(hi);
@@ -125,12 +130,12 @@ export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: In
       }
       const a = headerAt(words, p);
       const refEnd = refRunEnd(words, kind, contiguous, a);
-      if (refEnd !== SCATTERED) {
-        const lo = a + HEADER_WORDS > cs ? a + HEADER_WORDS : cs;
+      if (refEnd !== scattered) {
+        const lo = a + header > cs ? a + header : cs;
         const hi = refEnd < ce ? refEnd : ce;
         if (lo < hi) range(a, lo, hi);
       } else {
-        const t = words[a + TYPE_WORD]!;
+        const t = words[a + typeWord]!;
         const b = refBegin[t]!;
         const e = b + refCount[t]!;
         for (let j = b; j < e; j++) {
@@ -138,7 +143,7 @@ export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: In
           if (s >= cs && s < ce) range(a, s, s + 1);
         }
       }
-      const end = a + HEADER_WORDS + types.rightWords(words, a);
+      const end = a + header + types.rightWords(words, a);
       if (end > ce) {
         lastStart = p;
         lastEnd = end;
@@ -189,10 +194,12 @@ export function fixRoots(heap: HeapImpl): void {
   const ys = heap.youngStart;
   const ye = heap.youngEnd;
   heap.roots.visitRoots((slots, from, to) => {
+    const forwarded = STATUS_FORWARDED;
+    const forwardWord = FORWARD_WORD;
     for (let i = from; i < to; i++) {
       const v = slots[i]!;
       // The forwarded test makes a slot reported twice harmless.
-      if (v >= ys && v < ye && (words[v]! & STATUS_FORWARDED) !== 0) slots[i] = words[v + FORWARD_WORD]!;
+      if (v >= ys && v < ye && (words[v]! & forwarded) !== 0) slots[i] = words[v + forwardWord]!;
     }
   });
 }

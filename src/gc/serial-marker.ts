@@ -10,7 +10,7 @@
  */
 
 import type { HeapImpl } from '../heap/heap.js';
-import { HEADER_WORDS, TYPE_WORD } from '../heap/object-model.js';
+import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from '../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../heap/ref-slots.js';
 import { HEAP_READER, type MarkRequest, type MarkResult, type Marker } from './marker.js';
 
@@ -50,6 +50,12 @@ export class SerialMarker implements Marker {
   private trace(roots: Int32Array, lo: number, hi: number, young: boolean): number {
     const words = this.heap.words;
     const { contiguous, kind, refBegin, refCount, refOffsets } = this.heap.refSlots.view();
+    // The object model's names as locals: V8 reads an imported binding from its
+    // module's cell, with a check, at every use, which here would be every object.
+    const header = HEADER_WORDS;
+    const countWord = LAYOUT_WORD;
+    const typeWord = TYPE_WORD;
+    const scattered = SCATTERED;
     const bitmap = this.bitmap;
     let stack = this.stack;
     let live = this.live;
@@ -69,25 +75,14 @@ export class SerialMarker implements Marker {
       stack[sp++] = v;
       while (sp > 0) {
         const a = stack[--sp]!;
-        const end = refRunEnd(words, kind, contiguous, a);
-        // The scanner's two forms get a loop each, so the run's loop stays as tight as
-        // a sable-only marker's; both share the visit below through `c`.
-        let j: number;
-        let e: number;
-        let base: number;
-        if (end === SCATTERED) {
-          const t = words[a + TYPE_WORD]!;
-          j = refBegin[t]!;
-          e = j + refCount[t]!;
-          base = a;
-        } else {
-          j = a + HEADER_WORDS;
-          e = end;
-          base = -1;
-        }
-        if (base < 0) {
-          for (; j < e; j++) {
-            const c = words[j]!;
+        // A sable object's run (refRunEnd's first case) is computed here, so that
+        // the sable trace calls nothing per object.
+        const end = contiguous ? a + header + words[a + countWord]! : refRunEnd(words, kind, false, a);
+        // The scanner's two forms get a loop each, so that neither tests its form
+        // per slot; the loops differ only in where slot j is.
+        if (end !== scattered) {
+          for (let s = a + header; s < end; s++) {
+            const c = words[s]!;
             if (c < lo || c >= hi || c === 0) continue;
             const cb = 1 << (c & 31);
             const w = c >>> 5;
@@ -101,8 +96,10 @@ export class SerialMarker implements Marker {
             stack[sp++] = c;
           }
         } else {
-          for (; j < e; j++) {
-            const c = words[base + refOffsets[j]!]!;
+          const t = words[a + typeWord]!;
+          const e = refBegin[t]! + refCount[t]!;
+          for (let j = refBegin[t]!; j < e; j++) {
+            const c = words[a + refOffsets[j]!]!;
             if (c < lo || c >= hi || c === 0) continue;
             const cb = 1 << (c & 31);
             const w = c >>> 5;

@@ -19,7 +19,7 @@
 
 import { CARD_DIRTY, CARD_SHIFT } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
-import { AGE_MASK, AGE_SHIFT, HEADER_TAG, KIND_INSTANCE, STATUS_FORWARDED } from '../heap/object-model.js';
+import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED, TYPE_WORD } from '../heap/object-model.js';
 import { HeapVerificationError } from './verify.js';
 
 export interface EvacuationSnapshot {
@@ -71,9 +71,9 @@ export function verifyDeviceEvacuation(
   let promoted = 0;
   for (let i = 0; i < n; i++) {
     const a = live[i]!;
-    const t = old[a + 1]!;
-    const left = types.kind[t] === KIND_INSTANCE ? types.left[t]! : 0;
-    const size = left + 4 + types.rightWords(old, a);
+    const t = old[a + TYPE_WORD]!;
+    const left = types.left[t]!;
+    const size = types.objectWords(old, a);
     const age = (old[a]! >> AGE_SHIFT) & AGE_MASK;
     let expect: number;
     // `eligible` counts every object under the tenure age before this one, those
@@ -95,8 +95,8 @@ export function verifyDeviceEvacuation(
   for (let i = 0; i < n; i++) {
     const a = live[i]!;
     const na = forward[i]!;
-    const t = old[a + 1]!;
-    const left = types.kind[t] === KIND_INSTANCE ? types.left[t]! : 0;
+    const t = old[a + TYPE_WORD]!;
+    const left = types.left[t]!;
     const right = types.rightWords(old, a);
     const refs = old[a + 2]!;
     const promotedCopy = na >= ts;

@@ -21,23 +21,7 @@
  */
 
 import type { FieldKind } from './api.js';
-import { HEADER_WORDS, KIND_FLOAT_ARRAY, KIND_INSTANCE } from './object-model.js';
-
-// The object model's names, for the files that knew them from here.
-export {
-  AGE_MASK,
-  AGE_SHIFT,
-  FREE_CHUNK,
-  FREE_WORD,
-  HEADER_TAG,
-  HEADER_WORDS,
-  KIND_FLOAT_ARRAY,
-  KIND_INSTANCE,
-  KIND_REF_ARRAY,
-  KIND_WORD_ARRAY,
-  STATUS_FORWARDED,
-  STATUS_MARK,
-} from './object-model.js';
+import { HEADER_WORDS, KIND_FLOAT_ARRAY, KIND_INSTANCE, LENGTH_WORD, TYPE_WORD } from './object-model.js';
 
 export type LayoutName = 'sable' | 'refgraph';
 export const LAYOUT_NAMES: readonly LayoutName[] = ['sable', 'refgraph'];
@@ -131,7 +115,7 @@ export function layoutByName(name: string): Layout {
  */
 export class TypeTable {
   kind = new Uint8Array(64);
-  /** Instances: words left of the header (lead + scalars). */
+  /** Instances: words left of the header (lead + scalars); 0 for arrays. */
   left = new Int32Array(64);
   /** Instances: words right of the header. */
   right = new Int32Array(64);
@@ -201,12 +185,17 @@ export class TypeTable {
     return typeId > 0 && typeId < this.count;
   }
 
+  /** Words the object at `a` spans: left of its header, the header, and right of it. */
+  objectWords(words: Int32Array, a: number): number {
+    return this.left[words[a + TYPE_WORD]!]! + HEADER_WORDS + this.rightWords(words, a);
+  }
+
   /** Words right of the header of the object at `a` (fields or array elements). */
   rightWords(words: Int32Array, a: number): number {
-    const t = words[a + 1]!;
+    const t = words[a + TYPE_WORD]!;
     const k = this.kind[t]!;
     if (k === KIND_INSTANCE) return this.right[t]!;
-    const len = words[a + 3]!;
+    const len = words[a + LENGTH_WORD]!;
     return k === KIND_FLOAT_ARRAY ? 2 * len : len;
   }
 }

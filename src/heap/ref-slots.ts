@@ -18,6 +18,11 @@
  *   if (end !== SCATTERED) for (let s = a + HEADER_WORDS; s < end; s++) use(s);
  *   else for (let j = refBegin[t], e = j + refCount[t]; j < e; j++) use(a + refOffsets[j]);
  *
+ * The hottest loops (serial mark and copy) also bind the imported names they use
+ * per object (HEADER_WORDS, SCATTERED, ...) to locals and compute a sable run end
+ * themselves, calling `refRunEnd` for refgraph objects only: V8 reads an imported
+ * binding from its module's cell, with a check, at every use.
+ *
  * Both forms list the slots in edge order (the refgraph edge index is the
  * ordinal), so `slot(a, j)` and the graph agree.
  */

@@ -9,7 +9,8 @@ import { runSource } from '../../src/cli/run.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { formatHeapshape, heapshapeCommand, runHeapshape, widthProfile, type HeapshapeResult } from '../../src/cli/heapshape.js';
 import { analyzeHeapShape, NARROW_THRESHOLD, shapeVerdict, type HeapShape } from '../../src/gc/heap-shape.js';
-import { HEADER_TAG, KIND_INSTANCE, KIND_REF_ARRAY, refgraphLayout, TypeTable } from '../../src/heap/layout.js';
+import { refgraphLayout, TypeTable } from '../../src/heap/layout.js';
+import { HEADER_TAG, KIND_INSTANCE, KIND_REF_ARRAY } from '../../src/heap/object-model.js';
 
 async function heapshape(argv: string[]): Promise<{ code: number; stdout: string; stderr: string; result?: HeapshapeResult }> {
   const cmd = parseArgs(['heapshape', ...argv]);

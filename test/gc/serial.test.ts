@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OutOfMemoryError } from '../../src/heap/api.js';
-import { AGE_MASK, AGE_SHIFT } from '../../src/heap/layout.js';
+import { AGE_MASK, AGE_SHIFT } from '../../src/heap/object-model.js';
 import type { GcRecord } from '../../src/heap/telemetry.js';
 import { alloc, allocArray, collect, makeHeap } from './helpers.js';
 

@@ -17,6 +17,7 @@ import { createHeap, type HeapImpl } from '../../src/heap/heap.js';
 import type { GcRecord } from '../../src/heap/telemetry.js';
 import { AGE_MASK, AGE_SHIFT, KIND_INSTANCE } from '../../src/heap/object-model.js';
 import { createCollector } from '../../src/gc/index.js';
+import { gpuInput } from '../../src/collectors/memory.js';
 import { alloc, allocArray, collect, RootArray, rng } from '../gc/helpers.js';
 
 afterAll(async () => {
@@ -49,19 +50,7 @@ function world(
   if (collector === 'serial') {
     createCollector('serial', heap);
   } else {
-    const log = heap.attachMirrorLog();
-    marker = new GpuMarker({
-      engine: collector,
-      options,
-      input: {
-        layout: 'sable',
-        words: heap.words,
-        takeDirtyRanges: () => log.takeDirtyRanges(),
-        objectRanges: () => log.objectRanges(),
-        sizeTable: () => heap.types.sizeTable(),
-        youngRange: [heap.youngStart, heap.youngEnd],
-      },
-    });
+    marker = new GpuMarker({ engine: collector, options, input: gpuInput(heap) });
     heap.setCollector(new GenerationalPlan(heap, marker));
   }
   return {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { OutOfMemoryError } from '../../src/heap/api.js';
 import { createHeap } from '../../src/heap/heap.js';
-import { HEADER_TAG, refgraphLayout, sableLayout } from '../../src/heap/layout.js';
+import { refgraphLayout, sableLayout } from '../../src/heap/layout.js';
+import { HEADER_TAG } from '../../src/heap/object-model.js';
 import { formatGcStats } from '../../src/heap/telemetry.js';
 import { makeHeap } from '../gc/helpers.js';
 

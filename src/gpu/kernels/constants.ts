@@ -10,7 +10,7 @@
  * declare, or declares one of the table's names again.
  */
 import { CARD_SHIFT } from '../../heap/card-table.js';
-import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../../heap/layout.js';
+import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../../heap/object-model.js';
 
 /** A uniform struct: u32 fields in memory order, each with what it holds. */
 type Struct = readonly (readonly [name: string, doc: string])[];
