@@ -26,7 +26,7 @@
  * goes back to the main thread as tails for the free list.
  */
 
-import { CARD_SHIFT } from '../../heap/card-table.js';
+import { CARD_DIRTY, CARD_SHIFT, recordBlockStart } from '../../heap/card-table.js';
 import { MIN_CHUNK_WORDS } from '../../heap/free-list.js';
 import {
   ageOf,
@@ -291,11 +291,7 @@ class CopyThread {
     this.copied++;
     if (na >= this.tenuredStart) {
       this.promoted += size;
-      // The block offset table: cards whose first word lies in the copy start at it.
-      const base = this.tenuredStart;
-      const bs = c.blockStart;
-      const last = (dst + size - 1 - base) >> CARD_SHIFT;
-      for (let card = (dst - base + (1 << CARD_SHIFT) - 1) >> CARD_SHIFT; card <= last; card++) bs[card] = dst;
+      recordBlockStart(c.blockStart, this.tenuredStart, dst, dst + size);
     } else {
       this.survived += size;
     }
@@ -318,7 +314,7 @@ class CopyThread {
         if (v < ys || v >= ye) continue;
         const nv = this.evacuate(v);
         words[s] = nv;
-        if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = 1;
+        if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
       }
       return;
     }
@@ -331,7 +327,7 @@ class CopyThread {
       if (v < ys || v >= ye) continue;
       const nv = this.evacuate(v);
       words[s] = nv;
-      if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = 1;
+      if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
     }
   }
 
@@ -349,7 +345,7 @@ class CopyThread {
         if (v < ys || v >= ye) continue;
         const nv = this.evacuate(v);
         words[s] = nv;
-        if (nv < ye) cards[(s - this.tenuredStart) >> CARD_SHIFT] = 1;
+        if (nv < ye) cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
       }
     }
   }
