@@ -12,7 +12,8 @@ import { interpPrograms, interpSpec } from './interp.mjs';
 import { runMinivm, sizeGlobals } from './minivm.mjs';
 import { fmt, fx, have, log, median, ratio, runTimed, scratch, table, versionOf } from './util.mjs';
 
-const twins = [
+/** The Java twins: the shape each stands for, its class, and the size globals passed as arguments, in order. */
+export const twins = [
   { name: 'long_linked_list', cls: 'LongLinkedList', args: ['LENGTH', 'COLLECTIONS'] },
   { name: 'parallel_lists_256', cls: 'ParallelLists', args: ['LISTS', 'NODES', 'COLLECTIONS'] },
   { name: 'parallel_lists_2560', cls: 'ParallelLists', args: ['LISTS', 'NODES', 'COLLECTIONS'] },
@@ -50,8 +51,19 @@ function pauseSummary(ms) {
   return ms.length ? { pause: median(ms), n: ms.length } : null;
 }
 
-function javaHeap(heap) {
+/** minivm's --heap size as a -Xmx value. */
+export function javaHeap(heap) {
   return heap.replace(/i?b$/i, '');
+}
+
+/** Compiles bench/java into a scratch folder: its path, or null and javac's stderr. */
+export async function compileTwins(root) {
+  const classes = join(scratch(), 'java');
+  const srcDir = join(root, 'bench', 'java');
+  const sources = readdirSync(srcDir).filter((f) => f.endsWith('.java')).map((f) => join(srcDir, f));
+  log('java: compiling bench/java/*.java');
+  const c = await runTimed('javac', ['-d', classes, ...sources], { cwd: root });
+  return { classes: c.code === 0 ? classes : null, stderr: c.stderr };
 }
 
 export async function java(ctx) {
@@ -60,12 +72,8 @@ export async function java(ctx) {
     const text = '### java: skipped (java/javac not installed)';
     return { text, raw: { skipped: 'java not installed' } };
   }
-  const classes = join(scratch(), 'java');
-  const srcDir = join(root, 'bench', 'java');
-  const sources = readdirSync(srcDir).filter((f) => f.endsWith('.java')).map((f) => join(srcDir, f));
-  log('java: compiling bench/java/*.java');
-  const c = await runTimed('javac', ['-d', classes, ...sources], { cwd: root });
-  if (c.code !== 0) return { text: `### java: javac failed\n\n\`\`\`\n${c.stderr.slice(0, 2000)}\n\`\`\``, raw: { error: c.stderr } };
+  const { classes, stderr } = await compileTwins(root);
+  if (!classes) return { text: `### java: javac failed\n\n\`\`\`\n${stderr.slice(0, 2000)}\n\`\`\``, raw: { error: stderr } };
 
   const interp = interpPrograms(root);
   const cases = twins.map((t) => {

@@ -5,24 +5,15 @@
 // bench/java/BinaryTreeGc.java). Figures: medians of the forced collections'
 // whole pauses over all runs (minivm: --json-stats records; Java: -Xlog:gc lines
 // of the forced collections, as in the java section).
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { gcShapes, gcSpec, summarizeForced } from './gc.mjs';
-import { parseXlog } from './java.mjs';
+import { compileTwins, javaHeap, parseXlog, twins as javaTwins } from './java.mjs';
 import { runMinivm, sizeGlobals } from './minivm.mjs';
-import { fmt, fx, have, log, median, ratio, runTimed, scratch, table } from './util.mjs';
+import { fmt, fx, have, log, median, ratio, runTimed, table } from './util.mjs';
 
 const tree = { name: 'binary_tree_gc', label: 'Binary tree', quick: { DEPTH: 15 }, program: 'bench/programs/binary_tree_gc.mini' };
 const shapes = [...gcShapes.filter((s) => s.name !== 'vp_linked_list' && s.name !== 'vp_array_of_objects'), tree];
-/** Java twins: class and the size globals passed as arguments, in order. */
-const twins = {
-  long_linked_list: { cls: 'LongLinkedList', args: ['LENGTH', 'COLLECTIONS'] },
-  parallel_lists_256: { cls: 'ParallelLists', args: ['LISTS', 'NODES', 'COLLECTIONS'] },
-  parallel_lists_2560: { cls: 'ParallelLists', args: ['LISTS', 'NODES', 'COLLECTIONS'] },
-  complete_graph: { cls: 'CompleteGraph', args: ['NODES', 'ROOTS', 'COLLECTIONS'] },
-  very_wide_object: { cls: 'VeryWideObject', args: ['WIDTH', 'ROUNDS'] },
-  binary_tree_gc: { cls: 'BinaryTreeGc', args: ['DEPTH', 'COLLECTIONS'] },
-};
+/** Each shape's Java twin: the java section's, and the binary tree's. */
+const twins = [...javaTwins, { name: tree.name, cls: 'BinaryTreeGc', args: ['DEPTH', 'COLLECTIONS'] }];
 
 /** Median forced young and full pauses of Java runs (ParallelGC's scavenge before System.gc() excluded). */
 function javaPauses(runs, kind) {
@@ -34,15 +25,8 @@ export async function scaling(ctx) {
   const { root, repeat, quick, heap } = ctx;
   const threadsList = ctx.threadsList ?? [1, 2, 4, 8, 16];
   const javaOk = have('java') && have('javac');
-  let classes = null;
-  if (javaOk) {
-    classes = join(scratch(), 'java');
-    const srcDir = join(root, 'bench', 'java');
-    const sources = readdirSync(srcDir).filter((f) => f.endsWith('.java')).map((f) => join(srcDir, f));
-    const c = await runTimed('javac', ['-d', classes, ...sources], { cwd: root });
-    if (c.code !== 0) classes = null;
-  }
-  const jheap = heap.replace(/i?b$/i, '');
+  const classes = javaOk ? (await compileTwins(root)).classes : null;
+  const jheap = javaHeap(heap);
   const raw = [];
   const rows = [];
   const verdicts = [];
@@ -60,10 +44,11 @@ export async function scaling(ctx) {
       }
       return { young: summarizeForced(runs, 'young'), full: summarizeForced(runs, 'full'), errors };
     };
-    const twin = twins[shape.name];
-    const argv = twin ? twin.args.map((a) => String({ ...sizeGlobals(root, shape.program), ...(sizes ?? {}) }[a])) : null;
+    const twin = twins.find((t) => t.name === shape.name);
+    const globals = { ...sizeGlobals(root, shape.program), ...(sizes ?? {}) };
+    const argv = twin ? twin.args.map((a) => String(globals[a])) : null;
     const java = async (flags) => {
-      if (!classes || !twin) return { young: null, full: null };
+      if (!classes || !twin || !argv) return { young: null, full: null };
       const runs = [];
       for (let i = 0; i < repeat; i++) {
         log(`scaling ${i + 1}/${repeat} ${shape.name} java ${flags.join(' ')}`);

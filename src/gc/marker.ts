@@ -87,7 +87,7 @@ export interface YoungCopier {
   /** After `reserve`: copies from `roots` (young addresses, each once) and the
    *  young references in `ranges` ((first, end) slot pairs, which it redirects
    *  and whose cards it dirties where the referent stays young). */
-  copy(roots: Int32Array, ranges: Int32Array, fullCollection: boolean): CopyResult;
+  copy(roots: Int32Array, ranges: Int32Array): CopyResult;
 }
 
 /**

@@ -333,7 +333,7 @@ export class GenerationalPlan implements Collector {
     t = performance.now();
     const graphBefore = phases.graph;
     const ranges = this.cardRanges.view();
-    const r = copier.copy(rootList, ranges, fullCollection);
+    const r = copier.copy(rootList, ranges);
     const log = h.mirror;
     if (log !== null) for (let i = 0; i < ranges.length; i += 2) log.noteWrite(ranges[i]!, ranges[i + 1]!);
     fixRoots(h);

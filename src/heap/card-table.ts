@@ -23,6 +23,13 @@ export const CARD_WORDS = 1 << CARD_SHIFT;
 export const CARD_CLEAN = 0;
 export const CARD_DIRTY = 1;
 
+/** `CardTable.recordBlock` over a block offset table whose cards start at
+ *  `base`, for a thread that has the table's memory but not the object. */
+export function recordBlockStart(blockStart: Int32Array, base: number, start: number, end: number): void {
+  const last = (end - 1 - base) >> CARD_SHIFT;
+  for (let c = (start - base + CARD_WORDS - 1) >> CARD_SHIFT; c <= last; c++) blockStart[c] = start;
+}
+
 export class CardTable {
   /** One byte per card: CARD_DIRTY or CARD_CLEAN. */
   readonly cards: Uint8Array;
@@ -59,10 +66,7 @@ export class CardTable {
   /** Records a new block [start, end): every card whose first word lies inside it
    *  now names `start` as its block start. */
   recordBlock(start: number, end: number): void {
-    const first = (start - this.base + CARD_WORDS - 1) >> CARD_SHIFT;
-    const last = (end - 1 - this.base) >> CARD_SHIFT;
-    const bs = this.blockStart;
-    for (let c = first; c <= last; c++) bs[c] = start;
+    recordBlockStart(this.blockStart, this.base, start, end);
   }
 
   /** The first dirty card at or after `card` (`count` or more if none). */

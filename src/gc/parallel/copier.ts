@@ -19,7 +19,6 @@ import {
   CMD_COPY,
   OUTCUR,
   P_FILLER_TYPE,
-  P_FULL,
   P_OUT_CAP,
   P_PIECES,
   P_RANGES,
@@ -138,7 +137,7 @@ export class ParallelCopier implements YoungCopier {
     h.cards.recordBlock(start, start + size);
   }
 
-  copy(roots: Int32Array, ranges: Int32Array, fullCollection: boolean): CopyResult {
+  copy(roots: Int32Array, ranges: Int32Array): CopyResult {
     const h = this.heap;
     const gc = this.gc;
     gc.syncTypes();
@@ -162,7 +161,6 @@ export class ParallelCopier implements YoungCopier {
     ctl[P_TO_END] = h.toEnd;
     ctl[P_TENURE_AGE] = h.tenureAge;
     ctl[P_FILLER_TYPE] = h.stringTypeId;
-    ctl[P_FULL] = fullCollection ? 1 : 0;
     ctl[P_PIECES] = this.pieceCount;
     ctl[P_OUT_CAP] = c.out.length;
     ctl[P_TAILS_CAP] = c.tails.length;

@@ -26,19 +26,24 @@
  * goes back to the main thread as tails for the free list.
  */
 
-import { CARD_SHIFT } from '../../heap/card-table.js';
+import { CARD_DIRTY, CARD_SHIFT, recordBlockStart } from '../../heap/card-table.js';
+import { MIN_CHUNK_WORDS } from '../../heap/free-list.js';
 import {
-  AGE_MASK,
-  AGE_SHIFT,
+  ageOf,
+  FORWARD_WORD,
   HEADER_TAG,
   HEADER_WORDS,
   KIND_FLOAT_ARRAY,
   KIND_INSTANCE,
+  LAYOUT_WORD,
   LENGTH_WORD,
   STATUS_FORWARDED,
+  STATUS_WORD,
+  statusWithAge,
   TYPE_WORD,
 } from '../../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
+import { IntList } from '../int-list.js';
 import { GcContext, SHARE_EVERY } from './context.js';
 import {
   LOCK,
@@ -75,20 +80,6 @@ const TO_LAB = 1024;
 const ROOT_CHUNK = 32;
 const RANGE_CHUNK = 16;
 
-/** A growable list of integers, kept by a thread across collections. */
-class Ints {
-  data = new Int32Array(1024);
-  length = 0;
-  push(v: number): void {
-    if (this.length === this.data.length) {
-      const d = new Int32Array(this.length * 2);
-      d.set(this.data);
-      this.data = d;
-    }
-    this.data[this.length++] = v;
-  }
-}
-
 class CopyThread {
   c!: GcContext;
   words!: Int32Array;
@@ -110,12 +101,12 @@ class CopyThread {
   survived = 0;
   promoted = 0;
   /** Old addresses of the objects this thread won, and their new addresses. */
-  readonly won = new Ints();
-  readonly moved = new Ints();
+  readonly won = new IntList();
+  readonly moved = new IntList();
   /** The fillers this thread wrote (they get refgraph vertices too). */
-  readonly fillerList = new Ints();
+  readonly fillerList = new IntList();
   /** Tenured space left unused: (start, size) pairs. */
-  readonly tails = new Ints();
+  readonly tails = new IntList();
 
   begin(c: GcContext): void {
     this.c = c;
@@ -133,13 +124,13 @@ class CopyThread {
     this.won.length = this.moved.length = this.fillerList.length = this.tails.length = 0;
   }
 
-  /** Makes [p, p + size) (size >= 4) a word array nobody refers to. */
+  /** Makes [p, p + size) (size >= HEADER_WORDS) a word array nobody refers to. */
   private fill(p: number, size: number): void {
     const words = this.words;
-    words[p] = HEADER_TAG;
-    words[p + 1] = this.filler;
-    words[p + 2] = 0;
-    words[p + 3] = size - 4;
+    words[p + STATUS_WORD] = HEADER_TAG;
+    words[p + TYPE_WORD] = this.filler;
+    words[p + LAYOUT_WORD] = 0;
+    words[p + LENGTH_WORD] = size - HEADER_WORDS;
     this.fillerList.push(p);
     this.fillers++;
   }
@@ -153,8 +144,8 @@ class CopyThread {
       const avail = this.toEnd - t;
       if (avail < size) return 0;
       let take = want < avail ? want : avail;
-      // A LAB's unused end must fit a filler (4 words) or be empty.
-      if (take - size > 0 && take - size < 4) take = size;
+      // A LAB's unused end must fit a filler (a bare header) or be empty.
+      if (take - size > 0 && take - size < HEADER_WORDS) take = size;
       if (Atomics.compareExchange(ctl, TO_TOP, t, t + take) === t) {
         this.claimed = take;
         return t;
@@ -168,7 +159,7 @@ class CopyThread {
   private allocTo(size: number): number {
     const top = this.toTop;
     const rest = this.toLim - top - size;
-    if (rest === 0 || rest >= 4) {
+    if (rest === 0 || rest >= HEADER_WORDS) {
       this.toTop = top + size;
       return top;
     }
@@ -198,7 +189,8 @@ class CopyThread {
       const avail = pieces[2 * p + 1]! - top;
       if (avail >= size) {
         let take = want < avail ? want : avail;
-        if (avail - take < 4) take = avail;
+        // A rest the free list could not list goes with the carve.
+        if (avail - take < MIN_CHUNK_WORDS) take = avail;
         ctl[PIECE_TOP] = top + take;
         start = top;
         this.carved = take;
@@ -268,7 +260,7 @@ class CopyThread {
     const t = words[v + TYPE_WORD]!;
     const k = c.kind[t]!;
     let left = 0;
-    let size = 4;
+    let size = HEADER_WORDS;
     if (k === KIND_INSTANCE) {
       left = c.left[t]!;
       size += left + c.right[t]!;
@@ -276,7 +268,7 @@ class CopyThread {
       const len = words[v + LENGTH_WORD]!;
       size += k === KIND_FLOAT_ARRAY ? 2 * len : len;
     }
-    const age = (s >> AGE_SHIFT) & AGE_MASK;
+    const age = ageOf(s);
     let dst = age < this.tenureAge ? this.allocTo(size) : 0;
     if (dst === 0) {
       dst = this.allocTen(size);
@@ -288,8 +280,7 @@ class CopyThread {
     if (size <= 16) for (let i = 0; i < size; i++) words[dst + i] = words[src + i]!;
     else words.copyWithin(dst, src, src + size);
     const na = dst + left;
-    const nage = age < AGE_MASK ? age + 1 : AGE_MASK;
-    words[na] = HEADER_TAG | (nage << AGE_SHIFT);
+    words[na] = statusWithAge(age + 1);
     const prev = Atomics.compareExchange(words, v, s, (na << 2) | STATUS_FORWARDED);
     if (prev !== s) {
       this.undo(dst, size);
@@ -300,11 +291,7 @@ class CopyThread {
     this.copied++;
     if (na >= this.tenuredStart) {
       this.promoted += size;
-      // The block offset table: cards whose first word lies in the copy start at it.
-      const base = this.tenuredStart;
-      const bs = c.blockStart;
-      const last = (dst + size - 1 - base) >> CARD_SHIFT;
-      for (let card = (dst - base + (1 << CARD_SHIFT) - 1) >> CARD_SHIFT; card <= last; card++) bs[card] = dst;
+      recordBlockStart(c.blockStart, this.tenuredStart, dst, dst + size);
     } else {
       this.survived += size;
     }
@@ -327,7 +314,7 @@ class CopyThread {
         if (v < ys || v >= ye) continue;
         const nv = this.evacuate(v);
         words[s] = nv;
-        if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = 1;
+        if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
       }
       return;
     }
@@ -340,7 +327,7 @@ class CopyThread {
       if (v < ys || v >= ye) continue;
       const nv = this.evacuate(v);
       words[s] = nv;
-      if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = 1;
+      if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
     }
   }
 
@@ -358,7 +345,7 @@ class CopyThread {
         if (v < ys || v >= ye) continue;
         const nv = this.evacuate(v);
         words[s] = nv;
-        if (nv < ye) cards[(s - this.tenuredStart) >> CARD_SHIFT] = 1;
+        if (nv < ye) cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
       }
     }
   }
@@ -376,7 +363,7 @@ class CopyThread {
     }
     const won = this.won.data;
     const moved = this.moved.data;
-    for (let i = 0; i < this.won.length; i++) words[won[i]! + 1] = moved[i]!;
+    for (let i = 0; i < this.won.length; i++) words[won[i]! + FORWARD_WORD] = moved[i]!;
     const nm = this.moved.length;
     const n = nm + this.fillerList.length;
     if (n > 0) {

@@ -10,6 +10,7 @@
 
 import { HEADER_WORDS, TYPE_WORD } from '../../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
+import { IntList } from '../int-list.js';
 import { GcContext, SHARE_EVERY } from './context.js';
 import { OUTCUR, P_HI, P_LO, P_OUT_CAP, P_ROOTS, P_SABLE, P_YOUNG, ROOTCUR, S_OBJECTS, S_OUT, STATS_WORDS } from './shared.js';
 
@@ -23,7 +24,7 @@ function claim(bitmap: Int32Array, a: number): boolean {
 }
 
 /** A thread's list of the young objects it marked (kept across marks). */
-let live = new Int32Array(1024);
+const live = new IntList();
 
 export function markPhase(c: GcContext): void {
   const ctl = c.ctl;
@@ -39,19 +40,12 @@ export function markPhase(c: GcContext): void {
   const refBegin = c.refBegin;
   const refCount = c.refCount;
   const refOffsets = c.refOffsets;
-  let n = 0;
   let objects = 0;
+  live.clear();
   c.begin();
   const found = (v: number): void => {
     if (v >= lo && v < hi && v !== 0 && claim(bitmap, v)) {
-      if (young) {
-        if (n === live.length) {
-          const l = new Int32Array(n * 2);
-          l.set(live);
-          live = l;
-        }
-        live[n++] = v;
-      }
+      if (young) live.push(v);
       c.push(v);
     }
   };
@@ -84,10 +78,11 @@ export function markPhase(c: GcContext): void {
   const st = c.id * STATS_WORDS;
   c.stats[st + S_OBJECTS] = objects;
   if (young) {
+    const n = live.length;
     if (n > 0) {
       const at = Atomics.add(ctl, OUTCUR, n);
       if (at + n > ctl[P_OUT_CAP]!) throw new Error(`parallel mark: ${at + n} live objects overflow the results (${ctl[P_OUT_CAP]})`);
-      c.out.set(live.subarray(0, n), at);
+      c.out.set(live.view(), at);
     }
     c.stats[st + S_OUT] = n;
   }

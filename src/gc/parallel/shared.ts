@@ -50,11 +50,10 @@ export const P_PIECES = 26;
 export const P_SABLE = 27;
 /** A word-array type id for the fillers that keep the to-space walkable. */
 export const P_FILLER_TYPE = 28;
-export const P_FULL = 29;
-export const P_OUT_CAP = 30;
-export const P_TAILS_CAP = 31;
+export const P_OUT_CAP = 29;
+export const P_TAILS_CAP = 30;
 /** Words of a tenured LAB this collection (copier.ts sizes it to the promotion expected). */
-export const P_TEN_LAB = 32;
+export const P_TEN_LAB = 31;
 export const CTL_WORDS = 64;
 
 export const CMD_EXIT = 1;

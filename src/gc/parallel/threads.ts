@@ -117,11 +117,7 @@ export class GcThreads {
     for (const col of TYPE_COLUMNS) sizes[col] = types.count;
     this.ensure(sizes);
     const c = this.ctx;
-    c.kind.set(types.kind.subarray(0, types.count));
-    c.left.set(types.left.subarray(0, types.count));
-    c.right.set(types.right.subarray(0, types.count));
-    c.refBegin.set(types.refBegin.subarray(0, types.count));
-    c.refCount.set(types.refCount.subarray(0, types.count));
+    for (const col of TYPE_COLUMNS) c[col].set(types[col].subarray(0, types.count));
     c.refOffsets.set(types.refOffsets.subarray(0, offsetsUsed));
     this.typesShared = types.count;
     this.typesOffsets = types.refOffsets;
