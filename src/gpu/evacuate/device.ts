@@ -53,8 +53,6 @@ export interface AssignJob {
   readonly sizeTable: Uint32Array;
 }
 
-export type Assignment = DeviceAssignment;
-
 export interface FinishJob {
   /** The promotion buffer's first word (ignored when nothing is promoted). */
   readonly base: number;
@@ -180,7 +178,7 @@ export class DeviceEvacuation {
   }
 
   /** Step 1: destinations and the words each side needs; the mirror is unchanged. */
-  async assign(job: AssignJob): Promise<Assignment> {
+  async assign(job: AssignJob): Promise<DeviceAssignment> {
     const t0 = performance.now();
     this.pending = null;
     const program = await this.compile();

@@ -19,7 +19,7 @@ import type { GpuMarkerConfig, GpuMarkStats } from '../worker/gpu-marker.js';
 import type { RefGraphs } from '../mirror/mirror.js';
 import { gpuMarkerShape } from '../marker-shape.js';
 import type { GpuOptions } from '../options.js';
-import { sharedClock, type Changes, type EvacFinishReply, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { sharedCapacity, sharedClock, type Changes, type EvacFinishReply, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 /** The compiled worker script. Under vitest this file runs from src/, but a
  *  worker thread is plain Node and loads JavaScript only: it takes the build in
@@ -220,13 +220,9 @@ class SharedScratch {
 
   put(a: Int32Array): SharedInts {
     if (a.buffer instanceof SharedArrayBuffer) return { buffer: a.buffer, offset: a.byteOffset >>> 2, length: a.length };
-    if (a.length > this.buf.length) {
-      let cap = this.buf.length;
-      while (cap < a.length) cap *= 2;
-      this.buf = new Int32Array(new SharedArrayBuffer(cap * 4));
-    }
+    this.buf = sharedCapacity(this.buf, a.length);
     this.buf.set(a);
-    return { buffer: this.buf.buffer as SharedArrayBuffer, offset: 0, length: a.length };
+    return { buffer: this.buf.buffer, offset: 0, length: a.length };
   }
 }
 
