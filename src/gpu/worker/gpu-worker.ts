@@ -57,7 +57,7 @@ class Hosted {
   private forward = new Int32Array(new SharedArrayBuffer(4 * 1024));
 
   /** The shared buffer for `n` new addresses. */
-  forwardBuffer(n: number): Int32Array {
+  forwardBuffer(n: number): Int32Array<SharedArrayBuffer> {
     this.forward = sharedCapacity(this.forward, n);
     return this.forward;
   }
@@ -247,7 +247,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const n = h.marker.lastYoungLive?.length ?? 0;
       const out = h.forwardBuffer(n);
       const done = await h.marker.finishYoung(req.base, view(req.slotRuns), out);
-      const forward: SharedInts = { buffer: out.buffer as SharedArrayBuffer, offset: 0, length: n };
+      const forward: SharedInts = { buffer: out.buffer, offset: 0, length: n };
       return { cardBits: done.cardBits, cardFirst: done.cardFirst, times: done.times, forward } satisfies EvacFinishReply;
     }
     case 'remset': {
