@@ -1,6 +1,6 @@
 /**
  * A young collection's evacuation done by a marker on its device
- * (`Marker.evacuatesYoung`: gpu-dfs and gpu-bfs with `--gpu-opt evacuate=gpu`,
+ * (`constraints.evacuatesYoung`: gpu-dfs and gpu-bfs with `--gpu-opt evacuate=gpu`,
  * gpu/evacuate/device.ts), and what the CPU keeps of it:
  *
  *   the device assigns each live object's destination (to-survivor by prefix

@@ -118,7 +118,7 @@ export interface GpuOptions {
    *  so it is not the default (docs/decisions/r19g-0005). */
   stealAreas: 'range' | 'occupied';
   /** Sable: when eden's new objects go to the GPU's mirror. `ahead` (default):
-   *  while the program runs, a step of eden at a time (heap.ts setEdenUpload),
+   *  while the program runs, a step of eden at a time (heap/mirror-log.ts setEdenUpload),
    *  so a collection uploads only the last step and the cards; `pause`: all in
    *  the collection's pause, as a collector that uploads on demand does. The
    *  copy costs the same either way; `ahead` moves it out of the pause. Not a

@@ -36,6 +36,15 @@ export interface SharedInts {
   readonly length: number;
 }
 
+/** `buf` if it holds `n` elements, else a fresh shared array of twice its
+ *  length until it does (the threads' reused shared arrays only grow). */
+export function sharedCapacity(buf: Int32Array<SharedArrayBuffer>, n: number): Int32Array<SharedArrayBuffer> {
+  if (n <= buf.length) return buf;
+  let cap = Math.max(1, buf.length);
+  while (cap < n) cap *= 2;
+  return new Int32Array(new SharedArrayBuffer(cap * 4));
+}
+
 /** What the worker needs to build a `GpuMarker` input; the functions of the
  *  main thread's input become the fields that each request carries. */
 export type InputSpec =

@@ -3,8 +3,6 @@
  * mark bitmap of the same objects built from it only when a reader asks
  * (--verify-gc), since the plan evacuates from the list.
  */
-/** A young mark's result: the live list, and the bitmap of the same objects
- *  built from it on first use. */
 export function youngResult(live: Int32Array, heapWords: number): { readonly bitmap: Uint32Array; readonly live: Int32Array } {
   let bits: Uint32Array | null = null;
   return {

@@ -158,7 +158,7 @@ describe('remembered set scanned on the GPU (remset.wgsl)', () => {
         options: 'all,remset=0',
       });
       try {
-        expect(marker.scansRememberedSet).toBe(true);
+        expect(marker.constraints.scansRememberedSet).toBe(true);
         const found = await marker.scanRememberedSet(Int32Array.from(ranges), ys, ye);
         expect(found).not.toBeNull();
         expect(found!.roots.length).toBe(wantRoots.size);

@@ -25,6 +25,17 @@ export function helperWorkgroupSize(ctx: GpuContext): number {
   return ctx.adapter.software ? 64 : 256;
 }
 
+/** Workgroups of a helper kernel with a thread per item (at least one; the
+ *  kernels loop by grid stride past the dimension's limit). */
+export function helperGroups(ctx: GpuContext, items: number): number {
+  return Math.max(1, Math.min(ctx.limits.maxComputeWorkgroupsPerDimension, Math.ceil(items / helperWorkgroupSize(ctx))));
+}
+
+/** Workgroups of a helper kernel with a workgroup per listed big object. */
+export function helperBigGroups(ctx: GpuContext): number {
+  return Math.max(1, Math.min(ctx.limits.maxComputeWorkgroupsPerDimension, ctx.adapter.software ? 4 : 1024));
+}
+
 /** A helper kernel's parameters: a 32-byte uniform buffer, written before each use. */
 export function paramsBuffer(device: GPUDevice, label: string): GPUBuffer {
   return device.createBuffer({ size: 32, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label });

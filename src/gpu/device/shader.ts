@@ -157,3 +157,11 @@ export function bindGroup(
 }
 
 const lastGroups = new WeakMap<Program, { buffers: GPUBuffer[]; group: GPUBindGroup }>();
+
+/** Records `program`'s entry points into `pass`, in order, each over its workgroups. */
+export function dispatchAll(pass: GPUComputePassEncoder, program: Program, steps: readonly (readonly [entry: string, groups: number])[]): void {
+  for (const [entry, groups] of steps) {
+    pass.setPipeline(program.pipelines.get(entry)!);
+    pass.dispatchWorkgroups(groups);
+  }
+}

@@ -4,6 +4,7 @@
  * graphs by vertex (roots become edge values).
  */
 import type { MarkRequest } from '../../gc/marker.js';
+import { LAYOUT_WORD } from '../../heap/object-model.js';
 import { u32View } from '../device/buffers.js';
 import type { RefGraphs } from '../mirror/mirror.js';
 import { graphNodes, sableNodes } from './cpu-trace.js';
@@ -99,11 +100,12 @@ export function graphJob(words: Int32Array, graphs: RefGraphs, req: MarkRequest)
   };
 }
 
-/** A root address to its vertex as an edge value: the vertex id is at a+2, and
- *  the vertex's address field says which generation's graph holds it. */
+/** A root address to its vertex as an edge value: the vertex id is in the
+ *  header's LAYOUT_WORD, and the vertex's address field says which
+ *  generation's graph holds it. */
 function rootEdge(words: Int32Array, graphs: RefGraphs, a: number): number {
-  const v = words[a + 2]! >>> 0;
+  const v = words[a + LAYOUT_WORD]! >>> 0;
   if (v < graphs.young.vertexCount && graphs.young.vertices[4 * v + 2] === a) return v + 1;
   if (v < graphs.tenured.vertexCount && graphs.tenured.vertices[4 * v + 2] === a) return (0x80000000 | (v + 1)) >>> 0;
-  throw new Error(`refgraph: root ${a} has no vertex (a+2 holds ${v})`);
+  throw new Error(`refgraph: root ${a} has no vertex (its layout word holds ${v})`);
 }

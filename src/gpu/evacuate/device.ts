@@ -20,11 +20,11 @@
  */
 import type { DeviceAssignment, EvacuationTimes } from '../../gc/marker.js';
 import { CARD_SHIFT } from '../../heap/card-table.js';
-import { STATUS_FORWARDED } from '../../heap/object-model.js';
-import { bufferSize, destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
+import { FORWARD_WORD, HEADER_WORDS, LAYOUT_WORD, LENGTH_WORD, STATUS_FORWARDED, TYPE_WORD } from '../../heap/object-model.js';
+import { bufferSize, destroyAll, GrowableBuffer, helperBigGroups, helperGroups, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
 import type { GpuContext } from '../device/device.js';
 import type { Program } from '../device/shader.js';
-import { bindGroup, buildProgram, kernelSource } from '../device/shader.js';
+import { bindGroup, buildProgram, dispatchAll, kernelSource } from '../device/shader.js';
 import {
   EVACUATE,
   EVACUATE_PARAMS,
@@ -53,8 +53,6 @@ export interface AssignJob {
   readonly sizeTable: Uint32Array;
 }
 
-export type Assignment = DeviceAssignment;
-
 export interface FinishJob {
   /** The promotion buffer's first word (ignored when nothing is promoted). */
   readonly base: number;
@@ -73,6 +71,9 @@ export interface Finished {
   readonly cardFirst: number;
   readonly times: EvacuationTimes;
 }
+
+/** Bytes of `rctl`'s counts, before the promoted copies' card bits. */
+const CTL_BYTES = EVACUATE.CARD_BITS * 4;
 
 export class DeviceEvacuation {
   private program: Promise<Program> | null = null;
@@ -155,10 +156,6 @@ export class DeviceEvacuation {
     return this.program;
   }
 
-  private groups(items: number): number {
-    return Math.max(1, Math.min(this.ctx.limits.maxComputeWorkgroupsPerDimension, Math.ceil(items / this.wg)));
-  }
-
   private bind(program: Program, liveBuffer: GPUBuffer): GPUBindGroup {
     return bindGroup(this.ctx.device, program, {
       rp: this.rp,
@@ -181,7 +178,7 @@ export class DeviceEvacuation {
   }
 
   /** Step 1: destinations and the words each side needs; the mirror is unchanged. */
-  async assign(job: AssignJob): Promise<Assignment> {
+  async assign(job: AssignJob): Promise<DeviceAssignment> {
     const t0 = performance.now();
     this.pending = null;
     const program = await this.compile();
@@ -195,7 +192,7 @@ export class DeviceEvacuation {
     this.fwd.ensure(Math.max(1, n) * 4);
     this.vals.ensure((2 * Math.max(1, n) + 2 * blocks) * 4);
     this.big.ensure(bigCap * 4);
-    this.ctl.ensure(16);
+    this.ctl.ensure(CTL_BYTES);
     this.slots.ensure(16);
     const { buffer: types, fresh } = this.types.ensure(job.sizeTable.byteLength);
     const typeCount = job.sizeTable.length >>> 2;
@@ -215,28 +212,25 @@ export class DeviceEvacuation {
     );
     const group = this.bind(program, job.liveBuffer);
     const enc = device.createCommandEncoder({ label: 'evacuation assign' });
-    enc.clearBuffer(this.ctl.buffer, 0, 16);
+    enc.clearBuffer(this.ctl.buffer, 0, CTL_BYTES);
     const pass = enc.beginComputePass({ label: 'evacuation assign' });
     pass.setBindGroup(0, group);
-    const perObject = this.groups(n);
+    const perObject = helperGroups(this.ctx, n);
     const perBlock = Math.max(1, Math.min(this.ctx.limits.maxComputeWorkgroupsPerDimension, blocks));
-    for (const [entry, g] of [
+    dispatchAll(pass, program, [
       ['evac_sizes', perObject],
       ['evac_scan_a', perBlock],
       ['evac_top_a', 1],
       ['evac_split', perObject],
       ['evac_scan_b', perBlock],
       ['evac_top_b', 1],
-    ] as const) {
-      pass.setPipeline(program.pipelines.get(entry)!);
-      pass.dispatchWorkgroups(g);
-    }
+    ]);
     pass.end();
-    enc.copyBufferToBuffer(this.ctl.buffer, 0, this.totals.target(16), 0, 16);
+    enc.copyBufferToBuffer(this.ctl.buffer, 0, this.totals.target(CTL_BYTES), 0, CTL_BYTES);
     device.queue.submit([enc.finish()]);
-    const totals = await this.totals.read(16);
-    const survived = totals[1]!;
-    const promoted = totals[2]!;
+    const totals = await this.totals.read(CTL_BYTES);
+    const survived = totals[EVACUATE.SURV_END]!;
+    const promoted = totals[EVACUATE.PROMOTED]!;
     this.pending = { ...job, survived, promoted, blocks, bigCap };
     return { ok: true, survivedWords: survived, promotedWords: promoted, ms: performance.now() - t0 };
   }
@@ -259,7 +253,7 @@ export class DeviceEvacuation {
     const S = p.survived;
     const cardFirst = T > 0 ? (job.base - p.tenuredStart) >> CARD_SHIFT : 0;
     const cardWords = T > 0 ? Math.ceil((((job.base + T - 1 - p.tenuredStart) >> CARD_SHIFT) - cardFirst + 1) / 32) : 0;
-    this.ctl.ensure((4 + cardWords) * 4);
+    this.ctl.ensure(CTL_BYTES + cardWords * 4);
     const runs = u32View(job.slotRuns);
     const runCount = runs.length >>> 1;
     this.slots.ensure(Math.max(1, runs.length) * 4);
@@ -275,25 +269,22 @@ export class DeviceEvacuation {
     );
     const group = this.bind(program, p.liveBuffer);
     const enc = device.createCommandEncoder({ label: 'evacuation' });
-    enc.clearBuffer(this.ctl.buffer, 0, bufferSize((4 + cardWords) * 4));
+    enc.clearBuffer(this.ctl.buffer, 0, bufferSize(CTL_BYTES + cardWords * 4));
     const pass = enc.beginComputePass({ label: 'evacuation' });
     pass.setBindGroup(0, group);
-    const perObject = this.groups(n);
-    const perBig = Math.max(1, Math.min(this.ctx.limits.maxComputeWorkgroupsPerDimension, this.ctx.adapter.software ? 4 : 1024));
-    for (const [entry, g] of [
+    const perObject = helperGroups(this.ctx, n);
+    const perBig = helperBigGroups(this.ctx);
+    dispatchAll(pass, program, [
       ['evac_place', perObject],
       ['replay_copy', perObject],
       ['replay_copy_big', perBig],
       ['replay_headers', perObject],
       ['replay_fix', perObject],
       ['replay_fix_big', perBig],
-      ['replay_slots', this.groups(runCount)],
+      ['replay_slots', helperGroups(this.ctx, runCount)],
       ['evac_cards', perObject],
       ['evac_cards_big', perBig],
-    ] as const) {
-      pass.setPipeline(program.pipelines.get(entry)!);
-      pass.dispatchWorkgroups(g);
-    }
+    ]);
     pass.end();
     device.queue.submit([enc.finish()]);
     await device.queue.onSubmittedWorkDone();
@@ -302,18 +293,18 @@ export class DeviceEvacuation {
     // Read back: to-survivor's new words, the promotion buffer, the new
     // addresses, the card bits, in that order.
     const bytes = (S + T + n + cardWords) * 4;
-    const target = this.readback.target(Math.max(16, bytes));
+    const target = this.readback.target(bytes);
     const enc2 = device.createCommandEncoder({ label: 'evacuation read-back' });
     let at = 0;
     at = this.copyRange(enc2, p.toStart, p.toStart + S, target, at);
     at = this.copyRange(enc2, job.base, job.base + T, target, at);
     if (n > 0) enc2.copyBufferToBuffer(this.fwd.buffer, 0, target, at * 4, n * 4);
     at += n;
-    if (cardWords > 0) enc2.copyBufferToBuffer(this.ctl.buffer, 16, target, at * 4, cardWords * 4);
+    if (cardWords > 0) enc2.copyBufferToBuffer(this.ctl.buffer, CTL_BYTES, target, at * 4, cardWords * 4);
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
     let t2 = 0;
-    await this.readback.readWith(Math.max(16, bytes), (view) => {
+    await this.readback.readWith(bytes, (view) => {
       t2 = performance.now();
       const words = job.words;
       const w = u32View(words);
@@ -328,7 +319,7 @@ export class DeviceEvacuation {
       for (let i = 0; i < n; i++) {
         const a = live[i]!;
         words[a] = words[a]! | STATUS_FORWARDED;
-        words[a + 1] = f[i]!;
+        words[a + FORWARD_WORD] = f[i]!;
       }
     });
     const t3 = performance.now();
@@ -369,11 +360,11 @@ function copyScalars(words: Int32Array, live: Int32Array, forward: Uint32Array, 
   for (let i = 0; i < live.length; i++) {
     const a = live[i]!;
     const na = forward[i]!;
-    const t = words[a + 1]!;
+    const t = words[a + TYPE_WORD]!;
     const left = sizeTable[4 * t]!;
     for (let k = 1; k <= left; k++) words[na - k] = words[a - k]!;
-    const end = a + sizeTable[4 * t + 1]! + sizeTable[4 * t + 2]! * words[a + 3]!;
-    const s = a + 4 + words[a + 2]!;
+    const end = a + sizeTable[4 * t + 1]! + sizeTable[4 * t + 2]! * words[a + LENGTH_WORD]!;
+    const s = a + HEADER_WORDS + words[a + LAYOUT_WORD]!;
     if (end - s > 64) words.copyWithin(na + (s - a), s, end);
     else for (let k = s; k < end; k++) words[na + (k - a)] = words[k]!;
   }

@@ -17,8 +17,9 @@ import { GpuAdapterLimitError, GpuLibraryError, NoGpuAdapterError, type GpuAdapt
 import { youngResult } from '../young-result.js';
 import type { GpuMarkerConfig, GpuMarkStats } from '../worker/gpu-marker.js';
 import type { RefGraphs } from '../mirror/mirror.js';
-import { DEFAULT_GPU_OPTIONS, parseGpuOptions, type GpuOptions } from '../options.js';
-import { sharedClock, type Changes, type EvacFinishReply, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { gpuMarkerShape } from '../marker-shape.js';
+import type { GpuOptions } from '../options.js';
+import { sharedCapacity, sharedClock, type Changes, type EvacFinishReply, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 /** The compiled worker script. Under vitest this file runs from src/, but a
  *  worker thread is plain Node and loads JavaScript only: it takes the build in
@@ -219,13 +220,9 @@ class SharedScratch {
 
   put(a: Int32Array): SharedInts {
     if (a.buffer instanceof SharedArrayBuffer) return { buffer: a.buffer, offset: a.byteOffset >>> 2, length: a.length };
-    if (a.length > this.buf.length) {
-      let cap = this.buf.length;
-      while (cap < a.length) cap *= 2;
-      this.buf = new Int32Array(new SharedArrayBuffer(cap * 4));
-    }
+    this.buf = sharedCapacity(this.buf, a.length);
     this.buf.set(a);
-    return { buffer: this.buf.buffer as SharedArrayBuffer, offset: 0, length: a.length };
+    return { buffer: this.buf.buffer, offset: 0, length: a.length };
   }
 }
 
@@ -259,17 +256,10 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
   private lastLive: Int32Array | null = null;
 
   constructor(private readonly config: GpuMarkerConfig) {
-    const o = config.options;
-    this.options =
-      typeof o === 'string' ? parseGpuOptions(o, config.engine) : { ...DEFAULT_GPU_OPTIONS, ...(o ?? {}) };
-    this.name = `${config.engine}/${config.input.layout}`;
-    this.constraints = {
-      keepsHeapCopy: true,
-      replaysEvacuation: this.replaysEvacuation,
-      scansRememberedSet: this.scansRememberedSet,
-      copiesYoung: false,
-      evacuatesYoung: this.evacuatesYoung,
-    };
+    const shape = gpuMarkerShape(config);
+    this.name = shape.name;
+    this.options = shape.options;
+    this.constraints = shape.constraints;
     if (!(config.input.words.buffer instanceof SharedArrayBuffer)) {
       throw new Error(`${this.name}: the GPU worker needs the heap's words in a SharedArrayBuffer`);
     }
@@ -387,11 +377,6 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     return { bitmap: new Uint32Array(b.buffer, b.offset * 4, b.length), times };
   }
 
-  get replaysEvacuation(): boolean {
-    const input = this.config.input;
-    return input.layout === 'sable' && input.sizeTable !== undefined;
-  }
-
   async replayEvacuation(live: Int32Array, forward: Int32Array, slotRuns: Int32Array = new Int32Array(0)): Promise<void> {
     const input = this.config.input;
     const own = live === this.lastLive;
@@ -406,10 +391,6 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       slotRuns: this.slotRuns.put(slotRuns),
       sizeTable: input.layout === 'sable' ? input.sizeTable?.() : undefined,
     }, true);
-  }
-
-  get evacuatesYoung(): boolean {
-    return this.options.evacuate === 'gpu';
   }
 
   async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
@@ -438,12 +419,8 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     return { ...r, forward: new Int32Array(f.buffer, f.offset * 4, f.length) };
   }
 
-  get scansRememberedSet(): boolean {
-    return this.config.input.layout === 'sable';
-  }
-
   async scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number): Promise<RemsetReply | null> {
-    if (!this.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
+    if (!this.constraints.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
     let slots = 0;
     for (let i = 0; i < ranges.length; i += 2) slots += ranges[i + 1]! - ranges[i]!;
     // The same test as GpuMarker's, made here to spare the round trip.

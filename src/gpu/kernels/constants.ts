@@ -150,6 +150,8 @@ export const BFS = {
 
 /** Slots of remset.wgsl's counts (`rsCtl`). */
 export const REMSET = { CTL_ROOTS: 0, CTL_RUNS: 1 } as const;
+/** Words of remset.wgsl's `rsCtl`. */
+export const REMSET_CTL_WORDS = REMSET.CTL_RUNS + 1;
 
 export const ORDER = {
   /** Bitmap words per thread of a block. */
@@ -168,6 +170,9 @@ export const REPLAY = {
   HEADER_TAG,
   STATUS_FORWARDED,
 } as const;
+
+/** Words of replay.wgsl's `rctl` (evacuate.wgsl's own slots follow, to CARD_BITS). */
+export const REPLAY_CTL_WORDS = REPLAY.BIG_COUNT + 1;
 
 export const EVACUATE = {
   /** Live-list entries one thread sums in a row in the prefix sums. */

@@ -38,25 +38,32 @@ fn evac_sizes(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
   }
 }
 
+// Exclusive prefix of entries [off, off + count), count <= BLOCK, by the whole
+// workgroup, each thread summing PER entries in a row; returns their total.
+fn scanBlock(off: u32, count: u32, lid: u32) -> u32 {
+  let s = lid * PER;
+  var sum = 0u;
+  for (var k = 0u; k < PER; k++) {
+    if (s + k < count) { sum += vals[off + s + k]; }
+  }
+  let r = workgroupScan(sum, lid);
+  var run = r.x;
+  for (var k = 0u; k < PER; k++) {
+    if (s + k < count) {
+      let v = vals[off + s + k];
+      vals[off + s + k] = run;
+      run += v;
+    }
+  }
+  return r.y;
+}
+
 // Exclusive prefix of entries [off, off + count) within blocks of BLOCK, each
-// block's total at vals[soff + block]. Each thread sums PER entries in a row.
+// block's total at vals[soff + block].
 fn scanBlocks(off: u32, count: u32, soff: u32, wid: u32, lid: u32, nwg: u32, blocks: u32) {
   for (var b = wid; b < blocks; b += nwg) {
-    let s = b * BLOCK + lid * PER;
-    var sum = 0u;
-    for (var k = 0u; k < PER; k++) {
-      if (s + k < count) { sum += vals[off + s + k]; }
-    }
-    let r = workgroupScan(sum, lid);
-    var run = r.x;
-    for (var k = 0u; k < PER; k++) {
-      if (s + k < count) {
-        let v = vals[off + s + k];
-        vals[off + s + k] = run;
-        run += v;
-      }
-    }
-    if (lid == 0u) { vals[soff + b] = r.y; }
+    let total = scanBlock(off + b * BLOCK, count - b * BLOCK, lid);
+    if (lid == 0u) { vals[soff + b] = total; }
   }
 }
 
@@ -75,22 +82,8 @@ fn evac_scan_b(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
 // The block totals' own prefix, by one workgroup (the host keeps nb <= BLOCK).
 // The grand total goes to rctl[totalAt] (0: not kept).
 fn scanTop(soff: u32, lid: u32, totalAt: u32) {
-  let n = ep.blocks;
-  let s = lid * PER;
-  var sum = 0u;
-  for (var k = 0u; k < PER; k++) {
-    if (s + k < n) { sum += vals[soff + s + k]; }
-  }
-  let r = workgroupScan(sum, lid);
-  var run = r.x;
-  for (var k = 0u; k < PER; k++) {
-    if (s + k < n) {
-      let v = vals[soff + s + k];
-      vals[soff + s + k] = run;
-      run += v;
-    }
-  }
-  if (lid == 0u && totalAt != 0u) { atomicStore(&rctl[totalAt], r.y); }
+  let total = scanBlock(soff, ep.blocks, lid);
+  if (lid == 0u && totalAt != 0u) { atomicStore(&rctl[totalAt], total); }
 }
 
 @compute @workgroup_size(WG)

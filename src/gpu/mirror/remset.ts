@@ -4,12 +4,12 @@
  * kernels/remset.wgsl reads them from the heap mirror, returning each young
  * referent once and the slots holding young references as runs. See that file.
  */
-import { destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
+import { bufferSize, destroyAll, GrowableBuffer, helperGroups, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
 import type { GpuContext } from '../device/device.js';
 import type { HeapMirror, StagingUploader } from './mirror.js';
 import type { Program } from '../device/shader.js';
 import { bindGroup, buildProgram, kernelSource } from '../device/shader.js';
-import { REMSET, REMSET_PARAMS, specializationHeader, structWords, uniformBinding } from '../kernels/constants.js';
+import { REMSET, REMSET_CTL_WORDS, REMSET_PARAMS, specializationHeader, structWords, uniformBinding } from '../kernels/constants.js';
 
 export interface RemsetResult {
   /** Each young object referenced from the ranges, once. */
@@ -17,6 +17,8 @@ export interface RemsetResult {
   /** (first slot, count) pairs of consecutive slots holding young references. */
   readonly runs: Int32Array;
 }
+
+const CTL_BYTES = bufferSize(REMSET_CTL_WORDS * 4);
 
 export class RemsetScan {
   private program: Program | null = null;
@@ -40,7 +42,7 @@ export class RemsetScan {
     const max = ctx.limits.maxStorageBufferBindingSize;
     this.wg = helperWorkgroupSize(ctx);
     this.params = paramsBuffer(d, 'remset params');
-    this.ctl = d.createBuffer({ size: 16, usage: rw, label: 'remset counts' });
+    this.ctl = d.createBuffer({ size: CTL_BYTES, usage: rw, label: 'remset counts' });
     this.ranges = new GrowableBuffer(d, rw, 'remset ranges', max);
     this.seen = new GrowableBuffer(d, rw, 'remset seen bitmap', max);
     this.roots = new GrowableBuffer(d, rw, 'remset roots', max);
@@ -88,7 +90,7 @@ export class RemsetScan {
     const runs = this.runs.ensure(runsCap * 8).buffer;
     await this.uploader.write(rangesBuf, 0, u32View(ranges));
     await this.uploader.flush();
-    const groups = Math.min(this.ctx.limits.maxComputeWorkgroupsPerDimension, Math.ceil(rangeCount / this.wg));
+    const groups = helperGroups(this.ctx, rangeCount);
     device.queue.writeBuffer(
       this.params,
       0,
@@ -111,10 +113,10 @@ export class RemsetScan {
     pass.setPipeline(program.pipelines.get('remset_scan')!);
     pass.dispatchWorkgroups(groups);
     pass.end();
-    const countsTarget = this.countsReadback.target(16);
-    enc.copyBufferToBuffer(this.ctl, 0, countsTarget, 0, 16);
+    const countsTarget = this.countsReadback.target(CTL_BYTES);
+    enc.copyBufferToBuffer(this.ctl, 0, countsTarget, 0, CTL_BYTES);
     device.queue.submit([enc.finish()]);
-    const counts = await this.countsReadback.read(16);
+    const counts = await this.countsReadback.read(CTL_BYTES);
     const nRoots = counts[REMSET.CTL_ROOTS]!;
     const nRuns = counts[REMSET.CTL_RUNS]!;
     if (nRoots > rootsCap || nRuns > runsCap) return null;

@@ -16,12 +16,12 @@
  * FastCollect and Maas et al. ran on integrated GPUs that share the heap with
  * the CPU, so neither had this cost; this is our answer for a discrete GPU.
  */
-import { bufferSize, destroyAll, GrowableBuffer, helperWorkgroupSize, paramsBuffer, u32View } from '../device/buffers.js';
+import { bufferSize, destroyAll, GrowableBuffer, helperBigGroups, helperGroups, helperWorkgroupSize, paramsBuffer, u32View } from '../device/buffers.js';
 import type { GpuContext } from '../device/device.js';
 import type { HeapMirror, StagingUploader, UploadStats } from './mirror.js';
 import type { BindingSpec, Program } from '../device/shader.js';
-import { bindGroup, buildProgram, kernelSource } from '../device/shader.js';
-import { REPLAY, REPLAY_PARAMS, specializationHeader, structWords, uniformBinding } from '../kernels/constants.js';
+import { bindGroup, buildProgram, dispatchAll, kernelSource } from '../device/shader.js';
+import { REPLAY, REPLAY_CTL_WORDS, REPLAY_PARAMS, specializationHeader, structWords, uniformBinding } from '../kernels/constants.js';
 
 export interface ReplayJob {
   /** The engine's device buffer holding the mark's live list (unused when
@@ -66,7 +66,7 @@ export class EvacuationReplay {
     const max = ctx.limits.maxStorageBufferBindingSize;
     this.wg = helperWorkgroupSize(ctx);
     this.params = paramsBuffer(d, 'replay params');
-    this.ctl = d.createBuffer({ size: 16, usage: rw, label: 'replay ctl' });
+    this.ctl = d.createBuffer({ size: bufferSize(REPLAY_CTL_WORDS * 4), usage: rw, label: 'replay ctl' });
     this.fwd = new GrowableBuffer(d, rw, 'replay forward', max);
     this.live = new GrowableBuffer(d, rw, 'replay live list', max);
     this.big = new GrowableBuffer(d, rw, 'replay big objects', max);
@@ -152,24 +152,20 @@ export class EvacuationReplay {
       slots: slotBuf,
       ...this.mirror.buffers(),
     });
-    const wg = this.wg;
-    const perObject = Math.max(1, Math.min(ctx.limits.maxComputeWorkgroupsPerDimension, Math.ceil(n / wg)));
-    const perBig = Math.max(1, Math.min(ctx.limits.maxComputeWorkgroupsPerDimension, ctx.adapter.software ? 4 : 1024));
+    const perObject = helperGroups(ctx, n);
+    const perBig = helperBigGroups(ctx);
     const enc = device.createCommandEncoder({ label: 'evacuation replay' });
-    enc.clearBuffer(this.ctl, 0, bufferSize(4));
+    enc.clearBuffer(this.ctl);
     const pass = enc.beginComputePass({ label: 'evacuation replay' });
     pass.setBindGroup(0, group);
-    for (const [entry, groups] of [
+    dispatchAll(pass, program, [
       ['replay_copy', perObject],
       ['replay_copy_big', perBig],
       ['replay_headers', perObject],
       ['replay_fix', perObject],
       ['replay_fix_big', perBig],
-      ['replay_slots', Math.max(1, Math.min(ctx.limits.maxComputeWorkgroupsPerDimension, Math.ceil(runCount / wg)))],
-    ] as const) {
-      pass.setPipeline(program.pipelines.get(entry)!);
-      pass.dispatchWorkgroups(groups);
-    }
+      ['replay_slots', helperGroups(ctx, runCount)],
+    ]);
     pass.end();
     device.queue.submit([enc.finish()]);
     return { bytes, ms: performance.now() - t0 };

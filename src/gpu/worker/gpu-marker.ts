@@ -22,7 +22,8 @@ import { GraphMirror, HeapMirror, StagingUploader } from '../mirror/mirror.js';
 import { RemsetScan, type RemsetResult } from '../mirror/remset.js';
 import { EvacuationReplay } from '../mirror/replay.js';
 import type { GpuEngine, GpuOptions } from '../options.js';
-import { DEFAULT_GPU_OPTIONS, optionsLabel, parseGpuOptions } from '../options.js';
+import { optionsLabel } from '../options.js';
+import { gpuMarkerShape } from '../marker-shape.js';
 
 /** The sable layout's input: the heap itself. */
 export interface SableInput {
@@ -104,17 +105,10 @@ export class GpuMarker implements YoungEvacuatingMarker {
   private pushed = false;
 
   constructor(private readonly config: GpuMarkerConfig) {
-    const o = config.options;
-    this.options =
-      typeof o === 'string' ? parseGpuOptions(o, config.engine) : { ...DEFAULT_GPU_OPTIONS, ...(o ?? {}) };
-    this.name = `${config.engine}/${config.input.layout}`;
-    this.constraints = {
-      keepsHeapCopy: true,
-      replaysEvacuation: this.replaysEvacuation,
-      scansRememberedSet: this.scansRememberedSet,
-      copiesYoung: false,
-      evacuatesYoung: this.evacuatesYoung,
-    };
+    const shape = gpuMarkerShape(config);
+    this.name = shape.name;
+    this.options = shape.options;
+    this.constraints = shape.constraints;
   }
 
   /**
@@ -251,12 +245,6 @@ export class GpuMarker implements YoungEvacuatingMarker {
     return this.lastMark?.live ?? null;
   }
 
-  /** True when `replayEvacuation` can apply young evacuations to the mirror (sable). */
-  get replaysEvacuation(): boolean {
-    const input = this.config.input;
-    return input.layout === 'sable' && input.sizeTable !== undefined;
-  }
-
   /**
    * The plan evacuated the live young objects of the last mark (`live`: a young
    * mark's own list, the same array in its order; after a full mark, the young
@@ -287,11 +275,6 @@ export class GpuMarker implements YoungEvacuatingMarker {
       sizeTable: input.sizeTable!(),
     });
     this.replayPending = true;
-  }
-
-  /** True when young collections evacuate on the device (`evacuate=gpu`, sable). */
-  get evacuatesYoung(): boolean {
-    return this.options.evacuate === 'gpu';
   }
 
   /** Step 1 of a device evacuation of the last young mark's `live` (evacuate/device.ts). */
@@ -353,11 +336,6 @@ export class GpuMarker implements YoungEvacuatingMarker {
   /** The mirror synced for the coming mark by `scanRememberedSet`. */
   private synced: { upload: UploadStats; dirtyMs: number; replayWait: number } | null = null;
 
-  /** True when `scanRememberedSet` can run (sable: the mirror holds the heap). */
-  get scansRememberedSet(): boolean {
-    return this.config.input.layout === 'sable';
-  }
-
   /**
    * Young collections (sable): scans the remembered set on the GPU (mirror/remset.ts)
    * from the slot ranges of the dirty cards' objects, after bringing the mirror
@@ -369,7 +347,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     youngStart: number,
     youngEnd: number,
   ): Promise<(RemsetResult & { syncMs: number }) | null> {
-    if (!this.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
+    if (!this.constraints.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
     let slots = 0;
     for (let i = 0; i < ranges.length; i += 2) slots += ranges[i + 1]! - ranges[i]!;
     // A round trip to the device costs more than the CPU's scan of a small

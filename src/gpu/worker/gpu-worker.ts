@@ -14,7 +14,7 @@ import { destroyGpu, openGpu } from '../device/device.js';
 import { STAGED_ROOTS } from '../engines/job.js';
 import { GpuMarker, type RefGraphInput, type SableInput } from './gpu-marker.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from '../mirror/mirror.js';
-import { sharedClock, type Changes, type HostReply, type HostRequest, type EvacFinishReply, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { sharedCapacity, sharedClock, type Changes, type HostReply, type HostRequest, type EvacFinishReply, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 type CreateRequest = Extract<HostRequest, { op: 'create' }>;
 
@@ -57,12 +57,8 @@ class Hosted {
   private forward = new Int32Array(new SharedArrayBuffer(4 * 1024));
 
   /** The shared buffer for `n` new addresses. */
-  forwardBuffer(n: number): Int32Array {
-    if (n > this.forward.length) {
-      let cap = this.forward.length;
-      while (cap < n) cap *= 2;
-      this.forward = new Int32Array(new SharedArrayBuffer(cap * 4));
-    }
+  forwardBuffer(n: number): Int32Array<SharedArrayBuffer> {
+    this.forward = sharedCapacity(this.forward, n);
     return this.forward;
   }
   /** How many entries of `shared` the copy has written (-1: it failed); the main thread waits on it. */
@@ -130,13 +126,9 @@ class Hosted {
    * (docs/decisions/r19d-02).
    */
   share(live: Int32Array): SharedInts {
-    if (live.length > this.shared.length) {
-      let cap = this.shared.length;
-      while (cap < live.length) cap *= 2;
-      this.shared = new Int32Array(new SharedArrayBuffer(cap * 4));
-    }
+    this.shared = sharedCapacity(this.shared, live.length);
     Atomics.store(this.progress, 0, 0);
-    return { buffer: this.shared.buffer as SharedArrayBuffer, offset: 0, length: live.length };
+    return { buffer: this.shared.buffer, offset: 0, length: live.length };
   }
 
   /** The copy `share` promised (the list stays mapped until this marker's next young mark). */
@@ -255,7 +247,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const n = h.marker.lastYoungLive?.length ?? 0;
       const out = h.forwardBuffer(n);
       const done = await h.marker.finishYoung(req.base, view(req.slotRuns), out);
-      const forward: SharedInts = { buffer: out.buffer as SharedArrayBuffer, offset: 0, length: n };
+      const forward: SharedInts = { buffer: out.buffer, offset: 0, length: n };
       return { cardBits: done.cardBits, cardFirst: done.cardFirst, times: done.times, forward } satisfies EvacFinishReply;
     }
     case 'remset': {
