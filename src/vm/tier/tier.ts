@@ -71,7 +71,6 @@ export class Tier {
   /** Per function: block of each pc where an interpreted frame may enter, -1 elsewhere. */
   readonly osr: (Int32Array | null)[];
   readonly counts: Int32Array;
-  readonly sources: string[] = [];
   private readonly f64 = new Float64Array(1);
   private readonly w2 = new Int32Array(this.f64.buffer);
   private readonly siteClasses: Set<number>[] = [];
