@@ -107,42 +107,45 @@ const table = [
   ['MINORGC', 0, 'a young collection now'],
   ['ARGS', 1, "r: -> the program's arguments, an array of array type k (made at the first call, allocates)"],
   ['PARSEINT', 0, 'r: s -> ; v: -> s read as a decimal int (a runtime error unless it is one)'],
-  // Superinstructions: the linker (vm/link.ts) rewrites the opcode word of the first
-  // of two instructions; the second stays in place, so a jump to it or a frame resumed
-  // there still finds it. Operands: the first's, the second's opcode word, the second's.
-  ['RLOAD_GETFIELD_R', 3, 'RLOAD k0; GETFIELD_R k2'],
-  ['RLOAD_GETFIELD_V', 3, 'RLOAD k0; GETFIELD_V k2'],
-  ['RLOAD_RLOAD', 3, 'RLOAD k0; RLOAD k2'],
-  ['VLOAD_VLOAD', 3, 'VLOAD k0; VLOAD k2'],
-  ['VLOAD_ICONST', 3, 'VLOAD k0; ICONST k2'],
-  ['ICONST_IADD', 2, 'ICONST k0; IADD'],
-  ['LT_JMPF', 2, 'LT; JMPF k1'],
-  ['LE_JMPF', 2, 'LE; JMPF k1'],
-  ['GE_JMPF', 2, 'GE; JMPF k1'],
-  ['GT_JMPF', 2, 'GT; JMPF k1'],
 ] as const;
 
-export type OpName = (typeof table)[number][0];
+/**
+ * Superinstructions, numbered after the table: the linker (vm/link.ts) rewrites the
+ * opcode word of the first of two instructions into FIRST_SECOND; the second stays in
+ * place, so a jump to it or a frame resumed there still finds it. Operands: the
+ * first's, the second's opcode word, the second's.
+ */
+const pairs = [
+  ['RLOAD', 'GETFIELD_R'],
+  ['RLOAD', 'GETFIELD_V'],
+  ['RLOAD', 'RLOAD'],
+  ['VLOAD', 'VLOAD'],
+  ['VLOAD', 'ICONST'],
+  ['ICONST', 'IADD'],
+  ['LT', 'JMPF'],
+  ['LE', 'JMPF'],
+  ['GE', 'JMPF'],
+  ['GT', 'JMPF'],
+] as const;
+
+type PairName<P> = P extends readonly [infer A extends string, infer B extends string] ? `${A}_${B}` : never;
+export type OpName = (typeof table)[number][0] | PairName<(typeof pairs)[number]>;
+
+const names: string[] = [...table.map(([name]) => name), ...pairs.map(([a, b]) => `${a}_${b}`)];
 
 /** Opcode numbers by name, e.g. `Op.IADD`. */
-export const Op = Object.fromEntries(table.map(([name], i) => [name, i])) as { readonly [K in OpName]: number };
-
-/** Operand count of each opcode, indexed by opcode number. */
-export const OPERANDS: readonly number[] = table.map(([, n]) => n);
-export const OP_NAMES: readonly string[] = table.map(([name]) => name);
+export const Op = Object.fromEntries(names.map((name, i) => [name, i])) as { readonly [K in OpName]: number };
 
 /** The superinstructions, each with the pair of opcodes it stands for. */
-export const SUPERINSTRUCTIONS: readonly (readonly [number, number, number])[] = table
-  .map(([name], op) => [op, name.split('_')] as const)
-  .filter(([op]) => op > Op.PARSEINT)
-  .map(([op, parts]) => {
-    // Names are FIRST_SECOND, where either half may itself contain '_' (GETFIELD_R).
-    for (let k = 1; k < parts.length; k++) {
-      const a = Op[parts.slice(0, k).join('_') as OpName], b = Op[parts.slice(k).join('_') as OpName];
-      if (a !== undefined && b !== undefined) return [op, a, b] as const;
-    }
-    throw new Error(`superinstruction ${OP_NAMES[op]} names no pair`);
-  });
+export const SUPERINSTRUCTIONS: readonly (readonly [number, number, number])[] =
+  pairs.map(([a, b], k) => [table.length + k, Op[a], Op[b]] as const);
+
+/** Operand count of each opcode, indexed by opcode number. */
+export const OPERANDS: readonly number[] = [
+  ...table.map(([, n]) => n),
+  ...SUPERINSTRUCTIONS.map(([, a, b]) => table[a]![1] + 1 + table[b]![1]),
+];
+export const OP_NAMES: readonly string[] = names;
 
 /** The first instruction a superinstruction stands for (itself for every other opcode). */
 export const FIRST_OF: readonly number[] = OP_NAMES.map((_, op) => SUPERINSTRUCTIONS.find((s) => s[0] === op)?.[1] ?? op);

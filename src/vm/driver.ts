@@ -7,10 +7,8 @@
 
 import { OutOfMemoryError } from '../heap/api.js';
 import { MiniRuntimeError } from './format.js';
-import { COLLECT, DONE, Interpreter, YIELD, YIELD_MS } from './interpreter.js';
-
-/** `startMain`'s answer when the interpreter must go on from the machine's state. */
-const RESUME = 3;
+import { Interpreter } from './interpreter.js';
+import { COLLECT, DONE, RESUME, YIELD, YIELD_MS } from './machine.js';
 
 export class Vm extends Interpreter {
   /** Runs the program to completion. Throws MiniRuntimeError for faults of the program. */
@@ -52,17 +50,8 @@ export class Vm extends Interpreter {
   private startMain(): number {
     const tier = this.tier;
     if (tier.options.mode === 'interp' || tier.options.threshold > 0) return RESUME;
-    tier.lim = tier.chainLimit(0);
-    const t0 = tier.options.timing ? performance.now() : 0;
-    tier.compile(this.fn)(0, 0, 0, -1);
-    if (tier.options.timing) tier.stats.compiledMs += performance.now() - t0;
-    tier.stats.entries++;
-    if (tier.st === 0) return DONE;
-    // Main left compiled code: the interpreter goes on from the state it spilled.
-    tier.st = 0;
-    const gc = tier.needGc, yielded = tier.needYield;
-    tier.needGc = false;
-    tier.needYield = false;
-    return gc ? COLLECT : yielded ? YIELD : RESUME;
+    tier.enter(tier.compile(this.fn), 0, 0, 0, -1);
+    // Main left compiled code unfinished: the interpreter goes on from the state it spilled.
+    return tier.st === 0 ? DONE : tier.settle();
   }
 }

@@ -1,52 +1,34 @@
 /**
- * The interpreter: one dispatch loop over linked bytecode (driver.ts runs it, and
- * the collections between its entries).
- *
- * All state lives in the machine's typed arrays (machine.ts). The loop keeps pc,
- * stack pointers and the current code in locals, as clox's run() does.
+ * The interpreter: one dispatch loop over linked bytecode and the machine's typed
+ * arrays (machine.ts), keeping pc, stack pointers and the current code in locals, as
+ * clox's run() does. driver.ts runs it, and the collections between its entries.
  *
  * Case labels are numeric literals with the opcode's name in a comment: V8 compiles
- * a switch over literals to a jump table but a switch over `Op.X` property loads to
- * a chain of compares (3-4x slower dispatch, measured on Node 20). A unit test checks
- * every label against opcodes.ts.
+ * a switch over literals to a jump table but one over `Op.X` property loads to a
+ * chain of compares. A unit test checks every label against opcodes.ts.
  *
- * Collections: an allocation that returns 0 means "collect first". The loop then
- * leaves with pc on the allocating instruction; the driver awaits the collection (which
- * may wait on the GPU) and re-enters, re-executing the instruction. Compiled code
- * (tier/) leaves the same way: it spills its frames into the machine and the loop
- * resumes them here.
+ * Collections: an allocation that returns 0 means "collect first". The loop leaves
+ * with pc on the allocating instruction; the driver awaits the collection (which may
+ * wait on the GPU) and re-enters, re-executing the instruction. Compiled code (tier/)
+ * leaves the same way: it spills its frames into the machine, and the loop resumes them.
  *
- * Tiering: a call to a compiled function, and a back-edge to a loop head of one,
- * enter compiled code; under `auto` a function is compiled once its calls and
- * back-edges pass the threshold.
+ * Tiering: a call to a compiled function, and a back-edge to a loop head of one, enter
+ * compiled code; under `auto` a function is compiled once its calls and back-edges
+ * pass the threshold.
  */
 
 import type { Heap } from '../heap/api.js';
-import { typeTestName } from '../bytecode/program.js';
 import type { LinkedProgram } from './link.js';
 import { formatFloat, MiniRuntimeError } from './format.js';
-import { Machine, MAX_FRAMES, OPERAND_MARGIN, STACK_SLOTS, YIELD_TICKS, type VmOutput } from './machine.js';
+import {
+  COLLECT, DONE, indexError, Machine, MAX_FRAMES, OPERAND_MARGIN, RESUME, STACK_SLOTS, toIntError, YIELD, YIELD_TICKS, type VmOutput,
+} from './machine.js';
 import { DEFAULT_TIER, Tier, type TierOptions } from './tier/tier.js';
-
-export type { VmOutput } from './machine.js';
 
 /** Throws the program's error for a null array (or string) or an index outside it. */
 function checkIndex(words: Int32Array, a: number, lenOff: number, i: number): void {
-  if (a === 0) throw new MiniRuntimeError('null dereference');
-  const n = words[a + lenOff]!;
-  if (i < 0 || i >= n) throw new MiniRuntimeError(`index ${i} out of bounds for length ${n}`);
+  if (a === 0 || i < 0 || i >= words[a + lenOff]!) throw indexError(words, a, lenOff, i);
 }
-
-/** What `execute` ends with: the program's end, or a collection to run first. */
-export const DONE = 0;
-export const COLLECT = 1;
-
-/** Left to let the event loop run: timers (output flushing) and signal handlers. */
-export const YIELD = 2;
-/** Back-edges and calls between such exits (compiled loops count theirs in the tier);
- *  `run` re-enters at once unless YIELD_MS have passed, so a busy loop reaches the
- *  event loop that often. */
-export const YIELD_MS = 10;
 
 export interface VmOptions {
   /** The program's arguments, returned by the `args()` built-in. */
@@ -78,7 +60,7 @@ export class Interpreter extends Machine {
     const dataOff = heap.arrayDataOffset, lenOff = heap.lengthWordOffset, typeOff = heap.typeWordOffset;
 
     const tier = this.tier, entries = tier.entries, retKind = this.retKind;
-    const tiering = tier.options.mode !== 'interp', threshold = tier.options.threshold, timing = tier.options.timing;
+    const tiering = tier.options.mode !== 'interp', threshold = tier.options.threshold;
     let fn = this.fn, code = codes[fn]!, pc = this.pc, fp = this.fp;
     let vb = this.vb, rb = this.rb, vsp = this.vsp, rsp = this.rsp;
     let start = pc;
@@ -216,8 +198,7 @@ export class Interpreter extends Machine {
             break; // ints are already doubles on the value stack
           case 36: { // F2I
             const x = vals[vsp - 1]!;
-            if (x !== x) throw new MiniRuntimeError('toInt of NaN');
-            if (x >= 2147483648 || x <= -2147483649) throw new MiniRuntimeError(`toInt of ${formatFloat(x)} is out of the int range`);
+            if (!(x < 2147483648 && x > -2147483649)) throw toIntError(x);
             vals[vsp - 1] = x | 0;
             break;
           }
@@ -277,16 +258,11 @@ export class Interpreter extends Machine {
               osr = tier.osr[fn]!;
             }
             if (osr === null || osr[pc]! < 0) break;
-            tier.lim = tier.chainLimit(fp);
-            const t0 = timing ? performance.now() : 0;
-            result = entries[fn]!(fp, vb, rb, osr[pc]!);
-            if (timing) tier.stats.compiledMs += performance.now() - t0;
-            tier.stats.entries++;
+            result = tier.enter(entries[fn]!, fp, vb, rb, osr[pc]!);
             if (tier.st !== 0) {
-              tier.st = 0;
               fn = this.fn; code = codes[fn]!; pc = this.pc; fp = this.fp; vb = this.vb; rb = this.rb; vsp = this.vsp; rsp = this.rsp;
-              if (tier.needGc) { tier.needGc = false; status = COLLECT; break dispatch; }
-              if (tier.needYield) { tier.needYield = false; status = YIELD; break dispatch; }
+              const exit = tier.settle();
+              if (exit !== RESUME) { status = exit; break dispatch; }
               break;
             }
             // The compiled frame ran to its return: return from this frame with its result.
@@ -415,36 +391,22 @@ export class Interpreter extends Machine {
             break;
           }
           case 67: { // SUBSTR
-            const from = vals[vsp - 2]!, to = vals[vsp - 1]!;
-            let s = refs[rsp - 1]!;
-            if (s === 0) throw new MiniRuntimeError('null dereference');
-            const n = words[s + lenOff]!;
-            if (from < 0 || to > n || from > to) throw new MiniRuntimeError(`substring(${from}, ${to}) out of bounds for length ${n}`);
-            const r = heap.allocArray(heap.stringTypeId, to - from);
+            const r = this.substring(refs[rsp - 1]!, vals[vsp - 2]!, vals[vsp - 1]!);
             if (r === 0) { status = COLLECT; pc = start; break dispatch; }
-            s = refs[rsp - 1]!;
-            words.copyWithin(r + dataOff, s + dataOff + from, s + dataOff + to);
             vsp -= 2;
             refs[rsp - 1] = r;
             break;
           }
           case 68: { // CHR
-            const c = vals[vsp - 1]!;
-            if (c < 0 || c > 0x10ffff) throw new MiniRuntimeError(`chr of invalid code ${c}`);
-            const r = heap.allocArray(heap.stringTypeId, 1);
+            const r = this.chr(vals[vsp - 1]!);
             if (r === 0) { status = COLLECT; pc = start; break dispatch; }
-            words[r + dataOff] = c;
             vsp--;
             refs[rsp++] = r;
             break;
           }
           case 69: { // CONCAT
-            const a = refs[rsp - 2]!, b = refs[rsp - 1]!;
-            const na = a === 0 ? 4 : words[a + lenOff]!, nb = b === 0 ? 4 : words[b + lenOff]!;
-            const r = heap.allocArray(heap.stringTypeId, na + nb);
+            const r = this.concat(refs[rsp - 2]!, refs[rsp - 1]!);
             if (r === 0) { status = COLLECT; pc = start; break dispatch; }
-            this.copyChars(refs[rsp - 2]!, r + dataOff);
-            this.copyChars(refs[rsp - 1]!, r + dataOff + na);
             rsp--;
             refs[rsp - 1] = r;
             break;
@@ -480,16 +442,11 @@ export class Interpreter extends Machine {
               if (enter === null && ++tier.counts[callee]! > threshold) enter = tier.compile(callee);
               if (enter !== null) {
                 const cvb = vsp - fnInfo[info]!, crb = rsp - fnInfo[info + 1]!;
-                tier.lim = tier.chainLimit(fp + 1);
-                const t0 = timing ? performance.now() : 0;
-                result = enter(fp + 1, cvb, crb, -1);
-                if (timing) tier.stats.compiledMs += performance.now() - t0;
-                tier.stats.entries++;
+                result = tier.enter(enter, fp + 1, cvb, crb, -1);
                 if (tier.st !== 0) {
-                  tier.st = 0;
                   fn = this.fn; code = codes[fn]!; pc = this.pc; fp = this.fp; vb = this.vb; rb = this.rb; vsp = this.vsp; rsp = this.rsp;
-                  if (tier.needGc) { tier.needGc = false; status = COLLECT; break dispatch; }
-              if (tier.needYield) { tier.needYield = false; status = YIELD; break dispatch; }
+                  const exit = tier.settle();
+                  if (exit !== RESUME) { status = exit; break dispatch; }
                   break;
                 }
                 vsp = cvb;
@@ -534,9 +491,7 @@ export class Interpreter extends Machine {
           }
           case 80: { // CHECKCAST
             const a = refs[rsp - 1]!, t = code[pc++]!;
-            if (a !== 0 && !this.isInstance(a, t)) {
-              throw new MiniRuntimeError(`cannot cast ${heap.typeName(words[a + typeOff]!)} to ${typeTestName(P, P.typeTests[t]!)}`);
-            }
+            if (a !== 0 && !this.isInstance(a, t)) throw this.castError(a, t);
             break;
           }
           case 81: // PRINT_I

@@ -13,7 +13,8 @@
 
 import type { Heap, RootProvider } from '../heap/api.js';
 import type { LinkedProgram } from './link.js';
-import { MiniRuntimeError } from './format.js';
+import { typeTestName } from '../bytecode/program.js';
+import { formatFloat, MiniRuntimeError } from './format.js';
 
 /** Frames are bounded so that runaway recursion is a runtime error, not a crash. */
 export const MAX_FRAMES = 20_000;
@@ -21,8 +22,30 @@ export const MAX_FRAMES = 20_000;
 export const STACK_SLOTS = 1 << 20;
 export const OPERAND_MARGIN = 512;
 /** Back-edges and calls between the interpreter's (and compiled loops') exits to the
- *  event loop (interpreter.ts YIELD). */
+ *  event loop (YIELD). */
 export const YIELD_TICKS = 1 << 14;
+/** The driver re-enters at once after a YIELD unless YIELD_MS have passed, so a busy
+ *  loop reaches the event loop (timers for output flushing, signal handlers) that often. */
+export const YIELD_MS = 10;
+
+/** Why execution left for the driver: the program's end, a collection to run first,
+ *  the event loop's turn, or nothing (go on from the machine's state). */
+export const DONE = 0;
+export const COLLECT = 1;
+export const YIELD = 2;
+export const RESUME = 3;
+
+// The program's faults that both tiers raise, untraced (each tier adds the stack).
+
+/** A null array (or string), or an index outside it. */
+export function indexError(words: Int32Array, a: number, lenOff: number, i: number): MiniRuntimeError {
+  return new MiniRuntimeError(a === 0 ? 'null dereference' : `index ${i} out of bounds for length ${words[a + lenOff]}`);
+}
+
+/** `toInt(x)` of NaN or of a float outside the int range. */
+export function toIntError(x: number): MiniRuntimeError {
+  return new MiniRuntimeError(x !== x ? 'toInt of NaN' : `toInt of ${formatFloat(x)} is out of the int range`);
+}
 
 export interface VmOutput {
   write(text: string): void;
@@ -196,7 +219,41 @@ export class Machine implements RootProvider {
     }
   }
 
-  copyChars(s: number, dest: number): void {
+  // Both tiers' string operations: each returns 0 when the heap must collect first, and
+  // throws its fault untraced (the interpreter traces it in its loop, tier.ts at its call).
+
+  /** `s.substring(from, to)` */
+  substring(s: number, from: number, to: number): number {
+    if (s === 0) throw new MiniRuntimeError('null dereference');
+    const h = this.heap, w = h.words, d = h.arrayDataOffset;
+    const n = w[s + h.lengthWordOffset]!;
+    if (from < 0 || to > n || from > to) throw new MiniRuntimeError(`substring(${from}, ${to}) out of bounds for length ${n}`);
+    const r = h.allocArray(h.stringTypeId, to - from);
+    if (r !== 0) w.copyWithin(r + d, s + d + from, s + d + to);
+    return r;
+  }
+
+  /** `a + b` of two strings, either of which may be null. */
+  concat(a: number, b: number): number {
+    const h = this.heap, w = h.words, len = h.lengthWordOffset, d = h.arrayDataOffset;
+    const na = a === 0 ? 4 : w[a + len]!, nb = b === 0 ? 4 : w[b + len]!;
+    const r = h.allocArray(h.stringTypeId, na + nb);
+    if (r === 0) return 0;
+    this.copyChars(a, r + d);
+    this.copyChars(b, r + d + na);
+    return r;
+  }
+
+  /** `chr(c)`: the one-character string of code point c. */
+  chr(c: number): number {
+    if (c < 0 || c > 0x10ffff) throw new MiniRuntimeError(`chr of invalid code ${c}`);
+    const h = this.heap;
+    const r = h.allocArray(h.stringTypeId, 1);
+    if (r !== 0) h.words[r + h.arrayDataOffset] = c;
+    return r;
+  }
+
+  private copyChars(s: number, dest: number): void {
     const h = this.heap, w = h.words;
     if (s === 0) {
       for (let i = 0; i < 4; i++) w[dest + i] = 'null'.charCodeAt(i);
@@ -207,6 +264,12 @@ export class Machine implements RootProvider {
   }
 
   // ------------------------------------------------------------ errors
+
+  /** CHECKCAST's fault: non-null `a` is no instance of type test `test`. */
+  castError(a: number, test: number): MiniRuntimeError {
+    const h = this.heap, P = this.linked.program;
+    return new MiniRuntimeError(`cannot cast ${h.typeName(h.words[a + h.typeWordOffset]!)} to ${typeTestName(P, P.typeTests[test]!)}`);
+  }
 
   /**
    * Attaches the stack, innermost frame first, one line per frame: the innermost

@@ -23,7 +23,6 @@ export interface Analysis {
   readonly instrs: Instr[];
   /** Block number of each pc that starts a block, -1 elsewhere. */
   readonly blockOf: Int32Array;
-  readonly nBlocks: number;
   /** Deepest value and reference operand depths. */
   readonly maxV: number;
   readonly maxR: number;
@@ -127,5 +126,5 @@ export function analyze(p: BytecodeProgram, code: Int32Array): Analysis {
     const i = instrs[at[pc]!]!;
     if (i.dv === 0 && i.dr === 0) osrBlocks.push(blockOf[pc]!);
   }
-  return { instrs, blockOf, nBlocks, maxV, maxR, osrBlocks };
+  return { instrs, blockOf, maxV, maxR, osrBlocks };
 }

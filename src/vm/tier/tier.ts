@@ -8,16 +8,15 @@
  * Leaving compiled code (docs/decisions/i24-compiled-tier.md): `st` is UNWIND once a
  * frame has spilled itself and recorded the innermost state in the machine; every
  * compiled caller then spills its own frame (`up`) and returns, and the interpreter
- * resumes from the machine's state, after a collection when `needGc` is set. DEEP
+ * resumes from the machine's state, after a collection when `exit` says so. DEEP
  * is a callee that refused to start because the JavaScript stack holds enough
  * compiled frames: its caller becomes the innermost frame, at the call, and the
  * interpreter makes the call itself.
  */
 
 import { OutOfMemoryError } from '../../heap/api.js';
-import { typeTestName } from '../../bytecode/program.js';
 import { formatFloat, MiniRuntimeError } from '../format.js';
-import { MAX_FRAMES, OPERAND_MARGIN, STACK_SLOTS, YIELD_TICKS, type Machine } from '../machine.js';
+import { COLLECT, indexError, MAX_FRAMES, OPERAND_MARGIN, RESUME, STACK_SLOTS, toIntError, YIELD, YIELD_TICKS, type Machine } from '../machine.js';
 import { generate, type Dispatch, type Generated } from './codegen.js';
 
 export const TIER_MODES = ['interp', 'compiled', 'auto'] as const;
@@ -58,13 +57,13 @@ export interface TierStats {
 export class Tier {
   /** Non-zero while compiled frames unwind: UNWIND or DEEP. */
   st = 0;
-  /** The innermost frame waits for a collection (an allocation returned 0, or gc()). */
-  needGc = false;
-  /** Set with `st` when a compiled loop used up its back-edges: the driver lets the event loop run. */
-  needYield = false;
+  /** Set with `st`: what the driver does before the interpreter resumes. COLLECT when the
+   *  innermost frame waits for a collection (an allocation returned 0, or gc()), YIELD when
+   *  a compiled loop used up its back-edges (the event loop runs), else RESUME. */
+  exit = RESUME;
   /** Back-edges compiled loops may take before the next exit to the event loop. */
   ticks = YIELD_TICKS;
-  /** Frame depth at which a compiled callee refuses to start (DEEP). */
+  /** Frame depth at which a compiled callee refuses to start (DEEP): CHAIN above the entry. */
   lim = 0;
   readonly table: Body[];
   /** The interpreter's entry of each compiled function, null until compiled. */
@@ -72,7 +71,6 @@ export class Tier {
   /** Per function: block of each pc where an interpreted frame may enter, -1 elsewhere. */
   readonly osr: (Int32Array | null)[];
   readonly counts: Int32Array;
-  readonly sources: string[] = [];
   private readonly f64 = new Float64Array(1);
   private readonly w2 = new Int32Array(this.f64.buffer);
   private readonly siteClasses: Set<number>[] = [];
@@ -101,6 +99,26 @@ export class Tier {
     const h = this.m.heap;
     const layout = { typeOff: h.typeWordOffset, lenOff: h.lengthWordOffset, dataOff: h.arrayDataOffset };
     return generate(this.m.linked, layout, fn, this.options.dispatch, siteBase);
+  }
+
+  /** Runs compiled code from the interpreter or the driver: frame `fp` at a call (b < 0) or
+   *  at loop head b. When `st` is non-zero afterwards, the frames unwound: see `settle`. */
+  enter(entry: Entry, fp: number, vb: number, rb: number, b: number): number {
+    this.lim = Math.min(fp + CHAIN, MAX_FRAMES);
+    const timing = this.options.timing;
+    const t0 = timing ? performance.now() : 0;
+    const result = entry(fp, vb, rb, b);
+    if (timing) this.stats.compiledMs += performance.now() - t0;
+    this.stats.entries++;
+    return result;
+  }
+
+  /** Ends an unwinding: returns what the driver must do before the interpreter resumes. */
+  settle(): number {
+    const exit = this.exit;
+    this.st = 0;
+    this.exit = RESUME;
+    return exit;
   }
 
   /** Compiles function `fn` (once) and returns its interpreter entry. */
@@ -133,7 +151,7 @@ export class Tier {
   unwindAt(fn: number, pc: number, fp: number, vb: number, rb: number, vsp: number, rsp: number, gc: boolean): number {
     this.m.saveState(fn, pc, fp, vb, rb, vsp, rsp);
     this.st = UNWIND;
-    this.needGc = gc;
+    this.exit = gc ? COLLECT : RESUME;
     this.stats.unwinds++;
     return 0;
   }
@@ -141,7 +159,7 @@ export class Tier {
   /** A compiled loop's back-edge used up `ticks`: leave for the driver as an allocation does. */
   yieldAt(fn: number, pc: number, fp: number, vb: number, rb: number, vsp: number, rsp: number): number {
     this.unwindAt(fn, pc, fp, vb, rb, vsp, rsp, false);
-    this.needYield = true;
+    this.exit = YIELD;
     this.ticks = YIELD_TICKS;
     return 0;
   }
@@ -153,7 +171,7 @@ export class Tier {
       // The callee never started: this frame is innermost, at the call, with the
       // arguments (which the callee spilled) on the stacks.
       this.st = UNWIND;
-      this.needGc = false;
+      this.exit = RESUME;
       this.stats.unwinds++;
       m.fn = fn; m.pc = callPc; m.fp = fp; m.vb = vb; m.rb = rb;
     } else {
@@ -184,20 +202,16 @@ export class Tier {
   }
 
   indexFault(a: number, i: number, fn: number, pc: number, fp: number): MiniRuntimeError {
-    if (a === 0) return this.fault('null dereference', fn, pc, fp);
-    const n = this.m.heap.words[a + this.m.heap.lengthWordOffset]!;
-    return this.fault(`index ${i} out of bounds for length ${n}`, fn, pc, fp);
+    const h = this.m.heap;
+    return this.m.withTrace(indexError(h.words, a, h.lengthWordOffset, i), fn, pc, fp);
   }
 
   toIntFault(x: number, fn: number, pc: number, fp: number): MiniRuntimeError {
-    if (x !== x) return this.fault('toInt of NaN', fn, pc, fp);
-    return this.fault(`toInt of ${formatFloat(x)} is out of the int range`, fn, pc, fp);
+    return this.m.withTrace(toIntError(x), fn, pc, fp);
   }
 
   castFault(a: number, test: number, fn: number, pc: number, fp: number): MiniRuntimeError {
-    const h = this.m.heap, P = this.m.linked.program;
-    const type = h.typeName(h.words[a + h.typeWordOffset]!);
-    return this.fault(`cannot cast ${type} to ${typeTestName(P, P.typeTests[test]!)}`, fn, pc, fp);
+    return this.m.withTrace(this.m.castError(a, test), fn, pc, fp);
   }
 
   // ------------------------------------------------------------ allocations (0: collect first)
@@ -206,7 +220,7 @@ export class Tier {
     try {
       return this.m.heap.allocInstance(this.m.linked.shapes[cls]!);
     } catch (e) {
-      throw this.outOfMemory(e, fn, pc, fp);
+      throw this.traced(e, fn, pc, fp);
     }
   }
 
@@ -215,7 +229,7 @@ export class Tier {
     try {
       return this.m.heap.allocArray(typeId, n);
     } catch (e) {
-      throw this.outOfMemory(e, fn, pc, fp);
+      throw this.traced(e, fn, pc, fp);
     }
   }
 
@@ -223,40 +237,39 @@ export class Tier {
     try {
       return this.m.newString(text);
     } catch (e) {
-      throw this.outOfMemory(e, fn, pc, fp);
+      throw this.traced(e, fn, pc, fp);
     }
   }
 
   chr(c: number, fn: number, pc: number, fp: number): number {
-    if (c < 0 || c > 0x10ffff) throw this.fault(`chr of invalid code ${c}`, fn, pc, fp);
-    const h = this.m.heap;
-    const r = this.newArray(h.stringTypeId, 1, fn, pc, fp);
-    if (r !== 0) h.words[r + h.arrayDataOffset] = c;
-    return r;
+    try {
+      return this.m.chr(c);
+    } catch (e) {
+      throw this.traced(e, fn, pc, fp);
+    }
   }
 
   substring(s: number, from: number, to: number, fn: number, pc: number, fp: number): number {
-    if (s === 0) throw this.fault('null dereference', fn, pc, fp);
-    const h = this.m.heap, w = h.words, d = h.arrayDataOffset;
-    const n = w[s + h.lengthWordOffset]!;
-    if (from < 0 || to > n || from > to) throw this.fault(`substring(${from}, ${to}) out of bounds for length ${n}`, fn, pc, fp);
-    const r = this.newArray(h.stringTypeId, to - from, fn, pc, fp);
-    if (r !== 0) w.copyWithin(r + d, s + d + from, s + d + to);
-    return r;
+    try {
+      return this.m.substring(s, from, to);
+    } catch (e) {
+      throw this.traced(e, fn, pc, fp);
+    }
   }
 
   concat(a: number, b: number, fn: number, pc: number, fp: number): number {
-    const m = this.m, h = m.heap, w = h.words, len = h.lengthWordOffset, d = h.arrayDataOffset;
-    const na = a === 0 ? 4 : w[a + len]!, nb = b === 0 ? 4 : w[b + len]!;
-    const r = this.newArray(h.stringTypeId, na + nb, fn, pc, fp);
-    if (r === 0) return 0;
-    m.copyChars(a, r + d);
-    m.copyChars(b, r + d + na);
-    return r;
+    try {
+      return this.m.concat(a, b);
+    } catch (e) {
+      throw this.traced(e, fn, pc, fp);
+    }
   }
 
-  private outOfMemory(e: unknown, fn: number, pc: number, fp: number): unknown {
-    return e instanceof OutOfMemoryError ? this.fault(e.message, fn, pc, fp) : e;
+  /** A machine helper's fault, or running out of memory, as a fault of the program at this frame. */
+  private traced(e: unknown, fn: number, pc: number, fp: number): unknown {
+    if (e instanceof OutOfMemoryError) return this.fault(e.message, fn, pc, fp);
+    if (e instanceof MiniRuntimeError && e.frames.length === 0) return this.m.withTrace(e, fn, pc, fp);
+    return e;
   }
 
   // ------------------------------------------------------------ inline caches
@@ -281,11 +294,6 @@ export class Tier {
       else c.megamorphic++;
     }
     return c;
-  }
-
-  /** The depth at which a chain of compiled frames entered at depth `fp` stops. */
-  chainLimit(fp: number): number {
-    return Math.min(fp + CHAIN, MAX_FRAMES);
   }
 }
 
