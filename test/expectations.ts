@@ -9,6 +9,7 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { defaultRunOptions, parseArgs, type RunOptions } from '../src/cli/args.js';
 import { runSource, type RunOutcome } from '../src/cli/run.js';
 
@@ -42,6 +43,11 @@ export function miniFiles(dir: string): string[] {
   return out.sort();
 }
 
+/** The sample programs the collector suites run: programs/ and test/programs/. */
+export function samplePrograms(): string[] {
+  return [...miniFiles('programs'), ...miniFiles('test/programs')];
+}
+
 export interface Captured extends RunOutcome {
   stdout: string;
   stderr: string;
@@ -67,7 +73,7 @@ function diffFromDefaults(o: RunOptions): Partial<RunOptions> {
 }
 
 /** Compares a run with the program's expectations; returns a readable mismatch or undefined. */
-export function mismatch(exp: Expectations, run: Captured): string | undefined {
+function mismatch(exp: Expectations, run: Captured): string | undefined {
   const got = run.stdout.split('\n');
   if (got[got.length - 1] === '') got.pop();
   if (exp.compileErrors.length > 0) {
@@ -96,4 +102,12 @@ export function mismatch(exp: Expectations, run: Captured): string | undefined {
   }
   if (run.exitCode !== 0) return `exit ${run.exitCode}:\n${run.stderr}`;
   return undefined;
+}
+
+/** Runs `file` in-process under `base` with its own flags; fails with the first way the run differs from `exp`. */
+export async function expectRun(file: string, exp: Expectations, base: Partial<RunOptions>): Promise<Captured> {
+  const run = await runCaptured(file, base, exp.flags);
+  const problem = mismatch(exp, run);
+  expect(problem, problem).toBeUndefined();
+  return run;
 }

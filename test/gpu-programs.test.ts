@@ -4,11 +4,11 @@
 // lavapipe, so the heap is small (collections happen naturally) instead of stressed.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { miniFiles, mismatch, readExpectations, runCaptured } from './expectations.js';
+import { expectRun, readExpectations, samplePrograms } from './expectations.js';
 import { releaseGpu } from '../src/collectors/index.js';
 import type { RunOptions } from '../src/cli/args.js';
 
-const files = [...miniFiles('programs'), ...miniFiles('test/programs')];
+const files = samplePrograms();
 
 const configs: { name: string; options: Partial<RunOptions> }[] = [];
 for (const gc of ['gpu-dfs', 'gpu-bfs'] as const) {
@@ -35,9 +35,7 @@ describe('programs on the GPU collectors', () => {
     if (exp.compileErrors.length > 0) continue; // nothing runs, nothing to collect
     for (const c of configs) {
       it(`${file} [${c.name}]`, async () => {
-        const run = await runCaptured(file, c.options, exp.flags);
-        const problem = mismatch(exp, run);
-        expect(problem, problem).toBeUndefined();
+        const run = await expectRun(file, exp, c.options);
         // A program that allocates past the small heap has had GPU collections.
         if (run.exitCode === 0 && run.stats && run.stats.bytesAllocated > 4 * 2 ** 20) {
           expect(run.stats.youngCollections + run.stats.fullCollections).toBeGreaterThan(0);

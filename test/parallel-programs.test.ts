@@ -3,11 +3,11 @@
 // --verify-gc: on this project's 2-core machines 16 threads are preempted in the
 // middle of copies and steals, where races show.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { miniFiles, mismatch, readExpectations, runCaptured } from './expectations.js';
+import { describe, it } from 'vitest';
+import { expectRun, readExpectations, samplePrograms } from './expectations.js';
 import type { RunOptions } from '../src/cli/args.js';
 
-const files = [...miniFiles('programs'), ...miniFiles('test/programs')];
+const files = samplePrograms();
 
 const configs: { name: string; options: Partial<RunOptions> }[] = [
   ...[1, 2, 4, 16].map((threads) => ({
@@ -22,9 +22,7 @@ describe('programs under the parallel collector', () => {
     const exp = readExpectations(readFileSync(file, 'utf8'));
     for (const c of configs) {
       it(`${file} [${c.name}]`, async () => {
-        const run = await runCaptured(file, c.options, exp.flags);
-        const problem = mismatch(exp, run);
-        expect(problem, problem).toBeUndefined();
+        await expectRun(file, exp, c.options);
       });
     }
   }

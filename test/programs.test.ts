@@ -3,10 +3,10 @@
 // `serial` and `parallel` with a small heap, frequent stress collections and --verify-gc.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { miniFiles, mismatch, readExpectations, runCaptured } from './expectations.js';
+import { expectRun, readExpectations, samplePrograms } from './expectations.js';
 import type { RunOptions } from '../src/cli/args.js';
 
-const files = [...miniFiles('programs'), ...miniFiles('test/programs')];
+const files = samplePrograms();
 
 const configs: { name: string; options: Partial<RunOptions> }[] = [
   { name: 'none/sable', options: { gc: 'none', layout: 'sable', heapBytes: 512 * 2 ** 20 } },
@@ -26,9 +26,7 @@ describe('programs', () => {
     // Out-of-memory programs need a collector that can run out; `none` may too, faster.
     for (const c of configs) {
       it(`${file} [${c.name}]`, async () => {
-        const run = await runCaptured(file, c.options, exp.flags);
-        const problem = mismatch(exp, run);
-        expect(problem, problem).toBeUndefined();
+        await expectRun(file, exp, c.options);
       });
     }
   }

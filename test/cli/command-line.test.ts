@@ -2,22 +2,16 @@
 // version, "did you mean", and output paths checked before a run. The parser is
 // tested in-process; what a user sees (exit status, the two-line error, files
 // written) through the real binary.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArgs, suggest, UsageError } from '../../src/cli/args.js';
 import { COMMAND_NAMES, OPTIONS } from '../../src/cli/options.js';
 import { commandHelp, generalHelp } from '../../src/cli/help.js';
+import { minivm, scratch } from '../minivm.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'minivm-cmdline-'));
+const { dir } = scratch('minivm-cmdline-');
 const PROGRAM = 'programs/arrays.mini';
-
-function minivm(args: string[]): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['bin/minivm.js', ...args], { encoding: 'utf8' });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
 
 function usageError(argv: string[]): string {
   try {

@@ -2,24 +2,11 @@
 // with bad flags, missing files, compile errors, runtime faults, out of memory and no
 // GPU adapter. Each gets its documented exit status and a clear message, never a
 // JavaScript stack trace.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { minivm, scratch } from '../minivm.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'minivm-cli-'));
-
-function minivm(args: string[], env: Record<string, string> = {}): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['bin/minivm.js', ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-function program(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const { dir, program } = scratch('minivm-cli-');
 
 function expectNoJsTrace(stderr: string): void {
   expect(stderr).not.toMatch(/\n\s+at .*\.(js|ts):\d+:\d+/);
@@ -146,7 +133,7 @@ describe('exit statuses', () => {
 
   it('no GPU adapter: 69 with how to get one', () => {
     const env = { VK_DRIVER_FILES: '/nonexistent/icd.json', VK_ICD_FILENAMES: '/nonexistent/icd.json' };
-    const r = minivm(['run', program('gc.mini', 'gc();\nprint(1);\n'), '--gc', 'gpu-dfs'], env);
+    const r = minivm(['run', program('gc.mini', 'gc();\nprint(1);\n'), '--gc', 'gpu-dfs'], { env });
     expect(r.status).toBe(69);
     expect(r.stderr).toMatch(/minivm: no WebGPU adapter found: .*scripts\/setup-vulkan\.sh/);
     expectNoJsTrace(r.stderr);
@@ -189,7 +176,7 @@ describe('exit statuses', () => {
   });
 });
 
-// A broken GPU library stands in through MINIVM_WEBGPU_MODULE (src/gpu/device.ts):
+// A broken GPU library stands in through MINIVM_WEBGPU_MODULE (src/gpu/device/device.ts):
 // a module that is not installed, or one whose load fails as dawn.node's does on a
 // system with an older C library.
 describe('GPU library failures', () => {
@@ -201,7 +188,7 @@ describe('GPU library failures', () => {
   const gcProgram = program('lib.mini', 'gc();\nprint(1);\n');
 
   it('dawn.node that cannot load: 69, one line naming what is missing and which systems have it', () => {
-    const r = minivm(['run', gcProgram, '--gc', 'gpu-dfs'], { MINIVM_WEBGPU_MODULE: broken });
+    const r = minivm(['run', gcProgram, '--gc', 'gpu-dfs'], { env: { MINIVM_WEBGPU_MODULE: broken } });
     expect(r.status).toBe(69);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^minivm: the GPU library \(Dawn's dawn\.node, from the 'webgpu' package\) cannot be loaded: it needs GLIBCXX_3\.4\.30, .*Debian 12, Ubuntu 22\.04.*\n$/);
@@ -209,14 +196,14 @@ describe('GPU library failures', () => {
   });
 
   it('the webgpu package missing: 69, saying to run npm install', () => {
-    const r = minivm(['run', gcProgram, '--gc', 'gpu-bfs'], { MINIVM_WEBGPU_MODULE: 'webgpu-that-is-not-installed' });
+    const r = minivm(['run', gcProgram, '--gc', 'gpu-bfs'], { env: { MINIVM_WEBGPU_MODULE: 'webgpu-that-is-not-installed' } });
     expect(r.status).toBe(69);
     expect(r.stderr).toMatch(/^minivm: the GPU collectors need the 'webgpu' package, which is not installed: run npm install/);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
   it('compare with the default collector list skips the GPU collectors with the reason and runs the rest', () => {
-    const r = minivm(['compare', gcProgram, '--layout', 'sable'], { MINIVM_WEBGPU_MODULE: broken });
+    const r = minivm(['compare', gcProgram, '--layout', 'sable'], { env: { MINIVM_WEBGPU_MODULE: broken } });
     expect(r.status).toBe(0);
     for (const gc of ['none', 'serial', 'parallel', 'auto']) expect(r.stdout).toMatch(new RegExp(`^${gc} +sable `, 'm'));
     expect(r.stdout).toMatch(/note: skipped gpu-dfs \(not requested explicitly\): the GPU library .* cannot be loaded/);
@@ -224,7 +211,7 @@ describe('GPU library failures', () => {
   });
 
   it('compare naming a GPU collector: 69', () => {
-    const r = minivm(['compare', gcProgram, '--gc', 'serial,gpu-dfs'], { MINIVM_WEBGPU_MODULE: broken });
+    const r = minivm(['compare', gcProgram, '--gc', 'serial,gpu-dfs'], { env: { MINIVM_WEBGPU_MODULE: broken } });
     expect(r.status).toBe(69);
     expect(r.stderr).toMatch(/cannot be loaded/);
   });

@@ -6,18 +6,12 @@
  */
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scratch } from '../minivm.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'minivm-signals-'));
-
-function program(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const { dir, program } = scratch('minivm-signals-');
 
 interface Ended {
   code: number | null;

@@ -7,25 +7,13 @@
  * around its own evacuation is held to the same.
  */
 
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { minivm as runMinivm, scratch } from '../minivm.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'minivm-exhaustion-'));
+const { dir, program } = scratch('minivm-exhaustion-');
 const CPU_COLLECTORS = ['serial', 'parallel'];
-
-function minivm(args: string[]): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['bin/minivm.js', ...args], { encoding: 'utf8', timeout: 60_000 });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-function program(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const minivm = (args: string[]) => runMinivm(args, { timeout: 60_000 });
 
 const CHAIN = program('chain.mini', [
   'class Cell { var next: Cell; var pad: int[]; }',

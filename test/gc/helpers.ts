@@ -6,7 +6,9 @@
 import type { ClassShape, RootProvider } from '../../src/heap/api.js';
 import { createHeap, type HeapImpl } from '../../src/heap/heap.js';
 import type { HeapOptions } from '../../src/heap/options.js';
+import { onTestFinished } from 'vitest';
 import { createCollector } from '../../src/gc/index.js';
+import { ParallelMarker } from '../../src/gc/parallel-marker.js';
 
 /** Root slots backed by an Int32Array, as the interpreter's reference stack would be. */
 export class RootArray implements RootProvider {
@@ -36,6 +38,25 @@ export function makeHeap(
   const roots = new RootArray();
   heap.setRoots(roots);
   createCollector(collector, heap);
+  return { heap, roots };
+}
+
+/**
+ * A heap collected by a prepared parallel marker of `threads` threads, whose
+ * workers are stopped when the calling test finishes.
+ */
+export async function makeParallelHeap(
+  threads: number,
+  options: HeapOptions,
+  rootCapacity?: number,
+): Promise<{ heap: HeapImpl; roots: RootArray }> {
+  const heap = createHeap(options);
+  const roots = new RootArray(rootCapacity);
+  heap.setRoots(roots);
+  const marker = new ParallelMarker(heap, threads);
+  onTestFinished(() => marker.dispose());
+  createCollector('parallel', heap, { marker });
+  await marker.prepare();
   return { heap, roots };
 }
 

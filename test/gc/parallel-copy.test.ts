@@ -6,24 +6,15 @@
  * reference must land on its object's one copy, and the heap must verify.
  */
 
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCollector } from '../../src/gc/index.js';
-import { ParallelMarker } from '../../src/gc/parallel-marker.js';
+import { describe, expect, it } from 'vitest';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { verifyHeap } from '../../src/gc/verify.js';
-import { createHeap, type HeapImpl } from '../../src/heap/heap.js';
-import { alloc, allocArray, collect, rng, RootArray } from './helpers.js';
-
-const markers: ParallelMarker[] = [];
-afterEach(() => {
-  for (const m of markers) m.dispose();
-  markers.length = 0;
-});
+import type { HeapImpl } from '../../src/heap/heap.js';
+import { alloc, allocArray, collect, makeParallelHeap, rng, type RootArray } from './helpers.js';
 
 interface Shared {
   heap: HeapImpl;
   roots: RootArray;
-  marker: ParallelMarker;
   /** The tenured array whose slots all point into the structure. */
   big: number;
   /** Node ids in allocation order: node i holds value i. */
@@ -43,13 +34,7 @@ interface Shared {
  * array of `slots` references, slot i to node i % nodes.
  */
 async function sharedStructure(layout: 'sable' | 'refgraph', threads: number, nodes: number, rootCount: number, slots: number, seed: number): Promise<Shared> {
-  const heap = createHeap({ heapBytes: 16 * 2 ** 20, layout, tenureAge: 3 });
-  const roots = new RootArray(rootCount + 16);
-  heap.setRoots(roots);
-  const marker = new ParallelMarker(heap, threads);
-  markers.push(marker);
-  createCollector('parallel', heap, { marker });
-  await marker.prepare();
+  const { heap, roots } = await makeParallelHeap(threads, { heapBytes: 16 * 2 ** 20, layout, tenureAge: 3 }, rootCount + 16);
   const node = heap.defineClass('Node', ['int', 'ref', 'ref']);
   // A second size (same offsets for the shared fields), so that LABs end with room
   // for no further object and fillers are written.
@@ -83,7 +68,7 @@ async function sharedStructure(layout: 'sable' | 'refgraph', threads: number, no
     roots.push(addr[id]!);
   }
   for (let i = 0; i < slots; i++) heap.writeRef(big, heap.arrayDataOffset + i, i, addr[i % nodes]!);
-  return { heap, roots, marker, big, count: nodes, edges, rootIds, val, left, right };
+  return { heap, roots, big, count: nodes, edges, rootIds, val, left, right };
 }
 
 /** Each node's current address, found from the tenured array, checking the
@@ -161,13 +146,7 @@ describe('parallel copy', () => {
   }
 
   it('keeps stealing from a busy thread: lists hanging off one array are copied by both threads', async () => {
-    const heap = createHeap({ heapBytes: 32 * 2 ** 20 });
-    const roots = new RootArray();
-    heap.setRoots(roots);
-    const marker = new ParallelMarker(heap, 2);
-    markers.push(marker);
-    createCollector('parallel', heap, { marker });
-    await marker.prepare();
+    const { heap, roots } = await makeParallelHeap(2, { heapBytes: 32 * 2 ** 20 });
     const node = heap.defineClass('Node', ['ref', 'int']);
     const arr = heap.defineArray('ref[]', 'ref');
     const top = heap.allocArray(arr, 256);
@@ -197,13 +176,7 @@ describe('parallel copy', () => {
   });
 
   it('promotes when the survivor space overflows, and keeps the card of a promoted object that refers to young ones', async () => {
-    const heap = createHeap({ heapBytes: 8 * 2 ** 20, survivorRatio: 64, verifyGc: true });
-    const roots = new RootArray();
-    heap.setRoots(roots);
-    const marker = new ParallelMarker(heap, 4);
-    markers.push(marker);
-    createCollector('parallel', heap, { marker });
-    await marker.prepare();
+    const { heap, roots } = await makeParallelHeap(4, { heapBytes: 8 * 2 ** 20, survivorRatio: 64, verifyGc: true });
     const node = heap.defineClass('Node', ['ref', 'int']);
     // A chain far larger than the survivor space.
     let head = 0;
@@ -234,13 +207,7 @@ describe('parallel copy', () => {
   });
 
   it('falls back to the serial evacuation when tenured cannot reserve room for every young word', async () => {
-    const heap = createHeap({ heapBytes: 2 * 2 ** 20, verifyGc: true });
-    const roots = new RootArray();
-    heap.setRoots(roots);
-    const marker = new ParallelMarker(heap, 2);
-    markers.push(marker);
-    createCollector('parallel', heap, { marker });
-    await marker.prepare();
+    const { heap, roots } = await makeParallelHeap(2, { heapBytes: 2 * 2 ** 20, verifyGc: true });
     const arr = heap.defineArray('int[]', 'int');
     // Fill tenured with large arrays until less than eden is left.
     while (heap.freeList.freeWords > heap.edenEnd - heap.edenStart) roots.push(await allocArray(heap, arr, heap.largeObjectWords + 1));

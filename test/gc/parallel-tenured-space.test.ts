@@ -8,18 +8,9 @@
  * in an 8 MiB heap a sixth full (hash_table.mini, 16 threads, --gc-stress).
  */
 
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCollector } from '../../src/gc/index.js';
-import { ParallelMarker } from '../../src/gc/parallel-marker.js';
+import { describe, expect, it } from 'vitest';
 import { verifyHeap } from '../../src/gc/verify.js';
-import { createHeap } from '../../src/heap/heap.js';
-import { alloc, collect, RootArray } from './helpers.js';
-
-const markers: ParallelMarker[] = [];
-afterEach(() => {
-  for (const m of markers) m.dispose();
-  markers.length = 0;
-});
+import { alloc, collect, makeParallelHeap } from './helpers.js';
 
 /** The largest free chunk of tenured. */
 function largestFree(chunks: Array<[number, number]>): number {
@@ -32,13 +23,7 @@ describe('parallel copy: tenured space', () => {
   for (const threads of [1, 4, 16]) {
     it(`small promotions use little more than their own size of tenured's contiguous space (${threads} threads)`, async () => {
       // tenureAge 0: every young survivor is promoted at its first collection.
-      const heap = createHeap({ heapBytes: 16 * 2 ** 20, layout: 'sable', tenureAge: 0 });
-      const roots = new RootArray(8192);
-      heap.setRoots(roots);
-      const marker = new ParallelMarker(heap, threads);
-      markers.push(marker);
-      createCollector('parallel', heap, { marker });
-      await marker.prepare();
+      const { heap, roots } = await makeParallelHeap(threads, { heapBytes: 16 * 2 ** 20, layout: 'sable', tenureAge: 0 }, 8192);
       const node = heap.defineClass('Node', ['int', 'ref', 'ref']);
       const nodeWords = 4 + 3;
       const before = largestFree(heap.freeList.chunks());

@@ -4,7 +4,7 @@
 // with the CPU's computation of it (gc/verify-evacuation.ts) besides the heap walk.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { miniFiles, mismatch, readExpectations, runCaptured } from '../expectations.js';
+import { expectRun, miniFiles, readExpectations, runCaptured } from '../expectations.js';
 import { releaseGpu } from '../../src/collectors/index.js';
 
 const files = miniFiles('programs');
@@ -29,13 +29,7 @@ describe('programs with evacuate=gpu', () => {
       it(`${file} [${gc}]`, async () => {
         // The log goes to stderr, where a runtime error's message must come first.
         const logGc = exp.runtimeError === undefined;
-        const run = await runCaptured(
-          file,
-          { gc, layout: 'sable', gpuOpt: 'evacuate=gpu', heapBytes: 4 * 2 ** 20, gcStress: 400, verifyGc: true, logGc, stats: true },
-          exp.flags,
-        );
-        const problem = mismatch(exp, run);
-        expect(problem, problem).toBeUndefined();
+        const run = await expectRun(file, exp, { gc, layout: 'sable', gpuOpt: 'evacuate=gpu', heapBytes: 4 * 2 ** 20, gcStress: 400, verifyGc: true, logGc, stats: true });
         const young = run.stats?.youngCollections ?? 0;
         const onGpu = run.stderr.match(/evacuate=gpu/g)?.length ?? 0;
         const reasons = [...run.stderr.matchAll(/evacuate=cpu \(([^)]*)\)/g)].map((m) => m[1]);
