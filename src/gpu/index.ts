@@ -8,7 +8,8 @@
 export { GpuAdapterLimitError, NoGpuAdapterError, describeAdapter } from './device/adapter.js';
 export type { GpuAdapterDescription } from './device/adapter.js';
 export { WorkerGpuMarker, gpuHost, closeGpuHost, openedAdapter } from './host/host.js';
-export type { GpuMarkerConfig, GpuMarkStats, SableInput, RefGraphInput } from './worker/gpu-marker.js';
+export type { GpuMarkerConfig, SableInput, RefGraphInput } from './marker-shape.js';
+export type { GpuMarkStats } from './worker/gpu-marker.js';
 export type { CsrGraph, RefGraphs, GraphDirty, DirtyRanges, UploadStats } from './mirror/mirror.js';
 export { parseGpuOptions, baselineOptions, optionsLabel, DEFAULT_GPU_OPTIONS } from './options.js';
 export type { GpuEngine, GpuOptions } from './options.js';

@@ -5,8 +5,52 @@
  * disagree; this file loads nothing of Dawn.
  */
 import type { MarkerConstraints } from '../gc/marker.js';
-import { DEFAULT_GPU_OPTIONS, parseGpuOptions, type GpuOptions } from './options.js';
-import type { GpuMarkerConfig } from './worker/gpu-marker.js';
+import { DEFAULT_GPU_OPTIONS, parseGpuOptions, type GpuEngine, type GpuOptions } from './options.js';
+import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror/mirror.js';
+
+/** The sable layout's input: the heap itself. */
+export interface SableInput {
+  readonly layout: 'sable';
+  /** The heap's words (never reallocated). */
+  readonly words: Int32Array;
+  /** Word ranges written since the previous call ([start, end) pairs: allocations
+   *  since the last collection, dirty cards, moved objects), or 'all'; the first
+   *  call's ranges must cover every word written since the words were all zero
+   *  (the device copy starts zeroed). Absent: every mark uploads the whole heap. */
+  takeDirtyRanges?(): DirtyRanges | 'all';
+  /** Word ranges ([start, end) pairs, sorted) outside which no object lies
+   *  (heap.ts objectRanges): only their mark bits are read back. Absent: all. */
+  objectRanges?(): number[];
+  /** heap/layout.ts TypeTable.sizeTable(): with it the marker replays the
+   *  evacuations on its mirror (mirror/replay.ts) instead of being sent the moved objects. */
+  sizeTable?(): Uint32Array;
+  /** The young range [start, end) of every young collection (eden and both
+   *  survivor spaces): with it `prepare` sizes the engine's buffers up front. */
+  readonly youngRange?: readonly [number, number];
+}
+
+/** The refgraph layout's input: the heap (for root vertex ids at a+2) and its graphs. */
+export interface RefGraphInput {
+  readonly layout: 'refgraph';
+  readonly words: Int32Array;
+  /** The graphs as they are now (the arrays may be replaced between marks). */
+  graphs(): RefGraphs;
+  /** Words of each graph array written since the previous call; absent fields
+   *  (or an absent method) upload all words in use of that array. */
+  takeDirtyGraphs?(): GraphDirty;
+}
+
+export interface GpuMarkerConfig {
+  readonly engine: GpuEngine;
+  readonly input: SableInput | RefGraphInput;
+  /** A `--gpu-opt` list or options; default: all optimizations. */
+  readonly options?: string | Partial<GpuOptions>;
+  /** Open the device for benchmarking (see device/device.ts); only the first opener decides. */
+  readonly benchmark?: boolean;
+  /** Create the heap-sized buffers in `prepare` (sable, with `youngRange`);
+   *  default: on a hardware adapter only (see `warmUp`). */
+  readonly warmUp?: boolean;
+}
 
 export interface GpuMarkerShape {
   readonly name: string;

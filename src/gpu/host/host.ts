@@ -15,7 +15,8 @@ import type { DeviceAssignment, DeviceEvacuated, MarkerConstraints, MarkRequest,
 import { evacuationRefusal } from '../evacuate/refusal.js';
 import { GpuAdapterLimitError, GpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
 import { youngResult } from '../young-result.js';
-import type { GpuMarkerConfig, GpuMarkStats } from '../worker/gpu-marker.js';
+import type { GpuMarkStats } from '../worker/gpu-marker.js';
+import type { GpuMarkerConfig } from '../marker-shape.js';
 import type { RefGraphs } from '../mirror/mirror.js';
 import { gpuMarkerShape } from '../marker-shape.js';
 import type { GpuOptions } from '../options.js';

@@ -17,57 +17,13 @@ import type { GpuContext } from '../device/device.js';
 import { GpuAdapterLimitError, openGpu } from '../device/device.js';
 import type { GpuEngineImpl, MirrorTarget, TraceJob, TraceResult } from '../engines/job.js';
 import { graphJob, sableJob } from '../engines/layout-jobs.js';
-import type { DirtyRanges, GraphDirty, RefGraphs, UploadStats } from '../mirror/mirror.js';
+import type { DirtyRanges, GraphDirty, UploadStats } from '../mirror/mirror.js';
 import { GraphMirror, HeapMirror, StagingUploader } from '../mirror/mirror.js';
 import { RemsetScan, type RemsetResult } from '../mirror/remset.js';
 import { EvacuationReplay } from '../mirror/replay.js';
-import type { GpuEngine, GpuOptions } from '../options.js';
+import type { GpuOptions } from '../options.js';
 import { optionsLabel } from '../options.js';
-import { gpuMarkerShape } from '../marker-shape.js';
-
-/** The sable layout's input: the heap itself. */
-export interface SableInput {
-  readonly layout: 'sable';
-  /** The heap's words (never reallocated). */
-  readonly words: Int32Array;
-  /** Word ranges written since the previous call ([start, end) pairs: allocations
-   *  since the last collection, dirty cards, moved objects), or 'all'; the first
-   *  call's ranges must cover every word written since the words were all zero
-   *  (the device copy starts zeroed). Absent: every mark uploads the whole heap. */
-  takeDirtyRanges?(): DirtyRanges | 'all';
-  /** Word ranges ([start, end) pairs, sorted) outside which no object lies
-   *  (heap.ts objectRanges): only their mark bits are read back. Absent: all. */
-  objectRanges?(): number[];
-  /** heap/layout.ts TypeTable.sizeTable(): with it the marker replays the
-   *  evacuations on its mirror (mirror/replay.ts) instead of being sent the moved objects. */
-  sizeTable?(): Uint32Array;
-  /** The young range [start, end) of every young collection (eden and both
-   *  survivor spaces): with it `prepare` sizes the engine's buffers up front. */
-  readonly youngRange?: readonly [number, number];
-}
-
-/** The refgraph layout's input: the heap (for root vertex ids at a+2) and its graphs. */
-export interface RefGraphInput {
-  readonly layout: 'refgraph';
-  readonly words: Int32Array;
-  /** The graphs as they are now (the arrays may be replaced between marks). */
-  graphs(): RefGraphs;
-  /** Words of each graph array written since the previous call; absent fields
-   *  (or an absent method) upload all words in use of that array. */
-  takeDirtyGraphs?(): GraphDirty;
-}
-
-export interface GpuMarkerConfig {
-  readonly engine: GpuEngine;
-  readonly input: SableInput | RefGraphInput;
-  /** A `--gpu-opt` list or options; default: all optimizations. */
-  readonly options?: string | Partial<GpuOptions>;
-  /** Open the device for benchmarking (see device/device.ts); only the first opener decides. */
-  readonly benchmark?: boolean;
-  /** Create the heap-sized buffers in `prepare` (sable, with `youngRange`);
-   *  default: on a hardware adapter only (see `warmUp`). */
-  readonly warmUp?: boolean;
-}
+import { gpuMarkerShape, type GpuMarkerConfig, type SableInput } from '../marker-shape.js';
 
 /** What the last mark did, for `--stats` and tests. */
 export interface GpuMarkStats {

@@ -12,7 +12,8 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { destroyGpu, openGpu } from '../device/device.js';
 import { STAGED_ROOTS } from '../engines/job.js';
-import { GpuMarker, type RefGraphInput, type SableInput } from './gpu-marker.js';
+import { GpuMarker } from './gpu-marker.js';
+import type { RefGraphInput, SableInput } from '../marker-shape.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from '../mirror/mirror.js';
 import { sharedCapacity, sharedClock, type Changes, type HostReply, type HostRequest, type EvacFinishReply, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
