@@ -13,7 +13,7 @@ import {
   type RefGraphInput, type SableInput,
 } from '../gpu/index.js';
 import type { LayoutName } from '../heap/layout.js';
-import { AutoMarker } from './auto-marker.js';
+import { AutoMarker, type AutoEngine } from './auto-marker.js';
 import type { CollectorName } from './names.js';
 
 /** What a run asks of its memory (the CLI's run options have these fields). */
@@ -31,6 +31,8 @@ export interface MemoryOptions {
   readonly gpuOpt: string;
   readonly gpuBenchmark: boolean;
   readonly threads: number | undefined;
+  /** `--pause-goal` (auto): milliseconds, or undefined for the fastest engine. */
+  readonly pauseGoalMs?: number | undefined;
 }
 
 /** Where `--log-gc` lines go. */
@@ -65,6 +67,9 @@ export interface RunStats {
   gpu: { adapter: string; vendor: string; options: string; startupMs: number } | null;
   /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
   parallel: { threads: number; startupMs: number } | null;
+  /** `--gc auto`: collections per engine it chose, and its pause model's relative
+   *  prediction error (0.1 = 10%) over the collections it predicted. */
+  auto: { choices: Record<AutoEngine, number>; error: { count: number; median: number; worst: number } } | null;
   collections: GcRecord[];
 }
 
@@ -127,10 +132,18 @@ function markerFor(options: MemoryOptions, heap: HeapImpl): Marker | undefined {
     case 'auto': {
       // Made now: the mirror log must see the heap from its first allocation.
       const input = gpuInput(heap);
+      // One change log feeds one mirror: gpu-dfs's. gpu-bfs's mirror takes the
+      // whole heap at each of its marks, which its model's upload term prices.
+      const whole: SableInput | RefGraphInput =
+        input.layout === 'sable'
+          ? { ...input, takeDirtyRanges: () => 'all' }
+          : { layout: 'refgraph', words: input.words, graphs: input.graphs };
       return new AutoMarker(heap, {
         threads,
+        ...(options.pauseGoalMs === undefined ? {} : { pauseGoalMs: options.pauseGoalMs }),
         probeGpu: async () => !(await gpuHost().adapter(benchmark)).software,
-        gpuMarker: () => new WorkerGpuMarker({ engine: 'gpu-dfs', input, options: gpuOpt, benchmark }),
+        gpuMarker: (engine) =>
+          new WorkerGpuMarker({ engine, input: engine === 'gpu-dfs' ? input : whole, options: gpuOpt, benchmark }),
       });
     }
     default:
@@ -164,7 +177,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
       verifyGc: options.verifyGc,
       logGc: (line, record) => {
         if (autoMarker !== null) {
-          record.collector = autoMarker.name;
+          autoMarker.observe(record);
           line = formatGcRecord(record);
         }
         records.push(record);
@@ -181,7 +194,10 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
   if (engine instanceof AutoMarker) autoMarker = engine;
   const gpuMarker = engine instanceof WorkerGpuMarker ? engine : undefined;
   const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;
-  const collector = createCollector(options.gc, heap, marker ? { marker } : {});
+  const plan = createCollector(options.gc, heap, marker ? { marker } : {});
+  // auto chooses its engine before each collection, around the plan.
+  const collector = autoMarker !== null ? autoMarker.around(plan) : plan;
+  if (collector !== plan) heap.setCollector(collector);
   // The parallel collector's workers start now, not in the first pause.
   const pool = engine instanceof ParallelMarker ? engine : engine instanceof AutoMarker ? engine.parallelEngine : null;
   let poolStartupMs = 0;
@@ -226,7 +242,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
         heapBytes: options.heapBytes,
         wallMs,
         // The device's start-up is neither the program's time nor a collection's.
-        mutatorMs: wallMs - gcMs - gpuStartupMs - poolStartupMs,
+        mutatorMs: wallMs - gcMs - gpuStartupMs - poolStartupMs - (autoMarker?.gpuStartupMs ?? 0),
         gcMs,
         youngCollections: s.youngCollections,
         fullCollections: s.fullCollections,
@@ -248,6 +264,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
             }
           : null,
         parallel: pool ? { threads: pool.threads, startupMs: poolStartupMs } : null,
+        auto: autoMarker ? { choices: { ...autoMarker.counts }, error: autoMarker.model.error() } : null,
         collections: records,
       };
     },
@@ -261,6 +278,20 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
  *  CLI awaits it before exiting. */
 export function releaseGpu(): Promise<void> {
   return closeGpuHost();
+}
+
+/** auto's choices counted (`auto: serial 12, parallel 3`), as `--stats` and `compare` show them. */
+export function formatAutoChoices(choices: Readonly<Record<string, number>>): string {
+  const used = Object.entries(choices).filter(([, n]) => n > 0);
+  return `auto: ${used.length === 0 ? 'no collections' : used.map(([e, n]) => `${e} ${n}`).join(', ')}`;
+}
+
+/** auto's line of `--stats`: its choices and its model's prediction error. */
+function formatAutoStats(a: NonNullable<RunStats['auto']>): string {
+  const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+  const e = a.error;
+  const error = e.count === 0 ? 'no predictions checked' : `prediction error median ${pct(e.median)}, worst ${pct(e.worst)} over ${e.count} collections`;
+  return `${formatAutoChoices(a.choices)}; ${error}`;
 }
 
 /** The `--stats` summary. */
@@ -278,6 +309,7 @@ export function formatStats(s: RunStats): string {
   ];
   if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${ms(s.parallel.startupMs)}`);
   if (s.gpu) lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${ms(s.gpu.startupMs)}`);
+  if (s.auto) lines.push(formatAutoStats(s.auto));
   const transfers = formatTransfers(s.collections);
   if (transfers) lines.push(transfers);
   return lines.join('\n');
