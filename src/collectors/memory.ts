@@ -14,6 +14,7 @@ import {
 } from '../gpu/index.js';
 import type { LayoutName } from '../heap/layout.js';
 import { AutoMarker, type AutoEngine } from './auto-marker.js';
+import type { PauseModel } from './pause-model.js';
 import type { CollectorName } from './names.js';
 
 /** What a run asks of its memory (the CLI's run options have these fields). */
@@ -85,6 +86,9 @@ export interface MemoryHooks {
    *  around it; the plan disposes the wrapper, which then owns the engine. Not
    *  called for --gc none, which has no engine. */
   wrapMarker?: (engine: Marker, heap: HeapImpl) => Marker;
+  /** `--gc auto`: the pause model to choose with (tests hand in one that
+   *  chooses as they need). */
+  autoModel?: PauseModel;
 }
 
 /** No adapter, or one that cannot serve this heap (exit 69). */
@@ -120,7 +124,7 @@ function checkGpuOptions(spec: string, engine: 'gpu-dfs' | 'gpu-bfs'): void {
 
 /** The marking engine of the chosen collector; undefined where gc/ has it built in
  *  (serial) or there is none (none). */
-function markerFor(options: MemoryOptions, heap: HeapImpl): Marker | undefined {
+function markerFor(options: MemoryOptions, heap: HeapImpl, model: PauseModel | undefined): Marker | undefined {
   const { gc, gpuOpt, gpuBenchmark: benchmark, threads } = options;
   switch (gc) {
     case 'gpu-dfs':
@@ -141,6 +145,7 @@ function markerFor(options: MemoryOptions, heap: HeapImpl): Marker | undefined {
       return new AutoMarker(heap, {
         threads,
         ...(options.pauseGoalMs === undefined ? {} : { pauseGoalMs: options.pauseGoalMs }),
+        ...(model ? { model } : {}),
         probeGpu: async () => !(await gpuHost().adapter(benchmark)).software,
         gpuMarker: (engine) =>
           new WorkerGpuMarker({ engine, input: engine === 'gpu-dfs' ? input : whole, options: gpuOpt, benchmark }),
@@ -190,7 +195,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
     // mistakes on the command line, not faults of the program.
     throw new MemorySetupError(`cannot set up the heap: ${(e as Error).message}`);
   }
-  const engine = markerFor(options, heap);
+  const engine = markerFor(options, heap, hooks.autoModel);
   if (engine instanceof AutoMarker) autoMarker = engine;
   const gpuMarker = engine instanceof WorkerGpuMarker ? engine : undefined;
   const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;
