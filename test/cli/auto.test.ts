@@ -169,7 +169,7 @@ async function runWithModel(file: string, base: Partial<RunOptions>, model: Paus
 
 describe('auto: runs', () => {
   it('small collections run serial; the log line shows the prediction, --stats the error', async () => {
-    const run = await runCaptured('programs/binary_trees.mini', { gc: 'auto', heapBytes: 8 * 2 ** 20, logGc: true, verifyGc: true, stats: true });
+    const run = await runCaptured('programs/binary_trees.mini', { gc: 'auto', heapBytes: 8 * 2 ** 20, logGc: true, verifyGc: true, stats: true, threads: 2 });
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain('long lived tree of depth 10 check: 2047');
     expect(run.stderr).toMatch(/^\[gc 1\] young \(eden full\) auto\(serial\) predicted \d+\.\dms actual \d+\.\dms \d/m);
@@ -199,6 +199,22 @@ describe('auto: runs', () => {
   }, 600_000);
 });
 
+describe('auto: compare', () => {
+  it('shows auto beside the fixed collectors with its choices counted', () => {
+    const r = minivm(['compare', 'programs/binary_trees.mini', '--gc', 'serial,auto', '--layout', 'sable', '--heap', '8m', '--threads', '2', '--in-process']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^serial +sable /m);
+    expect(r.stdout).toMatch(/^auto +sable /m);
+    expect(r.stdout).toMatch(/^auto\/sable: serial \d+; median prediction error \d+\.\d%$/m);
+    const json = JSON.parse(
+      minivm(['compare', 'programs/binary_trees.mini', '--gc', 'serial,auto', '--layout', 'sable', '--heap', '8m', '--threads', '2', '--in-process', '--json']).stdout,
+    ) as { runs: Array<{ collector: string; youngCollections: number; auto?: { choices: Record<string, number>; medianError: number } }> };
+    const auto = json.runs.find((run) => run.collector === 'auto')!;
+    expect(auto.auto!.choices['serial']).toBe(auto.youngCollections);
+    expect(json.runs.find((run) => run.collector === 'serial')!.auto).toBeUndefined();
+  });
+});
+
 describe('auto: --pause-goal', () => {
   it('takes a positive number of milliseconds; anything else is a usage error (64) with no stack trace', () => {
     for (const bad of ['abc', '0', '-1', '1e3', '5ms', '']) {
@@ -207,7 +223,7 @@ describe('auto: --pause-goal', () => {
       expect(r.stderr).toMatch(/^minivm: --pause-goal needs a positive number of milliseconds/);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
-    const ok = minivm(['run', 'programs/binary_trees.mini', '--gc', 'auto', '--heap', '8m', '--pause-goal', '2.5', '--log-gc']);
+    const ok = minivm(['run', 'programs/binary_trees.mini', '--gc', 'auto', '--heap', '8m', '--threads', '2', '--pause-goal', '2.5', '--log-gc']);
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stderr).toMatch(/auto\(serial\) predicted/);
   });
