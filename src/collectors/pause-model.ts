@@ -107,6 +107,9 @@ export const EXPLORE_MARGIN = 1.25;
  *  prediction is within EXPLORE_MARGIN: its samples may be stale (a JIT warm-up,
  *  a heap that changed shape). */
 export const REFRESH_AFTER = 24;
+/** Tries wait until the best measured engine has this many samples: its first
+ *  one is often a JIT warm-up, next to which every prior looks competitive. */
+export const EXPLORE_AFTER = 2;
 
 export interface ChoiceOptions {
   /** `--pause-goal`: prefer the engine that meets it at least CPU time. */
@@ -251,8 +254,9 @@ export class PauseModel {
     const predictions = candidates.map((e) => this.predict(e, f));
     const fastest = (list: Prediction[]): Prediction => list.reduce((a, b) => (b.pauseMs < a.pauseMs ? b : a));
     const sampled = predictions.filter((p) => p.samples > 0);
-    if (sampled.length > 0) {
-      const best = fastest(sampled).pauseMs;
+    const bestSampled = sampled.length > 0 ? fastest(sampled) : null;
+    if (bestSampled !== null && bestSampled.samples >= EXPLORE_AFTER) {
+      const best = bestSampled.pauseMs;
       const stale = (p: Prediction): boolean =>
         p.samples === 0 || this.observed - (this.lastRun.get(p.engine) ?? -Infinity) > REFRESH_AFTER;
       const tries = predictions.filter((p) => stale(p) && p.pauseMs <= best * EXPLORE_MARGIN);

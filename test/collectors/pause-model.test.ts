@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { DecayingFit, SHIFT_KEEP } from '../../src/collectors/decaying-fit.js';
 import {
+  EXPLORE_AFTER,
   EXPLORE_MARGIN,
   PauseModel,
   REFRESH_AFTER,
@@ -138,15 +139,22 @@ describe('PauseModel: choices', () => {
 
   it('an engine with no samples is tried when its prior is competitive, not otherwise', () => {
     const m = new PauseModel(8);
-    const f = young();
+    // All the work in the mark, which the samples below measure.
+    const f = young({ copyWords: 0, rootWork: 0 });
     const parallelPrior = m.predict('parallel', f).pauseMs;
-    // Serial measured a little slower than parallel's prior: parallel is tried.
-    m.observe(ran('serial', f, parallelPrior * 1.1));
-    const c = m.choose(f, CPU);
-    expect(c).toMatchObject({ engine: 'parallel', reason: 'explore' });
+    // Serial measured a little faster than parallel's prior: once serial has
+    // EXPLORE_AFTER samples (its first may be a JIT warm-up), parallel is tried.
+    m.observe(ran('serial', f, parallelPrior / 1.1));
+    expect(EXPLORE_AFTER).toBe(2);
+    expect(m.choose(f, CPU).reason).not.toBe('explore');
+    for (let i = 0; i < 9; i++) m.observe(ran('serial', f, parallelPrior / 1.1));
+    const serial = m.predict('serial', f).pauseMs;
+    expect(serial).toBeLessThan(parallelPrior);
+    expect(serial * EXPLORE_MARGIN).toBeGreaterThan(parallelPrior);
+    expect(m.choose(f, CPU)).toMatchObject({ engine: 'parallel', reason: 'explore' });
     // Serial measured far faster than parallel's prior: parallel is not tried.
     const m2 = new PauseModel(8);
-    m2.observe(ran('serial', f, parallelPrior / (EXPLORE_MARGIN * 2)));
+    for (let i = 0; i < 3; i++) m2.observe(ran('serial', f, parallelPrior / (EXPLORE_MARGIN * 2)));
     expect(m2.choose(f, CPU)).toMatchObject({ engine: 'serial', reason: 'fastest' });
   });
 
