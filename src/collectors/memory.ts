@@ -89,6 +89,9 @@ export interface MemoryHooks {
   /** `--gc auto`: the pause model to choose with (tests hand in one that
    *  chooses as they need). */
   autoModel?: PauseModel;
+  /** `--gc auto`: take any adapter as a hardware one (tests of its GPU engines on
+   *  a software adapter). */
+  autoAnyAdapter?: boolean;
 }
 
 /** No adapter, or one that cannot serve this heap (exit 69). */
@@ -124,7 +127,7 @@ function checkGpuOptions(spec: string, engine: 'gpu-dfs' | 'gpu-bfs'): void {
 
 /** The marking engine of the chosen collector; undefined where gc/ has it built in
  *  (serial) or there is none (none). */
-function markerFor(options: MemoryOptions, heap: HeapImpl, model: PauseModel | undefined): Marker | undefined {
+function markerFor(options: MemoryOptions, heap: HeapImpl, hooks: MemoryHooks): Marker | undefined {
   const { gc, gpuOpt, gpuBenchmark: benchmark, threads } = options;
   switch (gc) {
     case 'gpu-dfs':
@@ -145,8 +148,8 @@ function markerFor(options: MemoryOptions, heap: HeapImpl, model: PauseModel | u
       return new AutoMarker(heap, {
         threads,
         ...(options.pauseGoalMs === undefined ? {} : { pauseGoalMs: options.pauseGoalMs }),
-        ...(model ? { model } : {}),
-        probeGpu: async () => !(await gpuHost().adapter(benchmark)).software,
+        ...(hooks.autoModel ? { model: hooks.autoModel } : {}),
+        probeGpu: async () => !(await gpuHost().adapter(benchmark)).software || hooks.autoAnyAdapter === true,
         gpuMarker: (engine) =>
           new WorkerGpuMarker({ engine, input: engine === 'gpu-dfs' ? input : whole, options: gpuOpt, benchmark }),
       });
@@ -195,7 +198,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
     // mistakes on the command line, not faults of the program.
     throw new MemorySetupError(`cannot set up the heap: ${(e as Error).message}`);
   }
-  const engine = markerFor(options, heap, hooks.autoModel);
+  const engine = markerFor(options, heap, hooks);
   if (engine instanceof AutoMarker) autoMarker = engine;
   const gpuMarker = engine instanceof WorkerGpuMarker ? engine : undefined;
   const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;

@@ -5,13 +5,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AutoMarker, PARALLEL_MIN_THREADS } from '../../src/collectors/auto-marker.js';
 import { formatStats } from '../../src/collectors/memory.js';
-import { PauseModel, type Choice, type ChoiceOptions, type Engine, type Features, type Observation } from '../../src/collectors/pause-model.js';
+import { PauseModel, type Engine, type Features, type Observation } from '../../src/collectors/pause-model.js';
+import { Alternating, runWithHooks } from '../collectors/alternating.js';
 import { HEAP_READER, type MarkRequest, type Marker } from '../../src/gc/marker.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { createHeap } from '../../src/heap/heap.js';
 import { emptyPhases, formatGcRecord, type GcRecord } from '../../src/heap/telemetry.js';
-import { defaultRunOptions, type RunOptions } from '../../src/cli/options.js';
-import { compileSource, runProgram } from '../../src/cli/run.js';
 import { readExpectations, runCaptured, samplePrograms } from '../expectations.js';
 import { minivm } from '../minivm.js';
 
@@ -146,27 +145,6 @@ describe('auto: the marker', () => {
   });
 });
 
-/** Chooses serial and parallel in turn, whatever they cost: every switch is exercised. */
-class Alternating extends PauseModel {
-  private turn = 0;
-  override choose(f: Features, candidates: readonly Engine[], o: ChoiceOptions = {}): Choice {
-    const c = super.choose(f, candidates, o);
-    const engine = candidates[this.turn++ % candidates.length]!;
-    return { ...c, engine, predictedMs: this.predict(engine, f).pauseMs };
-  }
-}
-
-async function runWithModel(file: string, base: Partial<RunOptions>, model: PauseModel) {
-  let stdout = '';
-  let stderr = '';
-  const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stderr += t) };
-  const options: RunOptions = { ...defaultRunOptions(), ...base };
-  const program = compileSource(file, readFileSync(file, 'utf8'), io);
-  expect(program, stderr).toBeDefined();
-  const outcome = await runProgram(program!, options, io, { autoModel: model });
-  return { ...outcome, stdout, stderr };
-}
-
 describe('auto: runs', () => {
   it('small collections run serial; the log line shows the prediction, --stats the error', async () => {
     const run = await runCaptured('programs/binary_trees.mini', { gc: 'auto', heapBytes: 8 * 2 ** 20, logGc: true, verifyGc: true, stats: true, threads: 2 });
@@ -184,9 +162,9 @@ describe('auto: runs', () => {
       for (const file of files) {
         const exp = readExpectations(readFileSync(file, 'utf8'));
         const model = new Alternating(PARALLEL_MIN_THREADS);
-        const run = await runWithModel(file, {
+        const run = await runWithHooks(file, {
           gc: 'auto', layout, heapBytes: 8 * 2 ** 20, gcStress, verifyGc: true, threads: PARALLEL_MIN_THREADS, stats: true,
-        }, model);
+        }, { autoModel: model });
         const got = run.stdout.split('\n');
         if (got[got.length - 1] === '') got.pop();
         expect(got, `${file} [${layout}]: ${run.stderr}`).toEqual(exp.stdout);
