@@ -39,6 +39,11 @@ function programs(root) {
   return [...list('programs', '32m'), ...list('bench/programs', '256m')];
 }
 
+/** A ratio as a percentage, or "-". */
+function pct(x, digits = 0) {
+  return x === null || x === undefined ? '-' : `${(100 * x).toFixed(digits)}%`;
+}
+
 export async function auto(ctx) {
   const { root, quick, gpu } = ctx;
   // Each configuration is a fresh process of a few seconds: 3 repeats keep the
@@ -51,6 +56,8 @@ export async function auto(ctx) {
   const raw = [];
   /** @type {number[]} */
   const allErrors = [];
+  /** @type {number[]} */
+  const allWarm = [];
   let within = 0;
   let below = 0;
   let compared = 0;
@@ -80,13 +87,20 @@ export async function auto(ctx) {
     const choices = Object.fromEntries(ENGINES.map((e) => [e, 0]));
     /** @type {number[]} */
     const errors = [];
+    /** @type {number[]} */
+    const warmErrors = [];
     for (const r of runs.auto) {
       for (const [e, n] of Object.entries(r.stats.auto?.choices ?? {})) choices[e] += n;
       for (const c of r.stats.collections) {
-        if (c.auto && c.pauseMs > 0) errors.push(Math.abs(c.pauseMs - c.auto.predictedMs) / c.pauseMs);
+        if (!c.auto || !(c.pauseMs > 0)) continue;
+        const e = Math.abs(c.pauseMs - c.auto.predictedMs) / c.pauseMs;
+        errors.push(e);
+        // Warm: predicted with 2 or more collections of the engine measured (pause-model.ts EXPLORE_AFTER).
+        if (c.auto.samples >= 2) warmErrors.push(e);
       }
     }
     allErrors.push(...errors);
+    allWarm.push(...warmErrors);
     const sameOutput = runs.auto.every((r) => runs.serial.length === 0 || r.stdout === runs.serial[0].stdout);
     const vsBest = autoPause !== null && best && best.pause > 0 ? autoPause / best.pause : null;
     if (vsBest !== null) {
@@ -98,23 +112,26 @@ export async function auto(ctx) {
     const failed = Object.entries(failures).map(([gc, why]) => `${gc}: ${why}`).join('; ');
     rows.push([
       program, heap, fmt(autoPause), ...FIXED.map((c) => (collectors.includes(c) ? fmt(runs[c].length ? pause(c) : null) : '-')),
-      best ? best.gc : '-', fx(vsBest), counted || '-', errors.length ? `${(100 * median(errors)).toFixed(0)}%` : '-',
+      best ? best.gc : '-', fx(vsBest), counted || '-', pct(median(errors)), pct(median(warmErrors)),
       sameOutput ? 'same' : 'DIFFERS', failed,
     ]);
-    raw.push({ program, heap, pauses: Object.fromEntries(collectors.map((c) => [c, runs[c].map((r) => r.stats.totalPauseMs)])), choices, errors, failures });
+    raw.push({ program, heap, pauses: Object.fromEntries(collectors.map((c) => [c, runs[c].map((r) => r.stats.totalPauseMs)])), choices, errors, warmErrors, failures });
   }
   const medErr = median(allErrors);
+  const medWarm = median(allWarm);
   const text = [
     `### auto: the learned engine choice beside the fixed collectors, total pause (ms, median of ${repeat} run(s))`,
     '',
     `Each program under \`--gc auto\` and each fixed collector${gpu.use ? '' : ' (GPU columns not run: no hardware adapter; --gpu to force)'}; ` +
-      "choices: auto's engines over all repeats; error: median |actual - predicted| / actual over its collections.",
+      "choices: auto's engines over all repeats; error: median |actual - predicted| / actual over its collections; " +
+      'warm error: over those predicted with 2 or more collections of the engine (and kind) measured.',
     '',
-    table(['program', 'heap', 'auto', ...FIXED, 'best fixed', 'auto/best', 'auto chose', 'error', 'output vs serial', 'failures'], rows),
+    table(['program', 'heap', 'auto', ...FIXED, 'best fixed', 'auto/best', 'auto chose', 'error', 'warm error', 'output vs serial', 'failures'], rows),
     '',
     `- auto within 10% of the best fixed collector: ${within} of ${compared} programs (bar: all)`,
     `- auto below every fixed collector: ${below} program(s) (bar: at least one)`,
-    `- median prediction error over all ${allErrors.length} collections: ${medErr === null ? '-' : `${(100 * medErr).toFixed(1)}%`} (bar: under 25%)`,
+    `- median prediction error over all ${allErrors.length} collections: ${pct(medErr, 1)} (bar: under 25%); ` +
+      `over the ${allWarm.length} warm ones: ${pct(medWarm, 1)}`,
   ].join('\n');
-  return { text, raw: { repeat, collectors, programs: raw, medianError: medErr, within, below, compared } };
+  return { text, raw: { repeat, collectors, programs: raw, medianError: medErr, medianWarmError: medWarm, within, below, compared } };
 }

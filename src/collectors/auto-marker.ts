@@ -57,6 +57,8 @@ export interface AutoOptions {
 interface Pending {
   readonly engine: Engine;
   readonly predictedMs: number;
+  /** Samples of the engine's mark term for this kind when it was chosen. */
+  readonly samples: number;
   readonly features: Features;
   readonly youngWords: number;
   readonly dirtyCards: number;
@@ -149,7 +151,8 @@ export class AutoMarker implements Marker {
       choice = this.model.choose(features, this.candidates(), goal);
     }
     if (isGpu(choice.engine)) await this.gpuFor(choice.engine);
-    this.pending = { engine: choice.engine, predictedMs: choice.predictedMs, features, youngWords, dirtyCards, roots: -1 };
+    const samples = this.model.samples(choice.engine, kind);
+    this.pending = { engine: choice.engine, predictedMs: choice.predictedMs, samples, features, youngWords, dirtyCards, roots: -1 };
   }
 
   /** Opens the GPU; its answer sets the model's GPU priors (or removes the GPU engines). */
@@ -203,7 +206,7 @@ export class AutoMarker implements Marker {
     this.lastEngine = engine;
     this.counts[engine]++;
     record.collector = `auto(${engine})`;
-    record.auto = { engine, predictedMs: p.predictedMs };
+    record.auto = { engine, predictedMs: p.predictedMs, samples: p.samples };
     const copied = (record.survivedBytes + record.promotedBytes) / 4;
     if (p.roots >= 0) this.lastRoots = p.roots;
     const ph = record.phases;
@@ -226,7 +229,7 @@ export class AutoMarker implements Marker {
       otherMs: Math.max(0, record.pauseMs - ph.roots - ph.mark - ph.copy - ph.sweep),
     });
     // A young prediction for a collection that became a full one is not checked.
-    if (record.kind === p.features.kind) this.model.checkPrediction(p.predictedMs, record.pauseMs);
+    if (record.kind === p.features.kind) this.model.checkPrediction(p.predictedMs, record.pauseMs, p.samples);
     if (record.kind === 'young' && p.youngWords > 0) {
       this.survival += RATIO_WEIGHT * (Math.min(1, copied / p.youngWords) - this.survival);
     } else if (record.kind === 'full' && record.usedBefore > 0) {

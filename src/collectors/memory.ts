@@ -14,7 +14,7 @@ import {
 } from '../gpu/index.js';
 import type { LayoutName } from '../heap/layout.js';
 import { AutoMarker, type AutoEngine } from './auto-marker.js';
-import type { PauseModel } from './pause-model.js';
+import type { ErrorSummary, PauseModel } from './pause-model.js';
 import type { CollectorName } from './names.js';
 
 /** What a run asks of its memory (the CLI's run options have these fields). */
@@ -70,7 +70,7 @@ export interface RunStats {
   parallel: { threads: number; startupMs: number } | null;
   /** `--gc auto`: collections per engine it chose, and its pause model's relative
    *  prediction error (0.1 = 10%) over the collections it predicted. */
-  auto: { choices: Record<AutoEngine, number>; error: { count: number; median: number; worst: number } } | null;
+  auto: { choices: Record<AutoEngine, number>; error: ErrorSummary & { warm: ErrorSummary } } | null;
   collections: GcRecord[];
 }
 
@@ -298,7 +298,9 @@ export function formatAutoChoices(choices: Readonly<Record<string, number>>): st
 function formatAutoStats(a: NonNullable<RunStats['auto']>): string {
   const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
   const e = a.error;
-  const error = e.count === 0 ? 'no predictions checked' : `prediction error median ${pct(e.median)}, worst ${pct(e.worst)} over ${e.count} collections`;
+  const warm = e.warm.count === 0 ? '' : `; with 2+ samples median ${pct(e.warm.median)} over ${e.warm.count}`;
+  const error =
+    e.count === 0 ? 'no predictions checked' : `prediction error median ${pct(e.median)}, worst ${pct(e.worst)} over ${e.count} collections${warm}`;
   return `${formatAutoChoices(a.choices)}; ${error}`;
 }
 

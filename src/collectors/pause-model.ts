@@ -133,14 +133,30 @@ export interface Choice {
   readonly predictions: readonly Prediction[];
 }
 
+export interface ErrorSummary {
+  readonly count: number;
+  readonly median: number;
+  readonly worst: number;
+}
+
+function summarize(errors: readonly number[]): ErrorSummary {
+  const e = [...errors].sort((a, b) => a - b);
+  if (e.length === 0) return { count: 0, median: 0, worst: 0 };
+  const mid = e.length >> 1;
+  const median = e.length % 2 === 1 ? e[mid]! : (e[mid - 1]! + e[mid]!) / 2;
+  return { count: e.length, median, worst: e[e.length - 1]! };
+}
+
 export class PauseModel {
   private readonly fits = new Map<string, DecayingFit>();
   private priors: Priors;
   /** Collections observed, and the one each engine last ran in. */
   private observed = 0;
   private readonly lastRun = new Map<Engine, number>();
-  /** |actual - predicted| / actual of each prediction checked against its collection. */
+  /** |actual - predicted| / actual of each prediction checked against its
+   *  collection, and of those made with EXPLORE_AFTER samples or more (warm). */
   private readonly errors: number[] = [];
+  private readonly warmErrors: number[] = [];
 
   constructor(readonly threads: number, private adapter: AdapterKind = 'hardware') {
     this.priors = defaultPriors(threads, adapter);
@@ -226,18 +242,19 @@ export class PauseModel {
     this.observed++;
   }
 
-  /** Records how far a prediction was from the pause it predicted. */
-  checkPrediction(predictedMs: number, actualMs: number): void {
-    if (actualMs > 0 && Number.isFinite(predictedMs)) this.errors.push(Math.abs(actualMs - predictedMs) / actualMs);
+  /** Records how far a prediction, made with `samples` samples of its engine's
+   *  mark term, was from the pause it predicted. */
+  checkPrediction(predictedMs: number, actualMs: number, samples: number): void {
+    if (!(actualMs > 0) || !Number.isFinite(predictedMs)) return;
+    const e = Math.abs(actualMs - predictedMs) / actualMs;
+    this.errors.push(e);
+    if (samples >= EXPLORE_AFTER) this.warmErrors.push(e);
   }
 
-  /** Median and worst relative error of the checked predictions (0.1 = 10%). */
-  error(): { count: number; median: number; worst: number } {
-    const e = [...this.errors].sort((a, b) => a - b);
-    if (e.length === 0) return { count: 0, median: 0, worst: 0 };
-    const mid = e.length >> 1;
-    const median = e.length % 2 === 1 ? e[mid]! : (e[mid - 1]! + e[mid]!) / 2;
-    return { count: e.length, median, worst: e[e.length - 1]! };
+  /** Median and worst relative error of the checked predictions (0.1 = 10%):
+   *  all of them, and (warm) those made with EXPLORE_AFTER samples or more. */
+  error(): ErrorSummary & { warm: ErrorSummary } {
+    return { ...summarize(this.errors), warm: summarize(this.warmErrors) };
   }
 
   /**

@@ -73,6 +73,8 @@ export interface GcRecord {
 export interface AutoChoiceRecord {
   engine: string;
   predictedMs: number;
+  /** Collections of this kind the model had measured the engine in. */
+  samples: number;
 }
 
 /** Where a young collection's evacuation ran (collectors whose marker can

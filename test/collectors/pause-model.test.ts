@@ -232,13 +232,17 @@ describe('PauseModel: choices', () => {
 
   it('its error is the median and worst |actual - predicted| / actual', () => {
     const m = new PauseModel(8);
-    expect(m.error()).toEqual({ count: 0, median: 0, worst: 0 });
-    m.checkPrediction(9, 10); // 10%
-    m.checkPrediction(10, 10); // 0%
-    m.checkPrediction(15, 10); // 50%
+    expect(m.error()).toEqual({ count: 0, median: 0, worst: 0, warm: { count: 0, median: 0, worst: 0 } });
+    m.checkPrediction(9, 10, 0); // 10%, from the priors
+    m.checkPrediction(10, 10, 5); // 0%
+    m.checkPrediction(15, 10, 2); // 50%
+    m.checkPrediction(12, 10, 3); // 20%
     const e = m.error();
-    expect(e.count).toBe(3);
-    expect(e.median).toBeCloseTo(0.1, 9);
+    expect(e.count).toBe(4);
+    expect(e.median).toBeCloseTo(0.15, 9);
     expect(e.worst).toBeCloseTo(0.5, 9);
+    // Warm: the predictions made with EXPLORE_AFTER samples or more.
+    expect(e.warm.count).toBe(3);
+    expect(e.warm.median).toBeCloseTo(0.2, 9);
   });
 });
