@@ -51,6 +51,8 @@ export interface AutoOptions {
   pauseGoalMs?: number;
   /** The model to use (tests hand in one already taught). */
   model?: PauseModel;
+  /** GPU engines whose mirror takes the whole heap at each mark (no change log). */
+  uploadsAll?: readonly Engine[];
 }
 
 /** The choice of one collection, for its record (`--log-gc`). */
@@ -83,8 +85,8 @@ export class AutoMarker implements Marker {
   private survival = 0.1;
   private fullLive = 0.5;
   private lastRoots = 0;
-  /** Words written since gpu-dfs's mirror last took the heap; null: it never did. */
-  private dfsBehind: number | null = null;
+  /** Per GPU engine: words written since its mirror last took the heap; null: it never did. */
+  private readonly behind: Record<'gpu-dfs' | 'gpu-bfs', number | null> = { 'gpu-dfs': null, 'gpu-bfs': null };
 
   constructor(private readonly heap: HeapImpl, private readonly options: AutoOptions = {}) {
     this.threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
@@ -138,11 +140,7 @@ export class AutoMarker implements Marker {
       markWords: kind === 'young' ? copyWords : this.fullLive * used,
       copyWords,
       sweepWords: kind === 'full' ? Math.max(0, used - youngWords) : 0,
-      uploadWords: {
-        'gpu-dfs': this.dfsBehind === null ? used : Math.min(used, this.dfsBehind + youngWords + dirtyCards * CARD_WORDS),
-        // gpu-bfs's mirror takes the whole heap each time (see `gpuFor`).
-        'gpu-bfs': h.words.length,
-      },
+      uploadWords: { 'gpu-dfs': this.uploadWords('gpu-dfs', used, youngWords, dirtyCards), 'gpu-bfs': this.uploadWords('gpu-bfs', used, youngWords, dirtyCards) },
     };
     const goal = this.options.pauseGoalMs === undefined ? {} : { pauseGoalMs: this.options.pauseGoalMs };
     let choice = this.model.choose(features, this.candidates(), goal);
@@ -153,6 +151,14 @@ export class AutoMarker implements Marker {
     if (isGpu(choice.engine)) await this.gpuFor(choice.engine);
     const samples = this.model.samples(choice.engine, kind);
     this.pending = { engine: choice.engine, predictedMs: choice.predictedMs, samples, features, youngWords, dirtyCards, roots: -1 };
+  }
+
+  /** What `engine`'s mirror would take before marking: the heap in use the first
+   *  time (or every time, without a change log); else what was written since. */
+  private uploadWords(engine: 'gpu-dfs' | 'gpu-bfs', used: number, youngWords: number, dirtyCards: number): number {
+    const behind = this.behind[engine];
+    if (behind === null || this.options.uploadsAll?.includes(engine)) return used;
+    return Math.min(used, behind + youngWords + dirtyCards * CARD_WORDS);
   }
 
   /** Opens the GPU; its answer sets the model's GPU priors (or removes the GPU engines). */
@@ -235,9 +241,12 @@ export class AutoMarker implements Marker {
     } else if (record.kind === 'full' && record.usedBefore > 0) {
       this.fullLive += RATIO_WEIGHT * (record.usedAfter / record.usedBefore - this.fullLive);
     }
-    // The CPU's evacuation writes the survivors, which gpu-dfs's mirror takes next time.
-    if (engine === 'gpu-dfs') this.dfsBehind = copied;
-    else if (this.dfsBehind !== null) this.dfsBehind += p.youngWords + copied + p.dirtyCards * CARD_WORDS;
+    // The CPU's evacuation writes the survivors, which a GPU mirror takes next time.
+    for (const g of ['gpu-dfs', 'gpu-bfs'] as const) {
+      const b = this.behind[g];
+      if (g === engine) this.behind[g] = copied;
+      else if (b !== null) this.behind[g] = b + p.youngWords + copied + p.dirtyCards * CARD_WORDS;
+    }
   }
 
   /** `collector` (the plan around this marker) choosing before each collection. */

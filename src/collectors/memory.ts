@@ -15,6 +15,7 @@ import {
 import type { LayoutName } from '../heap/layout.js';
 import { AutoMarker, type AutoEngine } from './auto-marker.js';
 import type { ErrorSummary, PauseModel } from './pause-model.js';
+import { SharedDirtyRanges } from './shared-dirty-ranges.js';
 import type { CollectorName } from './names.js';
 
 /** What a run asks of its memory (the CLI's run options have these fields). */
@@ -139,19 +140,24 @@ function markerFor(options: MemoryOptions, heap: HeapImpl, hooks: MemoryHooks): 
     case 'auto': {
       // Made now: the mirror log must see the heap from its first allocation.
       const input = gpuInput(heap);
-      // One change log feeds one mirror: gpu-dfs's. gpu-bfs's mirror takes the
-      // whole heap at each of its marks, which its model's upload term prices.
-      const whole: SableInput | RefGraphInput =
+      // Sable: the one change log feeds both GPU mirrors (shared-dirty-ranges.ts);
+      // refgraph: gpu-bfs's mirror takes the whole graphs at each of its marks,
+      // which the model's upload term prices.
+      const inputs: Record<'gpu-dfs' | 'gpu-bfs', SableInput | RefGraphInput> =
         input.layout === 'sable'
-          ? { ...input, takeDirtyRanges: () => 'all' }
-          : { layout: 'refgraph', words: input.words, graphs: input.graphs };
+          ? (() => {
+              const shared = new SharedDirtyRanges(() => heap.attachMirrorLog().takeDirtyRanges());
+              return { 'gpu-dfs': { ...input, takeDirtyRanges: shared.reader() }, 'gpu-bfs': { ...input, takeDirtyRanges: shared.reader() } };
+            })()
+          : { 'gpu-dfs': input, 'gpu-bfs': { layout: 'refgraph', words: input.words, graphs: input.graphs } };
       return new AutoMarker(heap, {
         threads,
         ...(options.pauseGoalMs === undefined ? {} : { pauseGoalMs: options.pauseGoalMs }),
         ...(hooks.autoModel ? { model: hooks.autoModel } : {}),
         probeGpu: async () => !(await gpuHost().adapter(benchmark)).software || hooks.autoAnyAdapter === true,
         gpuMarker: (engine) =>
-          new WorkerGpuMarker({ engine, input: engine === 'gpu-dfs' ? input : whole, options: gpuOpt, benchmark }),
+          new WorkerGpuMarker({ engine, input: inputs[engine], options: gpuOpt, benchmark }),
+        uploadsAll: input.layout === 'sable' ? [] : ['gpu-bfs'],
       });
     }
     default:
