@@ -16,7 +16,7 @@
 //   auto     (only when named) --gc auto beside serial, parallel, gpu-dfs and gpu-bfs on
 //            every program of programs/ and bench/programs/ that collects: total pauses,
 //            auto's ratio to the best fixed one, its choices, its prediction error
-//            (at most 3 repeats; --repeat 1 for a quicker pass)
+//            (at most 2 repeats; --repeat 1 for a quicker pass)
 //   scaling  (only when named) the parallel collector's young and full pauses at 1, 2, 4,
 //            8 and 16 threads beside serial and HotSpot ParallelGC (same thread counts)
 //

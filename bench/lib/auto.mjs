@@ -46,9 +46,9 @@ function pct(x, digits = 0) {
 
 export async function auto(ctx) {
   const { root, quick, gpu } = ctx;
-  // Each configuration is a fresh process of a few seconds: 3 repeats keep the
-  // section near 400 s on a 16-core host; --repeat 1 or --quick halves it.
-  const repeat = quick ? 1 : Math.min(ctx.repeat, 3);
+  // Each configuration is a fresh process of a few seconds, 5 per program: at
+  // most 2 repeats (--repeat 1 or --quick: one) keep the section within minutes.
+  const repeat = quick ? 1 : Math.min(ctx.repeat, 2);
   const collectors = ['auto', ...FIXED.filter((c) => !c.startsWith('gpu') || gpu.use)];
   /** @type {string[][]} */
   const rows = [];

@@ -84,7 +84,9 @@ export class AutoMarker implements Marker {
   private pending: Pending | null = null;
   private survival = 0.1;
   private fullLive = 0.5;
-  private lastRoots = 0;
+  /** Root references of the last mark of each kind (a young one's include the
+   *  remembered set's referents). */
+  private readonly lastRoots: Record<CollectionKind, number> = { young: 0, full: 0 };
   /** Per GPU engine: words written since its mirror last took the heap; null: it never did. */
   private readonly behind: Record<'gpu-dfs' | 'gpu-bfs', number | null> = { 'gpu-dfs': null, 'gpu-bfs': null };
 
@@ -136,7 +138,7 @@ export class AutoMarker implements Marker {
     const copyWords = this.survival * youngWords;
     const features: Features = {
       kind,
-      rootWork: this.lastRoots + dirtyCards,
+      rootWork: this.lastRoots[kind] + dirtyCards,
       markWords: kind === 'young' ? copyWords : this.fullLive * used,
       copyWords,
       sweepWords: kind === 'full' ? Math.max(0, used - youngWords) : 0,
@@ -214,7 +216,7 @@ export class AutoMarker implements Marker {
     record.collector = `auto(${engine})`;
     record.auto = { engine, predictedMs: p.predictedMs, samples: p.samples };
     const copied = (record.survivedBytes + record.promotedBytes) / 4;
-    if (p.roots >= 0) this.lastRoots = p.roots;
+    if (p.roots >= 0) this.lastRoots[record.kind] = p.roots;
     const ph = record.phases;
     const upload = record.marker.upload ?? 0;
     const used = record.usedBefore / 4;
@@ -222,7 +224,7 @@ export class AutoMarker implements Marker {
     this.model.observe({
       engine,
       kind: record.kind,
-      rootWork: this.lastRoots + p.dirtyCards,
+      rootWork: this.lastRoots[record.kind] + p.dirtyCards,
       markWords: record.kind === 'young' ? copied : record.usedAfter / 4,
       copyWords: copied,
       sweepWords: record.kind === 'full' ? Math.max(0, used - p.youngWords) : 0,
