@@ -51,6 +51,9 @@ export interface AutoOptions {
   pauseGoalMs?: number;
   /** The model to use (tests hand in one already taught). */
   model?: PauseModel;
+  /** The GPU engines it may run (default both; `--gpu-opt` may name settings
+   *  only one of them takes). */
+  gpuEngines?: readonly Engine[];
   /** GPU engines whose mirror takes the whole heap at each mark (no change log). */
   uploadsAll?: readonly Engine[];
 }
@@ -124,7 +127,10 @@ export class AutoMarker implements Marker {
 
   /** The engines this run may choose now. */
   private candidates(): Engine[] {
-    return ENGINES.filter((e) => (e === 'parallel' ? this.parallel !== null : isGpu(e) ? this.gpuState !== 'none' : true));
+    const gpus = this.options.gpuEngines;
+    return ENGINES.filter((e) =>
+      e === 'parallel' ? this.parallel !== null : isGpu(e) ? this.gpuState !== 'none' && (gpus === undefined || gpus.includes(e)) : true,
+    );
   }
 
   /** Chooses the engine of the collection about to run. */

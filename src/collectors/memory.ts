@@ -158,6 +158,14 @@ function markerFor(options: MemoryOptions, heap: HeapImpl, hooks: MemoryHooks): 
         gpuMarker: (engine) =>
           new WorkerGpuMarker({ engine, input: inputs[engine], options: gpuOpt, benchmark }),
         uploadsAll: input.layout === 'sable' ? [] : ['gpu-bfs'],
+        gpuEngines: (['gpu-dfs', 'gpu-bfs'] as const).filter((e) => {
+          try {
+            parseGpuOptions(gpuOpt, e);
+            return true;
+          } catch {
+            return false;
+          }
+        }),
       });
     }
     default:

@@ -106,6 +106,22 @@ describe('auto: the marker', () => {
     auto.dispose();
   });
 
+  it('runs only the GPU engines it is given (--gpu-opt settings one engine rejects)', async () => {
+    const { heap, request } = heapWith(1 << 20);
+    const { calls, make } = fakeGpu(heap);
+    const auto = new AutoMarker(heap, {
+      threads: 2, probeGpu: async () => (calls.probes++, true), gpuMarker: make, model: taught(2, 'gpu-bfs'), gpuEngines: ['gpu-dfs'],
+    });
+    for (let i = 0; i < 3; i++) {
+      await auto.begin('full');
+      await auto.mark(request('full'));
+      auto.observe(record('full', 1));
+    }
+    expect(calls.made).not.toContain('gpu-bfs');
+    expect(auto.counts['gpu-bfs']).toBe(0);
+    auto.dispose();
+  });
+
   it('a software (or no) adapter: the GPU engines are dropped after one probe', async () => {
     const { heap, request } = heapWith(1 << 20);
     const { calls, make } = fakeGpu(heap);
