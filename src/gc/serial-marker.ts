@@ -46,14 +46,63 @@ export class SerialMarker implements Marker {
   dispose(): void {}
 
   /** Depth-first from `roots`, marking objects in [lo, hi); returns the number
-   *  of live objects listed (young only). */
+   *  of live objects listed (young only). Each of the scanner's two forms gets its
+   *  own loop: a sable heap (every object one run) never tests for the other. */
   private trace(roots: Int32Array, lo: number, hi: number, young: boolean): number {
+    return this.heap.refSlots.view().contiguous ? this.traceRuns(roots, lo, hi, young) : this.traceSlots(roots, lo, hi, young);
+  }
+
+  /** Sable: an object's references are the run of `words[a + LAYOUT_WORD]` words after its header. */
+  private traceRuns(roots: Int32Array, lo: number, hi: number, young: boolean): number {
     const words = this.heap.words;
-    const { contiguous, kind, refBegin, refCount, refOffsets } = this.heap.refSlots.view();
     // The object model's names as locals: V8 reads an imported binding from its
     // module's cell, with a check, at every use, which here would be every object.
     const header = HEADER_WORDS;
     const countWord = LAYOUT_WORD;
+    const bitmap = this.bitmap;
+    let stack = this.stack;
+    let live = this.live;
+    let sp = 0;
+    let n = 0;
+    for (let r = 0; r < roots.length; r++) {
+      const v = roots[r]!;
+      if (v < lo || v >= hi || v === 0) continue;
+      const bit = 1 << (v & 31);
+      if ((bitmap[v >>> 5]! & bit) !== 0) continue;
+      bitmap[v >>> 5]! |= bit;
+      if (young) {
+        if (n === live.length) live = this.growLive();
+        live[n++] = v;
+      }
+      if (sp === stack.length) stack = this.growStack();
+      stack[sp++] = v;
+      while (sp > 0) {
+        const a = stack[--sp]!;
+        const end = a + header + words[a + countWord]!;
+        for (let s = a + header; s < end; s++) {
+          const c = words[s]!;
+          if (c < lo || c >= hi || c === 0) continue;
+          const cb = 1 << (c & 31);
+          const w = c >>> 5;
+          if ((bitmap[w]! & cb) !== 0) continue;
+          bitmap[w]! |= cb;
+          if (young) {
+            if (n === live.length) live = this.growLive();
+            live[n++] = c;
+          }
+          if (sp === stack.length) stack = this.growStack();
+          stack[sp++] = c;
+        }
+      }
+    }
+    return n;
+  }
+
+  /** Refgraph: an array's references are a run, an instance's the type's offsets. */
+  private traceSlots(roots: Int32Array, lo: number, hi: number, young: boolean): number {
+    const words = this.heap.words;
+    const { kind, refBegin, refCount, refOffsets } = this.heap.refSlots.view();
+    const header = HEADER_WORDS;
     const typeWord = TYPE_WORD;
     const scattered = SCATTERED;
     const bitmap = this.bitmap;
@@ -75,11 +124,9 @@ export class SerialMarker implements Marker {
       stack[sp++] = v;
       while (sp > 0) {
         const a = stack[--sp]!;
-        // A sable object's run (refRunEnd's first case) is computed here, so that
-        // the sable trace calls nothing per object.
-        const end = contiguous ? a + header + words[a + countWord]! : refRunEnd(words, kind, false, a);
-        // The scanner's two forms get a loop each, so that neither tests its form
-        // per slot; the loops differ only in where slot j is.
+        const end = refRunEnd(words, kind, false, a);
+        // A loop per form, so that neither tests its form per slot; they differ
+        // only in where slot j is.
         if (end !== scattered) {
           for (let s = a + header; s < end; s++) {
             const c = words[s]!;
