@@ -65,10 +65,15 @@ export interface Priors {
   upload: Line;
 }
 
+/** Threads past which the parallel collector stops gaining, and its efficiency
+ *  up to there (docs/decisions/i25-01). */
+const PARALLEL_USEFUL_THREADS = 8;
+const PARALLEL_EFFICIENCY = 0.5;
+
 /** Serial's defaults on a current x86 core running V8; parallel's divide the
- *  per-word costs among its threads at 70% efficiency and add waking them. */
+ *  per-word costs among its useful threads at its efficiency and add waking them. */
 function cpuPriors(threads: number): Pick<Priors, 'roots' | 'sweep' | 'other' | 'copy'> & { serial: Line; parallel: Line } {
-  const share = 1 / (0.7 * Math.max(1, threads));
+  const share = 1 / Math.max(1, PARALLEL_EFFICIENCY * Math.min(PARALLEL_USEFUL_THREADS, Math.max(1, threads)));
   return {
     roots: { fixed: 0.02, perUnit: 2e-4 },
     sweep: { fixed: 0.02, perUnit: 5e-7 },
