@@ -6,9 +6,10 @@
  * both gc/ and gpu/.
  *
  * Before each collection (`begin`, called by the collector `around` wraps) it
- * estimates the collection's work from the heap (eden's fill, the dirty cards,
- * the survival and live ratios of recent collections, what each GPU mirror
- * lacks), asks the model, and takes that engine for the whole collection. While
+ * estimates the collection's work from the heap (eden's fill, the root count
+ * and the survival and live ratios of recent collections, what each GPU mirror
+ * lacks; nothing that walks the heap or its card table, as the choice is made
+ * outside the timed pause), asks the model, and takes that engine for the whole collection. While
  * the choice is parallel its constraints are the parallel marker's, so young
  * objects are copied by the threads exactly as under `--gc parallel`; the GPU
  * engines mark, and the CPU evacuates (their mirrors learn the moves as writes).
@@ -26,7 +27,6 @@ import { SerialMarker } from '../gc/serial-marker.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import type { CollectionKind, GcRecord } from '../heap/telemetry.js';
-import { CARD_WORDS } from '../heap/card-table.js';
 import { ENGINES, isGpu, PauseModel, type Engine, type Features } from './pause-model.js';
 
 export type AutoEngine = Engine;
@@ -66,7 +66,6 @@ interface Pending {
   readonly samples: number;
   readonly features: Features;
   readonly youngWords: number;
-  readonly dirtyCards: number;
   /** Root references the mark was handed (none when the parallel copier traced). */
   roots: number;
 }
@@ -80,6 +79,9 @@ export class AutoMarker implements Marker {
   readonly counts: Record<Engine, number> = { serial: 0, parallel: 0, 'gpu-dfs': 0, 'gpu-bfs': 0 };
   /** Opening the GPU when first wanted: start-up, not a pause. */
   gpuStartupMs = 0;
+  /** The choices themselves (the estimates and the model's arithmetic):
+   *  made just before each collection's pause is timed, so reported apart. */
+  chooseMs = 0;
   private readonly serial: SerialMarker;
   private parallel: ParallelMarker | null = null;
   private readonly gpus = new Map<'gpu-dfs' | 'gpu-bfs', Marker>();
@@ -135,20 +137,19 @@ export class AutoMarker implements Marker {
 
   /** Chooses the engine of the collection about to run. */
   async begin(kind: CollectionKind): Promise<void> {
+    const t0 = performance.now();
+    const startup0 = this.gpuStartupMs;
     const h = this.heap;
     const youngWords = h.edenTop - h.edenStart + (h.fromTop - h.fromStart);
     const used = Math.ceil(h.usedBytes() / 4);
-    let dirtyCards = 0;
-    const cards = h.cards;
-    for (let c = cards.nextDirty(0); c < cards.count; c = cards.nextDirty(c + 1)) dirtyCards++;
     const copyWords = this.survival * youngWords;
     const features: Features = {
       kind,
-      rootWork: this.lastRoots[kind] + dirtyCards,
+      rootWork: this.lastRoots[kind],
       markWords: kind === 'young' ? copyWords : this.fullLive * used,
       copyWords,
       sweepWords: kind === 'full' ? Math.max(0, used - youngWords) : 0,
-      uploadWords: { 'gpu-dfs': this.uploadWords('gpu-dfs', used, youngWords, dirtyCards), 'gpu-bfs': this.uploadWords('gpu-bfs', used, youngWords, dirtyCards) },
+      uploadWords: { 'gpu-dfs': this.uploadWords('gpu-dfs', used, youngWords), 'gpu-bfs': this.uploadWords('gpu-bfs', used, youngWords) },
     };
     const goal = this.options.pauseGoalMs === undefined ? {} : { pauseGoalMs: this.options.pauseGoalMs };
     let choice = this.model.choose(features, this.candidates(), goal);
@@ -158,15 +159,16 @@ export class AutoMarker implements Marker {
     }
     if (isGpu(choice.engine)) await this.gpuFor(choice.engine);
     const samples = this.model.samples(choice.engine, kind);
-    this.pending = { engine: choice.engine, predictedMs: choice.predictedMs, samples, features, youngWords, dirtyCards, roots: -1 };
+    this.pending = { engine: choice.engine, predictedMs: choice.predictedMs, samples, features, youngWords, roots: -1 };
+    this.chooseMs += performance.now() - t0 - (this.gpuStartupMs - startup0);
   }
 
   /** What `engine`'s mirror would take before marking: the heap in use the first
    *  time (or every time, without a change log); else what was written since. */
-  private uploadWords(engine: 'gpu-dfs' | 'gpu-bfs', used: number, youngWords: number, dirtyCards: number): number {
+  private uploadWords(engine: 'gpu-dfs' | 'gpu-bfs', used: number, youngWords: number): number {
     const behind = this.behind[engine];
     if (behind === null || this.options.uploadsAll?.includes(engine)) return used;
-    return Math.min(used, behind + youngWords + dirtyCards * CARD_WORDS);
+    return Math.min(used, behind + youngWords);
   }
 
   /** Opens the GPU; its answer sets the model's GPU priors (or removes the GPU engines). */
@@ -230,7 +232,7 @@ export class AutoMarker implements Marker {
     this.model.observe({
       engine,
       kind: record.kind,
-      rootWork: this.lastRoots[record.kind] + p.dirtyCards,
+      rootWork: this.lastRoots[record.kind],
       markWords: record.kind === 'young' ? copied : record.usedAfter / 4,
       copyWords: copied,
       sweepWords: record.kind === 'full' ? Math.max(0, used - p.youngWords) : 0,
@@ -253,7 +255,7 @@ export class AutoMarker implements Marker {
     for (const g of ['gpu-dfs', 'gpu-bfs'] as const) {
       const b = this.behind[g];
       if (g === engine) this.behind[g] = copied;
-      else if (b !== null) this.behind[g] = b + p.youngWords + copied + p.dirtyCards * CARD_WORDS;
+      else if (b !== null) this.behind[g] = b + p.youngWords + copied;
     }
   }
 

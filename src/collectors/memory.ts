@@ -71,7 +71,7 @@ export interface RunStats {
   parallel: { threads: number; startupMs: number } | null;
   /** `--gc auto`: collections per engine it chose, and its pause model's relative
    *  prediction error (0.1 = 10%) over the collections it predicted. */
-  auto: { choices: Record<AutoEngine, number>; error: ErrorSummary & { warm: ErrorSummary } } | null;
+  auto: { choices: Record<AutoEngine, number>; error: ErrorSummary & { warm: ErrorSummary }; chooseMs: number } | null;
   collections: GcRecord[];
 }
 
@@ -264,7 +264,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
         heapBytes: options.heapBytes,
         wallMs,
         // The device's start-up is neither the program's time nor a collection's.
-        mutatorMs: wallMs - gcMs - gpuStartupMs - poolStartupMs - (autoMarker?.gpuStartupMs ?? 0),
+        mutatorMs: wallMs - gcMs - gpuStartupMs - poolStartupMs - (autoMarker ? autoMarker.gpuStartupMs + autoMarker.chooseMs : 0),
         gcMs,
         youngCollections: s.youngCollections,
         fullCollections: s.fullCollections,
@@ -286,7 +286,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
             }
           : null,
         parallel: pool ? { threads: pool.threads, startupMs: poolStartupMs } : null,
-        auto: autoMarker ? { choices: { ...autoMarker.counts }, error: autoMarker.model.error() } : null,
+        auto: autoMarker ? { choices: { ...autoMarker.counts }, error: autoMarker.model.error(), chooseMs: autoMarker.chooseMs } : null,
         collections: records,
       };
     },
@@ -315,7 +315,7 @@ function formatAutoStats(a: NonNullable<RunStats['auto']>): string {
   const warm = e.warm.count === 0 ? '' : `; with 2+ samples median ${pct(e.warm.median)} over ${e.warm.count}`;
   const error =
     e.count === 0 ? 'no predictions checked' : `prediction error median ${pct(e.median)}, worst ${pct(e.worst)} over ${e.count} collections${warm}`;
-  return `${formatAutoChoices(a.choices)}; ${error}`;
+  return `${formatAutoChoices(a.choices)}; ${error}; choosing ${a.chooseMs.toFixed(2)}ms in all`;
 }
 
 /** The `--stats` summary. */

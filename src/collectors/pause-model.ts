@@ -6,7 +6,7 @@
  * no randomness, so a run's choices follow from its measurements alone.
  *
  * Terms (docs/decisions/i25-01-auto-pause-model.md gives the defaults):
- *   roots    per root slot and dirty card      shared: the CPU gathers roots for every engine
+ *   roots    per root reference                shared: the CPU gathers roots for every engine
  *   mark     per word marked, per engine+kind   a GPU engine's excludes its upload
  *   upload   per word uploaded, per GPU engine  what its mirror lacks
  *   copy     per word copied, per copier+kind   parallel copies with its threads; the
@@ -30,7 +30,7 @@ export function isGpu(e: Engine): e is 'gpu-dfs' | 'gpu-bfs' {
 /** What is known of a collection's work before it runs (the sizes of the terms). */
 export interface Features {
   readonly kind: Kind;
-  /** Root slots plus dirty cards. */
+  /** Root references (a young collection's include the remembered set's referents). */
   readonly rootWork: number;
   /** Words the trace visits: the live words of the traced range. */
   readonly markWords: number;
