@@ -77,7 +77,8 @@ export async function auto(ctx) {
         else runs[gc].push(r);
       }
     }
-    const pause = (gc) => median(runs[gc].map((r) => r.stats.totalPauseMs));
+    // auto's choices are made just before each pause is timed: they count here.
+    const pause = (gc) => median(runs[gc].map((r) => r.stats.totalPauseMs + (r.stats.auto?.chooseMs ?? 0)));
     const fixed = FIXED.filter((c) => collectors.includes(c) && runs[c].length > 0).map((c) => ({ gc: c, pause: pause(c) }));
     /** @type {{ gc: string, pause: number } | null} */
     let best = null;
@@ -123,7 +124,7 @@ export async function auto(ctx) {
     `### auto: the learned engine choice beside the fixed collectors, total pause (ms, median of ${repeat} run(s))`,
     '',
     `Each program under \`--gc auto\` and each fixed collector${gpu.use ? '' : ' (GPU columns not run: no hardware adapter; --gpu to force)'}; ` +
-      "choices: auto's engines over all repeats; error: median |actual - predicted| / actual over its collections; " +
+      "auto's column adds the time it spent choosing (outside its pauses); choices: auto's engines over all repeats; error: median |actual - predicted| / actual over its collections; " +
       'warm error: over those predicted with 2 or more collections of the engine (and kind) measured.',
     '',
     table(['program', 'heap', 'auto', ...FIXED, 'best fixed', 'auto/best', 'auto chose', 'error', 'warm error', 'output vs serial', 'failures'], rows),
