@@ -29,7 +29,7 @@ export const DEFAULT_DECAY = 0.7;
  *  shape): the older samples then keep only SHIFT_KEEP of their weight, so the
  *  model follows in one or two collections rather than a dozen. */
 export const SHIFT_FACTOR = 2.5;
-export const SHIFT_MIN_MS = 0.5;
+export const SHIFT_MIN_MS = 0.05;
 export const SHIFT_KEEP = 0.1;
 
 export class DecayingFit {
