@@ -85,6 +85,8 @@ export class AutoMarker implements Marker {
   private readonly serial: SerialMarker;
   private parallel: ParallelMarker | null = null;
   private readonly gpus = new Map<'gpu-dfs' | 'gpu-bfs', Marker>();
+  /** GPU engines whose marker could not be made or prepared. */
+  private readonly unavailable = new Set<Engine>();
   private gpuState: 'unknown' | 'hardware' | 'none';
   private pending: Pending | null = null;
   private survival = 0.1;
@@ -131,7 +133,11 @@ export class AutoMarker implements Marker {
   private candidates(): Engine[] {
     const gpus = this.options.gpuEngines;
     return ENGINES.filter((e) =>
-      e === 'parallel' ? this.parallel !== null : isGpu(e) ? this.gpuState !== 'none' && (gpus === undefined || gpus.includes(e)) : true,
+      e === 'parallel'
+        ? this.parallel !== null
+        : isGpu(e)
+          ? this.gpuState !== 'none' && !this.unavailable.has(e) && (gpus === undefined || gpus.includes(e))
+          : true,
     );
   }
 
@@ -157,7 +163,8 @@ export class AutoMarker implements Marker {
       await this.probe();
       choice = this.model.choose(features, this.candidates(), goal);
     }
-    if (isGpu(choice.engine)) await this.gpuFor(choice.engine);
+    // A GPU engine that cannot be made (an adapter limit, say) is dropped, not fatal.
+    while (isGpu(choice.engine) && !(await this.gpuReady(choice.engine))) choice = this.model.choose(features, this.candidates(), goal);
     const samples = this.model.samples(choice.engine, kind);
     this.pending = { engine: choice.engine, predictedMs: choice.predictedMs, samples, features, youngWords, roots: -1 };
     this.chooseMs += performance.now() - t0 - (this.gpuStartupMs - startup0);
@@ -185,15 +192,32 @@ export class AutoMarker implements Marker {
     if (!hardware) this.model.setAdapter('software');
   }
 
+  /** Whether `engine`'s GPU marker is made and prepared; one that failed is
+   *  disposed and its engine no longer offered. */
+  private async gpuReady(engine: 'gpu-dfs' | 'gpu-bfs'): Promise<boolean> {
+    try {
+      await this.gpuFor(engine);
+      return true;
+    } catch {
+      this.gpus.get(engine)?.dispose();
+      this.gpus.delete(engine);
+      this.unavailable.add(engine);
+      return false;
+    }
+  }
+
   /** The GPU marker of `engine`, made and prepared (outside any pause) on first use. */
   private async gpuFor(engine: 'gpu-dfs' | 'gpu-bfs'): Promise<Marker> {
     let m = this.gpus.get(engine);
     if (!m) {
       const t = performance.now();
-      m = this.options.gpuMarker!(engine);
-      this.gpus.set(engine, m);
-      await (m as { prepare?: () => Promise<void> }).prepare?.();
-      this.gpuStartupMs += performance.now() - t;
+      try {
+        m = this.options.gpuMarker!(engine);
+        this.gpus.set(engine, m);
+        await (m as { prepare?: () => Promise<void> }).prepare?.();
+      } finally {
+        this.gpuStartupMs += performance.now() - t;
+      }
     }
     return m;
   }

@@ -122,6 +122,25 @@ describe('auto: the marker', () => {
     auto.dispose();
   });
 
+  it('a GPU engine whose marker cannot be prepared is dropped, and the collection runs on another', async () => {
+    const { heap, request } = heapWith(1 << 20);
+    const { calls, make } = fakeGpu(heap);
+    const failing = (engine: 'gpu-dfs' | 'gpu-bfs'): Marker =>
+      engine === 'gpu-bfs'
+        ? { ...make(engine), prepare: async () => { throw new Error('adapter limit'); } } as Marker
+        : make(engine);
+    const auto = new AutoMarker(heap, { threads: 2, probeGpu: async () => true, gpuMarker: failing, model: taught(2, 'gpu-bfs') });
+    for (let i = 0; i < 2; i++) {
+      await auto.begin('full');
+      expect(auto.name).not.toBe('auto(gpu-bfs)');
+      await auto.mark(request('full'));
+      auto.observe(record('full', 1));
+    }
+    expect(calls.made.filter((e) => e === 'gpu-bfs')).toHaveLength(1);
+    expect(auto.counts['gpu-bfs']).toBe(0);
+    auto.dispose();
+  });
+
   it('a software (or no) adapter: the GPU engines are dropped after one probe', async () => {
     const { heap, request } = heapWith(1 << 20);
     const { calls, make } = fakeGpu(heap);
