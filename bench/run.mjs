@@ -13,6 +13,10 @@
 //   pairs    (only when named) the GPU bar side by side: rounds of serial, gpu-dfs and
 //            gpu-bfs on the 2560 lists and CompleteGraph, young pauses paired by round;
 //            give it --repeat 20 on a noisy host
+//   auto     (only when named) --gc auto beside serial, parallel, gpu-dfs and gpu-bfs on
+//            every program of programs/ and bench/programs/ that collects: total pauses,
+//            auto's ratio to the best fixed one, its choices, its prediction error
+//            (at most 2 repeats; --repeat 1 for a quicker pass)
 //   scaling  (only when named) the parallel collector's young and full pauses at 1, 2, 4,
 //            8 and 16 threads beside serial and HotSpot ParallelGC (same thread counts)
 //
@@ -28,12 +32,14 @@
 //                line with the commit, machine, date and the command that reruns that
 //                section alone, then its tables (no run-wide header or timings)
 //   --threads-list N,N,...  thread counts of `scaling` (default 1,2,4,8,16)
+//   --programs NAME,...     `auto`: only the programs whose path contains one of the names
 //
 // Tables go to stdout as markdown; progress goes to stderr. Peers that are not
 // installed (python3, lua5.4, java) show as "-" or a skipped section.
 import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { auto } from './lib/auto.mjs';
 import { dispatch } from './lib/dispatch.mjs';
 import { gc } from './lib/gc.mjs';
 import { interp } from './lib/interp.mjs';
@@ -48,19 +54,19 @@ import { young1m } from './lib/young1m.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** @type {Record<string, (ctx: any) => Promise<{ text: string, raw: object }>>} */
-const SECTIONS = { interp, gc, layouts, young1m, java, pairs, scaling, dispatch };
+const SECTIONS = { interp, gc, layouts, young1m, java, pairs, scaling, dispatch, auto };
 const DEFAULT_SECTIONS = ['interp', 'gc', 'layouts', 'young1m', 'java'];
 
 function usage(msg) {
   if (msg) process.stderr.write(`bench/run.mjs: ${msg}\n`);
   process.stderr.write(
-    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling|dispatch ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown] [--threads-list N,N,...]\n',
+    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling|dispatch|auto ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown] [--threads-list N,N,...] [--programs NAME,...]\n',
   );
   process.exit(64);
 }
 
-/** @type {{ sections: string[], repeat: number | undefined, quick: boolean, out: string | null, gpu: boolean, heap: string, build: boolean, markdown: boolean, threadsList: number[] | null }} */
-const opts = { sections: [], repeat: undefined, quick: false, out: null, gpu: false, heap: '1g', build: true, markdown: false, threadsList: null };
+/** @type {{ sections: string[], repeat: number | undefined, quick: boolean, out: string | null, gpu: boolean, heap: string, build: boolean, markdown: boolean, threadsList: number[] | null, programs: string[] | null }} */
+const opts = { sections: [], repeat: undefined, quick: false, out: null, gpu: false, heap: '1g', build: true, markdown: false, threadsList: null, programs: null };
 /** The options as given, but the sections and --out: what reruns one section alike. */
 const common = [];
 const argv = process.argv.slice(2);
@@ -85,6 +91,12 @@ for (let i = 0; i < argv.length; i++) {
     opts.threadsList = list;
     common.push(a, list.join(','));
   }
+  else if (a === '--programs') {
+    const list = (argv[++i] ?? '').split(',').filter((n) => n !== '');
+    if (list.length === 0) usage('--programs needs names, comma-separated');
+    opts.programs = list;
+    common.push(a, list.join(','));
+  }
   else if (a === '-h' || a === '--help') usage();
   else if (SECTIONS[a]) opts.sections.push(a);
   else usage(`unknown argument ${a}`);
@@ -99,7 +111,7 @@ const started = new Date();
 const machine = machineInfo(root);
 /** @type {{ use: boolean, available: boolean, software: boolean, adapter: string | null, line: string }} */
 let gpu = { use: false, available: false, software: false, adapter: null, line: 'not probed' };
-if (opts.sections.includes('gc') || opts.sections.includes('pairs')) {
+if (opts.sections.includes('gc') || opts.sections.includes('pairs') || opts.sections.includes('auto')) {
   log('probing the GPU adapter (gpu-dfs on a tiny program)');
   const p = await probeGpu(root);
   // With --gpu, run the GPU rows unless there is certainly no adapter (exit 69), so that
@@ -121,12 +133,12 @@ if (!opts.markdown) {
  *  provenance line under the first. */
 function pageSection(name, text) {
   const [head, ...rest] = text.replace(/^(#{2,6}) /gm, (_, h) => `${h.slice(1)} `).split('\n');
-  const usesGpu = (name === 'gc' || name === 'pairs') && gpu.use;
+  const usesGpu = (name === 'gc' || name === 'pairs' || name === 'auto') && gpu.use;
   const again = `node bench/run.mjs ${[name, ...common].join(' ')}`;
   return [head, '', provenance(machine, usesGpu ? gpu.adapter : null, started, again), ...rest].join('\n');
 }
 
-const ctx = { root, repeat: opts.repeat, quick: opts.quick, gpu, heap: opts.heap, machine, threadsList: opts.threadsList };
+const ctx = { root, repeat: opts.repeat, quick: opts.quick, gpu, heap: opts.heap, machine, threadsList: opts.threadsList, programs: opts.programs };
 /** @type {{ date: string, command: string, machine: object, gpu: object, options: object, sections: Record<string, object>, seconds?: number }} */
 const results = { date: started.toISOString(), command: cmd, machine, gpu, options: { ...opts }, sections: {} };
 for (const name of opts.sections) {

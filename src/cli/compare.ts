@@ -23,6 +23,7 @@ import { writeOutputFile } from './output-file.js';
 import type { CompareResult, CompareRun, RunStatus } from './results.js';
 import { formatTextTable, Progress, type CommandDeps } from './text.js';
 import { isDawnLine } from './dawn-filter.js';
+import { formatAutoChoices } from '../collectors/index.js';
 
 export type { CompareResult, CompareRun } from './results.js';
 
@@ -98,6 +99,12 @@ function toRow(gc: CollectorName, layout: LayoutName, runs: OneRun[]): CompareRu
     row.samples[f] = values;
   }
   row.outliers = outliers(stats.map((s) => s.wallMs));
+  const autos = stats.flatMap((s) => (s.auto ? [s.auto] : []));
+  if (autos.length > 0) {
+    const choices: Record<string, number> = {};
+    for (const a of autos) for (const [e, n] of Object.entries(a.choices)) choices[e] = (choices[e] ?? 0) + n;
+    row.auto = { choices, medianError: median(autos.map((a) => a.error.median)) };
+  }
   // The plots show one real run, not a blend: the one nearest the median wall time.
   let rep = runs[0]!;
   for (const r of runs) {
@@ -245,6 +252,14 @@ export function formatComparison(r: CompareResult): string {
     } else if (run.status !== 'ok') {
       lines.push(`note: ${run.collector}/${run.layout} ended with exit status ${run.exitCode} (${run.status})`);
     }
+  }
+  for (const run of r.runs) {
+    if (!run.auto) continue;
+    const per = r.repeat > 1 ? ` over ${r.repeat} runs` : '';
+    lines.push(
+      `${run.collector}/${run.layout}: ${formatAutoChoices(run.auto.choices).replace(/^auto: /, '')}${per}; ` +
+        `median prediction error ${(run.auto.medianError * 100).toFixed(1)}%`,
+    );
   }
   for (const s of r.skipped) lines.push(`note: skipped ${s.collector} (not requested explicitly): ${s.reason}`);
   const idle = r.runs.filter((run) => run.status === 'ok' && run.collector !== 'none' && run.youngCollections + run.fullCollections === 0);

@@ -32,6 +32,8 @@ export interface RunOptions {
   gpuOpt: string;
   gpuBenchmark: boolean;
   threads: number | undefined;
+  /** `--pause-goal` (auto): the pause, in milliseconds, to meet at least CPU time. */
+  pauseGoalMs: number | undefined;
   /** Execution tier; undefined leaves the interpreter's own default. */
   tier: TierName | undefined;
   tierThreshold: number | undefined;
@@ -59,7 +61,7 @@ export function defaultRunOptions(): RunOptions {
   return {
     gc: 'serial', layout: 'sable', heapBytes: 256 * 1024 ** 2, youngBytes: undefined, survivorRatio: 8,
     tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, logGcFile: undefined, stats: false,
-    jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, tier: undefined,
+    jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, pauseGoalMs: undefined, tier: undefined,
     tierThreshold: undefined, dispatch: 'ic', js: false, args: [],
   };
 }
@@ -121,6 +123,14 @@ export function parseSize(text: string, flag: string): number {
 function integer(text: string | undefined, flag: string, min: number): number {
   if (text === undefined || !/^\d+$/.test(text) || Number(text) < min) {
     throw new UsageError(`${flag} needs an integer of at least ${min}${text === undefined ? '' : ` (got '${text}')`}`);
+  }
+  return Number(text);
+}
+
+/** A duration in milliseconds: a positive decimal number, such as 5 or 2.5. */
+function milliseconds(text: string | undefined, flag: string): number {
+  if (text === undefined || !/^\d+(\.\d+)?$/.test(text) || !(Number(text) > 0) || !Number.isFinite(Number(text))) {
+    throw new UsageError(`${flag} needs a positive number of milliseconds, such as 5 or 2.5${text === undefined ? '' : ` (got '${text}')`}`);
   }
   return Number(text);
 }
@@ -207,6 +217,11 @@ export const OPTIONS: readonly OptionSpec[] = [
   {
     name: 'threads', arg: 'N', commands: RUNS, help: 'marking threads of the parallel collector (default: the cores)',
     apply: (p, v, f) => void (p.run.threads = integer(v, f, 1)),
+  },
+  {
+    name: 'pause-goal', arg: 'MS', commands: RUNS,
+    help: 'auto: the engine that meets this pause (ms) at least CPU time, else the fastest',
+    apply: (p, v, f) => void (p.run.pauseGoalMs = milliseconds(v, f)),
   },
   {
     name: 'tier', arg: 'NAME', commands: RUNS, help: `execution tier: ${TIER_NAMES.join(' | ')} (default auto: compile hot functions)`,

@@ -24,7 +24,7 @@ export interface CollectionPoint {
 export type RunStatus = 'ok' | 'out of memory' | 'runtime error';
 
 /** The run statistics a comparison row reports (medians over its repeats). */
-type RowFigures = Omit<RunStats, 'collector' | 'layout' | 'heapBytes' | 'refGraph' | 'gpu' | 'collections'>;
+type RowFigures = Omit<RunStats, 'collector' | 'layout' | 'heapBytes' | 'refGraph' | 'gpu' | 'collections' | 'auto'>;
 
 /** One row of the comparison: a collector and layout, medians over its repeats. */
 export interface CompareRun extends RowFigures {
@@ -41,6 +41,9 @@ export interface CompareRun extends RowFigures {
   outliers: number[];
   /** The collections of the run whose wall time is the median one. */
   collections: CollectionPoint[];
+  /** `auto` rows only: its choices summed over the repeats, and the median of the
+   *  repeats' median prediction errors. */
+  auto?: { choices: Record<string, number>; medianError: number };
 }
 
 export interface CompareResult {

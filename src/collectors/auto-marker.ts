@@ -1,86 +1,105 @@
 /**
  * `--gc auto`: the generational plan with a marker that picks, per collection, the
- * engine expected to be fastest from what it knows of the heap. It lives in
- * collectors/ because it may hand collections to a GPU marker, and only the
- * composition root sees both gc/ and gpu/.
+ * engine its pause model (pause-model.ts) predicts best for this collection, and
+ * learns from each collection's measured phases. It lives in collectors/ because
+ * it may hand collections to a GPU marker, and only the composition root sees
+ * both gc/ and gpu/.
  *
- * The rule (`chooseEngine`), on the work W = roots + occupied words of the traced
- * range (young collections: eden and the from-survivor in use; full: the heap in use):
- *   1. gpu-dfs when the adapter is a hardware one and W >= GPU_MIN_WORK (16 Mi words,
- *      64 MiB): uploading the heap and launching kernels only pays off on large heaps,
- *      and a software adapter (llvmpipe, lavapipe, SwiftShader) is never faster than
- *      the CPU. The adapter is probed (the device opened) only the first time a
- *      collection is that large, so small runs never touch the GPU.
- *   2. parallel when there are at least PARALLEL_MIN_THREADS (4) marking threads
- *      (--threads, default the available cores) and W >= PARALLEL_MIN_WORK (1 Mi
- *      words, 4 MiB): below that, waking the workers and marking with Atomics costs
- *      more than it saves; with fewer threads the atomic marks cost more than the
- *      threads win (docs/decisions/r19c-02-auto-policy.md).
- *   3. serial otherwise.
- * The log line names the engine that ran: `auto(serial)`, `auto(parallel)`, `auto(gpu-dfs)`.
+ * Before each collection (`begin`, called by the collector `around` wraps) it
+ * estimates the collection's work from the heap (eden's fill, the root count
+ * and the survival and live ratios of recent collections, what each GPU mirror
+ * lacks; nothing that walks the heap or its card table, as the choice is made
+ * outside the timed pause), asks the model, and takes that engine for the whole collection. While
+ * the choice is parallel its constraints are the parallel marker's, so young
+ * objects are copied by the threads exactly as under `--gc parallel`; the GPU
+ * engines mark, and the CPU evacuates (their mirrors learn the moves as writes).
+ * After it (`observe`, from the collection's record) the model learns.
+ *
+ * The GPU is probed (the device opened, the kernels compiled) only when the
+ * model, still assuming a hardware adapter, would try a GPU engine: small runs
+ * never touch it, and a software adapter gets priors that keep it unchosen.
  */
 
 import { availableParallelism } from 'node:os';
-import { HEAP_READER, type MarkRequest, type MarkResult, type Marker } from '../gc/marker.js';
+import { HEAP_READER, type MarkerConstraints, type MarkRequest, type MarkResult, type Marker, type YoungCopier } from '../gc/marker.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
 import { SerialMarker } from '../gc/serial-marker.js';
+import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
+import type { CollectionKind, GcRecord } from '../heap/telemetry.js';
+import { ENGINES, isGpu, PauseModel, type Engine, type Features } from './pause-model.js';
 
-export type AutoEngine = 'serial' | 'parallel' | 'gpu-dfs';
+export type AutoEngine = Engine;
 
-export const PARALLEL_MIN_WORK = 1 << 20;
+/** Below this many marking threads the parallel engine is not offered: its atomic
+ *  marks cost more than the threads win (docs/decisions/r19c-02-auto-policy.md). */
 export const PARALLEL_MIN_THREADS = 4;
-export const GPU_MIN_WORK = 1 << 24;
 
-export interface AutoInput {
-  /** Root references plus occupied words of the traced range. */
-  readonly work: number;
-  /** Marking threads the parallel engine would use. */
-  readonly threads: number;
-  /** Whether a hardware GPU adapter is open. */
-  readonly hardwareGpu: boolean;
-}
+/** Weight of the newest collection in the survival and live ratios (G1's 1 - alpha). */
+const RATIO_WEIGHT = 0.3;
 
-/** The documented rule (see the file comment). */
-export function chooseEngine(i: AutoInput): AutoEngine {
-  if (i.hardwareGpu && i.work >= GPU_MIN_WORK) return 'gpu-dfs';
-  if (i.threads >= PARALLEL_MIN_THREADS && i.work >= PARALLEL_MIN_WORK) return 'parallel';
-  return 'serial';
-}
-
-/** The work of a request on `heap`: roots plus the occupied words it may trace. */
-export function markWork(heap: HeapImpl, request: MarkRequest): number {
-  const occupied =
-    request.kind === 'young'
-      ? heap.edenTop - heap.edenStart + (heap.fromTop - heap.fromStart)
-      : Math.ceil(heap.usedBytes() / 4);
-  return request.roots.length + occupied;
-}
+const PARALLEL_CONSTRAINTS: MarkerConstraints = Object.freeze({ ...HEAP_READER, copiesYoung: true });
 
 export interface AutoOptions {
   /** Marking threads (default: the available cores). */
   threads?: number;
   /** Opens the GPU and says whether its adapter is a hardware one (false: none or software). */
   probeGpu?: () => Promise<boolean>;
-  /** Makes the GPU marker, once the probe said yes. */
-  gpuMarker?: () => Marker;
+  /** Makes the GPU marker of an engine, once the probe said yes. */
+  gpuMarker?: (engine: 'gpu-dfs' | 'gpu-bfs') => Marker;
+  /** `--pause-goal`: prefer the engine that meets it at least CPU time. */
+  pauseGoalMs?: number;
+  /** The model to use (tests hand in one already taught). */
+  model?: PauseModel;
+  /** The GPU engines it may run (default both; `--gpu-opt` may name settings
+   *  only one of them takes). */
+  gpuEngines?: readonly Engine[];
+  /** GPU engines whose mirror takes the whole heap at each mark (no change log). */
+  uploadsAll?: readonly Engine[];
+}
+
+/** The choice of one collection, for its record (`--log-gc`). */
+interface Pending {
+  readonly engine: Engine;
+  readonly predictedMs: number;
+  /** Samples of the engine's mark term for this kind when it was chosen. */
+  readonly samples: number;
+  readonly features: Features;
+  readonly youngWords: number;
+  /** Root references the mark was handed (none when the parallel copier traced). */
+  roots: number;
 }
 
 export class AutoMarker implements Marker {
-  /** The engine changes per collection; a GPU one's mirror learns the moves as writes. */
-  readonly constraints = HEAP_READER;
   readonly threads: number;
+  readonly model: PauseModel;
   /** The engine of the latest collection. */
-  lastEngine: AutoEngine = 'serial';
+  lastEngine: Engine = 'serial';
   /** Collections per engine. */
-  readonly counts: Record<AutoEngine, number> = { serial: 0, parallel: 0, 'gpu-dfs': 0 };
+  readonly counts: Record<Engine, number> = { serial: 0, parallel: 0, 'gpu-dfs': 0, 'gpu-bfs': 0 };
+  /** Opening the GPU when first wanted: start-up, not a pause. */
+  gpuStartupMs = 0;
+  /** The choices themselves (the estimates and the model's arithmetic):
+   *  made just before each collection's pause is timed, so reported apart. */
+  chooseMs = 0;
   private readonly serial: SerialMarker;
   private parallel: ParallelMarker | null = null;
-  private gpu: Marker | null = null;
+  private readonly gpus = new Map<'gpu-dfs' | 'gpu-bfs', Marker>();
+  /** GPU engines whose marker could not be made or prepared. */
+  private readonly unavailable = new Set<Engine>();
   private gpuState: 'unknown' | 'hardware' | 'none';
+  private pending: Pending | null = null;
+  private survival = 0.1;
+  private fullLive = 0.5;
+  /** Root references of the last mark of each kind (a young one's include the
+   *  remembered set's referents). */
+  private readonly lastRoots: Record<CollectionKind, number> = { young: 0, full: 0 };
+  /** Per GPU engine: words written since its mirror last took the heap; null: it never did. */
+  private readonly behind: Record<'gpu-dfs' | 'gpu-bfs', number | null> = { 'gpu-dfs': null, 'gpu-bfs': null };
 
   constructor(private readonly heap: HeapImpl, private readonly options: AutoOptions = {}) {
     this.threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
+    this.model = options.model ?? new PauseModel(this.threads);
     this.serial = new SerialMarker(heap);
     // Made (and started by the CLI) before the program runs when it may be chosen.
     if (this.threads >= PARALLEL_MIN_THREADS) this.parallel = new ParallelMarker(heap, this.threads);
@@ -92,32 +111,194 @@ export class AutoMarker implements Marker {
     return this.parallel;
   }
 
+  /** The chosen engine's: the parallel one copies young objects with its threads. */
+  get constraints(): MarkerConstraints {
+    return this.current === 'parallel' && this.parallel ? PARALLEL_CONSTRAINTS : HEAP_READER;
+  }
+
+  /** The parallel engine's copier (read by the plan only while the choice is parallel). */
+  get copier(): YoungCopier {
+    return this.parallel!.copier;
+  }
+
   get name(): string {
-    return `auto(${this.lastEngine})`;
+    return `auto(${this.current})`;
+  }
+
+  private get current(): Engine {
+    return this.pending?.engine ?? this.lastEngine;
+  }
+
+  /** The engines this run may choose now. */
+  private candidates(): Engine[] {
+    const gpus = this.options.gpuEngines;
+    return ENGINES.filter((e) =>
+      e === 'parallel'
+        ? this.parallel !== null
+        : isGpu(e)
+          ? this.gpuState !== 'none' && !this.unavailable.has(e) && (gpus === undefined || gpus.includes(e))
+          : true,
+    );
+  }
+
+  /** Chooses the engine of the collection about to run. */
+  async begin(kind: CollectionKind): Promise<void> {
+    const t0 = performance.now();
+    const startup0 = this.gpuStartupMs;
+    const h = this.heap;
+    const youngWords = h.edenTop - h.edenStart + (h.fromTop - h.fromStart);
+    const used = Math.ceil(h.usedBytes() / 4);
+    const copyWords = this.survival * youngWords;
+    const features: Features = {
+      kind,
+      rootWork: this.lastRoots[kind],
+      markWords: kind === 'young' ? copyWords : this.fullLive * used,
+      copyWords,
+      sweepWords: kind === 'full' ? Math.max(0, used - youngWords) : 0,
+      uploadWords: { 'gpu-dfs': this.uploadWords('gpu-dfs', used, youngWords), 'gpu-bfs': this.uploadWords('gpu-bfs', used, youngWords) },
+    };
+    const goal = this.options.pauseGoalMs === undefined ? {} : { pauseGoalMs: this.options.pauseGoalMs };
+    let choice = this.model.choose(features, this.candidates(), goal);
+    if (isGpu(choice.engine) && this.gpuState === 'unknown') {
+      await this.probe();
+      choice = this.model.choose(features, this.candidates(), goal);
+    }
+    // A GPU engine that cannot be made (an adapter limit, say) is dropped, not fatal.
+    while (isGpu(choice.engine) && !(await this.gpuReady(choice.engine))) choice = this.model.choose(features, this.candidates(), goal);
+    const samples = this.model.samples(choice.engine, kind);
+    this.pending = { engine: choice.engine, predictedMs: choice.predictedMs, samples, features, youngWords, roots: -1 };
+    this.chooseMs += performance.now() - t0 - (this.gpuStartupMs - startup0);
+  }
+
+  /** What `engine`'s mirror would take before marking: the heap in use the first
+   *  time (or every time, without a change log); else what was written since. */
+  private uploadWords(engine: 'gpu-dfs' | 'gpu-bfs', used: number, youngWords: number): number {
+    const behind = this.behind[engine];
+    if (behind === null || this.options.uploadsAll?.includes(engine)) return used;
+    return Math.min(used, behind + youngWords);
+  }
+
+  /** Opens the GPU; its answer sets the model's GPU priors (or removes the GPU engines). */
+  private async probe(): Promise<void> {
+    const t = performance.now();
+    let hardware = false;
+    try {
+      hardware = await this.options.probeGpu!();
+    } catch {
+      hardware = false;
+    }
+    this.gpuStartupMs += performance.now() - t;
+    this.gpuState = hardware ? 'hardware' : 'none';
+    if (!hardware) this.model.setAdapter('software');
+  }
+
+  /** Whether `engine`'s GPU marker is made and prepared; one that failed is
+   *  disposed and its engine no longer offered. */
+  private async gpuReady(engine: 'gpu-dfs' | 'gpu-bfs'): Promise<boolean> {
+    try {
+      await this.gpuFor(engine);
+      return true;
+    } catch {
+      this.gpus.get(engine)?.dispose();
+      this.gpus.delete(engine);
+      this.unavailable.add(engine);
+      return false;
+    }
+  }
+
+  /** The GPU marker of `engine`, made and prepared (outside any pause) on first use. */
+  private async gpuFor(engine: 'gpu-dfs' | 'gpu-bfs'): Promise<Marker> {
+    let m = this.gpus.get(engine);
+    if (!m) {
+      const t = performance.now();
+      try {
+        m = this.options.gpuMarker!(engine);
+        this.gpus.set(engine, m);
+        await (m as { prepare?: () => Promise<void> }).prepare?.();
+      } finally {
+        this.gpuStartupMs += performance.now() - t;
+      }
+    }
+    return m;
   }
 
   async mark(request: MarkRequest): Promise<MarkResult> {
-    const work = markWork(this.heap, request);
-    if (this.gpuState === 'unknown' && work >= GPU_MIN_WORK) {
-      let hardware = false;
-      try {
-        hardware = await this.options.probeGpu!();
-      } catch {
-        hardware = false;
-      }
-      this.gpuState = hardware ? 'hardware' : 'none';
-    }
-    const engine = chooseEngine({ work, threads: this.threads, hardwareGpu: this.gpuState === 'hardware' });
+    // Called without `begin` (a caller that drives the marker itself): choose now.
+    if (this.pending === null) await this.begin(request.kind);
+    const p = this.pending!;
+    p.roots = Math.max(p.roots, 0) + request.roots.length;
+    const engine = p.engine;
+    if (isGpu(engine)) return (await this.gpuFor(engine)).mark(request);
+    if (engine === 'parallel') return this.parallel!.mark(request);
+    return this.serial.mark(request);
+  }
+
+  /**
+   * Learns from the collection just recorded and names its engine and prediction
+   * in the record (`--log-gc`); a record with no choice pending (not ours) is
+   * left alone.
+   */
+  observe(record: GcRecord): void {
+    const p = this.pending;
+    if (p === null) return;
+    this.pending = null;
+    const engine = p.engine;
     this.lastEngine = engine;
     this.counts[engine]++;
-    if (engine === 'gpu-dfs') return (this.gpu ??= this.options.gpuMarker!()).mark(request);
-    if (engine === 'parallel') return (this.parallel ??= new ParallelMarker(this.heap, this.threads)).mark(request);
-    return this.serial.mark(request);
+    record.collector = `auto(${engine})`;
+    record.auto = { engine, predictedMs: p.predictedMs, samples: p.samples };
+    const copied = (record.survivedBytes + record.promotedBytes) / 4;
+    if (p.roots >= 0) this.lastRoots[record.kind] = p.roots;
+    const ph = record.phases;
+    const upload = record.marker.upload ?? 0;
+    const used = record.usedBefore / 4;
+    const markMs = Math.max(0, ph.mark - upload);
+    this.model.observe({
+      engine,
+      kind: record.kind,
+      rootWork: this.lastRoots[record.kind],
+      markWords: record.kind === 'young' ? copied : record.usedAfter / 4,
+      copyWords: copied,
+      sweepWords: record.kind === 'full' ? Math.max(0, used - p.youngWords) : 0,
+      uploadWords: { [engine]: (record.marker.uploadBytes ?? 0) / 4 },
+      rootsMs: ph.roots,
+      markMs,
+      uploadMs: upload,
+      copyMs: ph.copy,
+      sweepMs: ph.sweep,
+      otherMs: Math.max(0, record.pauseMs - ph.roots - ph.mark - ph.copy - ph.sweep),
+    });
+    // A young prediction for a collection that became a full one is not checked.
+    if (record.kind === p.features.kind) this.model.checkPrediction(p.predictedMs, record.pauseMs, p.samples);
+    if (record.kind === 'young' && p.youngWords > 0) {
+      this.survival += RATIO_WEIGHT * (Math.min(1, copied / p.youngWords) - this.survival);
+    } else if (record.kind === 'full' && record.usedBefore > 0) {
+      this.fullLive += RATIO_WEIGHT * (record.usedAfter / record.usedBefore - this.fullLive);
+    }
+    // The CPU's evacuation writes the survivors, which a GPU mirror takes next time.
+    for (const g of ['gpu-dfs', 'gpu-bfs'] as const) {
+      const b = this.behind[g];
+      if (g === engine) this.behind[g] = copied;
+      else if (b !== null) this.behind[g] = b + p.youngWords + copied;
+    }
+  }
+
+  /** `collector` (the plan around this marker) choosing before each collection. */
+  around(collector: Collector): Collector {
+    return {
+      name: collector.name,
+      collects: collector.collects,
+      collect: async (kind, cause) => {
+        await this.begin(kind);
+        return collector.collect(kind, cause);
+      },
+      dispose: () => collector.dispose(),
+    };
   }
 
   dispose(): void {
     this.parallel?.dispose();
-    this.gpu?.dispose();
+    for (const m of this.gpus.values()) m.dispose();
     this.serial.dispose();
   }
 }

@@ -7,6 +7,7 @@
 
 export {
   createMemory,
+  formatAutoChoices,
   formatStats,
   isNoGpuError,
   MemorySetupError,
@@ -17,5 +18,6 @@ export {
   type MemoryOptions,
   type RunStats,
 } from './memory.js';
-export { AutoMarker, chooseEngine, type AutoEngine } from './auto-marker.js';
+export { AutoMarker, type AutoEngine } from './auto-marker.js';
+export { PauseModel, type Engine } from './pause-model.js';
 export { COLLECTOR_NAMES, type CollectorName } from './names.js';

@@ -13,7 +13,9 @@ import {
   type RefGraphInput, type SableInput,
 } from '../gpu/index.js';
 import type { LayoutName } from '../heap/layout.js';
-import { AutoMarker } from './auto-marker.js';
+import { AutoMarker, type AutoEngine } from './auto-marker.js';
+import type { ErrorSummary, PauseModel } from './pause-model.js';
+import { SharedDirtyRanges } from './shared-dirty-ranges.js';
 import type { CollectorName } from './names.js';
 
 /** What a run asks of its memory (the CLI's run options have these fields). */
@@ -31,6 +33,8 @@ export interface MemoryOptions {
   readonly gpuOpt: string;
   readonly gpuBenchmark: boolean;
   readonly threads: number | undefined;
+  /** `--pause-goal` (auto): milliseconds, or undefined for the fastest engine. */
+  readonly pauseGoalMs?: number | undefined;
 }
 
 /** Where `--log-gc` lines go. */
@@ -65,6 +69,9 @@ export interface RunStats {
   gpu: { adapter: string; vendor: string; options: string; startupMs: number } | null;
   /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
   parallel: { threads: number; startupMs: number } | null;
+  /** `--gc auto`: collections per engine it chose, and its pause model's relative
+   *  prediction error (0.1 = 10%) over the collections it predicted. */
+  auto: { choices: Record<AutoEngine, number>; error: ErrorSummary & { warm: ErrorSummary }; chooseMs: number } | null;
   collections: GcRecord[];
 }
 
@@ -80,6 +87,12 @@ export interface MemoryHooks {
    *  around it; the plan disposes the wrapper, which then owns the engine. Not
    *  called for --gc none, which has no engine. */
   wrapMarker?: (engine: Marker, heap: HeapImpl) => Marker;
+  /** `--gc auto`: the pause model to choose with (tests hand in one that
+   *  chooses as they need). */
+  autoModel?: PauseModel;
+  /** `--gc auto`: take any adapter as a hardware one (tests of its GPU engines on
+   *  a software adapter). */
+  autoAnyAdapter?: boolean;
 }
 
 /** No adapter, or one that cannot serve this heap (exit 69). */
@@ -115,7 +128,7 @@ function checkGpuOptions(spec: string, engine: 'gpu-dfs' | 'gpu-bfs'): void {
 
 /** The marking engine of the chosen collector; undefined where gc/ has it built in
  *  (serial) or there is none (none). */
-function markerFor(options: MemoryOptions, heap: HeapImpl): Marker | undefined {
+function markerFor(options: MemoryOptions, heap: HeapImpl, hooks: MemoryHooks): Marker | undefined {
   const { gc, gpuOpt, gpuBenchmark: benchmark, threads } = options;
   switch (gc) {
     case 'gpu-dfs':
@@ -127,10 +140,32 @@ function markerFor(options: MemoryOptions, heap: HeapImpl): Marker | undefined {
     case 'auto': {
       // Made now: the mirror log must see the heap from its first allocation.
       const input = gpuInput(heap);
+      // Sable: the one change log feeds both GPU mirrors (shared-dirty-ranges.ts);
+      // refgraph: gpu-bfs's mirror takes the whole graphs at each of its marks,
+      // which the model's upload term prices.
+      const inputs: Record<'gpu-dfs' | 'gpu-bfs', SableInput | RefGraphInput> =
+        input.layout === 'sable'
+          ? (() => {
+              const shared = new SharedDirtyRanges(() => heap.attachMirrorLog().takeDirtyRanges());
+              return { 'gpu-dfs': { ...input, takeDirtyRanges: shared.reader() }, 'gpu-bfs': { ...input, takeDirtyRanges: shared.reader() } };
+            })()
+          : { 'gpu-dfs': input, 'gpu-bfs': { layout: 'refgraph', words: input.words, graphs: input.graphs } };
       return new AutoMarker(heap, {
         threads,
-        probeGpu: async () => !(await gpuHost().adapter(benchmark)).software,
-        gpuMarker: () => new WorkerGpuMarker({ engine: 'gpu-dfs', input, options: gpuOpt, benchmark }),
+        ...(options.pauseGoalMs === undefined ? {} : { pauseGoalMs: options.pauseGoalMs }),
+        ...(hooks.autoModel ? { model: hooks.autoModel } : {}),
+        probeGpu: async () => !(await gpuHost().adapter(benchmark)).software || hooks.autoAnyAdapter === true,
+        gpuMarker: (engine) =>
+          new WorkerGpuMarker({ engine, input: inputs[engine], options: gpuOpt, benchmark }),
+        uploadsAll: input.layout === 'sable' ? [] : ['gpu-bfs'],
+        gpuEngines: (['gpu-dfs', 'gpu-bfs'] as const).filter((e) => {
+          try {
+            parseGpuOptions(gpuOpt, e);
+            return true;
+          } catch {
+            return false;
+          }
+        }),
       });
     }
     default:
@@ -164,7 +199,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
       verifyGc: options.verifyGc,
       logGc: (line, record) => {
         if (autoMarker !== null) {
-          record.collector = autoMarker.name;
+          autoMarker.observe(record);
           line = formatGcRecord(record);
         }
         records.push(record);
@@ -177,11 +212,14 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
     // mistakes on the command line, not faults of the program.
     throw new MemorySetupError(`cannot set up the heap: ${(e as Error).message}`);
   }
-  const engine = markerFor(options, heap);
+  const engine = markerFor(options, heap, hooks);
   if (engine instanceof AutoMarker) autoMarker = engine;
   const gpuMarker = engine instanceof WorkerGpuMarker ? engine : undefined;
   const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;
-  const collector = createCollector(options.gc, heap, marker ? { marker } : {});
+  const plan = createCollector(options.gc, heap, marker ? { marker } : {});
+  // auto chooses its engine before each collection, around the plan.
+  const collector = autoMarker !== null ? autoMarker.around(plan) : plan;
+  if (collector !== plan) heap.setCollector(collector);
   // The parallel collector's workers start now, not in the first pause.
   const pool = engine instanceof ParallelMarker ? engine : engine instanceof AutoMarker ? engine.parallelEngine : null;
   let poolStartupMs = 0;
@@ -226,7 +264,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
         heapBytes: options.heapBytes,
         wallMs,
         // The device's start-up is neither the program's time nor a collection's.
-        mutatorMs: wallMs - gcMs - gpuStartupMs - poolStartupMs,
+        mutatorMs: wallMs - gcMs - gpuStartupMs - poolStartupMs - (autoMarker ? autoMarker.gpuStartupMs + autoMarker.chooseMs : 0),
         gcMs,
         youngCollections: s.youngCollections,
         fullCollections: s.fullCollections,
@@ -248,6 +286,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
             }
           : null,
         parallel: pool ? { threads: pool.threads, startupMs: poolStartupMs } : null,
+        auto: autoMarker ? { choices: { ...autoMarker.counts }, error: autoMarker.model.error(), chooseMs: autoMarker.chooseMs } : null,
         collections: records,
       };
     },
@@ -261,6 +300,22 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
  *  CLI awaits it before exiting. */
 export function releaseGpu(): Promise<void> {
   return closeGpuHost();
+}
+
+/** auto's choices counted (`auto: serial 12, parallel 3`), as `--stats` and `compare` show them. */
+export function formatAutoChoices(choices: Readonly<Record<string, number>>): string {
+  const used = Object.entries(choices).filter(([, n]) => n > 0);
+  return `auto: ${used.length === 0 ? 'no collections' : used.map(([e, n]) => `${e} ${n}`).join(', ')}`;
+}
+
+/** auto's line of `--stats`: its choices and its model's prediction error. */
+function formatAutoStats(a: NonNullable<RunStats['auto']>): string {
+  const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+  const e = a.error;
+  const warm = e.warm.count === 0 ? '' : `; with 2+ samples median ${pct(e.warm.median)} over ${e.warm.count}`;
+  const error =
+    e.count === 0 ? 'no predictions checked' : `prediction error median ${pct(e.median)}, worst ${pct(e.worst)} over ${e.count} collections${warm}`;
+  return `${formatAutoChoices(a.choices)}; ${error}; choosing ${a.chooseMs.toFixed(2)}ms in all`;
 }
 
 /** The `--stats` summary. */
@@ -278,6 +333,7 @@ export function formatStats(s: RunStats): string {
   ];
   if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${ms(s.parallel.startupMs)}`);
   if (s.gpu) lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${ms(s.gpu.startupMs)}`);
+  if (s.auto) lines.push(formatAutoStats(s.auto));
   const transfers = formatTransfers(s.collections);
   if (transfers) lines.push(transfers);
   return lines.join('\n');

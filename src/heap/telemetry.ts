@@ -66,6 +66,15 @@ export interface GcRecord {
   promotedBytes: number;
   /** Set by collectors whose marker can evacuate on its device. */
   evacuation?: EvacuationRecord;
+  /** `--gc auto`: the engine it chose and the pause its model predicted. */
+  auto?: AutoChoiceRecord;
+}
+
+export interface AutoChoiceRecord {
+  engine: string;
+  predictedMs: number;
+  /** Collections of this kind the model had measured the engine in. */
+  samples: number;
 }
 
 /** Where a young collection's evacuation ran (collectors whose marker can
@@ -157,7 +166,8 @@ function ms(x: number): string {
 /** One `--log-gc` line. */
 export function formatGcRecord(r: GcRecord): string {
   const parts = [
-    `[gc ${r.number}] ${r.kind} (${r.cause}) ${r.collector}`,
+    `[gc ${r.number}] ${r.kind} (${r.cause}) ${r.collector}` +
+      (r.auto ? ` predicted ${r.auto.predictedMs.toFixed(1)}ms actual ${r.pauseMs.toFixed(1)}ms` : ''),
     `${formatBytes(r.usedBefore)}->${formatBytes(r.usedAfter)}(${formatBytes(r.capacity)})`,
     ms(r.pauseMs),
   ];

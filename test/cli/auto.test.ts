@@ -1,136 +1,243 @@
-// `--gc auto` picks the engine per collection by the rule documented in
-// src/cli/auto-marker.ts and docs/cli.md, and says which one ran in the log line.
+// `--gc auto`: the marker that picks an engine per collection by its pause model
+// (src/collectors/auto-marker.ts, pause-model.ts), its log line and --stats line,
+// --pause-goal, and the programs' output under engines switching every collection.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  AutoMarker,
-  chooseEngine,
-  GPU_MIN_WORK,
-  markWork,
-  PARALLEL_MIN_THREADS,
-  PARALLEL_MIN_WORK,
-} from '../../src/collectors/auto-marker.js';
+import { AutoMarker, PARALLEL_MIN_THREADS } from '../../src/collectors/auto-marker.js';
+import { formatStats } from '../../src/collectors/memory.js';
+import { PauseModel, type Engine, type Features, type Observation } from '../../src/collectors/pause-model.js';
+import { Alternating, runWithHooks } from '../collectors/alternating.js';
 import { HEAP_READER, type MarkRequest, type Marker } from '../../src/gc/marker.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { createHeap } from '../../src/heap/heap.js';
-import { runCaptured } from '../expectations.js';
+import { emptyPhases, formatGcRecord, type GcRecord } from '../../src/heap/telemetry.js';
+import { readExpectations, runCaptured, samplePrograms } from '../expectations.js';
+import { minivm } from '../minivm.js';
 
-describe('auto: the rule', () => {
-  it('serial for small work, whatever the machine', () => {
-    for (const hardwareGpu of [false, true]) {
-      expect(chooseEngine({ work: 1000, threads: 16, hardwareGpu })).toBe('serial');
-      expect(chooseEngine({ work: PARALLEL_MIN_WORK - 1, threads: 16, hardwareGpu })).toBe('serial');
-    }
+/** A heap with a rooted list in eden and `tenuredWords` of int arrays in tenured. */
+function heapWith(tenuredWords: number) {
+  const heap = createHeap({ heapBytes: 256 * 2 ** 20 });
+  const node = heap.defineClass('Node', ['ref', 'int']);
+  const ints = heap.defineArray('int[]', 'int');
+  let head = 0;
+  for (let i = 0; i < 100; i++) {
+    const n = heap.allocInstance(node);
+    heap.writeRef(n, node.offsets[0]!, node.edgeIndex[0]!, head);
+    head = n;
+  }
+  const roots = [head];
+  for (let left = tenuredWords; left > 0; left -= 1 << 22) roots.push(heap.allocArray(ints, Math.min(left, 1 << 22)));
+  const request = (kind: 'young' | 'full'): MarkRequest => ({
+    roots: Int32Array.from(roots),
+    kind,
+    youngStart: heap.youngStart,
+    youngEnd: heap.youngEnd,
   });
+  return { heap, request };
+}
 
-  it('parallel for large work with enough threads, serial with fewer', () => {
-    expect(chooseEngine({ work: PARALLEL_MIN_WORK, threads: PARALLEL_MIN_THREADS, hardwareGpu: false })).toBe('parallel');
-    expect(chooseEngine({ work: GPU_MIN_WORK * 4, threads: PARALLEL_MIN_THREADS, hardwareGpu: false })).toBe('parallel');
-    expect(chooseEngine({ work: GPU_MIN_WORK * 4, threads: PARALLEL_MIN_THREADS - 1, hardwareGpu: false })).toBe('serial');
-  });
+function fakeGpu(heap: ReturnType<typeof createHeap>) {
+  const calls = { probes: 0, made: [] as string[], marks: 0 };
+  const serial = new SerialMarker(heap);
+  const make = (engine: string): Marker => {
+    calls.made.push(engine);
+    return { name: engine, constraints: HEAP_READER, mark: (r) => (calls.marks++, serial.mark(r)), dispose() {} };
+  };
+  return { calls, make };
+}
 
-  it('the GPU only with a hardware adapter and a large heap', () => {
-    expect(chooseEngine({ work: GPU_MIN_WORK, threads: 2, hardwareGpu: true })).toBe('gpu-dfs');
-    expect(chooseEngine({ work: GPU_MIN_WORK - 1, threads: 8, hardwareGpu: true })).toBe('parallel');
-    expect(chooseEngine({ work: GPU_MIN_WORK, threads: 8, hardwareGpu: false })).toBe('parallel');
-  });
-});
+/** A record of a collection by `engine` with a pause of `pauseMs`, all in the mark. */
+function record(kind: 'young' | 'full', pauseMs: number): GcRecord {
+  return {
+    number: 1, kind, cause: 'test', collector: 'auto', usedBefore: 4 << 20, usedAfter: 1 << 20, capacity: 256 << 20,
+    pauseMs, phases: { ...emptyPhases(), mark: pauseMs }, marker: { mark: pauseMs },
+    liveYoungObjects: 10, survivedBytes: 1 << 20, promotedBytes: 0,
+  };
+}
+
+/** A model taught that `engine` costs `ms` for collections like `f` (and the others far more). */
+function taught(threads: number, engine: Engine, f: Partial<Features> = {}): PauseModel {
+  const m = new PauseModel(threads);
+  const base: Features = { kind: 'full', rootWork: 10, markWords: 1 << 20, copyWords: 0, sweepWords: 1 << 20, uploadWords: {}, ...f };
+  for (const e of ['serial', 'parallel', 'gpu-dfs', 'gpu-bfs'] as const) {
+    const o: Observation = { ...base, engine: e, rootsMs: 0, markMs: e === engine ? 0.01 : 500, uploadMs: 0, copyMs: 0, sweepMs: 0, otherMs: 0 };
+    // At two sizes, so that the fixed and the per-word costs are both learned.
+    for (let i = 0; i < 3; i++) m.observe(o);
+    for (let i = 0; i < 3; i++) m.observe({ ...o, markWords: 0, sweepWords: 0, copyWords: 0 });
+  }
+  return m;
+}
 
 describe('auto: the marker', () => {
-  /** A heap with a rooted list in eden and `tenuredWords` of int arrays in tenured. */
-  function heapWith(tenuredWords: number) {
-    const heap = createHeap({ heapBytes: 256 * 2 ** 20 });
-    const node = heap.defineClass('Node', ['ref', 'int']);
-    const ints = heap.defineArray('int[]', 'int');
-    let head = 0;
-    for (let i = 0; i < 100; i++) {
-      const n = heap.allocInstance(node);
-      heap.writeRef(n, node.offsets[0]!, node.edgeIndex[0]!, head);
-      head = n;
-    }
-    const roots = [head];
-    for (let left = tenuredWords; left > 0; left -= 1 << 22) roots.push(heap.allocArray(ints, Math.min(left, 1 << 22)));
-    const request = (kind: 'young' | 'full'): MarkRequest => ({
-      roots: Int32Array.from(roots),
-      kind,
-      youngStart: heap.youngStart,
-      youngEnd: heap.youngEnd,
-    });
-    return { heap, request };
-  }
-
-  function fakeGpu(heap: ReturnType<typeof createHeap>) {
-    const calls = { probes: 0, marks: 0 };
-    const serial = new SerialMarker(heap);
-    const gpu: Marker = { name: 'fake-gpu', constraints: HEAP_READER, mark: (r) => (calls.marks++, serial.mark(r)), dispose() {} };
-    return { calls, gpu };
-  }
-
-  it('measures work as roots plus occupied words', () => {
-    const { heap, request } = heapWith(1 << 20);
-    expect(markWork(heap, request('young'))).toBe(2 + heap.edenTop - heap.edenStart);
-    expect(markWork(heap, request('full'))).toBe(2 + heap.usedBytes() / 4);
-  });
-
   it('never probes the GPU for small collections; marks like the serial marker', async () => {
     const { heap, request } = heapWith(0);
-    const { calls, gpu } = fakeGpu(heap);
-    const auto = new AutoMarker(heap, { threads: 8, probeGpu: async () => (calls.probes++, true), gpuMarker: () => gpu });
+    const { calls, make } = fakeGpu(heap);
+    const auto = new AutoMarker(heap, { threads: 8, probeGpu: async () => (calls.probes++, true), gpuMarker: make });
     for (const kind of ['young', 'full'] as const) {
-      const r = await auto.mark(request(kind));
-      expect(auto.lastEngine).toBe('serial');
+      await auto.begin(kind);
       expect(auto.name).toBe('auto(serial)');
+      const r = await auto.mark(request(kind));
       const expected = new SerialMarker(heap).mark(request(kind));
       expect(r.bitmap.every((x, i) => x === expected.bitmap[i])).toBe(true);
+      const rec = record(kind, 1);
+      auto.observe(rec);
+      expect(rec.collector).toBe('auto(serial)');
+      expect(rec.auto?.engine).toBe('serial');
+      expect(rec.auto?.predictedMs).toBeGreaterThan(0);
     }
+    expect(auto.counts).toEqual({ serial: 2, parallel: 0, 'gpu-dfs': 0, 'gpu-bfs': 0 });
     expect(calls.probes).toBe(0);
     auto.dispose();
   });
 
-  it('uses a hardware GPU for a large heap, probing once', async () => {
-    const { heap, request } = heapWith(GPU_MIN_WORK);
-    const { calls, gpu } = fakeGpu(heap);
-    const auto = new AutoMarker(heap, { threads: 2, probeGpu: async () => (calls.probes++, true), gpuMarker: () => gpu });
-    await auto.mark(request('young')); // young: eden is small, so serial
-    expect(auto.lastEngine).toBe('serial');
-    await auto.mark(request('full'));
-    await auto.mark(request('full'));
-    expect(auto.lastEngine).toBe('gpu-dfs');
-    expect(calls).toEqual({ probes: 1, marks: 2 });
-    expect(auto.counts).toEqual({ serial: 1, parallel: 0, 'gpu-dfs': 2 });
+  it('probes once, then uses the GPU engine the model finds fastest', async () => {
+    const { heap, request } = heapWith(1 << 20);
+    const { calls, make } = fakeGpu(heap);
+    const auto = new AutoMarker(heap, {
+      threads: 2, probeGpu: async () => (calls.probes++, true), gpuMarker: make, model: taught(2, 'gpu-bfs'),
+    });
+    for (let i = 0; i < 2; i++) {
+      await auto.begin('full');
+      await auto.mark(request('full'));
+      auto.observe(record('full', 0.01));
+    }
+    expect(auto.lastEngine).toBe('gpu-bfs');
+    expect(calls).toEqual({ probes: 1, made: ['gpu-bfs'], marks: 2 });
     auto.dispose();
   });
 
-  it('does not use a software adapter: parallel with enough threads, else serial', async () => {
-    const { heap, request } = heapWith(GPU_MIN_WORK);
-    for (const [threads, engine] of [[PARALLEL_MIN_THREADS, 'parallel'], [2, 'serial']] as const) {
-      const { calls, gpu } = fakeGpu(heap);
-      const auto = new AutoMarker(heap, { threads, probeGpu: async () => (calls.probes++, false), gpuMarker: () => gpu });
-      const r = await auto.mark(request('full'));
+  it('runs only the GPU engines it is given (--gpu-opt settings one engine rejects)', async () => {
+    const { heap, request } = heapWith(1 << 20);
+    const { calls, make } = fakeGpu(heap);
+    const auto = new AutoMarker(heap, {
+      threads: 2, probeGpu: async () => (calls.probes++, true), gpuMarker: make, model: taught(2, 'gpu-bfs'), gpuEngines: ['gpu-dfs'],
+    });
+    for (let i = 0; i < 3; i++) {
+      await auto.begin('full');
       await auto.mark(request('full'));
-      expect(auto.lastEngine).toBe(engine);
-      expect(calls).toEqual({ probes: 1, marks: 0 });
-      const expected = new SerialMarker(heap).mark(request('full'));
-      expect(r.bitmap.every((x, i) => x === expected.bitmap[i])).toBe(true);
-      auto.dispose();
+      auto.observe(record('full', 1));
     }
+    expect(calls.made).not.toContain('gpu-bfs');
+    expect(auto.counts['gpu-bfs']).toBe(0);
+    auto.dispose();
+  });
+
+  it('a GPU engine whose marker cannot be prepared is dropped, and the collection runs on another', async () => {
+    const { heap, request } = heapWith(1 << 20);
+    const { calls, make } = fakeGpu(heap);
+    const failing = (engine: 'gpu-dfs' | 'gpu-bfs'): Marker =>
+      engine === 'gpu-bfs'
+        ? { ...make(engine), prepare: async () => { throw new Error('adapter limit'); } } as Marker
+        : make(engine);
+    const auto = new AutoMarker(heap, { threads: 2, probeGpu: async () => true, gpuMarker: failing, model: taught(2, 'gpu-bfs') });
+    for (let i = 0; i < 2; i++) {
+      await auto.begin('full');
+      expect(auto.name).not.toBe('auto(gpu-bfs)');
+      await auto.mark(request('full'));
+      auto.observe(record('full', 1));
+    }
+    expect(calls.made.filter((e) => e === 'gpu-bfs')).toHaveLength(1);
+    expect(auto.counts['gpu-bfs']).toBe(0);
+    auto.dispose();
+  });
+
+  it('a software (or no) adapter: the GPU engines are dropped after one probe', async () => {
+    const { heap, request } = heapWith(1 << 20);
+    const { calls, make } = fakeGpu(heap);
+    const auto = new AutoMarker(heap, {
+      threads: 2, probeGpu: async () => (calls.probes++, false), gpuMarker: make, model: taught(2, 'gpu-dfs'),
+    });
+    for (let i = 0; i < 3; i++) {
+      await auto.begin('full');
+      expect(auto.name).toBe('auto(serial)');
+      await auto.mark(request('full'));
+      auto.observe(record('full', 1));
+    }
+    expect(calls).toEqual({ probes: 1, made: [], marks: 0 });
+    expect(auto.model.adapterKind).toBe('software');
+    auto.dispose();
+  });
+
+  it('while parallel is chosen, the plan sees a copying marker; otherwise a heap reader', async () => {
+    const { heap } = heapWith(0);
+    const auto = new AutoMarker(heap, { threads: PARALLEL_MIN_THREADS, model: taught(PARALLEL_MIN_THREADS, 'parallel', { kind: 'young' }) });
+    await auto.begin('young');
+    expect(auto.name).toBe('auto(parallel)');
+    expect(auto.constraints.copiesYoung).toBe(true);
+    expect(auto.copier).toBe(auto.parallelEngine!.copier);
+    auto.observe(record('young', 0.01));
+    const serialOnly = new AutoMarker(heap, { threads: PARALLEL_MIN_THREADS - 1 });
+    await serialOnly.begin('young');
+    expect(serialOnly.constraints.copiesYoung).toBe(false);
+    expect(serialOnly.parallelEngine).toBeNull();
+    auto.dispose();
+    serialOnly.dispose();
+  });
+
+  it('the log line names the engine with its predicted and actual pause', () => {
+    const r = { ...record('young', 9.43), collector: 'auto(gpu-dfs)', auto: { engine: 'gpu-dfs', predictedMs: 8.123, samples: 3 } };
+    expect(formatGcRecord(r)).toMatch(/^\[gc 1\] young \(test\) auto\(gpu-dfs\) predicted 8\.1ms actual 9\.4ms 4M->1M\(256M\) 9\.43ms /);
   });
 });
 
 describe('auto: runs', () => {
-  it('small collections run serial, and the log line says so', async () => {
-    const run = await runCaptured('programs/binary_trees.mini', { gc: 'auto', heapBytes: 8 * 2 ** 20, logGc: true, verifyGc: true });
+  it('small collections run serial; the log line shows the prediction, --stats the error', async () => {
+    const run = await runCaptured('programs/binary_trees.mini', { gc: 'auto', heapBytes: 8 * 2 ** 20, logGc: true, verifyGc: true, stats: true, threads: 2 });
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain('long lived tree of depth 10 check: 2047');
-    expect(run.stderr).toMatch(/^\[gc 1\] young \(eden full\) auto\(serial\) /m);
-    expect(run.stderr).not.toMatch(/auto\((parallel|gpu-dfs)\)/);
+    expect(run.stderr).toMatch(/^\[gc 1\] young \(eden full\) auto\(serial\) predicted \d+\.\dms actual \d+\.\dms \d/m);
+    expect(formatStats(run.stats!)).toMatch(/^auto: serial \d+; prediction error median \d+\.\d%, worst \d+\.\d% over \d+ collections(; with 2\+ samples median \d+\.\d% over \d+)?; choosing \d+\.\d\dms in all$/m);
+    expect(run.stats?.auto?.choices.serial).toBeGreaterThan(0);
   });
 
-  it('large collections with 4 threads run parallel', async () => {
-    const run = await runCaptured('bench/programs/parallel_lists_256.mini', {
-      gc: 'auto', heapBytes: 128 * 2 ** 20, threads: 4, logGc: true, verifyGc: true,
-    });
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/\(minorGc\(\) call\) auto\(parallel\) /);
-    expect(run.stderr).toMatch(/\(gc\(\) call\) auto\(parallel\) /);
+  it('every sample program prints what it should while the engine changes every collection', async () => {
+    const files = samplePrograms().filter((f) => readExpectations(readFileSync(f, 'utf8')).compileErrors.length === 0);
+    expect(files.length).toBeGreaterThanOrEqual(15);
+    for (const [layout, gcStress] of [['sable', 251], ['refgraph', 997]] as const) {
+      for (const file of files) {
+        const exp = readExpectations(readFileSync(file, 'utf8'));
+        const model = new Alternating(PARALLEL_MIN_THREADS);
+        const run = await runWithHooks(file, {
+          gc: 'auto', layout, heapBytes: 8 * 2 ** 20, gcStress, verifyGc: true, threads: PARALLEL_MIN_THREADS, stats: true,
+        }, { autoModel: model });
+        const got = run.stdout.split('\n');
+        if (got[got.length - 1] === '') got.pop();
+        expect(got, `${file} [${layout}]: ${run.stderr}`).toEqual(exp.stdout);
+        if (exp.runtimeError === undefined) expect(run.exitCode, `${file} [${layout}]: ${run.stderr}`).toBe(0);
+        else expect(run.exitCode).toBe(70);
+        const choices = run.stats?.auto?.choices;
+        if (choices && choices.serial + choices.parallel > 2) expect(choices.parallel).toBeGreaterThan(0);
+      }
+    }
+  }, 600_000);
+});
+
+describe('auto: compare', () => {
+  it('shows auto beside the fixed collectors with its choices counted', () => {
+    const r = minivm(['compare', 'programs/binary_trees.mini', '--gc', 'serial,auto', '--layout', 'sable', '--heap', '8m', '--threads', '2', '--in-process']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^serial +sable /m);
+    expect(r.stdout).toMatch(/^auto +sable /m);
+    expect(r.stdout).toMatch(/^auto\/sable: serial \d+; median prediction error \d+\.\d%$/m);
+    const json = JSON.parse(
+      minivm(['compare', 'programs/binary_trees.mini', '--gc', 'serial,auto', '--layout', 'sable', '--heap', '8m', '--threads', '2', '--in-process', '--json']).stdout,
+    ) as { runs: Array<{ collector: string; youngCollections: number; auto?: { choices: Record<string, number>; medianError: number } }> };
+    const auto = json.runs.find((run) => run.collector === 'auto')!;
+    expect(auto.auto!.choices['serial']).toBe(auto.youngCollections);
+    expect(json.runs.find((run) => run.collector === 'serial')!.auto).toBeUndefined();
+  });
+});
+
+describe('auto: --pause-goal', () => {
+  it('takes a positive number of milliseconds; anything else is a usage error (64) with no stack trace', () => {
+    for (const bad of ['abc', '0', '-1', '1e3', '5ms', '']) {
+      const r = minivm(['run', 'programs/arrays.mini', '--gc', 'auto', '--pause-goal', bad]);
+      expect(r.status, bad).toBe(64);
+      expect(r.stderr).toMatch(/^minivm: --pause-goal needs a positive number of milliseconds/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    const ok = minivm(['run', 'programs/binary_trees.mini', '--gc', 'auto', '--heap', '8m', '--threads', '2', '--pause-goal', '2.5', '--log-gc']);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stderr).toMatch(/auto\(serial\) predicted/);
   });
 });

@@ -1,0 +1,52 @@
+/**
+ * The heap's one mirror change log (heap/mirror-log.ts) shared by several GPU
+ * mirrors (`auto`'s gpu-dfs and gpu-bfs markers): the log hands what changed to
+ * whichever takes it first, so each reader here gets, at its take, what the log
+ * gives now plus everything the other readers took since its own last take.
+ * Every reader is registered before the heap's first allocation, as the log
+ * itself is, so its first take covers the heap from its start.
+ */
+
+/** Pending lists longer than this many ranges are merged (sorted, overlaps joined). */
+const MERGE_AT = 4096;
+
+/** `ranges` ((start, end) pairs) sorted with overlapping or touching ones joined. */
+export function mergeRanges(ranges: readonly number[]): number[] {
+  const pairs: [number, number][] = [];
+  for (let i = 0; i + 1 < ranges.length; i += 2) if (ranges[i + 1]! > ranges[i]!) pairs.push([ranges[i]!, ranges[i + 1]!]);
+  pairs.sort((a, b) => a[0] - b[0]);
+  const out: number[] = [];
+  for (const [s, e] of pairs) {
+    const n = out.length;
+    if (n > 0 && s <= out[n - 1]!) out[n - 1] = Math.max(out[n - 1]!, e);
+    else out.push(s, e);
+  }
+  return out;
+}
+
+export class SharedDirtyRanges {
+  private readonly pending: number[][] = [];
+
+  constructor(private readonly take: () => number[]) {}
+
+  /** A new reader: its `takeDirtyRanges`. */
+  reader(): () => number[] {
+    const mine: number[] = [];
+    this.pending.push(mine);
+    return () => {
+      const fresh = this.take();
+      for (const list of this.pending) {
+        if (list === mine) continue;
+        for (let i = 0; i < fresh.length; i++) list.push(fresh[i]!);
+        if (list.length > 2 * MERGE_AT) {
+          const merged = mergeRanges(list);
+          list.length = 0;
+          for (let i = 0; i < merged.length; i++) list.push(merged[i]!);
+        }
+      }
+      const out = mine.length === 0 ? fresh : mine.concat(fresh);
+      mine.length = 0;
+      return out;
+    };
+  }
+}
