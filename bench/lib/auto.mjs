@@ -116,6 +116,8 @@ export async function auto(ctx) {
       best ? best.gc : '-', fx(vsBest), counted || '-', pct(median(errors)), pct(median(warmErrors)),
       sameOutput ? 'same' : 'DIFFERS', failed,
     ]);
+    // One line per program as it finishes, so that a run cut short keeps what it measured.
+    log(`auto ${program}: ${rows[rows.length - 1].join(' | ')}`);
     raw.push({ program, heap, pauses: Object.fromEntries(collectors.map((c) => [c, runs[c].map((r) => r.stats.totalPauseMs)])), choices, errors, warmErrors, failures });
   }
   const medErr = median(allErrors);
