@@ -12,6 +12,8 @@
  * heap/ref-slots.ts says.
  */
 
+import type { MarkerTimes } from '../heap/telemetry.js';
+
 /** What a marker is asked to do. */
 export interface MarkRequest {
   /** Root references (heap addresses, no zeros): interpreter roots plus, for a young
@@ -24,21 +26,8 @@ export interface MarkRequest {
   readonly youngEnd: number;
 }
 
-/** Time spent, in milliseconds, by phase; GPU markers fill the transfer fields. */
-export interface MarkTimes {
-  mark: number;
-  upload?: number;
-  uploadBytes?: number;
-  /** Uploaded ahead, in the program's time since the previous collection (not in the pause). */
-  aheadBytes?: number;
-  aheadMs?: number;
-  kernel?: number;
-  readback?: number;
-  cpuFallback?: number;
-  /** The parallel collector: each thread's objects (marked or copied) and steals,
-   *  as "objects/steals,..." in thread order. */
-  threads?: string;
-}
+/** Time spent, in milliseconds, by phase (heap/telemetry.ts records them). */
+export type MarkTimes = MarkerTimes;
 
 export interface MarkResult {
   /** One bit per heap word: bit (a & 31) of word (a >> 5) set iff the object whose

@@ -8,16 +8,19 @@
  * markers add upload/kernel/readback times.
  */
 
-/** A marker's own times, structurally gc/marker.ts's MarkTimes (heap/ does not import gc/). */
+/** A marker's own times in milliseconds (gc/marker.ts's MarkTimes); GPU markers fill the transfer fields. */
 export interface MarkerTimes {
   mark: number;
   upload?: number;
   uploadBytes?: number;
+  /** Uploaded ahead, in the program's time since the previous collection (not in the pause). */
   aheadBytes?: number;
   aheadMs?: number;
   kernel?: number;
   readback?: number;
   cpuFallback?: number;
+  /** The parallel collector: each thread's objects (marked or copied) and steals,
+   *  as "objects/steals,..." in thread order. */
   threads?: string;
 }
 
