@@ -49,7 +49,7 @@ export async function makeParallelHeap(
   threads: number,
   options: HeapOptions,
   rootCapacity?: number,
-): Promise<{ heap: HeapImpl; roots: RootArray }> {
+): Promise<{ heap: HeapImpl; roots: RootArray; marker: ParallelMarker }> {
   const heap = createHeap(options);
   const roots = new RootArray(rootCapacity);
   heap.setRoots(roots);
@@ -57,7 +57,7 @@ export async function makeParallelHeap(
   onTestFinished(() => marker.dispose());
   createCollector('parallel', heap, { marker });
   await marker.prepare();
-  return { heap, roots };
+  return { heap, roots, marker };
 }
 
 /** Allocates an instance, collecting as often as the heap asks. */

@@ -45,4 +45,34 @@ describe('parallel copy: tenured space', () => {
       expect(used, `tenured's largest chunk shrank by ${used} words for ${promoted} promoted`).toBeLessThanOrEqual(bound);
     });
   }
+
+  for (const threads of [1, 4, 16]) {
+    it(`a collection that promotes much more than lately grows its LABs instead of carving each object under the lock (${threads} threads)`, async () => {
+      // The first collection has no promotion behind it: its LABs start at the
+      // smallest size, which a 7-word node does not fit a quarter of.
+      const { heap, roots, marker } = await makeParallelHeap(threads, { heapBytes: 32 * 2 ** 20, layout: 'sable', tenureAge: 0 }, 64);
+      const node = heap.defineClass('Node', ['int', 'ref', 'ref']);
+      const [, next] = node.offsets;
+      const lists = 64;
+      const perList = 400;
+      let nodeWords = 0;
+      for (let l = 0; l < lists; l++) {
+        let head = 0;
+        for (let i = 0; i < perList; i++) {
+          const a = await alloc(heap, node);
+          heap.writeRef(a, next!, 0, head);
+          nodeWords = heap.types.objectWords(heap.words, a);
+          head = a;
+        }
+        roots.push(head);
+      }
+      await collect(heap, 'young');
+      const objects = lists * perList;
+      expect(heap.lastRecord?.promotedBytes).toBe(objects * nodeWords * 4);
+      const carves = marker.copier.lastCarves;
+      expect(carves).toBeGreaterThan(0);
+      expect(carves, `${carves} carves under the lock for ${objects} promoted objects`).toBeLessThan(objects / 16);
+      verifyHeap(heap);
+    });
+  }
 });

@@ -34,9 +34,12 @@ import {
   PIECE_TOP,
   S_FILLERS,
   S_PROMOTED,
+  S_CARVES,
   S_SURVIVED,
   STATS_WORDS,
   TAILCUR,
+  MAX_TEN_LAB,
+  MIN_TEN_LAB,
   TO_TOP,
 } from './shared.js';
 
@@ -44,9 +47,6 @@ import {
 const MAX_PIECES = 64;
 /** The smallest piece worth reserving. */
 const MIN_PIECE = 1 << 12;
-/** Bounds of a tenured LAB's size. */
-const MIN_TEN_LAB = 16;
-const MAX_TEN_LAB = 2048;
 /** Forwarding puts (new address << 2) in a status word: addresses below 2^29. */
 const MAX_HEAP_WORDS = 1 << 29;
 
@@ -57,6 +57,8 @@ export class ParallelCopier implements YoungCopier {
   private promotedLately = 0;
   /** This collection's tenured LAB size. */
   private tenLab = MIN_TEN_LAB;
+  /** The last copy's carves of tenured space under the lock, all threads. */
+  lastCarves = 0;
 
   private readonly tailOrder: number[] = [];
 
@@ -89,9 +91,10 @@ export class ParallelCopier implements YoungCopier {
     const perThread = this.promotedLately / (8 * this.gc.threads);
     while (lab < MAX_TEN_LAB && 2 * lab <= perThread) lab *= 2;
     this.tenLab = lab;
-    // LABs waste at most 1/8 of what they hold, plus one LAB per thread and a
-    // largest object per piece switch.
-    let need = used + (used >>> 3) + this.gc.threads * 2 * lab + 64;
+    // LABs waste at most 1/8 of what they hold, and a thread's last LAB at most
+    // 1/8 of what it promoted once its LAB has grown (copy.ts allocTen), plus one
+    // starting LAB per thread and a largest object per piece switch.
+    let need = used + (used >>> 2) + this.gc.threads * 2 * lab + 64;
     this.gc.ensure({ pieces: 2 * MAX_PIECES });
     const pieces = this.gc.ctx.pieces;
     let n = 0;
@@ -176,7 +179,9 @@ export class ParallelCopier implements YoungCopier {
     let survived = 0;
     let promoted = 0;
     let fillers = 0;
+    this.lastCarves = 0;
     for (let i = 0; i < gc.threads; i++) {
+      this.lastCarves += c.stats[i * STATS_WORDS + S_CARVES]!;
       survived += c.stats[i * STATS_WORDS + S_SURVIVED]!;
       promoted += c.stats[i * STATS_WORDS + S_PROMOTED]!;
       fillers += c.stats[i * STATS_WORDS + S_FILLERS]!;

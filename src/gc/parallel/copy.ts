@@ -69,10 +69,12 @@ import {
   S_OBJECTS,
   S_OUT,
   S_PROMOTED,
+  S_CARVES,
   S_SURVIVED,
   STATS_WORDS,
   TAILCUR,
   TO_TOP,
+  MAX_TEN_LAB,
 } from './shared.js';
 
 /** Words of a to-space LAB; objects over half of it are claimed on their own. */
@@ -92,6 +94,9 @@ class CopyThread {
   /** Words of a tenured LAB (objects over a quarter of it are carved on their
    *  own; a LAB with an eighth of it left is kept when an object does not fit). */
   tenLab = 0;
+  /** Words carved (LABs and objects alone) since the LAB size last grew. */
+  carvedSinceGrowth = 0;
+  carves = 0;
   toTop = 0;
   toLim = 0;
   tenTop = 0;
@@ -119,6 +124,7 @@ class CopyThread {
     this.tenureAge = ctl[P_TENURE_AGE]!;
     this.filler = ctl[P_FILLER_TYPE]!;
     this.tenLab = ctl[P_TEN_LAB]!;
+    this.carvedSinceGrowth = this.carves = 0;
     this.toTop = this.toLim = this.tenTop = this.tenLim = 0;
     this.copied = this.fillers = this.survived = this.promoted = 0;
     this.won.length = this.moved.length = this.fillerList.length = this.tails.length = 0;
@@ -178,8 +184,12 @@ class CopyThread {
     const ctl = this.c.ctl;
     const pieces = this.c.pieces;
     const n = ctl[P_PIECES]!;
+    // Test and test-and-set: a waiting thread reads the lock's line until it is
+    // free instead of writing it, so many waiters do not slow the holder down.
     while (Atomics.compareExchange(ctl, LOCK, 0, 1) !== 0) {
-      // spin: the lock is held for a few instructions
+      while (Atomics.load(ctl, LOCK) !== 0) {
+        // the lock is held for a few instructions
+      }
     }
     let start = 0;
     for (;;) {
@@ -209,6 +219,21 @@ class CopyThread {
 
   private carved = 0;
 
+  /** Counts `words` carved. Every carve takes the lock: a thread that has carved
+   *  16 LABs' worth since its LAB last grew (the first collection, or one that
+   *  promotes far more than lately) doubles it, so its last LAB's unused end
+   *  stays under 1/8 of what it promoted, as the copier's reserve counts. */
+  private grow(words: number): void {
+    this.carves++;
+    const lab = this.tenLab;
+    if (lab >= MAX_TEN_LAB) return;
+    this.carvedSinceGrowth += words;
+    if (this.carvedSinceGrowth >= 16 * lab) {
+      this.tenLab = 2 * lab;
+      this.carvedSinceGrowth = 0;
+    }
+  }
+
   /** `size` words in tenured, or 0. */
   private allocTen(size: number): number {
     const top = this.tenTop;
@@ -219,6 +244,7 @@ class CopyThread {
     const lab = this.tenLab;
     if (size > lab >>> 2 || this.tenLim - top >= lab >>> 3) {
       const s = this.carve(size, size);
+      if (s !== 0) this.grow(this.carved);
       if (s !== 0 && this.carved > size) {
         this.tails.push(s + size);
         this.tails.push(this.carved - size);
@@ -227,6 +253,7 @@ class CopyThread {
     }
     const s = this.carve(size, lab);
     if (s === 0) return 0;
+    this.grow(this.carved);
     if (this.tenLim > top) {
       this.tails.push(top);
       this.tails.push(this.tenLim - top);
@@ -384,6 +411,7 @@ class CopyThread {
     c.stats[st + S_FILLERS] = this.fillers;
     c.stats[st + S_SURVIVED] = this.survived;
     c.stats[st + S_PROMOTED] = this.promoted;
+    c.stats[st + S_CARVES] = this.carves;
   }
 }
 

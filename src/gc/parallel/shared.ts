@@ -67,6 +67,8 @@ export const S_OUT = 2;
 export const S_FILLERS = 3;
 export const S_SURVIVED = 4;
 export const S_PROMOTED = 5;
+/** Carves of tenured space under the pieces' lock (LABs and objects alone). */
+export const S_CARVES = 6;
 export const STATS_WORDS = 8;
 
 /** Each thread's deque: top and bottom words DEQ_STRIDE apart in `deqCtl`
@@ -129,3 +131,9 @@ export function sharedBuffer(a: ArrayBufferView, what: string): SharedArrayBuffe
   if (!(a.buffer instanceof SharedArrayBuffer)) throw new Error(`parallel collector: the heap's ${what} is not in shared memory`);
   return a.buffer;
 }
+
+/** Bounds of a tenured LAB's size (words): the copier sizes each collection's
+ *  start from the promotion seen lately, and a thread doubles its own within
+ *  the bounds as it promotes (copy.ts allocTen). */
+export const MIN_TEN_LAB = 16;
+export const MAX_TEN_LAB = 2048;
