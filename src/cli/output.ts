@@ -77,6 +77,10 @@ export class BufferedOutput {
 const shutdowns = new Set<() => Promise<void>>();
 
 /** Registers `fn` for a signal's shutdown; returns its removal. */
+/** Aborted when SIGINT or SIGTERM arrives: the running program stops at its next
+ *  yield or collection (Vm.run), so it sends nothing to the collectors being shut down. */
+export const interruption = new AbortController();
+
 export function onInterrupt(fn: () => Promise<void>): () => void {
   shutdowns.add(fn);
   return () => {
@@ -87,14 +91,15 @@ export function onInterrupt(fn: () => Promise<void>): () => void {
 /**
  * Ends the process on SIGINT and SIGTERM with one line on standard error and
  * 130/143, after flushing `stdout`, removing half-written files and running the
- * registered shutdowns, then `shutdown` (the GPU host), for at most `graceMs`. A second
- * signal meanwhile ends it at once.
+ * registered shutdowns, then `shutdown` (the GPU host), for at most `graceMs`: long
+ * enough for a GPU call in flight to end, since ending the process while the GPU
+ * worker is inside Dawn aborts it. A second signal meanwhile ends it at once.
  */
 export function exitOnSignals(
   stdout: BufferedOutput,
   stderr: (text: string) => void,
   shutdown: () => Promise<void>,
-  graceMs = 2000,
+  graceMs = 10_000,
 ): void {
   let ending = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -102,6 +107,7 @@ export function exitOnSignals(
       const code = SIGNAL_EXIT[signal];
       if (ending) process.exit(code);
       ending = true;
+      interruption.abort();
       stdout.flush();
       for (const tmp of pendingTemps) rmSync(tmp, { force: true });
       stderr(`minivm: interrupted by ${signal}\n`);

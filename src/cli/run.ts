@@ -19,7 +19,7 @@ import { createMemory, isNoGpuError, MemorySetupError, type Memory, type MemoryH
 import type { GcRecord } from '../heap/index.js';
 import { usageMessage } from './help.js';
 import { OutputStream } from './output-file.js';
-import { onInterrupt } from './output.js';
+import { interruption, onInterrupt } from './output.js';
 import { compileOnLargeStack } from './compile-deep.js';
 
 export const EXIT = { ok: 0, usage: 64, compile: 65, noGpu: 69, runtime: 70 } as const;
@@ -135,7 +135,7 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
     const m = memory;
     stopOnInterrupt = onInterrupt(() => m.dispose());
     vm = new Vm(link(program, memory.heap), memory.heap, { write: io.stdout }, tierOptions(options), { args: options.args });
-    await vm.run();
+    await vm.run(interruption.signal);
     return { exitCode: EXIT.ok, stats: finish(memory), tier: tierStats() };
   } catch (e) {
     if (e instanceof MiniRuntimeError) {

@@ -10,9 +10,16 @@ import { MiniRuntimeError } from './format.js';
 import { Interpreter } from './interpreter.js';
 import { COLLECT, DONE, RESUME, YIELD, YIELD_MS } from './machine.js';
 
+/** The end of a stopped run: never (whoever stopped it ends the process). */
+function stopped(): Promise<never> {
+  return new Promise<never>(() => undefined);
+}
+
 export class Vm extends Interpreter {
-  /** Runs the program to completion. Throws MiniRuntimeError for faults of the program. */
-  async run(): Promise<void> {
+  /** Runs the program to completion. Throws MiniRuntimeError for faults of the program.
+   *  Once `stop` is aborted the program never resumes: this promise stays pending,
+   *  and a collection that the shutdown cut short is not reported. */
+  async run(stop?: AbortSignal): Promise<void> {
     try {
       await this.internStrings();
       let lastYield = performance.now();
@@ -23,8 +30,10 @@ export class Vm extends Interpreter {
           await new Promise<void>((resume) => setImmediate(resume));
           lastYield = performance.now();
         }
+        if (stop?.aborted) return await stopped();
       }
     } catch (e) {
+      if (stop?.aborted) return await stopped();
       // Out of memory (an allocation larger than the heap, or a collection that cannot
       // make room) is a fault of the program: it stops where its state was saved, at
       // the allocating instruction (at main's start while string constants are interned).
