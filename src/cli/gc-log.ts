@@ -49,9 +49,10 @@ function hotspotLines(r: TimedGcRecord): string[] {
   const gc = `GC(${r.number - 1})`;
   const title = `Pause ${r.kind === 'young' ? 'Young' : 'Full'} ${hotspotCause(r)}`;
   const lines = [`${uptime(r.startMs)}[info][gc,start] ${gc} ${title}`];
+  // A phase is logged when it ends, as HotSpot does: its parts before it.
   const phase = (s: Span, level: 'info' | 'debug'): void => {
-    lines.push(`${uptime(s.startMs + s.ms)}[${level}][gc,phases] ${gc} ${s.name} ${s.ms.toFixed(3)}ms`);
     for (const c of s.children) phase(c, 'debug');
+    lines.push(`${uptime(s.startMs + s.ms)}[${level}][gc,phases] ${gc} ${s.name} ${s.ms.toFixed(3)}ms`);
   };
   for (const s of pauseSpans(r, r.startMs)) phase(s, 'info');
   const pauseEnd = r.startMs + r.pauseMs;

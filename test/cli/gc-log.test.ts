@@ -90,6 +90,7 @@ function baseType(type: string): string {
 function parseHotspot(text: string): { pauses: ParsedPause[]; using: string[] } {
   const pauses = new Map<number, ParsedPause>();
   const using: string[] = [];
+  let last = 0;
   for (const line of text.trimEnd().split('\n')) {
     if (LOG_ONLY.test(line)) {
       using.push(line);
@@ -101,6 +102,9 @@ function parseHotspot(text: string): { pauses: ParsedPause[]; using: string[] } 
     const n = Number(g['gcnumber']);
     const uptime = Number(g['uptime']);
     expect(Number.isFinite(uptime)).toBe(true);
+    // Lines are written as their events end: the stamps never go back.
+    expect(uptime, line).toBeGreaterThanOrEqual(last);
+    last = uptime;
     const p = pauses.get(n) ?? { number: n, type: '', startS: undefined, endS: NaN, beforeKb: NaN, afterKb: NaN, totalKb: NaN, pauseMs: NaN, phasesMs: 0 };
     pauses.set(n, p);
     switch (g['tags']) {
@@ -184,6 +188,31 @@ describe('--log-format hotspot', () => {
     expect(pauses.length).toBe(s.youngCollections + s.fullCollections);
     expect(pauses.at(-1)!.type).toMatch(/^Pause Full \(.*\) \(Heap Exhausted\)$/);
     expect(s.collections.at(-1)!.cause).toMatch(/out of memory$/);
+  });
+});
+
+describe('a GPU collector (lavapipe)', () => {
+  it('logs the GPU parts of a mark at debug level and nests them inside it in the trace', () => {
+    const log = join(dir, 'gpu.log');
+    const stats = join(dir, 'gpu.json');
+    const trace = join(dir, 'gpu-trace.json');
+    const r = minivm(['run', CHURN, '--gc', 'gpu-dfs', '--heap', '1m', `--log-gc=${log}`, '--log-format', 'hotspot', '--json-stats', stats, '--trace', trace]);
+    expect(r).toMatchObject({ status: 0, stdout: '20000\n' });
+    const text = readFileSync(log, 'utf8');
+    const s = JSON.parse(readFileSync(stats, 'utf8')) as Stats;
+    checkAgainstStats(parseHotspot(text).pauses, s);
+    for (const part of ['GPU upload', 'GPU kernel', 'GPU read-back']) {
+      expect(text.match(new RegExp(`\\]\\[debug\\]\\[gc,phases\\] GC\\(\\d+\\) ${part} \\d+\\.\\d{3}ms$`, 'gm'))).toHaveLength(s.collections.length);
+    }
+    const events = (JSON.parse(readFileSync(trace, 'utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
+    const marks = events.filter((e) => e.name === 'Mark');
+    const gpu = events.filter((e) => e.cat === 'gpu');
+    expect(marks).toHaveLength(s.collections.length);
+    expect(gpu.length).toBeGreaterThanOrEqual(3 * marks.length);
+    for (const g of gpu) {
+      const inMark = marks.filter((m) => g.ts! >= m.ts! - 1e-3 && g.ts! + g.dur! <= m.ts! + m.dur! + 1e-3);
+      expect(inMark, g.name).toHaveLength(1);
+    }
   });
 });
 
