@@ -49,12 +49,14 @@ function hotspotLines(r: TimedGcRecord): string[] {
   const gc = `GC(${r.number - 1})`;
   const title = `Pause ${r.kind === 'young' ? 'Young' : 'Full'} ${hotspotCause(r)}`;
   const lines = [`${uptime(r.startMs)}[info][gc,start] ${gc} ${title}`];
-  // A phase is logged when it ends, as HotSpot does: its parts before it.
-  const phase = (s: Span, level: 'info' | 'debug'): void => {
-    for (const c of s.children) phase(c, 'debug');
-    lines.push(`${uptime(s.startMs + s.ms)}[${level}][gc,phases] ${gc} ${s.name} ${s.ms.toFixed(3)}ms`);
+  // A phase is logged when it ends, as HotSpot does: its parts before it. Debug
+  // level, as HotSpot logs a collector's sub-phases: GCViewer warns about every
+  // info-level phase whose name is not one of HotSpot's, and skips debug lines.
+  const phase = (s: Span, depth: number): void => {
+    for (const c of s.children) phase(c, depth + 1);
+    lines.push(`${uptime(s.startMs + s.ms)}[debug][gc,phases] ${gc} ${'  '.repeat(depth)}${s.name} ${s.ms.toFixed(3)}ms`);
   };
-  for (const s of pauseSpans(r, r.startMs)) phase(s, 'info');
+  for (const s of pauseSpans(r, r.startMs)) phase(s, 0);
   const pauseEnd = r.startMs + r.pauseMs;
   if (r.auto) {
     lines.push(

@@ -1,7 +1,8 @@
 /**
  * `--log-format text|hotspot|jsonl` and `--trace FILE`, through the real binary.
  * The hotspot log is read by a small reference parser built on the patterns of
- * GCViewer's unified-logging reader (DataReaderUnifiedJvmLogging as on its master branch, 1.37-SNAPSHOT):
+ * GCViewer's unified-logging reader (DataReaderUnifiedJvmLogging on its master branch,
+ * 1.37-SNAPSHOT, commit af97692):
  * every line must be one it accepts, and the figures it reads must be the run's
  * own (--json-stats).
  */
@@ -58,9 +59,10 @@ interface Stats {
 
 // --- the reference parser -------------------------------------------------------
 // GCViewer's decorator pattern: [time][uptime s][level][tags] GC(n) type tail, where
-// the type is letters, spaces, '.', '-', ':' and parentheses, and the tail starts with a digit.
+// the type is letters, spaces, '.', '-', ':' and parentheses (or HotSpot's "Phase N: ..."),
+// and the tail starts with a digit.
 const DECORATORS =
-  /^(?:\[(?<time>[0-9-T:.+]*)\])?(?:\[(?<uptime>[^s]*)s\])?\[(?<level>[^\]]+)\]\[(?:(?<tags>[^\] ]+)[ ]*)\][ ]GC\((?<gcnumber>[0-9]+)\)[ ](?<type>[-.a-zA-Z: ()]+|[a-zA-Z1 ()]+)(?:(?:[ ](?<tail>[0-9]{1}.*))|$)/;
+  /^(?:\[(?<time>[0-9-T:.+]*)\])?(?:\[(?<uptime>[^ms]*)(?<uptimeunit>m?s)\])?\[(?<level>[^\]]+)\]\[(?:(?<tags>[^\] ]+)[ ]*)\][ ](GC\((?<gcnumber>[0-9]+)\)[ ])?(?<type>(?:Phase [0-9]{1}: [a-zA-Z ]+)|[-.a-zA-Z: ()]+|[a-zA-Z1 ()]+|[a-zA-Z ]+\(.+\))(?:(?:[ ](?<tail>[0-9]{1}.*))|$)/;
 // The memory-and-pause tail of a pause: 4848K->4855K(4998K) 2.872ms (whole units only).
 const MEMORY_PAUSE = /^([0-9]+)([BKMG])->([0-9]+)([BKMG])\(([0-9]+)([BKMG])\)(?:(?:[ ]([0-9]+[.,][0-9]+)ms)|$)/;
 const PAUSE = /^([0-9]+[.,][0-9]+)ms/;
@@ -99,6 +101,8 @@ function parseHotspot(text: string): { pauses: ParsedPause[]; using: string[] } 
     const m = DECORATORS.exec(line);
     if (!m) throw new Error(`GCViewer's pattern does not match: ${line}`);
     const g = m.groups!;
+    expect(g['uptimeunit'], line).toBe('s');
+    expect(g['gcnumber'], line).toBeDefined();
     const n = Number(g['gcnumber']);
     const uptime = Number(g['uptime']);
     expect(Number.isFinite(uptime)).toBe(true);
@@ -115,9 +119,12 @@ function parseHotspot(text: string): { pauses: ParsedPause[]; using: string[] } 
         p.type = g['type']!.trim();
         break;
       case 'gc,phases': {
+        // GCViewer reads info-level phases of HotSpot's names only and skips debug
+        // lines: ours are debug, the top-level ones not indented.
+        expect(g['level'], line).toBe('debug');
         const pm = PAUSE.exec(g['tail'] ?? '');
         if (!pm) throw new Error(`a phase line without a duration: ${line}`);
-        if (g['level'] === 'info') p.phasesMs += Number(pm[1]!.replace(',', '.'));
+        if (!g['type']!.startsWith(' ')) p.phasesMs += Number(pm[1]!.replace(',', '.'));
         break;
       }
       case 'gc,ergo':
@@ -173,7 +180,7 @@ describe('--log-format hotspot', () => {
     checkAgainstStats(pauses, s);
     expect(text).toMatch(/\]\[info\]\[gc\] GC\(\d+\) Pause Young \(Allocation Failure\) \d+K->\d+K\(1024K\) \d+\.\d{3}ms$/m);
     expect(text).toMatch(/\]\[info\]\[gc\] GC\(\d+\) Pause Full \(System\.gc\(\)\) \d+K->\d+K\(1024K\) \d+\.\d{3}ms$/m);
-    expect(text).toMatch(/\]\[info\]\[gc,phases\] GC\(\d+\) Sweep \d+\.\d{3}ms$/m);
+    expect(text).toMatch(/\]\[debug\]\[gc,phases\] GC\(\d+\) Sweep \d+\.\d{3}ms$/m);
   });
 
   it('logs the collection that finds the heap exhausted, and counts it', () => {
@@ -208,7 +215,7 @@ describe('a GPU collector (lavapipe)', () => {
     const s = JSON.parse(readFileSync(stats, 'utf8')) as Stats;
     checkAgainstStats(parseHotspot(text).pauses, s);
     for (const part of ['GPU upload', 'GPU kernel', 'GPU read-back']) {
-      expect(text.match(new RegExp(`\\]\\[debug\\]\\[gc,phases\\] GC\\(\\d+\\) ${part} \\d+\\.\\d{3}ms$`, 'gm'))).toHaveLength(s.collections.length);
+      expect(text.match(new RegExp(`\\]\\[debug\\]\\[gc,phases\\] GC\\(\\d+\\)   ${part} \\d+\\.\\d{3}ms$`, 'gm'))).toHaveLength(s.collections.length);
     }
     const events = (JSON.parse(readFileSync(trace, 'utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
     const marks = events.filter((e) => e.name === 'Mark');
