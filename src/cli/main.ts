@@ -94,8 +94,20 @@ async function main(argv: string[]): Promise<number> {
       if (outcome.stats) {
         if (cmd.run.stats) io.stderr(formatStats(outcome.stats) + '\n');
         if (cmd.run.stats && outcome.tier) io.stderr(formatTierStats(outcome.tier, outcome.stats.mutatorMs) + '\n');
-        if (cmd.run.jsonStats) writeOutputFile(cmd.run.jsonStats, JSON.stringify({ ...outcome.stats, tier: outcome.tier }, null, 2) + '\n');
-        if (cmd.run.trace) writeOutputFile(cmd.run.trace, JSON.stringify(traceOf(outcome.stats, outcome.readyMs ?? 0, cmd.file)) + '\n');
+        const stats = outcome.stats;
+        // Each file is tried even when another could not be written; the first failure is reported.
+        let failed: unknown;
+        const write = (path: string | undefined, text: () => string): void => {
+          if (path === undefined) return;
+          try {
+            writeOutputFile(path, text());
+          } catch (e) {
+            failed ??= e;
+          }
+        };
+        write(cmd.run.jsonStats, () => JSON.stringify({ ...stats, tier: outcome.tier }, null, 2) + '\n');
+        write(cmd.run.trace, () => JSON.stringify(traceOf(stats, outcome.readyMs ?? 0, cmd.file)) + '\n');
+        if (failed !== undefined) throw failed;
       }
       return outcome.exitCode;
     }
