@@ -142,6 +142,7 @@ export function parseArgs(argv: readonly string[]): Command {
     throw new UsageError(`unexpected argument '${positional[1]}'${hint}`);
   }
   const run = parsed.run;
+  if (run.logFormat !== undefined && !run.logGc) throw new UsageError('--log-format needs --log-gc (it sets the GC log\'s format)');
   if (run.youngBytes !== undefined && run.youngBytes >= run.heapBytes) {
     throw new UsageError('--young must be smaller than --heap');
   }

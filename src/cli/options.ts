@@ -14,6 +14,8 @@ export const TIER_NAMES = ['interp', 'compiled', 'auto'] as const;
 export type TierName = (typeof TIER_NAMES)[number];
 export const DISPATCH_NAMES = ['ic', 'vtable', 'devirt'] as const;
 export type DispatchName = (typeof DISPATCH_NAMES)[number];
+export const LOG_FORMAT_NAMES = ['text', 'hotspot', 'jsonl'] as const;
+export type LogFormatName = (typeof LOG_FORMAT_NAMES)[number];
 
 export interface RunOptions {
   gc: CollectorName;
@@ -27,6 +29,10 @@ export interface RunOptions {
   /** One line per collection: on stderr, or into `logGcFile` when one is named. */
   logGc: boolean;
   logGcFile: string | undefined;
+  /** `--log-format`: the GC log's format; undefined when not given (text). */
+  logFormat: LogFormatName | undefined;
+  /** `--trace FILE`: a Chrome trace-event timeline of the run. */
+  trace: string | undefined;
   stats: boolean;
   jsonStats: string | undefined;
   gpuOpt: string;
@@ -60,7 +66,7 @@ export interface CompareOptions {
 export function defaultRunOptions(): RunOptions {
   return {
     gc: 'serial', layout: 'sable', heapBytes: 256 * 1024 ** 2, youngBytes: undefined, survivorRatio: 8,
-    tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, logGcFile: undefined, stats: false,
+    tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, logGcFile: undefined, logFormat: undefined, trace: undefined, stats: false,
     jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, pauseGoalMs: undefined, tier: undefined,
     tierThreshold: undefined, dispatch: 'ic', js: false, args: [],
   };
@@ -246,6 +252,15 @@ export const OPTIONS: readonly OptionSpec[] = [
       p.run.logGc = true;
       if (v !== undefined) p.run.logGcFile = fileName(v, f);
     },
+  },
+  {
+    name: 'log-format', arg: 'NAME', commands: ['run'],
+    help: `--log-gc's format: ${LOG_FORMAT_NAMES.join(' | ')} (default text; hotspot: HotSpot's -Xlog:gc* lines)`,
+    apply: (p, v, f) => void (p.run.logFormat = oneOf(v, f, LOG_FORMAT_NAMES)),
+  },
+  {
+    name: 'trace', arg: 'FILE', commands: ['run'], help: 'a Chrome trace-event timeline of the run (Perfetto, chrome://tracing)',
+    apply: (p, v, f) => void (p.run.trace = fileName(v, f)),
   },
   {
     name: 'stats', commands: ['run'], help: 'a summary on stderr at exit',

@@ -40,6 +40,8 @@ export interface MemoryOptions {
 /** Where `--log-gc` lines go. */
 export interface MemoryIo {
   stderr(text: string): void;
+  /** Called with each collection's record as it ends, whether or not it is logged. */
+  collected?(record: GcRecord): void;
 }
 
 /** A set-up the options make impossible (a bad --gpu-opt list, a heap that cannot
@@ -204,6 +206,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
         }
         records.push(record);
         peak = Math.max(peak, record.usedBefore);
+        io.collected?.(record);
         if (options.logGc) io.stderr(line + '\n');
       },
     });
