@@ -330,6 +330,11 @@ export function formatComparison(r: CompareResult): string {
         `median prediction error ${(run.auto.medianError * 100).toFixed(1)}%`,
     );
   }
+  if (r.heaps?.kind === 'multiples') {
+    for (const m of r.minHeaps ?? []) {
+      if (m.minHeapBytes === null) lines.push(`note: ${m.collector}/${m.layout} has no minimum heap (${m.status}), so it has no runs at multiples of it`);
+    }
+  }
   for (const s of r.skipped) lines.push(`note: skipped ${s.collector} (not requested explicitly): ${s.reason}`);
   const idle = r.runs.filter((run) => run.status === 'ok' && run.collector !== 'none' && run.youngCollections + run.fullCollections === 0);
   if (idle.length > 0) {

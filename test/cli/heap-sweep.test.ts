@@ -139,6 +139,9 @@ describe('compare --min-heap', () => {
     expect(f).toMatchObject({ status: 'failed', minHeapBytes: null, exitCode: 70, probes: [{ heapBytes: 2 ** 20, outcome: 'failed' }] });
     expect(f!.reason).toMatch(/^runtime error: /);
     expect(f!.reason).not.toMatch(/out of memory/);
+    // With multiples, a configuration without a minimum has no rows, and a note says why.
+    const none = { ...(JSON.parse(bad.stdout) as CompareResult), heaps: { kind: 'multiples' as const, factors: [2] } };
+    expect(formatComparison(none)).toContain('note: serial/sable has no minimum heap (failed), so it has no runs at multiples of it');
   });
 });
 
