@@ -24,7 +24,7 @@ import type { CompareResult, CompareRun, RunStatus } from './results.js';
 import { formatTextTable, Progress, type CommandDeps } from './text.js';
 import { isDawnLine } from './dawn-filter.js';
 import { formatAutoChoices } from '../collectors/index.js';
-import { minHeapTable, multipleOf, searchMinHeap, type MinHeap } from './heap-sweep.js';
+import { minHeapTable, multipleOf, probeOutcome, searchMinHeap, type MinHeap } from './heap-sweep.js';
 
 export type { CompareResult, CompareRun } from './results.js';
 
@@ -86,7 +86,8 @@ export function compareOutputs(outputs: CapturedOutput[], context = 3): { identi
 function toRow(c: Config): CompareRun {
   const { gc, layout, runs } = c;
   const first = runs[0]!;
-  const oom = first.exitCode === EXIT.runtime && /out of memory/.test(first.stderr);
+  // A heap too small to lay out (a sweep's smallest size) counts as out of memory too.
+  const oom = probeOutcome(first) === 'too small';
   const status: RunStatus = first.exitCode === EXIT.ok ? 'ok' : oom ? 'out of memory' : 'runtime error';
   const stats = runs.map((r) => r.stats).filter((s): s is TimedRunStats => s !== undefined);
   const row = {
@@ -248,7 +249,7 @@ export async function runComparison(
         const what = round <= warmup ? `warm-up ${round}/${warmup}` : `run ${round - warmup}/${repeat}`;
         progress.show(`[${i + 1}/${configs.length}] ${runLabel({ collector: c.gc, layout: c.layout, heapBytes: c.heapBytes }, sweep)} ${what}`);
         const one = await runOne(c.gc, c.layout, c.heapBytes);
-        if (one.exitCode === EXIT.usage || one.exitCode === EXIT.noGpu) {
+        if (probeOutcome(one) === 'unavailable') {
           const code = unavailable(c.gc, one);
           if (code !== undefined) return { exitCode: code };
           continue;

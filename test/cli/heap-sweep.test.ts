@@ -169,6 +169,14 @@ describe('compare --heap LIST', () => {
     expect(text).toContain('note: serial/sable at 64K ran out of memory (the heap is too small for it); excluded from the output check');
   });
 
+  it('takes a size too small to lay out as too small, not as a collector that cannot run', async () => {
+    const r = await compare([PROGRAM, '--gc', 'serial', '--layout', 'sable', '--heap', '1k,1m', '--in-process', '--json', '--', String(N)]);
+    expect(r.code, r.stderr).toBe(0);
+    const json = JSON.parse(r.stdout) as CompareResult;
+    expect(json.runs.map((x) => [x.heapBytes, x.status, x.exitCode])).toEqual([[1024, 'out of memory', 64], [2 ** 20, 'ok', 0]]);
+    expect(json.skipped).toEqual([]);
+  });
+
   it('--heap 2x,3x runs each configuration at multiples of its own minimum', async () => {
     const r = await compare([PROGRAM, '--gc', 'serial', '--layout', 'sable', '--heap', '2x,1.5x', '--in-process', '--json', '--', String(N)]);
     expect(r.code, r.stderr).toBe(0);
