@@ -61,6 +61,10 @@ export interface CompareOptions {
   inProcess: boolean;
   json: boolean;
   report: string | undefined;
+  /** `--heap` given as a list or as multiples (heap-sweep.ts); a single size stays in RunOptions.heapBytes. */
+  heaps: HeapList | undefined;
+  /** `--min-heap`: find each configuration's smallest heap. */
+  minHeap: boolean;
 }
 
 export function defaultRunOptions(): RunOptions {
@@ -73,7 +77,7 @@ export function defaultRunOptions(): RunOptions {
 }
 
 export function defaultCompareOptions(): CompareOptions {
-  return { gcs: [], layouts: [], repeat: 1, warmup: 0, inProcess: false, json: false, report: undefined };
+  return { gcs: [], layouts: [], repeat: 1, warmup: 0, inProcess: false, json: false, report: undefined, heaps: undefined, minHeap: false };
 }
 
 export const COMMAND_NAMES = ['run', 'disasm', 'compare', 'heapshape'] as const;
@@ -124,6 +128,38 @@ export function parseSize(text: string, flag: string): number {
   if (!m) throw new UsageError(`${flag}: '${text}' is not a size (examples: 64m, 1g, 512k)`);
   const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g'];
   return Number(m[1]) * unit;
+}
+
+/** What compare's `--heap` asked for: absolute sizes, or multiples of each configuration's minimum heap. */
+export type HeapList = { kind: 'sizes'; bytes: number[] } | { kind: 'multiples'; factors: number[] };
+
+/** Heap sizes the minimum-heap search tries are whole multiples of this, so each is a size `run --heap` takes (`NNNk`). */
+export const HEAP_QUANTUM = 4096;
+
+/** Parses compare's `--heap`: `64m`, `2m,4m,8m` or `1.5x,2x,3x` (one kind in one list). */
+export function parseHeapList(text: string | undefined, flag: string): HeapList {
+  if (text === undefined || text === '') throw new UsageError(`${flag} needs a size or a comma-separated list (2m,4m or 2x,3x)`);
+  const items = text.split(',').map((s) => s.trim());
+  if (items.some((s) => s === '')) throw new UsageError(`${flag}: empty element in '${text}'`);
+  const multiple = items.map((s) => /x$/i.test(s));
+  if (multiple.some((m) => m) && !multiple.every((m) => m)) {
+    throw new UsageError(`${flag}: '${text}' mixes sizes and multiples; give sizes (2m,4m) or multiples of the minimum heap (2x,3x), not both`);
+  }
+  if (multiple[0]) {
+    const factors = items.map((s) => {
+      const m = /^(\d+(?:\.\d+)?)x$/i.exec(s);
+      if (!m) throw new UsageError(`${flag}: '${s}' is not a multiple (examples: 2x, 1.5x)`);
+      if (!(Number(m[1]) >= 1)) throw new UsageError(`${flag}: '${s}' is below 1x; a multiple of the minimum heap must be at least 1x`);
+      return Number(m[1]);
+    });
+    return { kind: 'multiples', factors: [...new Set(factors)] };
+  }
+  const bytes = items.map((s) => {
+    const b = parseSize(s, flag);
+    if (b === 0) throw new UsageError(`${flag}: '${s}' is an empty heap`);
+    return b;
+  });
+  return { kind: 'sizes', bytes: [...new Set(bytes)] };
 }
 
 function integer(text: string | undefined, flag: string, min: number): number {
@@ -186,8 +222,22 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p, v, f) => void (p.compare.layouts = listOf(v, f, LAYOUT_NAMES)),
   },
   {
-    name: 'heap', arg: 'SIZE', commands: RUNS, help: 'heap size, e.g. 64m, 1g (default 256m)',
-    apply: (p, v, f) => void (p.run.heapBytes = parseSize(v ?? '', f)),
+    name: 'heap', arg: 'SIZE', commands: ['run', 'heapshape'], help: 'heap size, e.g. 64m, 1g (default 256m)',
+    apply: (p, v, f) => {
+      if (v?.includes(',')) throw new UsageError(`${f} takes one size here, not a list ('${v}'); compare takes a list`);
+      if (v !== undefined && /^[\d.]+x$/i.test(v)) throw new UsageError(`${f} takes a size here ('${v}' is a multiple of the minimum heap, which compare takes)`);
+      p.run.heapBytes = parseSize(v ?? '', f);
+    },
+  },
+  {
+    name: 'heap', arg: 'LIST', commands: ['compare'],
+    help: 'heap size (default 256m), a list to sweep (2m,4m,8m), or multiples of each minimum heap (2x,3x)',
+    apply: (p, v, f) => {
+      const list = parseHeapList(v, f);
+      // One size is the plain run option (and --min-heap's upper bound); a list or multiples sweep.
+      if (list.kind === 'sizes' && list.bytes.length === 1) [p.run.heapBytes, p.compare.heaps] = [list.bytes[0]!, undefined];
+      else p.compare.heaps = list;
+    },
   },
   {
     name: 'young', arg: 'SIZE', commands: RUNS, help: 'young generation size (default a third of the heap)',
@@ -277,6 +327,11 @@ export const OPTIONS: readonly OptionSpec[] = [
   {
     name: 'warmup', arg: 'N', commands: ['compare'], help: 'runs of each configuration before the measured ones (default 0)',
     apply: (p, v, f) => void (p.compare.warmup = integer(v, f, 0)),
+  },
+  {
+    name: 'min-heap', commands: ['compare'],
+    help: "find each configuration's smallest heap (bisection to 1%; --heap SIZE is the upper bound)",
+    apply: (p) => void (p.compare.minHeap = true),
   },
   {
     name: 'in-process', commands: ['compare'], help: 'every run in this process, not a fresh one each (faster, less fair)',
