@@ -43,9 +43,9 @@ export function pauseDistribution(runs: PlottedRun[]): string {
   const lo = Math.min(...pauses) / 1.5;
   const hi = Math.max(...pauses) * 1.5;
   const o: PlotOptions = {
-    title: 'GC pauses per configuration (circles young, squares full; box: quartiles and median)',
+    title: 'GC pauses: circles young, squares full; box: quartiles, median',
     xLabel: 'configuration', yLabel: 'pause (ms)', logY: true, id: 'pause-distribution',
-    width: Math.max(500, 150 + 110 * runs.length),
+    width: Math.max(600, 150 + 110 * runs.length),
   };
   const f = frame(o, [0, runs.length], [lo, Math.max(hi, lo * 10)], [], false);
   const group = f.x(1) - f.x(0);

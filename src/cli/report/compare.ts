@@ -38,7 +38,7 @@ function provenanceTable(r: CompareResult): string {
     ['warm-up runs', String(p.warmup)], ['repeats', String(r.repeat)], ['heap', heap], ['node', p.node], ['os', p.os],
     ['cpu', `${p.cpu}, ${p.cores} cores`], ['memory', `${formatBytes(p.memoryBytes)} (${p.memoryBytes} bytes)`],
     ['GPU adapter', p.adapter ?? '-'], ['date', p.date],
-  ], 1, 'provenance');
+  ], 2, 'provenance');
 }
 
 export function compareReport(r: CompareResult, table: { header: string[]; rows: string[][] }): string {
