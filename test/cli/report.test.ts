@@ -145,6 +145,8 @@ describe('reports in headless Chromium', () => {
     expect(count(dom, /<rect class="bar"/g)).toBeGreaterThan(0);
     expect(count(dom, /<polyline/g)).toBe(snapshots);
     expect(dom).toContain('Out-degree distribution');
+    expect(dom).toMatch(/<td class="l">command<\/td><td class="l">minivm heapshape programs\/complete_graph\.mini --report /);
+    expect(dom).toMatch(/<td class="l">heap<\/td><td class="l">--heap 256m \(256M\)<\/td>/);
     expectScreenshot(page, join(dir, 'heapshape.png'));
   });
 });

@@ -10,6 +10,7 @@ import { writeOutputFile } from '../output-file.js';
 import { mmuPlot, occupancyMultiples, pauseDistribution, type PlottedRun } from './compare-plots.js';
 import { compareCsv, csvPathFor } from './csv.js';
 import { htmlPage, htmlTable } from './html.js';
+import { provenanceTable } from './provenance.js';
 import { allocationRate, configName, heapFlag, neverCollectedHint, promotionRate, throughputPct, type Spread } from './metrics.js';
 import { escapeHtml } from './svg.js';
 
@@ -27,18 +28,13 @@ export function withRates(r: CompareResult, table: { header: string[]; rows: str
   return { header: [...table.header, ...RATE_HEADER], rows };
 }
 
-function provenanceTable(r: CompareResult): string {
+function provenanceOf(r: CompareResult): string {
   const p = r.provenance;
   const heaps = [...new Set(r.runs.map((run) => (run as CompareRun & { heap?: unknown }).heap).filter((h): h is number => typeof h === 'number'))];
   const heap = heaps.length > 1
     ? heaps.map((h) => `--heap ${heapFlag(h)}`).join(', ')
     : `--heap ${heapFlag(heaps[0] ?? p.heapBytes)} (${formatBytes(heaps[0] ?? p.heapBytes)})`;
-  return htmlTable(['what', 'value'], [
-    ['minivm', `${p.version}${p.commit ? ` (${p.commit})` : ''}`], ['command', `minivm ${p.argv.join(' ')}`], ['mode', p.mode],
-    ['warm-up runs', String(p.warmup)], ['repeats', String(r.repeat)], ['heap', heap], ['node', p.node], ['os', p.os],
-    ['cpu', `${p.cpu}, ${p.cores} cores`], ['memory', `${formatBytes(p.memoryBytes)} (${p.memoryBytes} bytes)`],
-    ['GPU adapter', p.adapter ?? '-'], ['date', p.date],
-  ], 2, 'provenance');
+  return provenanceTable(p, heap, [['warm-up runs', String(p.warmup)], ['repeats', String(r.repeat)]]);
 }
 
 export function compareReport(r: CompareResult, table: { header: string[]; rows: string[][] }): string {
@@ -88,7 +84,7 @@ export function compareReport(r: CompareResult, table: { header: string[]; rows:
     parts.push(occupancyMultiples(plotted));
   }
   parts.push('<h2>Provenance</h2>');
-  parts.push(provenanceTable(r));
+  parts.push(provenanceOf(r));
   return htmlPage(`minivm compare: ${r.file}`, parts.join('\n'));
 }
 

@@ -4,7 +4,10 @@
  */
 
 import type { HeapshapeResult } from '../results.js';
+import { formatBytes } from '../../heap/telemetry.js';
 import { htmlPage, htmlTable } from './html.js';
+import { heapFlag } from './metrics.js';
+import { provenanceTable } from './provenance.js';
 import { barChart, escapeHtml, linePlot } from './svg.js';
 
 /** The table, then per snapshot the width per depth and the out-degree histogram. */
@@ -21,6 +24,9 @@ export function heapshapeReport(r: HeapshapeResult, table: { header: string[]; r
   if (cut < table.header.length) {
     parts.push('<p>Objects by number of non-null references (out-degree):</p>');
     parts.push(htmlTable(['gc', ...table.header.slice(cut)], table.rows.map((row) => [row[0]!, ...row.slice(cut)]), 1));
+  }
+  if (r.snapshots.length === 0) {
+    parts.push('<p class="hint">No collection happened, so there is no heap shape to show: call gc() in the program, or use a smaller --heap or --gc-stress N.</p>');
   }
   parts.push('<h2>Verdicts</h2><ul>');
   for (const s of r.snapshots) parts.push(`<li class="${s.verdict.rating === 'poor' ? 'bad' : s.verdict.rating === 'good' ? 'good' : ''}">gc ${s.collection}: ${escapeHtml(s.verdict.text)}</li>`);
@@ -50,5 +56,9 @@ export function heapshapeReport(r: HeapshapeResult, table: { header: string[]; r
     );
   }
   if (r.snapshots.length > shown.length) parts.push(`<p class="note">${r.snapshots.length - shown.length} more snapshots not plotted.</p>`);
+  if (r.provenance !== undefined) {
+    parts.push('<h2>Provenance</h2>');
+    parts.push(provenanceTable(r.provenance, `--heap ${heapFlag(r.provenance.heapBytes)} (${formatBytes(r.provenance.heapBytes)})`));
+  }
   return htmlPage(`minivm heapshape: ${r.file}`, parts.join('\n'));
 }
