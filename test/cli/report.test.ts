@@ -3,13 +3,14 @@
 // installs): the rendered DOM must hold the table rows and the SVG plots, and the
 // screenshot must be a real picture. Also the plotting helpers on their own.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/cli/args.js';
 import { compareCommand } from '../../src/cli/compare.js';
 import { heapshapeCommand } from '../../src/cli/heapshape.js';
+import { minivm } from '../minivm.js';
 import { barChart, escapeHtml, linePlot, logTicks, niceTicks, thin } from '../../src/cli/report.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -131,6 +132,14 @@ describe('reports in headless Chromium', () => {
     expect(html).toContain('No run collected');
     expect(count(html, /<svg/g)).toBe(0);
     expect(readFileSync(join(dir, 'idle.csv'), 'utf8').trimEnd().split('\n').length).toBe(2);
+  });
+
+  it('compare checks the CSV path before it runs: a folder named x.csv is exit 64', () => {
+    mkdirSync(join(dir, 'blocked.csv'));
+    const r = minivm(['compare', 'programs/numbers.mini', '--gc', 'serial', '--layout', 'sable', '--report', join(dir, 'blocked.html')]);
+    expect(r.status, r.stderr).toBe(64);
+    expect(r.stderr).toContain(`--report: cannot write '${join(dir, 'blocked.csv')}': it is a folder`);
+    expect(existsSync(join(dir, 'blocked.html'))).toBe(false);
   });
 
   it('heapshape --report: shape tables, verdicts, histogram bars and width plots', async () => {
