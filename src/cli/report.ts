@@ -7,7 +7,7 @@
  * heapshape.ts assemble each command's report.
  */
 
-export { barChart, escapeHtml, linePlot, logTicks, niceTicks, thin, type PlotOptions, type Series } from './report/svg.js';
+export { barChart, escapeHtml, linePlot, logBound, logTicks, niceTicks, thin, type PlotOptions, type Series } from './report/svg.js';
 export { htmlPage, htmlTable } from './report/html.js';
 export { compareReport, withRates, writeCompareReport } from './report/compare.js';
 export { compareCsv, csvPathFor } from './report/csv.js';

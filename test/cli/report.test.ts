@@ -11,7 +11,7 @@ import { parseArgs } from '../../src/cli/args.js';
 import { compareCommand } from '../../src/cli/compare.js';
 import { heapshapeCommand } from '../../src/cli/heapshape.js';
 import { minivm } from '../minivm.js';
-import { barChart, escapeHtml, linePlot, logTicks, niceTicks, thin } from '../../src/cli/report.js';
+import { barChart, escapeHtml, linePlot, logBound, logTicks, niceTicks, thin } from '../../src/cli/report.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'minivm-report-'));
@@ -170,6 +170,10 @@ describe('plot helpers', () => {
   it('logTicks gives powers of ten, and 2 and 5 times them over a short range', () => {
     expect(logTicks(0.5, 2000)).toEqual([1, 10, 100, 1000]);
     expect(logTicks(0.3, 9)).toEqual([0.5, 1, 2, 5]);
+  });
+
+  it('logBound ends a log axis on a 1-2-5 tick', () => {
+    expect([logBound(0.37, false), logBound(0.37, true), logBound(140, false), logBound(140, true), logBound(500, true), logBound(999, true)]).toEqual([0.2, 0.5, 100, 200, 500, 1000]);
   });
 
   it('a log x axis places decades evenly', () => {

@@ -9,7 +9,7 @@
 
 import type { CollectionPoint } from '../results.js';
 import { mmuCurve } from './mmu.js';
-import { color, escapeHtml, frame, linePlot, type PlotOptions } from './svg.js';
+import { color, escapeHtml, frame, linePlot, logBound, type PlotOptions } from './svg.js';
 
 /** What the plots need of a configuration: its name, collections and run length. */
 export interface PlottedRun {
@@ -40,14 +40,15 @@ function mark(c: CollectionPoint, x: number, y: number, fill: string, cls: strin
 export function pauseDistribution(runs: PlottedRun[]): string {
   const pauses = runs.flatMap((r) => r.collections.map((c) => c.pauseMs)).filter((p) => p > 0);
   if (pauses.length === 0) return '<p class="empty">Pause distribution: no pauses</p>';
-  const lo = Math.min(...pauses) / 1.5;
-  const hi = Math.max(...pauses) * 1.5;
+  // The axis ends on ticks a little beyond the data, so that the extremes are readable.
+  const lo = logBound(Math.min(...pauses) / 1.2, false);
+  const hi = logBound(Math.max(...pauses) * 1.2, true);
   const o: PlotOptions = {
     title: 'GC pauses: circles young, squares full; box: quartiles, median',
     xLabel: 'configuration', yLabel: 'pause (ms)', logY: true, id: 'pause-distribution',
     width: Math.max(600, 150 + 110 * runs.length),
   };
-  const f = frame(o, [0, runs.length], [lo, Math.max(hi, lo * 10)], [], false);
+  const f = frame(o, [0, runs.length], [lo, Math.max(hi, lo * 5)], [], false);
   const group = f.x(1) - f.x(0);
   runs.forEach((run, i) => {
     const mid = f.x(i) + group / 2;

@@ -69,6 +69,13 @@ export function logTicks(lo: number, hi: number): number[] {
   return ticks;
 }
 
+/** The nearest 1, 2 or 5 times a power of ten at or below `v` (`up`: at or above), to end a log axis on a tick. */
+export function logBound(v: number, up: boolean): number {
+  const d = Math.floor(Math.log10(v));
+  const steps = [1, 2, 5, 10].map((m) => Number((m * 10 ** d).toPrecision(12)));
+  return up ? steps.find((t) => t >= v * (1 - 1e-9))! : [...steps].reverse().find((t) => t <= v * (1 + 1e-9))!;
+}
+
 export function fmtTick(v: number): string {
   const a = Math.abs(v);
   if (a >= 1e6) return `${+(v / 1e6).toPrecision(3)}M`;
