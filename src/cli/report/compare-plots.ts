@@ -46,8 +46,15 @@ export function pauseDistribution(runs: PlottedRun[]): string {
   const o: PlotOptions = {
     title: 'GC pauses: circles young, squares full; box: quartiles, median',
     xLabel: 'configuration', yLabel: 'pause (ms)', logY: true, id: 'pause-distribution',
-    width: Math.max(600, 150 + 110 * runs.length),
+    width: Math.max(600, Math.min(1400, 150 + 110 * runs.length)),
   };
+  // Many columns (a heap sweep) get their names slanted, with room below for them.
+  const slant = runs.length > 8;
+  if (slant) {
+    const longest = 6 * Math.max(...runs.map((r) => r.name.length));
+    o.bottom = 8 + longest * 0.6;
+    o.left = Math.max(0, longest * 0.85 - 70 - (o.width! - 150) / runs.length / 2);
+  }
   const f = frame(o, [0, runs.length], [lo, Math.max(hi, lo * 5)], [], false);
   const group = f.x(1) - f.x(0);
   runs.forEach((run, i) => {
@@ -67,7 +74,12 @@ export function pauseDistribution(runs: PlottedRun[]): string {
       const jitter = (((k * 0.618034) % 1) - 0.5) * 2 * half;
       g.push(mark(c, mid + jitter, f.y(c.pauseMs), color(i), 'pause'));
     });
-    g.push(`<text class="tick" x="${mid.toFixed(1)}" y="${(f.area.top + f.area.height + 16).toFixed(1)}" text-anchor="middle">${escapeHtml(run.name)}</text>`);
+    const ny = f.area.top + f.area.height + 16;
+    g.push(
+      slant
+        ? `<text class="tick" transform="translate(${mid.toFixed(1)} ${ny.toFixed(1)}) rotate(-35)" text-anchor="end">${escapeHtml(run.name)}</text>`
+        : `<text class="tick" x="${mid.toFixed(1)}" y="${ny.toFixed(1)}" text-anchor="middle">${escapeHtml(run.name)}</text>`,
+    );
     g.push('</g>');
     f.svg.push(g.join('\n'));
   });

@@ -11,7 +11,7 @@ import { mmuPlot, occupancyMultiples, pauseDistribution, type PlottedRun } from 
 import { compareCsv, csvPathFor } from './csv.js';
 import { htmlPage, htmlTable } from './html.js';
 import { provenanceTable } from './provenance.js';
-import { allocationRate, configName, heapFlag, neverCollectedHint, promotionRate, throughputPct, type Spread } from './metrics.js';
+import { allocationRate, configName, heapFlag, heapOf, neverCollectedHint, promotionRate, throughputPct, type Spread } from './metrics.js';
 import { escapeHtml } from './svg.js';
 
 const RATE_HEADER = ['throughput %', 'alloc MB/s', 'promo MB/s'];
@@ -30,9 +30,9 @@ export function withRates(r: CompareResult, table: { header: string[]; rows: str
 
 function provenanceOf(r: CompareResult): string {
   const p = r.provenance;
-  const heaps = [...new Set(r.runs.map((run) => (run as CompareRun & { heap?: unknown }).heap).filter((h): h is number => typeof h === 'number'))];
+  const heaps = [...new Set(r.runs.map((run) => heapOf(run, r)))].sort((a, b) => a - b);
   const heap = heaps.length > 1
-    ? heaps.map((h) => `--heap ${heapFlag(h)}`).join(', ')
+    ? `${heaps.length} sizes: ${heaps.map(heapFlag).join(', ')}`
     : `--heap ${heapFlag(heaps[0] ?? p.heapBytes)} (${formatBytes(heaps[0] ?? p.heapBytes)})`;
   return provenanceTable(p, heap, [['warm-up runs', String(p.warmup)], ['repeats', String(r.repeat)]]);
 }

@@ -77,10 +77,18 @@ export function sweepsHeaps(r: CompareResult): boolean {
   return new Set(r.runs.map((run) => heapOf(run, r))).size > 1;
 }
 
-/** The name of a configuration in legends and the CSV: collector/layout, and the heap when it varies. */
+/** With `--heap Nx`: the row's N (a multiple of its minimum heap), else null. */
+export function heapMultipleOf(run: CompareRun): number | null {
+  const m = (run as CompareRun & { heapMultiple?: unknown }).heapMultiple;
+  return typeof m === 'number' ? m : null;
+}
+
+/** The name of a configuration in legends and hints: collector/layout, and the heap when it varies. */
 export function configName(run: CompareRun, r: CompareResult): string {
   const name = `${run.collector}/${run.layout}`;
-  return sweepsHeaps(r) ? `${name} @${heapFlag(heapOf(run, r))}` : name;
+  if (!sweepsHeaps(r)) return name;
+  const m = heapMultipleOf(run);
+  return `${name} @${heapFlag(heapOf(run, r))}${m !== null ? ` (${m}x)` : ''}`;
 }
 
 /**

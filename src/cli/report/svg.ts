@@ -25,6 +25,9 @@ export interface PlotOptions {
   id?: string;
   /** Extra classes for the <svg> element. */
   className?: string;
+  /** Extra room under the x axis and left of the y axis (for slanted category names). */
+  bottom?: number;
+  left?: number;
   /** Fixed axis ranges instead of the data's (small multiples share theirs). */
   xRange?: [number, number];
   yRange?: [number, number];
@@ -125,9 +128,12 @@ function axis(log: boolean, range: [number, number], from: number, span: number,
  * the colour swatches; `xTicks` false leaves the x axis to the caller (categories).
  */
 export function frame(o: PlotOptions, xr: [number, number], yr: [number, number], legend: string[], xTicks = true): Frame {
-  const W = o.width ?? 900;
-  const H = o.height ?? 320;
-  const L = 70, R = legend.length > 0 ? 190 : 20, T = 34, B = 46;
+  // The legend column is as wide as its longest name (about 7 px a character).
+  const R = legend.length > 0 ? Math.max(190, 40 + 7 * Math.max(...legend.map((n) => n.length))) : 20;
+  const L = 70 + (o.left ?? 0), T = 34, B = 46 + (o.bottom ?? 0);
+  const W = (o.width ?? 900) + (o.left ?? 0) + (R - (legend.length > 0 ? 190 : 20));
+  // A long legend makes the plot taller rather than running off its foot.
+  const H = Math.max((o.height ?? 320) + (o.bottom ?? 0), T + 12 + legend.length * 18 + B);
   const pw = W - L - R, ph = H - T - B;
   const x = axis(o.logX === true, xr, L, pw, false);
   const y = axis(o.logY === true, yr, T, ph, true);

@@ -76,6 +76,12 @@ describe('names and hints', () => {
     expect(configName(one.runs[0]!, one)).toBe('serial/sable');
     expect(neverCollectedHint(row({ heap: 4 << 20, youngCollections: 0, fullCollections: 0, collections: [] }), one)).toContain('--heap 4m');
   });
+
+  it('a sweep\'s heapBytes and heapMultiple fields name the row too', () => {
+    const r = result([row({ heapBytes: 3 << 20, heapMultiple: 2 }), row({ heapBytes: 6 << 20, heapMultiple: null })]);
+    expect(r.runs.map((run) => configName(run, r))).toEqual(['serial/sable @3m (2x)', 'serial/sable @6m']);
+    expect(compareCsv(r).split('\n')[1]!.split(',')[2]).toBe(String(3 << 20));
+  });
 });
 
 describe('CSV', () => {
