@@ -102,6 +102,6 @@ export function neverCollectedHint(run: CompareRun, r: CompareResult): string | 
   const program = r.file.replace(/^.*\//, '').replace(/\.mini$/, '');
   return (
     `${program} never collected under ${configName(run, r)} at --heap ${heapFlag(heapOf(run, r))}: ` +
-    `its pause and rate figures are zeros; try a smaller --heap (or --gc-stress N) to measure collections`
+    `its pause figures are zeros; try a smaller --heap (or --gc-stress N) to measure collections`
   );
 }
