@@ -18,8 +18,7 @@ import { compileSource, EXIT, type Io, type TimedRunStats } from './run.js';
 import { runInChild, runInProcess, type OneRun } from './compare-runs.js';
 import { provenance } from './provenance.js';
 import { formatBytes } from '../heap/telemetry.js';
-import { compareReport } from './report.js';
-import { writeOutputFile } from './output-file.js';
+import { writeCompareReport } from './report.js';
 import type { CompareResult, CompareRun, RunStatus } from './results.js';
 import { formatTextTable, Progress, type CommandDeps } from './text.js';
 import { isDawnLine } from './dawn-filter.js';
@@ -360,8 +359,8 @@ export async function compareCommand(cmd: Command, source: string, io: Io, deps:
   else io.stdout(formatComparison(result));
   if (!result.outputIdentical) io.stderr(`minivm: compare: the runs printed different output\n${result.difference}\n`);
   if (cmd.compare.report !== undefined) {
-    writeOutputFile(cmd.compare.report, compareReport(result, compareTable(result)));
-    io.stderr(`report written to ${cmd.compare.report}\n`);
+    const csv = writeCompareReport(cmd.compare.report, result, compareTable(result));
+    io.stderr(`report written to ${cmd.compare.report} and ${csv}\n`);
   }
   return exitCode;
 }

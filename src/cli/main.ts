@@ -16,6 +16,7 @@ import { commandHelp, generalHelp, usageMessage, version } from './help.js';
 import { checkOutputPath, OutputWriteError, writeOutputFile } from './output-file.js';
 import { traceOf } from './trace.js';
 import { runFiltered, stderrIsTty, wantsFilter } from './dawn-filter.js';
+import { csvPathFor } from './report/csv.js';
 
 // The reader went away (`minivm run prog.mini | head`): stop quietly, as
 // command-line tools do on SIGPIPE.
@@ -35,6 +36,8 @@ function outputPaths(cmd: Command): Array<[string, string]> {
     ['--json-stats', cmd.run.jsonStats], ['--log-gc', cmd.run.logGcFile], ['--trace', cmd.run.trace],
     ['--report', cmd.compare.report],
   ];
+  // compare writes a CSV beside its report.
+  if (cmd.command === 'compare' && cmd.compare.report !== undefined) out.push(['--report', csvPathFor(cmd.compare.report)]);
   return out.filter((o): o is [string, string] => o[1] !== undefined);
 }
 

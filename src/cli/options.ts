@@ -342,7 +342,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p) => void (p.compare.json = true),
   },
   {
-    name: 'report', arg: 'FILE.html', commands: ['compare', 'heapshape'], help: 'a self-contained HTML report',
+    name: 'report', arg: 'FILE.html', commands: ['compare', 'heapshape'], help: 'a self-contained HTML report (compare also writes FILE.csv)',
     apply: (p, v, f) => void (p.compare.report = fileName(v, f)),
   },
 ];

@@ -98,5 +98,7 @@ export interface HeapshapeResult {
   /** The program's exit status (its output is not shown). */
   exitCode: number;
   snapshots: HeapshapeSnapshot[];
+  /** Where the snapshots came from (as compare's); absent in results written before it was added. */
+  provenance?: Provenance;
 }
 
