@@ -14,6 +14,7 @@ import {
 } from '../gpu/index.js';
 import type { LayoutName } from '../heap/layout.js';
 import { AutoMarker, type AutoEngine } from './auto-marker.js';
+import { GpuFallbackMarker, type GpuFallback } from './gpu-fallback.js';
 import type { ErrorSummary, PauseModel } from './pause-model.js';
 import { SharedDirtyRanges } from './shared-dirty-ranges.js';
 import type { CollectorName } from './names.js';
@@ -69,6 +70,9 @@ export interface RunStats {
   gpu: { adapter: string; vendor: string; options: string; startupMs: number } | null;
   /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
   parallel: { threads: number; startupMs: number } | null;
+  /** gpu-dfs, gpu-bfs: the device fault after which the run went on on the CPU,
+   *  and how many collections ran there (the one it struck and every later one). */
+  gpuFallback: (GpuFallback & { cpuCollections: number }) | null;
   /** `--gc auto`: collections per engine it chose, and its pause model's relative
    *  prediction error (0.1 = 10%) over the collections it predicted. */
   auto: { choices: Record<AutoEngine, number>; error: ErrorSummary & { warm: ErrorSummary }; chooseMs: number } | null;
@@ -128,12 +132,12 @@ function checkGpuOptions(spec: string, engine: 'gpu-dfs' | 'gpu-bfs'): void {
 
 /** The marking engine of the chosen collector; undefined where gc/ has it built in
  *  (serial) or there is none (none). */
-function markerFor(options: MemoryOptions, heap: HeapImpl, hooks: MemoryHooks): Marker | undefined {
+function markerFor(options: MemoryOptions, heap: HeapImpl, hooks: MemoryHooks, onFallback: (f: GpuFallback) => void): Marker | undefined {
   const { gc, gpuOpt, gpuBenchmark: benchmark, threads } = options;
   switch (gc) {
     case 'gpu-dfs':
     case 'gpu-bfs':
-      return new WorkerGpuMarker({ engine: gc, input: gpuInput(heap), options: gpuOpt, benchmark });
+      return new GpuFallbackMarker(new WorkerGpuMarker({ engine: gc, input: gpuInput(heap), options: gpuOpt, benchmark }), heap, onFallback);
     case 'parallel':
       // Each run gets its own --threads (default: every available core).
       return new ParallelMarker(heap, threads);
@@ -171,6 +175,17 @@ function markerFor(options: MemoryOptions, heap: HeapImpl, hooks: MemoryHooks): 
     default:
       return undefined;
   }
+}
+
+/** The one line that says a run left the GPU. */
+function fallbackLine(gc: string, f: GpuFallback): string {
+  const where = f.during === 'eden upload' ? `before collection ${f.collection}` : `collection ${f.collection}`;
+  return `minivm: ${gc}: ${f.message} (${f.during}, ${where}); collection ${f.collection} and later ones run on the CPU (serial marking)`;
+}
+
+function fallbackStats(f: GpuFallback | null, records: readonly GcRecord[]): RunStats['gpuFallback'] {
+  if (f === null) return null;
+  return { ...f, cpuCollections: records.filter((r) => r.number >= f.collection).length };
 }
 
 function percentile(values: number[], p: number): number {
@@ -212,9 +227,15 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
     // mistakes on the command line, not faults of the program.
     throw new MemorySetupError(`cannot set up the heap: ${(e as Error).message}`);
   }
-  const engine = markerFor(options, heap, hooks);
+  let fallback: GpuFallback | null = null;
+  const engine = markerFor(options, heap, hooks, (f) => {
+    fallback = f;
+    io.stderr(fallbackLine(options.gc, f) + '\n');
+    // Nothing takes eden ahead any more.
+    heap.mirror?.setEdenUpload(Infinity, () => Promise.resolve());
+  });
   if (engine instanceof AutoMarker) autoMarker = engine;
-  const gpuMarker = engine instanceof WorkerGpuMarker ? engine : undefined;
+  const gpuMarker = engine instanceof GpuFallbackMarker ? engine : undefined;
   const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;
   const plan = createCollector(options.gc, heap, marker ? { marker } : {});
   // auto chooses its engine before each collection, around the plan.
@@ -286,6 +307,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
             }
           : null,
         parallel: pool ? { threads: pool.threads, startupMs: poolStartupMs } : null,
+        gpuFallback: fallbackStats(fallback, records),
         auto: autoMarker ? { choices: { ...autoMarker.counts }, error: autoMarker.model.error(), chooseMs: autoMarker.chooseMs } : null,
         collections: records,
       };
@@ -333,6 +355,10 @@ export function formatStats(s: RunStats): string {
   ];
   if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${ms(s.parallel.startupMs)}`);
   if (s.gpu) lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${ms(s.gpu.startupMs)}`);
+  if (s.gpuFallback) {
+    const f = s.gpuFallback;
+    lines.push(`gpu fallback: ${f.fault} at collection ${f.collection} (${f.during}); ${f.cpuCollections} collections on the CPU`);
+  }
   if (s.auto) lines.push(formatAutoStats(s.auto));
   const transfers = formatTransfers(s.collections);
   if (transfers) lines.push(transfers);

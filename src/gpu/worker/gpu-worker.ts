@@ -10,7 +10,8 @@
  * next `takeDirty...` call, merged if several requests brought some.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { destroyGpu, openGpu } from '../device/device.js';
+import { currentGpu, destroyGpu, openGpu } from '../device/device.js';
+import { deviceFaults, GpuFault } from '../faults.js';
 import { STAGED_ROOTS } from '../engines/job.js';
 import { GpuMarker } from './gpu-marker.js';
 import type { RefGraphInput, SableInput } from '../marker-shape.js';
@@ -288,6 +289,7 @@ function postReply(reply: HostReply, transfer: ArrayBuffer[] = []): void {
   Atomics.notify(replied, 0);
 }
 
+const faults = deviceFaults();
 let queue: Promise<void> = Promise.resolve();
 port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => {
   // A step that throws (a reply that cannot be posted) must not stop the ones after it.
@@ -304,12 +306,24 @@ port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => 
     const transfer: ArrayBuffer[] = [];
     let reply: HostReply;
     let after: (() => void) | null = null;
+    let value: unknown = null;
+    let failure: unknown = null;
+    // A device fault fails the request where it surfaced (faults.ts); a request
+    // that met none still fails if the device went meanwhile.
     try {
-      reply = { id: msg.id, ok: true, value: await handle(msg.req, transfer) };
-      after = takeAfterReply();
+      faults.begin(msg.req, currentGpu()?.device ?? null);
+      value = await handle(msg.req, transfer);
     } catch (e) {
-      const err = e instanceof Error ? e : new Error(String(e));
-      reply = { id: msg.id, ok: false, error: { name: err.name, message: err.message, stack: err.stack } };
+      failure = e;
+    }
+    failure = await faults.end(failure);
+    if (failure === null) {
+      reply = { id: msg.id, ok: true, value };
+      after = takeAfterReply();
+    } else {
+      const err = failure instanceof Error ? failure : new Error(String(failure));
+      const fault = err instanceof GpuFault ? { fault: err.fault } : {};
+      reply = { id: msg.id, ok: false, error: { name: err.name, message: err.message, stack: err.stack, ...fault } };
       transfer.length = 0;
       takeAfterReply();
     }
