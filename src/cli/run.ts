@@ -15,7 +15,7 @@ import { MiniRuntimeError } from '../vm/format.js';
 import { generate } from '../vm/tier/codegen.js';
 import { DEFAULT_TIER, type TierOptions, type TierStats } from '../vm/tier/tier.js';
 import { UsageError, type RunOptions } from './options.js';
-import { createMemory, isNoGpuError, MemorySetupError, type Memory, type MemoryHooks, type RunStats } from '../collectors/index.js';
+import { createMemory, isNoGpuError, MemorySetupError, type Memory, type MemoryHooks, type MemoryIo, type RunStats } from '../collectors/index.js';
 import type { GcRecord } from '../heap/index.js';
 import { usageMessage } from './help.js';
 import { OutputStream } from './output-file.js';
@@ -112,7 +112,7 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
   // The heap's log line is the moment a collection ends: it is always asked for, to
   // time the collections, and passed on only when the user asked for the log.
   const ends: number[] = [];
-  const memoryIo: Io = {
+  const memoryIo: Io & MemoryIo = {
     stdout: io.stdout,
     stderr: (t) => {
       ends.push(performance.now() - t0);
@@ -120,6 +120,7 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
       if (log) log.write(t);
       else io.stderr(t);
     },
+    warn: (t) => io.stderr(t),
   };
   const finish = (m: Memory): TimedRunStats => {
     const stats = m.finish(performance.now() - t0);

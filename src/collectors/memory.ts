@@ -41,6 +41,8 @@ export interface MemoryOptions {
 /** Where `--log-gc` lines go. */
 export interface MemoryIo {
   stderr(text: string): void;
+  /** Where a warning goes that is not a collection's log line (a GPU fault); process.stderr by default. */
+  warn?(text: string): void;
 }
 
 /** A set-up the options make impossible (a bad --gpu-opt list, a heap that cannot
@@ -230,7 +232,9 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
   let fallback: GpuFallback | null = null;
   const engine = markerFor(options, heap, hooks, (f) => {
     fallback = f;
-    io.stderr(fallbackLine(options.gc, f) + '\n');
+    const line = fallbackLine(options.gc, f) + '\n';
+    if (io.warn) io.warn(line);
+    else process.stderr.write(line);
     // Nothing takes eden ahead any more.
     heap.mirror?.setEdenUpload(Infinity, () => Promise.resolve());
   });

@@ -158,12 +158,17 @@ export class DeviceFaults {
       return error;
     } finally {
       this.committed = false;
-      if (this.loseAfter && this.lost === null && this.device !== null) {
-        this.lost = `injected (MINIVM_GPU_FAULT=lose-device-after@${this.requests})`;
-        this.device.destroy();
-      }
-      this.loseAfter = false;
     }
+  }
+
+  /** After the request's reply and the work it left for after it (a live list's
+   *  copy): the program runs now, and `lose-device-after@N` strikes. */
+  idle(): void {
+    if (this.loseAfter && this.lost === null && this.device !== null) {
+      this.lost = `injected (MINIVM_GPU_FAULT=lose-device-after@${this.requests})`;
+      this.device.destroy();
+    }
+    this.loseAfter = false;
   }
 
   /** Whether this mapping is to be refused (`map-fail@N`: the request's first). */

@@ -63,6 +63,8 @@ class Hosted {
     this.forward = sharedCapacity(this.forward, n);
     return this.forward;
   }
+  /** The length of the list `share` promised. */
+  private expected = 0;
   /** How many entries of `shared` the copy has written (-1: it failed); the main thread waits on it. */
   readonly progress = new Int32Array(new SharedArrayBuffer(4));
 
@@ -128,6 +130,7 @@ class Hosted {
    * (docs/decisions/r19d-02).
    */
   share(live: Int32Array): SharedInts {
+    this.expected = live.length;
     this.shared = sharedCapacity(this.shared, live.length);
     Atomics.store(this.progress, 0, 0);
     return { buffer: this.shared.buffer, offset: 0, length: live.length };
@@ -137,6 +140,8 @@ class Hosted {
   stream(live: Int32Array): void {
     const p = this.progress;
     try {
+      // A device destroyed meanwhile took the mapped list with it (detached: length 0).
+      if (live.length !== this.expected) throw new Error('the live list is gone');
       for (let at = 0; at < live.length; ) {
         const end = Math.min(live.length, at + STREAM_BLOCK);
         this.shared.set(live.subarray(at, end), at);
@@ -336,5 +341,6 @@ port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => 
     }
     // Synchronously, before the next request can unmap what it reads.
     after?.();
+    faults.idle();
   });
 });
