@@ -171,9 +171,9 @@ export class DeviceFaults {
     this.loseAfter = false;
   }
 
-  /** Whether this mapping is to be refused (`map-fail@N`: the request's first). */
-  refuseMap(): boolean {
-    const r = this.mapFail;
+  /** The request number when this mapping is to be refused (`map-fail@N`: the request's first), else 0. */
+  refuseMap(): number {
+    const r = this.mapFail ? this.requests : 0;
     this.mapFail = false;
     return r;
   }
@@ -196,7 +196,8 @@ export function deviceFaults(): DeviceFaults {
  */
 export async function mapForRead(buffer: GPUBuffer, offset: number, size: number): Promise<void> {
   const f = deviceFaults();
-  if (f.refuseMap()) throw new GpuFault('map-failed', 'the GPU refused to map a read-back: injected (MINIVM_GPU_FAULT=map-fail)');
+  const refused = f.refuseMap();
+  if (refused > 0) throw new GpuFault('map-failed', `the GPU refused to map a read-back: injected (MINIVM_GPU_FAULT=map-fail@${refused})`);
   try {
     await buffer.mapAsync(GPUMapMode.READ, offset, size);
   } catch (e) {
