@@ -18,8 +18,8 @@ export interface GpuFallback {
   /** 'device-lost', 'out-of-memory' or 'map-failed'. */
   readonly fault: string;
   /** What the GPU was doing: 'mark', 'remembered-set scan', 'evacuation',
-   *  'replay', 'verification' (inside collection `collection`) or 'eden upload'
-   *  (between collections: `collection` is the next one). */
+   *  'replay', 'verification' (inside collection `collection`), 'eden upload'
+   *  (between collections: `collection` is the next one) or 'start-up'. */
   readonly during: string;
   readonly collection: number;
   readonly message: string;
@@ -66,9 +66,15 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker {
   }
   private disposed: WorkerGpuMarker | null = null;
 
-  /** Opens the device and compiles the kernels, before the program runs. */
-  prepare(): Promise<void> {
-    return this.gpuMarker.prepare();
+  /** Opens the device and compiles the kernels, before the program runs (no
+   *  adapter is still an error: exit 69). */
+  async prepare(): Promise<void> {
+    if (this.gpu === null) return;
+    try {
+      await this.gpu.prepare();
+    } catch (e) {
+      this.fall(e, 'start-up');
+    }
   }
 
   /** The collection running now, or the next one between collections. */

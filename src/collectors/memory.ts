@@ -9,7 +9,7 @@ import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
 import { createHeap, formatGcRecord, formatGcStats, formatTransfers, type GcRecord, type HeapImpl } from '../heap/index.js';
 import {
-  closeGpuHost, describeAdapter, GpuAdapterLimitError, gpuHost, NoGpuAdapterError, parseGpuOptions, WorkerGpuMarker,
+  closeGpuHost, describeAdapter, GpuAdapterLimitError, gpuHost, NoGpuAdapterError, parseGpuFaults, parseGpuOptions, WorkerGpuMarker,
   type RefGraphInput, type SableInput,
 } from '../gpu/index.js';
 import type { LayoutName } from '../heap/layout.js';
@@ -127,6 +127,8 @@ export function gpuInput(heap: HeapImpl): SableInput | RefGraphInput {
 function checkGpuOptions(spec: string, engine: 'gpu-dfs' | 'gpu-bfs'): void {
   try {
     parseGpuOptions(spec, engine);
+    // The fault injection for tests (gpu/faults.ts), read again by the GPU worker.
+    parseGpuFaults(process.env['MINIVM_GPU_FAULT']);
   } catch (e) {
     throw new MemorySetupError((e as Error).message);
   }
@@ -181,7 +183,7 @@ function markerFor(options: MemoryOptions, heap: HeapImpl, hooks: MemoryHooks, o
 
 /** The one line that says a run left the GPU. */
 function fallbackLine(gc: string, f: GpuFallback): string {
-  const where = f.during === 'eden upload' ? `before collection ${f.collection}` : `collection ${f.collection}`;
+  const where = f.during === 'eden upload' || f.during === 'start-up' ? `before collection ${f.collection}` : `collection ${f.collection}`;
   return `minivm: ${gc}: ${f.message} (${f.during}, ${where}); collection ${f.collection} and later ones run on the CPU (serial marking)`;
 }
 
