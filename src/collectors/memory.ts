@@ -136,7 +136,13 @@ function checkGpuOptions(spec: string, engine: 'gpu-dfs' | 'gpu-bfs'): void {
 
 /** The marking engine of the chosen collector; undefined where gc/ has it built in
  *  (serial) or there is none (none). */
-function markerFor(options: MemoryOptions, heap: HeapImpl, hooks: MemoryHooks, onFallback: (f: GpuFallback) => void): Marker | undefined {
+function markerFor(
+  options: MemoryOptions,
+  heap: HeapImpl,
+  hooks: MemoryHooks,
+  onFallback: (f: GpuFallback) => void,
+  warn: (line: string) => void,
+): Marker | undefined {
   const { gc, gpuOpt, gpuBenchmark: benchmark, threads } = options;
   switch (gc) {
     case 'gpu-dfs':
@@ -166,6 +172,7 @@ function markerFor(options: MemoryOptions, heap: HeapImpl, hooks: MemoryHooks, o
         gpuMarker: (engine) =>
           new WorkerGpuMarker({ engine, input: inputs[engine], options: gpuOpt, benchmark }),
         uploadsAll: input.layout === 'sable' ? [] : ['gpu-bfs'],
+        onGpuFault: (e, fault) => warn(`minivm: auto: ${fault.message} (${e} mark, collection ${heap.stats.youngCollections + heap.stats.fullCollections + 1}); auto no longer chooses ${e}\n`),
         gpuEngines: (['gpu-dfs', 'gpu-bfs'] as const).filter((e) => {
           try {
             parseGpuOptions(gpuOpt, e);
@@ -232,14 +239,17 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
     throw new MemorySetupError(`cannot set up the heap: ${(e as Error).message}`);
   }
   let fallback: GpuFallback | null = null;
-  const engine = markerFor(options, heap, hooks, (f) => {
-    fallback = f;
-    const line = fallbackLine(options.gc, f) + '\n';
+  const warn = (line: string): void => {
     if (io.warn) io.warn(line);
     else process.stderr.write(line);
+  };
+  const onFallback = (f: GpuFallback): void => {
+    fallback = f;
+    warn(fallbackLine(options.gc, f) + '\n');
     // Nothing takes eden ahead any more.
     heap.mirror?.setEdenUpload(Infinity, () => Promise.resolve());
-  });
+  };
+  const engine = markerFor(options, heap, hooks, onFallback, warn);
   if (engine instanceof AutoMarker) autoMarker = engine;
   const gpuMarker = engine instanceof GpuFallbackMarker ? engine : undefined;
   const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;

@@ -3,7 +3,9 @@
 // any other error is a bug and goes on up. The GPU marker is a stand-in here;
 // test/gpu/faults.test.ts injects real faults on lavapipe.
 import { describe, expect, it } from 'vitest';
+import { AutoMarker } from '../../src/collectors/auto-marker.js';
 import { GpuFallbackMarker, type GpuFallback } from '../../src/collectors/gpu-fallback.js';
+import { Alternating } from './alternating.js';
 import { HEAP_READER, MarkerFaultError, type MarkRequest } from '../../src/gc/marker.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { createHeap } from '../../src/heap/index.js';
@@ -100,5 +102,39 @@ describe('GpuFallbackMarker', () => {
     expect(m.fallback).toBeNull();
     expect(m.constraints).toBe(COPYING);
     expect(s.disposed()).toBe(0);
+  });
+});
+
+describe('--gc auto and a GPU fault', () => {
+  it('redoes the mark with the serial marker and no longer chooses that engine', async () => {
+    const heap = createHeap({ heapBytes: 1 << 20 });
+    const made: string[] = [];
+    const faults: string[] = [];
+    const auto = new AutoMarker(heap, {
+      threads: 1,
+      model: new Alternating(1),
+      probeGpu: () => Promise.resolve(true),
+      gpuMarker: (engine) => {
+        made.push(engine);
+        const s = standIn(() => new MarkerFaultError('device-lost', `the GPU device was lost: ${engine}`));
+        return s.gpu;
+      },
+      onGpuFault: (engine, f) => faults.push(`${engine}: ${f.message}`),
+    });
+    const chosen: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await auto.begin('full');
+      chosen.push(auto.name);
+      const got = await auto.mark(request(heap, 'full'));
+      const want = await new SerialMarker(heap).mark(request(heap, 'full'));
+      expect(Array.from(got.bitmap)).toEqual(Array.from(want.bitmap));
+    }
+    expect([...faults].sort()).toEqual(['gpu-bfs: the GPU device was lost: gpu-bfs', 'gpu-dfs: the GPU device was lost: gpu-dfs']);
+    // Each GPU engine was chosen once, failed, and was never offered again.
+    expect(chosen.filter((c) => c === 'auto(gpu-dfs)').length).toBe(1);
+    expect(chosen.filter((c) => c === 'auto(gpu-bfs)').length).toBe(1);
+    expect(chosen.slice(3)).toEqual(['auto(serial)', 'auto(serial)', 'auto(serial)']);
+    expect([...made].sort()).toEqual(['gpu-bfs', 'gpu-dfs']);
+    auto.dispose();
   });
 });
