@@ -4,11 +4,16 @@
 // every request the program's run makes pushes one and awaits its pop. Times,
 // on the device this machine opens, a push and pop alone and a pop after a
 // small submit and its completion (as a request's pop follows its work).
-//   npm run build && node bench/error-scope-probe.mjs
-import { destroyGpu, openGpu } from '../dist/gpu/device/device.js';
+//   node bench/error-scope-probe.mjs
+import { create, globals } from 'webgpu';
 
-const ctx = await openGpu({});
-const d = ctx.device;
+Object.assign(globalThis, globals);
+// Held to the end: the GPU object keeps Dawn alive (dropped, Dawn crashes).
+const gpu = create([]);
+globalThis.gpuRoot = gpu;
+const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+if (!adapter) throw new Error('no GPU adapter');
+const d = await adapter.requestDevice();
 const quantiles = (t) => {
   t.sort((a, b) => a - b);
   const q = (p) => t[Math.min(t.length - 1, Math.floor(p * t.length))].toFixed(3);
@@ -32,8 +37,8 @@ for (let i = 0; i < 500; i++) {
   await d.popErrorScope();
   after.push(performance.now() - t0);
 }
-console.log(`adapter: ${ctx.adapter.name} (${ctx.adapter.vendor})`);
+console.log(`adapter: ${adapter.info.device || adapter.info.description} (${adapter.info.vendor})`);
 console.log(`push + pop: ${quantiles(alone)}`);
 console.log(`pop after a 1 MiB write and its completion: ${quantiles(after)}`);
 buf.destroy();
-await destroyGpu();
+d.destroy();
