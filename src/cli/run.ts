@@ -121,6 +121,7 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
       timed.push(r);
       log?.collection(r);
     },
+    warn: (t: string) => io.stderr(t),
   };
   const finish = (m: Memory): TimedRunStats => {
     const stats = m.finish(performance.now() - t0);

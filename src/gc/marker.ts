@@ -14,6 +14,22 @@
 
 import type { MarkerTimes } from '../heap/telemetry.js';
 
+/**
+ * Thrown by a marker whose device failed (lost, out of memory, a read-back it
+ * would not map) before the call changed anything in the heap: the caller
+ * finishes the collection on the CPU, from the CPU's heap
+ * (docs/decisions/s28f-01-gpu-faults-fall-back-to-the-cpu.md).
+ */
+export class MarkerFaultError extends Error {
+  constructor(
+    readonly fault: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MarkerFaultError';
+  }
+}
+
 /** What a marker is asked to do. */
 export interface MarkRequest {
   /** Root references (heap addresses, no zeros): interpreter roots plus, for a young
