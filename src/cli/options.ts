@@ -70,7 +70,7 @@ export function defaultCompareOptions(): CompareOptions {
   return { gcs: [], layouts: [], repeat: 1, warmup: 0, inProcess: false, json: false, report: undefined };
 }
 
-export const COMMAND_NAMES = ['run', 'disasm', 'compare', 'heapshape'] as const;
+export const COMMAND_NAMES = ['run', 'disasm', 'compare', 'heapshape', 'test'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 export interface CommandSpec {
@@ -79,6 +79,8 @@ export interface CommandSpec {
   summary: string;
   /** Whether `-- ARGS...` passes arguments to the program. */
   programArgs: boolean;
+  /** Takes any number of files and folders (none too), not exactly one file. */
+  manyFiles?: boolean;
 }
 
 export const COMMANDS: readonly CommandSpec[] = [
@@ -91,6 +93,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'heapshape', synopsis: 'heapshape FILE [options] [-- ARGS...]',
     summary: "the heap's shape at each collection (Maas et al. section 3)", programArgs: true,
+  },
+  {
+    name: 'test', synopsis: 'test [FILES|DIRS] [options]', manyFiles: true, programArgs: false,
+    summary: "check programs' // expect: comments (default: the .mini files under .; exit 1 if any fails)",
   },
 ];
 
@@ -155,7 +161,7 @@ function fileName(text: string | undefined, flag: string): string {
   return text;
 }
 
-const RUNS: readonly CommandName[] = ['run', 'compare', 'heapshape'];
+const RUNS: readonly CommandName[] = ['run', 'compare', 'heapshape', 'test'];
 const LIST_HINT = '; compare takes a list';
 
 export const OPTIONS: readonly OptionSpec[] = [
@@ -165,8 +171,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p, v, f) => void (p.run.gc = oneOf(v, f, COLLECTOR_NAMES, LIST_HINT)),
   },
   {
-    name: 'gc', arg: 'LIST', commands: ['compare'],
-    help: 'collectors to compare, comma-separated (default all)',
+    name: 'gc', arg: 'LIST', commands: ['compare', 'test'],
+    help: 'collectors, comma-separated (default: compare all of them, test serial)',
     apply: (p, v, f) => void (p.compare.gcs = listOf(v, f, COLLECTOR_NAMES)),
   },
   {
@@ -175,8 +181,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p, v, f) => void (p.run.layout = oneOf(v, f, LAYOUT_NAMES, LIST_HINT)),
   },
   {
-    name: 'layout', arg: 'LIST', commands: ['compare'],
-    help: 'layouts to compare, comma-separated (default both)',
+    name: 'layout', arg: 'LIST', commands: ['compare', 'test'],
+    help: 'layouts, comma-separated (default: compare both, test sable)',
     apply: (p, v, f) => void (p.compare.layouts = listOf(v, f, LAYOUT_NAMES)),
   },
   {
