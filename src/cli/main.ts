@@ -9,7 +9,7 @@ import { parseArgs, UsageError, type Command } from './args.js';
 import { COMMAND_NAMES } from './options.js';
 import { disassemble } from '../bytecode/disasm.js';
 import { compileSource, disassembleJs, EXIT, readSource, runProgram, type Io } from './run.js';
-import { formatTierStats } from '../vm/tier/stats.js';
+import { formatTierStats } from './tier-stats.js';
 import { formatStats, releaseGpu } from '../collectors/index.js';
 import { BufferedOutput, exitOnSignals, writeAll } from './output.js';
 import { commandHelp, generalHelp, usageMessage, version } from './help.js';
