@@ -59,8 +59,7 @@ export interface Mismatch {
 
 /** A string as quoted in a mismatch: JSON-escaped and cut to `max` characters, so a message stays one short line. */
 function quote(text: string, max = 60): string {
-  const q = JSON.stringify(text.length > max ? `${text.slice(0, max)}...` : text);
-  return q;
+  return JSON.stringify(text.length > max ? `${text.slice(0, max)}...` : text);
 }
 
 /** The first line of stderr, quoted, or nothing when stderr is empty. */
