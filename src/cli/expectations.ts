@@ -11,6 +11,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultRunOptions, parseArgs, type RunOptions } from './args.js';
+import { EXIT } from './run.js';
 
 export interface Expectations {
   stdout: string[];
@@ -120,6 +121,8 @@ export function checkRun(exp: Expectations, run: Observed): Mismatch | undefined
 }
 
 function findMismatch(exp: Expectations, run: Observed): string | undefined {
+  // No expectation can be met by a run that never started (a bad option, no GPU): say that, not what it did not print.
+  if (run.exitCode === EXIT.usage || run.exitCode === EXIT.noGpu) return `the run could not start: exit ${run.exitCode}${firstStderrLine(run.stderr)}`;
   if (exp.compileErrors.length > 0) return compileMismatch(exp, run);
   const got = run.stdout.split('\n');
   if (got[got.length - 1] === '') got.pop();

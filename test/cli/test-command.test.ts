@@ -77,6 +77,15 @@ describe('minivm test', () => {
     }
   });
 
+  it('fails the runs of a GPU collector that cannot start, with the reason, and still runs the rest', () => {
+    const s = scratch('minivm-test-');
+    const file = s.program('good.mini', GOOD);
+    const r = minivm(['test', file, '--gc', 'gpu-bfs,serial'], { env: { MINIVM_WEBGPU_MODULE: 'webgpu-that-is-not-installed' } });
+    expect(r.stdout).toMatch(new RegExp(`^FAIL ${file.replace(/[.\\/]/g, '\\$&')} \\[gpu-bfs/sable\\]: the run could not start: exit 69: "minivm: the GPU collectors need the 'webgpu' package`, 'm'));
+    expect(r.stdout).toMatch(/^FAILED: 1 passed, 1 failed \(1 file x 2 configurations: gpu-bfs\/sable, serial\/sable\)$/m);
+    expect(r.status).toBe(1);
+  });
+
   it('reports a bad // flags: line as the failure of that file', () => {
     const s = scratch('minivm-test-');
     const file = s.program('flags.mini', '// flags: --heap lots\nprint(1); // expect: 1\n');
