@@ -228,7 +228,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p, v, f) => void (p.compare.layouts = listOf(v, f, LAYOUT_NAMES)),
   },
   {
-    name: 'heap', arg: 'SIZE', commands: ['run', 'heapshape'], help: 'heap size, e.g. 64m, 1g (default 256m)',
+    name: 'heap', arg: 'SIZE', commands: ['run', 'heapshape', 'test'], help: 'heap size, e.g. 64m, 1g (default 256m)',
     apply: (p, v, f) => {
       if (v?.includes(',')) throw new UsageError(`${f} takes one size here, not a list ('${v}'); compare takes a list`);
       if (v !== undefined && /^[\d.]+x$/i.test(v)) throw new UsageError(`${f} takes a size here ('${v}' is a multiple of the minimum heap, which compare takes)`);
