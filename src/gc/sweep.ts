@@ -1,48 +1,85 @@
 /**
- * Sweeping tenured after a full mark: one address-ordered walk that turns every
- * unmarked object into free space, coalesces it with the free space around it,
+ * Sweeping tenured after a full mark: an address-ordered walk that turns every
+ * unmarked object into free space, joins it with the free space around it,
  * rebuilds the free list in address order (so next-fit allocation starts low again)
  * and rewrites the block offset table for the blocks it leaves. Marks are cleared on
- * the way (a marker may have set STATUS_MARK).
+ * the way (a marker may have set STATUS_MARK). The walk (`sweepBlocks`) is also what
+ * each of the parallel collector's threads runs over its regions (parallel/sweep.ts).
  */
 
+import { recordBlockStart } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
-import { FREE_CHUNK, HEADER_WORDS, STATUS_MARK, headerAt } from '../heap/object-model.js';
+import { rightWordsBy } from '../heap/layout.js';
+import { FREE_CHUNK, HEADER_TAG, HEADER_WORDS, STATUS_MARK } from '../heap/object-model.js';
+import { IntList } from './int-list.js';
 
-export function sweepTenured(heap: HeapImpl, bitmap: Uint32Array, onLive?: (a: number) => void): void {
-  const words = heap.words;
-  const types = heap.types;
-  const cards = heap.cards;
-  const fl = heap.freeList;
-  const end = heap.tenuredEnd;
-  fl.reset();
-  let p = heap.tenuredStart;
+/**
+ * Sweeps the blocks (objects and free chunks) that start in [`lo`, `hi`), walking
+ * from `p`, a block start at or before `lo`: clears the live objects' marks, records
+ * their block starts (cards from `base` on), and appends the free space as (start,
+ * end) runs to `runs`, each as long as it goes (the last may end past `hi`). Writes
+ * nothing else, so a walk done twice leaves what one does. Returns the live objects.
+ */
+export function sweepBlocks(
+  words: Int32Array,
+  bitmap: Int32Array | Uint32Array,
+  kind: ArrayLike<number>,
+  right: ArrayLike<number>,
+  blockStart: Int32Array,
+  base: number,
+  p: number,
+  lo: number,
+  hi: number,
+  runs: IntList,
+  onLive?: (a: number) => void,
+): number {
+  let live = 0;
   let run = -1; // start of the current run of free space, or -1
-  while (p < end) {
+  while (p < hi) {
     const w = words[p]!;
-    if (w < 0) {
-      if (run < 0) run = p;
-      p = w === FREE_CHUNK ? p + words[p + 1]! : p + 1;
-      continue;
-    }
-    const a = headerAt(words, p);
-    const next = a + HEADER_WORDS + types.rightWords(words, a);
-    if ((bitmap[a >>> 5]! & (1 << (a & 31))) !== 0) {
-      if (run >= 0) {
-        fl.addFree(run, p - run);
-        cards.recordBlock(run, p);
-        run = -1;
+    const next =
+      w < 0 ? (w === FREE_CHUNK ? p + words[p + 1]! : p + 1) : blockEndOf(words, kind, right, (w & HEADER_TAG) !== 0 ? p : p + w);
+    if (p >= lo) {
+      const a = w < 0 ? -1 : (w & HEADER_TAG) !== 0 ? p : p + w;
+      if (a >= 0 && (bitmap[a >>> 5]! & (1 << (a & 31))) !== 0) {
+        if (run >= 0) {
+          runs.push(run);
+          runs.push(p);
+          run = -1;
+        }
+        words[a] = words[a]! & ~STATUS_MARK;
+        recordBlockStart(blockStart, base, p, next);
+        onLive?.(a);
+        live++;
+      } else if (run < 0) {
+        run = p;
       }
-      words[a] = words[a]! & ~STATUS_MARK;
-      cards.recordBlock(p, next);
-      onLive?.(a);
-    } else if (run < 0) {
-      run = p;
     }
     p = next;
   }
   if (run >= 0) {
-    fl.addFree(run, end - run);
-    cards.recordBlock(run, end);
+    runs.push(run);
+    runs.push(p);
+  }
+  return live;
+}
+
+function blockEndOf(words: Int32Array, kind: ArrayLike<number>, right: ArrayLike<number>, a: number): number {
+  return a + HEADER_WORDS + rightWordsBy(kind, right, words, a);
+}
+
+/** The serial sweep's runs (kept across sweeps). */
+const runs = new IntList();
+
+export function sweepTenured(heap: HeapImpl, bitmap: Uint32Array, onLive?: (a: number) => void): void {
+  const cards = heap.cards;
+  runs.clear();
+  sweepBlocks(heap.words, bitmap, heap.types.kind, heap.types.right, cards.blockStart, heap.tenuredStart, heap.tenuredStart, heap.tenuredStart, heap.tenuredEnd, runs, onLive);
+  const fl = heap.freeList;
+  fl.reset();
+  const r = runs.view();
+  for (let k = 0; k < r.length; k += 2) {
+    fl.addFree(r[k]!, r[k + 1]! - r[k]!);
+    cards.recordBlock(r[k]!, r[k + 1]!);
   }
 }

@@ -14,10 +14,9 @@
  * on one thread.
  */
 
-import { CARD_SHIFT, blockEnd, recordBlockStart } from '../../heap/card-table.js';
-import { rightWordsBy } from '../../heap/layout.js';
-import { FREE_CHUNK, HEADER_TAG, HEADER_WORDS, STATUS_MARK } from '../../heap/object-model.js';
+import { CARD_SHIFT } from '../../heap/card-table.js';
 import { IntList } from '../int-list.js';
+import { sweepBlocks } from '../sweep.js';
 import type { GcContext } from './context.js';
 import { OUTCUR, P_OUT_CAP, P_REGIONS, P_TENURED_END, P_TENURED_START, RANGECUR, S_OBJECTS, STATS_WORDS } from './shared.js';
 
@@ -29,12 +28,6 @@ const runs = new IntList();
 
 export function sweepPhase(c: GcContext): void {
   const ctl = c.ctl;
-  const words = c.words;
-  const bitmap = c.bitmap;
-  const blockStart = c.blockStart;
-  const kind = c.kind;
-  const right = c.right;
-  const sizes = { rightWords: (w: Int32Array, a: number) => rightWordsBy(kind, right, w, a) };
   const base = ctl[P_TENURED_START]!;
   const end = ctl[P_TENURED_END]!;
   const regions = ctl[P_REGIONS]!;
@@ -43,37 +36,9 @@ export function sweepPhase(c: GcContext): void {
   for (let r = Atomics.add(ctl, RANGECUR, 1); r < regions; r = Atomics.add(ctl, RANGECUR, 1)) {
     const lo = base + r * REGION_WORDS;
     const hi = Math.min(lo + REGION_WORDS, end);
-    let p = blockStart[(lo - base) >> CARD_SHIFT]!;
-    while (p < lo) p = blockEnd(words, sizes, p);
     runs.clear();
-    let run = -1;
-    while (p < hi) {
-      const w = words[p]!;
-      if (w < 0) {
-        if (run < 0) run = p;
-        p = w === FREE_CHUNK ? p + words[p + 1]! : p + 1;
-        continue;
-      }
-      const a = (w & HEADER_TAG) !== 0 ? p : p + w;
-      const next = a + HEADER_WORDS + rightWordsBy(kind, right, words, a);
-      if ((bitmap[a >>> 5]! & (1 << (a & 31))) !== 0) {
-        if (run >= 0) {
-          runs.push(run);
-          runs.push(p);
-          run = -1;
-        }
-        words[a] = words[a]! & ~STATUS_MARK;
-        recordBlockStart(blockStart, base, p, next);
-        live++;
-      } else if (run < 0) {
-        run = p;
-      }
-      p = next;
-    }
-    if (run >= 0) {
-      runs.push(run);
-      runs.push(p);
-    }
+    // The hint is a block start at or before lo; blocks before lo belong to earlier regions.
+    live += sweepBlocks(c.words, c.bitmap, c.kind, c.right, c.blockStart, base, c.blockStart[(lo - base) >> CARD_SHIFT]!, lo, hi, runs);
     const n = runs.length;
     const at = Atomics.add(ctl, OUTCUR, n);
     // Past the capacity, the main thread sees OUTCUR > P_OUT_CAP and sweeps again alone.
