@@ -10,7 +10,7 @@ import { ParallelMarker } from '../gc/parallel-marker.js';
 import { createHeap, formatGcRecord, formatGcStats, formatTransfers, type GcRecord, type HeapImpl } from '../heap/index.js';
 import {
   closeGpuHost, describeAdapter, GpuAdapterLimitError, gpuHost, NoGpuAdapterError, parseGpuOptions, WorkerGpuMarker,
-  type RefGraphInput, type SableInput,
+  type GpuStartup, type RefGraphInput, type SableInput,
 } from '../gpu/index.js';
 import type { LayoutName } from '../heap/layout.js';
 import { AutoMarker, type AutoEngine } from './auto-marker.js';
@@ -65,8 +65,9 @@ export interface RunStats {
   bytesPromoted: number;
   peakHeapBytes: number;
   refGraph: { graphBytes: number; edgeWrites: number; vertexAppends: number; maintenanceMs: number } | null;
-  /** startupMs: opening the device and compiling the kernels, before the program ran. */
-  gpu: { adapter: string; vendor: string; options: string; startupMs: number } | null;
+  /** startupMs: opening the device, compiling the kernels and running each once, before
+   *  the program ran; startup: the worker's part of it by step (GpuStartup). */
+  gpu: { adapter: string; vendor: string; options: string; startupMs: number; startup: GpuStartup | null } | null;
   /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
   parallel: { threads: number; startupMs: number } | null;
   /** `--gc auto`: collections per engine it chose, and its pause model's relative
@@ -283,6 +284,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
               vendor: adapter.vendor,
               options: gpuMarker.lastStats?.label ?? options.gpuOpt,
               startupMs: gpuStartupMs,
+              startup: gpuMarker.startup,
             }
           : null,
         parallel: pool ? { threads: pool.threads, startupMs: poolStartupMs } : null,
@@ -332,7 +334,13 @@ export function formatStats(s: RunStats): string {
     `gc pause p95 ${ms(s.p95PauseMs)}, mark ${ms(s.markMs)}, transfer ${ms(s.transferMs)}, peak heap ${(s.peakHeapBytes / 2 ** 20).toFixed(1)} MiB`,
   ];
   if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${ms(s.parallel.startupMs)}`);
-  if (s.gpu) lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${ms(s.gpu.startupMs)}`);
+  if (s.gpu) {
+    const u = s.gpu.startup;
+    const steps = u
+      ? ` (device ${ms(u.deviceMs)}, ${u.pipelines} pipelines compiled and run once ${ms(u.kernelsMs)}, buffers ${ms(u.buffersMs)})`
+      : '';
+    lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${ms(s.gpu.startupMs)}${steps}`);
+  }
   if (s.auto) lines.push(formatAutoStats(s.auto));
   const transfers = formatTransfers(s.collections);
   if (transfers) lines.push(transfers);
