@@ -19,6 +19,8 @@ export interface Command {
   /** For `help`: the command asked about, if any. */
   helpFor?: CommandName;
   file: string;
+  /** `test`'s files and folders, as given (`file` is the first, or ''). */
+  files: string[];
   run: RunOptions;
   compare: CompareOptions;
   /** The words after `minivm`, for provenance. */
@@ -64,7 +66,7 @@ function unknownOption(flag: string, name: string, command: CommandName): UsageE
 }
 
 function emptyCommand(command: Command['command'], helpFor?: CommandName): Command {
-  return { command, ...(helpFor ? { helpFor } : {}), file: '', run: defaultRunOptions(), compare: defaultCompareOptions(), argv: [] };
+  return { command, ...(helpFor ? { helpFor } : {}), file: '', files: [], run: defaultRunOptions(), compare: defaultCompareOptions(), argv: [] };
 }
 
 /** `minivm help [COMMAND]`. */
@@ -135,8 +137,8 @@ export function parseArgs(argv: readonly string[]): Command {
     o.apply(parsed, t.value, t.rawName);
   }
   if (!spec.programArgs && terminator !== Infinity) throw new UsageError(`${command} takes no program arguments (after --)`);
-  if (positional.length === 0) throw new UsageError(`${command}: no program file given`);
-  if (positional.length > 1) {
+  if (positional.length === 0 && !spec.manyFiles) throw new UsageError(`${command}: no program file given`);
+  if (positional.length > 1 && !spec.manyFiles) {
     if (afterOptional !== undefined) throw new UsageError(`unexpected argument '${afterOptional.split('=')[1]}' (a file for ${afterOptional.split('=')[0]} is given inline: ${afterOptional})`);
     const hint = spec.programArgs ? ` (arguments for the program go after --: minivm ${command} FILE -- ${positional[1]})` : '';
     throw new UsageError(`unexpected argument '${positional[1]}'${hint}`);
@@ -150,5 +152,5 @@ export function parseArgs(argv: readonly string[]): Command {
   if (run.youngBytes !== undefined && run.youngBytes >= (heaps?.kind === 'sizes' ? Math.min(...heaps.bytes) : run.heapBytes)) {
     throw new UsageError(`--young must be smaller than --heap${heaps?.kind === 'sizes' ? ' (every size of the list)' : ''}`);
   }
-  return { command, file: positional[0]!, run, compare: parsed.compare, argv: [...argv] };
+  return { command, file: positional[0] ?? '', files: positional, run, compare: parsed.compare, argv: [...argv] };
 }

@@ -26,6 +26,7 @@ export function wantsFilter(cmd: Command): boolean {
   if (process.env[CHILD_MARK] === '1' || process.env['MINIVM_DEBUG']) return false;
   if (cmd.command === 'compare') return cmd.compare.gcs.length === 0 || cmd.compare.gcs.some((g) => GPU.has(g));
   if (cmd.command === 'run' || cmd.command === 'heapshape') return GPU.has(cmd.run.gc);
+  if (cmd.command === 'test') return cmd.compare.gcs.some((g) => GPU.has(g));
   return false;
 }
 

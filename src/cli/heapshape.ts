@@ -14,7 +14,8 @@
 import type { Command } from './args.js';
 import { compileSource, EXIT, runProgram, type Io, type RunOutcome } from './run.js';
 import type { Marker } from '../gc/index.js';
-import { NARROW_THRESHOLD, OUT_DEGREE_BINS, ShapeMarker, shapeVerdict } from '../gc/heap-shape.js';
+import { NARROW_THRESHOLD, OUT_DEGREE_BINS, ShapeMarker, shapeVerdict, type GpuSizeThreshold } from '../gc/heap-shape.js';
+import { defaultPriors, ENGINES, isGpu } from '../collectors/pause-model.js';
 import type { HeapImpl } from '../heap/index.js';
 import { formatTextTable, Progress, type CommandDeps } from './text.js';
 import { heapshapeReport } from './report.js';
@@ -23,6 +24,35 @@ import type { HeapshapeResult, HeapshapeSnapshot } from './results.js';
 import { provenance } from './provenance.js';
 
 export type { HeapshapeResult, HeapshapeSnapshot } from './results.js';
+
+/** A per-word cost in ms as nanoseconds, for the verdict's text. */
+const ns = (msPerWord: number): string => String(Number((msPerWord * 1e6).toPrecision(3)));
+
+/**
+ * The live size under which even the cheapest GPU mark takes longer than a serial CPU
+ * mark: where the two lines (fixed + per word) of the pause model's defaults for a
+ * hardware adapter cross. The GPU's line is its mark with nothing to upload, its most
+ * favourable case, so a heap under this size is too small for any GPU.
+ */
+export function gpuSizeThreshold(): GpuSizeThreshold {
+  const mark = defaultPriors(1, 'hardware').mark;
+  const cpu = mark.serial;
+  let best: GpuSizeThreshold = { words: Infinity, why: 'no GPU engine marks a word faster than the CPU', derivation: '' };
+  for (const engine of ENGINES.filter(isGpu)) {
+    const gpu = mark[engine];
+    if (gpu.perUnit >= cpu.perUnit) continue;
+    const words = Math.ceil((gpu.fixed - cpu.fixed) / (cpu.perUnit - gpu.perUnit));
+    if (words >= best.words) continue;
+    best = {
+      words,
+      why: `where ${engine}'s fixed ${gpu.fixed} ms per mark outweighs the serial CPU marking it saves`,
+      derivation:
+        `${engine}: ${gpu.fixed} ms + ${ns(gpu.perUnit)} ns/word with nothing to upload, against serial's ` +
+        `${cpu.fixed} ms + ${ns(cpu.perUnit)} ns/word (the pause model's defaults for a hardware GPU)`,
+    };
+  }
+  return best;
+}
 
 /** Runs the program with every collection analysed. */
 export async function runHeapshape(
@@ -61,6 +91,7 @@ export async function runHeapshape(
   // runProgram has said why. A runtime error of the program still has its snapshots.
   if (stats === undefined) return { exitCode };
   const causes = new Map(stats.collections.map((c) => [c.number, c]));
+  const minSize = gpuSizeThreshold();
   const snapshots: HeapshapeSnapshot[] = (shapes?.snapshots ?? []).map((s) => {
     const rec = causes.get(s.collection);
     const { widths, outDegree, ...shape } = s.shape;
@@ -69,6 +100,7 @@ export async function runHeapshape(
       kind: rec?.kind ?? s.kind,
       cause: rec?.cause ?? '?',
       objects: shape.objects,
+      words: shape.words,
       edges: shape.edges,
       depth: shape.depth,
       maxWidth: shape.maxWidth,
@@ -78,7 +110,7 @@ export async function runHeapshape(
       maxOutDegree: shape.maxOutDegree,
       outDegree,
       widths,
-      verdict: shapeVerdict(s.shape),
+      verdict: shapeVerdict(s.shape, minSize),
     };
   });
   return {
@@ -88,6 +120,7 @@ export async function runHeapshape(
       collector: options.gc,
       layout: options.layout,
       narrowThreshold: NARROW_THRESHOLD,
+      gpuMinWords: minSize.words,
       outDegreeBins: OUT_DEGREE_BINS.map((b) => b.label),
       exitCode,
       snapshots,
@@ -116,11 +149,11 @@ export function widthProfile(widths: number[], max = 14): string {
 
 export function heapshapeTable(r: HeapshapeResult): { header: string[]; rows: string[][] } {
   const header = [
-    'gc', 'kind', 'cause', 'objects', 'edges', 'depth', 'max width', 'at depth', `tail <${r.narrowThreshold}`,
+    'gc', 'kind', 'cause', 'objects', 'words', 'edges', 'depth', 'max width', 'at depth', `tail <${r.narrowThreshold}`,
     'narrow run', ...r.outDegreeBins.map((b) => `deg ${b}`),
   ];
   const rows = r.snapshots.map((s) => [
-    String(s.collection), s.kind, s.cause, String(s.objects), String(s.edges), String(s.depth), String(s.maxWidth),
+    String(s.collection), s.kind, s.cause, String(s.objects), String(s.words), String(s.edges), String(s.depth), String(s.maxWidth),
     String(s.maxWidthDepth), String(s.tailLevels), String(s.longestNarrowRun), ...s.outDegree.map(String),
   ]);
   return { header, rows };
@@ -139,7 +172,7 @@ export function formatHeapshape(r: HeapshapeResult): string {
   lines.push(formatTextTable(t.header, t.rows, 3));
   lines.push('', 'objects per BFS depth (run-length: WIDTHxLEVELS)');
   for (const s of r.snapshots) lines.push(`  gc ${s.collection}: ${widthProfile(s.widths)}`);
-  lines.push('', 'verdicts (Maas et al. section 3)');
+  lines.push('', `verdicts (Maas et al. section 3; under ${r.gpuMinWords.toLocaleString('en-US')} live words a heap is too small: ${gpuSizeThreshold().derivation})`);
   for (const s of r.snapshots) lines.push(`  gc ${s.collection}: ${s.verdict.text}`);
   return lines.join('\n') + '\n';
 }

@@ -1,6 +1,6 @@
 /**
  * `minivm`: the command-line entry point. Parses arguments, dispatches to run,
- * disasm, compare and heapshape, and maps every failure to its documented exit
+ * disasm, compare, heapshape and test, and maps every failure to its documented exit
  * status: 64 usage, 65 compile error, 69 no GPU adapter, 70 runtime error. An
  * unexpected internal error is reported in one line (exit 70) unless MINIVM_DEBUG is set.
  */
@@ -9,7 +9,7 @@ import { parseArgs, UsageError, type Command } from './args.js';
 import { COMMAND_NAMES } from './options.js';
 import { disassemble } from '../bytecode/disasm.js';
 import { compileSource, disassembleJs, EXIT, readSource, runProgram, type Io } from './run.js';
-import { formatTierStats } from '../vm/tier/stats.js';
+import { formatTierStats } from './tier-stats.js';
 import { formatStats, releaseGpu } from '../collectors/index.js';
 import { BufferedOutput, exitOnSignals, writeAll } from './output.js';
 import { commandHelp, generalHelp, usageMessage, version } from './help.js';
@@ -64,6 +64,10 @@ async function main(argv: string[]): Promise<number> {
   if (cmd.command === 'version') {
     io.stdout(`minivm ${version()}\n`);
     return EXIT.ok;
+  }
+  if (cmd.command === 'test') {
+    const { testCommand } = await import('./test-command.js');
+    return testCommand(cmd, io, { progress: stderrIsTty() });
   }
   let source: string;
   try {

@@ -80,7 +80,7 @@ export function defaultCompareOptions(): CompareOptions {
   return { gcs: [], layouts: [], repeat: 1, warmup: 0, inProcess: false, json: false, report: undefined, heaps: undefined, minHeap: false };
 }
 
-export const COMMAND_NAMES = ['run', 'disasm', 'compare', 'heapshape'] as const;
+export const COMMAND_NAMES = ['run', 'disasm', 'compare', 'heapshape', 'test'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 export interface CommandSpec {
@@ -89,6 +89,8 @@ export interface CommandSpec {
   summary: string;
   /** Whether `-- ARGS...` passes arguments to the program. */
   programArgs: boolean;
+  /** Takes any number of files and folders (none too), not exactly one file. */
+  manyFiles?: boolean;
 }
 
 export const COMMANDS: readonly CommandSpec[] = [
@@ -101,6 +103,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'heapshape', synopsis: 'heapshape FILE [options] [-- ARGS...]',
     summary: "the heap's shape at each collection (Maas et al. section 3)", programArgs: true,
+  },
+  {
+    name: 'test', synopsis: 'test [FILES|DIRS] [options]', manyFiles: true, programArgs: false,
+    summary: "check programs' // expect: comments (default: the .mini files under .; exit 1 if any fails)",
   },
 ];
 
@@ -197,7 +203,7 @@ function fileName(text: string | undefined, flag: string): string {
   return text;
 }
 
-const RUNS: readonly CommandName[] = ['run', 'compare', 'heapshape'];
+const RUNS: readonly CommandName[] = ['run', 'compare', 'heapshape', 'test'];
 const LIST_HINT = '; compare takes a list';
 
 export const OPTIONS: readonly OptionSpec[] = [
@@ -207,8 +213,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p, v, f) => void (p.run.gc = oneOf(v, f, COLLECTOR_NAMES, LIST_HINT)),
   },
   {
-    name: 'gc', arg: 'LIST', commands: ['compare'],
-    help: 'collectors to compare, comma-separated (default all)',
+    name: 'gc', arg: 'LIST', commands: ['compare', 'test'],
+    help: 'collectors, comma-separated (default: compare all of them, test serial)',
     apply: (p, v, f) => void (p.compare.gcs = listOf(v, f, COLLECTOR_NAMES)),
   },
   {
@@ -217,12 +223,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p, v, f) => void (p.run.layout = oneOf(v, f, LAYOUT_NAMES, LIST_HINT)),
   },
   {
-    name: 'layout', arg: 'LIST', commands: ['compare'],
-    help: 'layouts to compare, comma-separated (default both)',
+    name: 'layout', arg: 'LIST', commands: ['compare', 'test'],
+    help: 'layouts, comma-separated (default: compare both, test sable)',
     apply: (p, v, f) => void (p.compare.layouts = listOf(v, f, LAYOUT_NAMES)),
   },
   {
-    name: 'heap', arg: 'SIZE', commands: ['run', 'heapshape'], help: 'heap size, e.g. 64m, 1g (default 256m)',
+    name: 'heap', arg: 'SIZE', commands: ['run', 'heapshape', 'test'], help: 'heap size, e.g. 64m, 1g (default 256m)',
     apply: (p, v, f) => {
       if (v?.includes(',')) throw new UsageError(`${f} takes one size here, not a list ('${v}'); compare takes a list`);
       if (v !== undefined && /^[\d.]+x$/i.test(v)) throw new UsageError(`${f} takes a size here ('${v}' is a multiple of the minimum heap, which compare takes)`);

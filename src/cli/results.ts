@@ -75,6 +75,8 @@ export interface HeapshapeSnapshot {
   kind: 'young' | 'full';
   cause: string;
   objects: number;
+  /** Their words, headers included. */
+  words: number;
   edges: number;
   depth: number;
   maxWidth: number;
@@ -94,6 +96,8 @@ export interface HeapshapeResult {
   collector: string;
   layout: string;
   narrowThreshold: number;
+  /** Live words under which the verdict is poor whatever the shape (cli/heapshape.ts gpuSizeThreshold). */
+  gpuMinWords: number;
   outDegreeBins: string[];
   /** The program's exit status (its output is not shown). */
   exitCode: number;

@@ -7,6 +7,7 @@
 
 import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
+import { statMs, statPercent, statSize } from '../heap/stat-units.js';
 import { createHeap, formatGcRecord, formatGcStats, formatTransfers, type GcRecord, type HeapImpl } from '../heap/index.js';
 import {
   closeGpuHost, describeAdapter, GpuAdapterLimitError, gpuHost, NoGpuAdapterError, parseGpuFaults, parseGpuOptions, WorkerGpuMarker,
@@ -353,34 +354,32 @@ export function formatAutoChoices(choices: Readonly<Record<string, number>>): st
 
 /** auto's line of `--stats`: its choices and its model's prediction error. */
 function formatAutoStats(a: NonNullable<RunStats['auto']>): string {
-  const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
   const e = a.error;
-  const warm = e.warm.count === 0 ? '' : `; with 2+ samples median ${pct(e.warm.median)} over ${e.warm.count}`;
+  const warm = e.warm.count === 0 ? '' : `; with 2+ samples median ${statPercent(e.warm.median)} over ${e.warm.count}`;
   const error =
-    e.count === 0 ? 'no predictions checked' : `prediction error median ${pct(e.median)}, worst ${pct(e.worst)} over ${e.count} collections${warm}`;
-  return `${formatAutoChoices(a.choices)}; ${error}; choosing ${a.chooseMs.toFixed(2)}ms in all`;
+    e.count === 0 ? 'no predictions checked' : `prediction error median ${statPercent(e.median)}, worst ${statPercent(e.worst)} over ${e.count} collections${warm}`;
+  return `${formatAutoChoices(a.choices)}; ${error}; choosing ${statMs(a.chooseMs)} in all`;
 }
 
 /** The `--stats` summary. */
 export function formatStats(s: RunStats): string {
-  const ms = (x: number): string => `${x.toFixed(2)}ms`;
   const lines = [
-    `collector: ${s.collector}, layout: ${s.layout}, heap ${s.heapBytes / 2 ** 20} MiB`,
-    `time: wall ${ms(s.wallMs)}, mutator ${ms(s.mutatorMs)}, gc ${ms(s.gcMs)}`,
+    `collector: ${s.collector}, layout: ${s.layout}, heap ${statSize(s.heapBytes)}`,
+    `time: wall ${statMs(s.wallMs)}, mutator ${statMs(s.mutatorMs)}, gc ${statMs(s.gcMs)}`,
     formatGcStats({
       youngCollections: s.youngCollections, fullCollections: s.fullCollections, totalPauseMs: s.totalPauseMs,
       maxPauseMs: s.maxPauseMs, bytesAllocated: s.bytesAllocated, bytesPromoted: s.bytesPromoted,
       layout: { name: s.layout, ...(s.refGraph ?? { graphBytes: 0, edgeWrites: 0, vertexAppends: 0, maintenanceMs: 0 }) },
     }),
-    `gc pause p95 ${ms(s.p95PauseMs)}, mark ${ms(s.markMs)}, transfer ${ms(s.transferMs)}, peak heap ${(s.peakHeapBytes / 2 ** 20).toFixed(1)} MiB`,
+    `gc pause p95 ${statMs(s.p95PauseMs)}, mark ${statMs(s.markMs)}, transfer ${statMs(s.transferMs)}, peak heap ${statSize(s.peakHeapBytes)}`,
   ];
-  if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${ms(s.parallel.startupMs)}`);
+  if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${statMs(s.parallel.startupMs)}`);
   if (s.gpu) {
     const u = s.gpu.startup;
     const steps = u
-      ? ` (device ${ms(u.deviceMs)}, ${u.pipelines} pipelines compiled and run once ${ms(u.kernelsMs)}, buffers ${ms(u.buffersMs)})`
+      ? ` (device ${statMs(u.deviceMs)}, ${u.pipelines} pipelines compiled and run once ${statMs(u.kernelsMs)}, buffers ${statMs(u.buffersMs)})`
       : '';
-    lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${ms(s.gpu.startupMs)}${steps}`);
+    lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${statMs(s.gpu.startupMs)}${steps}`);
   }
   if (s.gpuFallback) {
     const f = s.gpuFallback;

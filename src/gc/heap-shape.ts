@@ -59,12 +59,16 @@ export interface ShapeHeap {
   readonly types: RefTables;
   /** Sable: the reference count is in a+2 and the references follow the header. */
   readonly contiguousRefs: boolean;
+  /** Words the object at `a` spans, header included (layout.ts TypeTable.objectWords). */
+  objectWords(a: number): number;
 }
 
 export interface HeapShape {
   /** Reachable objects, and their non-null references (edges, duplicates included). */
   objects: number;
   edges: number;
+  /** Words of the reachable objects, headers included: what a marker visits. */
+  words: number;
   /** widths[d] = objects first reached at BFS depth d; depth 0 is the distinct roots. */
   widths: number[];
   /** Number of BFS levels (widths.length). */
@@ -85,9 +89,26 @@ export interface HeapShape {
 export type ShapeRating = 'good' | 'moderate' | 'poor';
 
 export interface ShapeVerdict {
+  /** Whether this heap suits GPU marking: its shape and its size. */
   rating: ShapeRating;
+  /** The shape's rating alone (section 3), as if the heap were large enough. */
+  shapeRating: ShapeRating;
   /** One line, citing the paper's reasoning. */
   text: string;
+}
+
+/**
+ * The live size below which a GPU mark cannot pay for its fixed cost, however well
+ * shaped the heap: `words`, with the reason for the verdicts' text. The
+ * caller derives it from the pause model (cli/heapshape.ts), so this file stays
+ * free of the collectors' figures.
+ */
+export interface GpuSizeThreshold {
+  words: number;
+  /** A clause for each verdict's text: "where ... outweighs ...". */
+  why: string;
+  /** The figures behind `words`, for the output's header. */
+  derivation: string;
 }
 
 function binOf(degree: number): number {
@@ -120,6 +141,7 @@ export function analyzeHeapShape(
   let next = new IntList(1024);
   const visited = new IntList(1024); // to clear `seen` afterwards
   let edges = 0;
+  let liveWords = 0;
   let maxOutDegree = 0;
 
   const reach = (c: number): void => {
@@ -156,6 +178,7 @@ export function analyzeHeapShape(
         if (c !== 0) { degree++; reach(c); }
       }
       edges += degree;
+      liveWords += heap.objectWords(a);
       outDegree[binOf(degree)]!++;
       if (degree > maxOutDegree) maxOutDegree = degree;
     }
@@ -175,6 +198,7 @@ export function analyzeHeapShape(
   return {
     objects: visited.length,
     edges,
+    words: liveWords,
     widths,
     depth: widths.length,
     maxWidth,
@@ -193,12 +217,31 @@ const LONG_TAIL_LEVELS = 100;
 const WIDE = 1000;
 const WORKGROUP = 128;
 
+const count = (n: number): string => n.toLocaleString('en-US');
+
 /**
- * Whether the snapshot suits GPU (BFS) marking. Long narrow runs dominate the
- * verdict: a GPU step per level with a handful of objects leaves the device idle and
- * loses to the CPU's caches (sections 3.1 and 5.4), however wide the rest is.
+ * Whether the snapshot suits GPU marking. A heap under `minSize` live words is poor
+ * whatever its shape: the GPU's fixed cost per mark outweighs the whole of a CPU
+ * mark there. Otherwise the shape decides (shapeJudgement).
  */
-export function shapeVerdict(s: HeapShape): ShapeVerdict {
+export function shapeVerdict(s: HeapShape, minSize: GpuSizeThreshold): ShapeVerdict {
+  const byShape = shapeJudgement(s);
+  if (s.objects === 0 || s.words >= minSize.words) return { ...byShape, shapeRating: byShape.rating };
+  return {
+    rating: 'poor',
+    shapeRating: byShape.rating,
+    text:
+      `poor for GPU marking: too small, ${count(s.words)} live words (${count(s.objects)} objects) under the ` +
+      `${count(minSize.words)} ${minSize.why}; by shape alone ${byShape.text}`,
+  };
+}
+
+/**
+ * The shape's verdict alone (section 3). Long narrow runs dominate it: a GPU step per
+ * level with a handful of objects leaves the device idle and loses to the CPU's caches
+ * (sections 3.1 and 5.4), however wide the rest is.
+ */
+function shapeJudgement(s: HeapShape): Omit<ShapeVerdict, 'shapeRating'> {
   const narrow = s.longestNarrowRun;
   const big = s.outDegree[8]!;
   const heavy = big > 0 ? `; ${big} object${big === 1 ? ' with 65+ references causes' : 's with 65+ references cause'} divergence (3.2)` : '';
@@ -294,7 +337,7 @@ export class ShapeMarker implements HeapCopyMarker {
     this.roots.clear();
     gatherRoots(h, false, this.roots);
     const shape = analyzeHeapShape(
-      { words: h.words, types: h.types, contiguousRefs: h.refSlots.contiguous },
+      { words: h.words, types: h.types, contiguousRefs: h.refSlots.contiguous, objectWords: (a) => h.types.objectWords(h.words, a) },
       this.roots.view(),
       this.narrowThreshold,
       this.scratch,

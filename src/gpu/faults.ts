@@ -18,9 +18,14 @@
  *   map-fail@N           request N's first read-back mapping is refused.
  * Several are separated by commas. This file is read by both threads and loads no Dawn.
  */
-import type { HostRequest } from './protocol.js';
-
+/** A device fault the worker reports (protocol.ts carries its kind to the main thread). */
 export type GpuFaultKind = 'device-lost' | 'out-of-memory' | 'map-failed';
+
+/** What this file reads of a request (protocol.ts's HostRequest; named apart so that
+ *  this file, which device/ imports, does not import the protocol). */
+interface Request {
+  readonly op: string;
+}
 
 /** A fault of the device (not a bug of ours): the main thread falls back to the CPU. */
 export class GpuFault extends Error {
@@ -52,7 +57,7 @@ export function parseGpuFaults(spec: string | undefined): Injection[] {
 }
 
 /** Requests made before the program runs or to release a marker: not counted. */
-function counted(req: HostRequest): boolean {
+function counted(req: Request): boolean {
   return req.op !== 'adapter' && req.op !== 'create' && req.op !== 'prepare' && req.op !== 'dispose';
 }
 
@@ -89,7 +94,7 @@ export class DeviceFaults {
   }
 
   /** Starts request `req` on `device`: injects what it should, and fails at once when the device is gone. */
-  begin(req: HostRequest, device: GPUDevice | null): void {
+  begin(req: Request, device: GPUDevice | null): void {
     this.committed = false;
     this.allocFail = this.mapFail = this.loseAfter = false;
     this.scoped = false;

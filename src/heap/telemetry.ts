@@ -8,6 +8,8 @@
  * markers add upload/kernel/readback times.
  */
 
+import { statMs, statSize } from './stat-units.js';
+
 /** A marker's own times in milliseconds (gc/marker.ts's MarkTimes); GPU markers fill the transfer fields. */
 export interface MarkerTimes {
   mark: number;
@@ -226,22 +228,22 @@ export function formatTransfers(records: readonly GcRecord[]): string | null {
     }
   }
   if (!device) return null;
-  const evac = records.some((r) => r.evacuation) ? `, ${onGpu} of ${young} young evacuations on the GPU reading back ${formatBytes(back)}` : '';
-  return `gpu transfers: uploaded ${formatBytes(up)} in pauses and ${formatBytes(ahead)} ahead${evac}`;
+  const evac = records.some((r) => r.evacuation) ? `, ${onGpu} of ${young} young evacuations on the GPU reading back ${statSize(back)}` : '';
+  return `gpu transfers: uploaded ${statSize(up)} in pauses and ${statSize(ahead)} ahead${evac}`;
 }
 
 /** The `--stats` summary (GC part), several lines. The CLI adds mutator time. */
 export function formatGcStats(s: GcStats): string {
   const lines = [
     `gc: ${s.youngCollections} young, ${s.fullCollections} full collections`,
-    `gc pause: total ${ms(s.totalPauseMs)}, max ${ms(s.maxPauseMs)}`,
-    `allocated: ${formatBytes(s.bytesAllocated)}, promoted: ${formatBytes(s.bytesPromoted)}`,
+    `gc pause: total ${statMs(s.totalPauseMs)}, max ${statMs(s.maxPauseMs)}`,
+    `allocated: ${statSize(s.bytesAllocated)}, promoted: ${statSize(s.bytesPromoted)}`,
   ];
   const l = s.layout;
   if (l.name === 'refgraph') {
     lines.push(
-      `refgraph: ${formatBytes(l.graphBytes)} of graphs, ${l.edgeWrites} edge writes, ` +
-        `${l.vertexAppends} vertex appends, maintenance ${ms(l.maintenanceMs)} in collections`,
+      `refgraph: ${statSize(l.graphBytes)} of graphs, ${l.edgeWrites} edge writes, ` +
+        `${l.vertexAppends} vertex appends, maintenance ${statMs(l.maintenanceMs)} in collections`,
     );
   } else {
     lines.push(`layout: ${l.name}`);

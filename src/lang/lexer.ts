@@ -27,7 +27,16 @@ export const UnterminatedComment = createToken({ name: 'UnterminatedComment', pa
 export const TypeName = createToken({ name: 'TypeName', pattern: Lexer.NA, label: 'a type' });
 export const Identifier = createToken({ name: 'Identifier', pattern: /[A-Za-z_][A-Za-z0-9_]*/, label: 'a name', categories: [TypeName] });
 
+/**
+ * The reserved words, in declaration order: the type names (`int`, ..., `Object`)
+ * and the rest. Filled by `keyword`, so the token definitions below stay the one
+ * list; the editor grammar (editors/vscode) is checked against these.
+ */
+export const TYPE_KEYWORDS: string[] = [];
+export const KEYWORDS: string[] = [];
+
 function keyword(word: string, categories: TokenType[] = []): TokenType {
+  (categories.includes(TypeName) ? TYPE_KEYWORDS : KEYWORDS).push(word);
   return createToken({
     name: word[0]!.toUpperCase() + word.slice(1),
     pattern: new RegExp(word),

@@ -53,7 +53,7 @@ describe('GPU start-up creates and runs every pipeline', () => {
       expect(marks.some((l) => / full /.test(l))).toBe(true);
       expect(marks.some((l) => / young /.test(l))).toBe(true);
       expect(compiled).toEqual(marks.map(() => 0));
-      const startup = /start-up [\d.]+ms \(device [\d.]+ms, (\d+) pipelines compiled and run once [\d.]+ms, buffers [\d.]+ms\)/.exec(r.stderr);
+      const startup = /start-up [\d.]+ ?ms \(device [\d.]+ ?ms, (\d+) pipelines compiled and run once [\d.]+ ?ms, buffers [\d.]+ ?ms\)/.exec(r.stderr);
       expect(startup, r.stderr).not.toBeNull();
       expect(Number(startup![1])).toBeGreaterThan(0);
     });

@@ -7,8 +7,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { parseArgs } from '../../src/cli/args.js';
 import { runSource } from '../../src/cli/run.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
-import { formatHeapshape, heapshapeCommand, runHeapshape, widthProfile, type HeapshapeResult } from '../../src/cli/heapshape.js';
-import { analyzeHeapShape, NARROW_THRESHOLD, shapeVerdict, type HeapShape } from '../../src/gc/heap-shape.js';
+import { formatHeapshape, gpuSizeThreshold, heapshapeCommand, runHeapshape, widthProfile, type HeapshapeResult } from '../../src/cli/heapshape.js';
+import { analyzeHeapShape, NARROW_THRESHOLD, shapeVerdict, type GpuSizeThreshold, type HeapShape } from '../../src/gc/heap-shape.js';
+import { defaultPriors } from '../../src/collectors/pause-model.js';
 import { refgraphLayout, TypeTable } from '../../src/heap/layout.js';
 import { HEADER_TAG, KIND_INSTANCE, KIND_REF_ARRAY } from '../../src/heap/object-model.js';
 
@@ -38,10 +39,12 @@ describe('analyzeHeapShape', () => {
     obj(28, [0, 4]);
     const before = w.slice();
     const types = new TypeTable();
-    const s = analyzeHeapShape({ words: w, types, contiguousRefs: true }, [4, 0, 4]);
+    // Sable: the header, then the references (a+2 counts them).
+    const s = analyzeHeapShape({ words: w, types, contiguousRefs: true, objectWords: (a) => 4 + w[a + 2]! }, [4, 0, 4]);
     expect(s.widths).toEqual([1, 2, 1]);
     expect(s.objects).toBe(4);
     expect(s.edges).toBe(5); // null references do not count
+    expect(s.words).toBe(6 + 5 + 5 + 6);
     expect(s.outDegree).toEqual([0, 3, 1, 0, 0, 0, 0, 0, 0]);
     expect(s.maxWidth).toBe(2);
     expect(s.maxWidthDepth).toBe(1);
@@ -69,32 +72,62 @@ describe('analyzeHeapShape', () => {
     inst(110, 0, 0);
     inst(120, 0, 0);
     inst(130, 0, 0);
-    const s = analyzeHeapShape({ words: w, types, contiguousRefs: false }, [8]);
+    const s = analyzeHeapShape({ words: w, types, contiguousRefs: false, objectWords: (a) => types.objectWords(w, a) }, [8]);
     expect(s.widths).toEqual([1, 3, 1]);
     expect(s.edges).toBe(71);
+    expect(s.words).toBe(4 + 70 + 4 * types.objectWords(w, 100));
     expect(s.outDegree[0]).toBe(3);
     expect(s.outDegree[1]).toBe(1);
     expect(s.outDegree[8]).toBe(1);
     expect(s.maxOutDegree).toBe(70);
   });
 
-  it('gives verdicts after the paper: wide is good, a long narrow tail is poor', () => {
-    const shape = (widths: number[]): HeapShape => {
-      let run = 0;
-      let longest = 0;
-      for (const w of widths) { run = w < NARROW_THRESHOLD ? run + 1 : 0; longest = Math.max(longest, run); }
-      const maxWidth = Math.max(...widths);
-      return {
-        objects: widths.reduce((a, b) => a + b, 0), edges: 0, widths, depth: widths.length, maxWidth,
-        maxWidthDepth: widths.indexOf(maxWidth), tailLevels: run, longestNarrowRun: longest,
-        narrowThreshold: NARROW_THRESHOLD, outDegree: [0, 0, 0, 0, 0, 0, 0, 0, 0], maxOutDegree: 0,
-      };
+  const shape = (widths: number[], wordsPerObject = 8): HeapShape => {
+    let run = 0;
+    let longest = 0;
+    for (const w of widths) { run = w < NARROW_THRESHOLD ? run + 1 : 0; longest = Math.max(longest, run); }
+    const maxWidth = Math.max(...widths);
+    const objects = widths.reduce((a, b) => a + b, 0);
+    return {
+      objects, words: objects * wordsPerObject, edges: 0, widths, depth: widths.length, maxWidth,
+      maxWidthDepth: widths.indexOf(maxWidth), tailLevels: run, longestNarrowRun: longest,
+      narrowThreshold: NARROW_THRESHOLD, outDegree: [0, 0, 0, 0, 0, 0, 0, 0, 0], maxOutDegree: 0,
     };
-    expect(shapeVerdict(shape([10, 500, 5000, 3000, 40, 5]))).toMatchObject({ rating: 'good' });
-    expect(shapeVerdict(shape([2, ...new Array<number>(5000).fill(1)]))).toMatchObject({ rating: 'poor' });
-    expect(shapeVerdict(shape([1, ...new Array<number>(100).fill(256)]))).toMatchObject({ rating: 'moderate' });
-    expect(shapeVerdict(shape([3, 5, 8, 4]))).toMatchObject({ rating: 'poor' });
-    expect(shapeVerdict(shape([2, ...new Array<number>(5000).fill(1)])).text).toMatch(/tail of 5001 of 5001 levels.*3\.1.*5\.4/);
+  };
+  const NO_MINIMUM: GpuSizeThreshold = { words: 0, why: '', derivation: '' };
+
+  it('gives verdicts after the paper: wide is good, a long narrow tail is poor', () => {
+    expect(shapeVerdict(shape([10, 500, 5000, 3000, 40, 5]), NO_MINIMUM)).toMatchObject({ rating: 'good', shapeRating: 'good' });
+    expect(shapeVerdict(shape([2, ...new Array<number>(5000).fill(1)]), NO_MINIMUM)).toMatchObject({ rating: 'poor' });
+    expect(shapeVerdict(shape([1, ...new Array<number>(100).fill(256)]), NO_MINIMUM)).toMatchObject({ rating: 'moderate' });
+    expect(shapeVerdict(shape([3, 5, 8, 4]), NO_MINIMUM)).toMatchObject({ rating: 'poor' });
+    expect(shapeVerdict(shape([2, ...new Array<number>(5000).fill(1)]), NO_MINIMUM).text).toMatch(/tail of 5001 of 5001 levels.*3\.1.*5\.4/);
+  });
+
+  it('weighs the live size: under the threshold a well-shaped heap is poor, and the text says why', () => {
+    const min: GpuSizeThreshold = { words: 100_000, why: 'where the fixed cost wins', derivation: '' };
+    // The issue's case: 2,000 objects, one wide level, well shaped.
+    const small = shapeVerdict(shape([1, 1999], 8), { ...min, words: 16_001 });
+    expect(small).toMatchObject({ rating: 'poor', shapeRating: 'good' });
+    expect(small.text).toBe(
+      'poor for GPU marking: too small, 16,000 live words (2,000 objects) under the 16,001 where the fixed cost wins; ' +
+        'by shape alone good for GPU (BFS) marking: max width 1999 at depth 1 over 2 levels (3.1: thousands of objects per step saturate memory bandwidth)',
+    );
+    // At the threshold the shape decides again, on both sides of the shape verdict.
+    expect(shapeVerdict(shape([1, 1999], 8), { ...min, words: 16_000 })).toMatchObject({ rating: 'good', shapeRating: 'good' });
+    expect(shapeVerdict(shape([1, ...new Array<number>(100).fill(256)], 4), min)).toMatchObject({ rating: 'moderate' });
+    expect(shapeVerdict(shape([1, ...new Array<number>(100).fill(256)], 3), min)).toMatchObject({ rating: 'poor', shapeRating: 'moderate' });
+  });
+
+  it("derives the size threshold from the pause model's default lines, where a GPU mark stops costing more than a serial one", () => {
+    const t = gpuSizeThreshold();
+    const mark = defaultPriors(1, 'hardware').mark;
+    const cost = (line: { fixed: number; perUnit: number }, words: number): number => line.fixed + line.perUnit * words;
+    const cheapestGpu = (words: number): number => Math.min(cost(mark['gpu-dfs'], words), cost(mark['gpu-bfs'], words));
+    expect(cheapestGpu(t.words - 1)).toBeGreaterThan(cost(mark.serial, t.words - 1));
+    expect(cheapestGpu(t.words)).toBeLessThanOrEqual(cost(mark.serial, t.words));
+    expect(t.why).toMatch(/^where gpu-(dfs|bfs)'s fixed [\d.]+ ms per mark outweighs the serial CPU marking it saves$/);
+    expect(t.derivation).toMatch(/ns\/word.*pause model's defaults for a hardware GPU/);
   });
 
   it('widthProfile run-length encodes the levels', () => {
@@ -116,7 +149,7 @@ describe('heapshape command', () => {
     expect(deepest.maxWidth).toBeLessThan(NARROW_THRESHOLD);
     for (const s of snaps) expect(s.verdict.rating).toBe('poor');
     const text = formatHeapshape(r.result!);
-    expect(text).toMatch(/gc \d+: poor for GPU marking: a long narrow tail of \d+ of \d+ levels/);
+    expect(text).toMatch(/gc \d+: poor for GPU marking: too small, [\d,]+ live words .*; by shape alone poor for GPU marking: a long narrow tail of \d+ of \d+ levels/);
     expect(text).toContain('1x');
   });
 
@@ -126,7 +159,11 @@ describe('heapshape command', () => {
     const widest = r.result!.snapshots.reduce((a, b) => (b.maxWidth > a.maxWidth ? b : a));
     expect(widest.maxWidth).toBeGreaterThanOrEqual(128);
     expect(widest.tailLevels).toBeLessThanOrEqual(1);
-    expect(widest.verdict.rating).not.toBe('poor');
+    expect(widest.verdict.shapeRating).not.toBe('poor');
+    // Well shaped, but a few thousand objects: too small for a GPU mark to pay.
+    expect(widest.words).toBeLessThan(r.result!.gpuMinWords);
+    expect(widest.verdict.rating).toBe('poor');
+    expect(widest.verdict.text).toMatch(/^poor for GPU marking: too small, /);
   });
 
   it('complete_graph.mini: wide and shallow, with 65+ out-degrees; both layouts agree', async () => {
@@ -191,9 +228,9 @@ describe('heapshape command', () => {
         const docs = readFileSync('docs/cli.md', 'utf8');
         for (const k of Object.keys(parsed.snapshots[0]!)) expect(docs, `docs/cli.md lacks ${k}`).toContain(`\`${k}\``);
       } else {
-        expect(stdout).toMatch(/^gc\s+kind\s+cause\s+objects\s+edges\s+depth\s+max width/m);
-        expect(stdout).toContain('verdicts (Maas et al. section 3)');
-        expect(stdout).toMatch(/gc \d+: moderate: max width 19\d/);
+        expect(stdout).toMatch(/^gc\s+kind\s+cause\s+objects\s+words\s+edges\s+depth\s+max width/m);
+        expect(stdout).toContain(`verdicts (Maas et al. section 3; under ${gpuSizeThreshold().words.toLocaleString('en-US')} live words a heap is too small: `);
+        expect(stdout).toMatch(/gc \d+: poor for GPU marking: too small, .*; by shape alone moderate: max width 19\d/);
       }
     }
     const none = await heapshape(['programs/complete_graph.mini', '--gc', 'none']);

@@ -43,7 +43,7 @@ describe('evacuate option', () => {
       record({ kind: 'full', evacuation: { where: 'cpu', reason: 'full collection' } }),
     ];
     expect(formatTransfers(records)).toBe(
-      'gpu transfers: uploaded 1.0M in pauses and 2M ahead, 1 of 2 young evacuations on the GPU reading back 1M',
+      'gpu transfers: uploaded 1.0 MiB in pauses and 2.0 MiB ahead, 1 of 2 young evacuations on the GPU reading back 1.0 MiB',
     );
     expect(formatTransfers([record({ marker: { mark: 1 } })])).toBeNull();
   });

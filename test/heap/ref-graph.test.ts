@@ -146,7 +146,7 @@ describe('reference graph maintenance', () => {
     const s = heap.stats;
     expect(s.layout.graphBytes).toBe(2 * 16 + 2 * 4 * 4);
     expect(s.layout.edgeWrites).toBe(1);
-    expect(formatGcStats(s)).toMatch(/refgraph: 64B of graphs, 1 edge writes, 2 vertex appends, maintenance \d+\.\d\dms/);
+    expect(formatGcStats(s)).toMatch(/refgraph: 64 B of graphs, 1 edge writes, 2 vertex appends, maintenance \d+\.\d\d ms/);
     expect(lines[0]).toMatch(/ graph=\d+\.\d\dms/);
   });
 });
