@@ -19,6 +19,8 @@
 //            (at most 2 repeats; --repeat 1 for a quicker pass)
 //   scaling  (only when named) the parallel collector's young and full pauses at 1, 2, 4,
 //            8 and 16 threads beside serial and HotSpot ParallelGC (same thread counts)
+//   startup  (only when named) GPU start-up by step and the first young pause of the
+//            README's sample, with every pipeline run once at start-up and without
 //
 // Options:
 //   --repeat N   runs per configuration (default 5)
@@ -49,18 +51,19 @@ import { formatMachine, loadAverage, machineInfo, provenance } from './lib/machi
 import { ensureBuilt, probeGpu } from './lib/minivm.mjs';
 import { pairs } from './lib/pairs.mjs';
 import { scaling } from './lib/scaling.mjs';
+import { startup } from './lib/startup.mjs';
 import { log } from './lib/util.mjs';
 import { young1m } from './lib/young1m.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** @type {Record<string, (ctx: any) => Promise<{ text: string, raw: object }>>} */
-const SECTIONS = { interp, gc, layouts, young1m, java, pairs, scaling, dispatch, auto };
+const SECTIONS = { interp, gc, layouts, young1m, java, pairs, scaling, dispatch, auto, startup };
 const DEFAULT_SECTIONS = ['interp', 'gc', 'layouts', 'young1m', 'java'];
 
 function usage(msg) {
   if (msg) process.stderr.write(`bench/run.mjs: ${msg}\n`);
   process.stderr.write(
-    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling|dispatch|auto ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown] [--threads-list N,N,...] [--programs NAME,...]\n',
+    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling|dispatch|auto|startup ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown] [--threads-list N,N,...] [--programs NAME,...]\n',
   );
   process.exit(64);
 }
@@ -111,7 +114,7 @@ const started = new Date();
 const machine = machineInfo(root);
 /** @type {{ use: boolean, available: boolean, software: boolean, adapter: string | null, line: string }} */
 let gpu = { use: false, available: false, software: false, adapter: null, line: 'not probed' };
-if (opts.sections.includes('gc') || opts.sections.includes('pairs') || opts.sections.includes('auto')) {
+if (['gc', 'pairs', 'auto', 'startup'].some((s) => opts.sections.includes(s))) {
   log('probing the GPU adapter (gpu-dfs on a tiny program)');
   const p = await probeGpu(root);
   // With --gpu, run the GPU rows unless there is certainly no adapter (exit 69), so that
@@ -133,7 +136,8 @@ if (!opts.markdown) {
  *  provenance line under the first. */
 function pageSection(name, text) {
   const [head, ...rest] = text.replace(/^(#{2,6}) /gm, (_, h) => `${h.slice(1)} `).split('\n');
-  const usesGpu = (name === 'gc' || name === 'pairs' || name === 'auto') && gpu.use;
+  // startup runs the GPU collectors on whatever adapter there is.
+  const usesGpu = ((name === 'gc' || name === 'pairs' || name === 'auto') && gpu.use) || (name === 'startup' && gpu.available);
   const again = `node bench/run.mjs ${[name, ...common].join(' ')}`;
   return [head, '', provenance(machine, usesGpu ? gpu.adapter : null, started, again), ...rest].join('\n');
 }

@@ -11,7 +11,7 @@
 import { HEAP_READER, MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type MarkerConstraints, type MarkRequest, type MarkResult, type RememberedScan, type YoungEvacuatingMarker, type YoungSpaces } from '../gc/marker.js';
 import { SerialMarker } from '../gc/serial-marker.js';
 import type { HeapImpl } from '../heap/heap.js';
-import type { GpuAdapterDescription, GpuMarkStats, WorkerGpuMarker } from '../gpu/index.js';
+import type { GpuAdapterDescription, GpuMarkStats, GpuStartup, WorkerGpuMarker } from '../gpu/index.js';
 
 /** The fault that sent a run to the CPU, for the log and `--stats`. */
 export interface GpuFallback {
@@ -54,6 +54,11 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker {
 
   get lastStats(): GpuMarkStats | null {
     return this.gpuMarker.lastStats;
+  }
+
+  /** What the GPU marker's `prepare` spent, by step (null if it failed). */
+  get startup(): GpuStartup | null {
+    return this.gpuMarker.startup;
   }
 
   get uploadsAhead(): boolean {

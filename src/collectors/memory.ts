@@ -11,7 +11,7 @@ import { statMs, statPercent, statSize } from '../heap/stat-units.js';
 import { createHeap, formatGcRecord, formatGcStats, formatTransfers, type GcRecord, type HeapImpl } from '../heap/index.js';
 import {
   closeGpuHost, describeAdapter, GpuAdapterLimitError, gpuHost, NoGpuAdapterError, parseGpuFaults, parseGpuOptions, WorkerGpuMarker,
-  type RefGraphInput, type SableInput,
+  type GpuStartup, type RefGraphInput, type SableInput,
 } from '../gpu/index.js';
 import type { LayoutName } from '../heap/layout.js';
 import { AutoMarker, type AutoEngine } from './auto-marker.js';
@@ -71,8 +71,9 @@ export interface RunStats {
   bytesPromoted: number;
   peakHeapBytes: number;
   refGraph: { graphBytes: number; edgeWrites: number; vertexAppends: number; maintenanceMs: number } | null;
-  /** startupMs: opening the device and compiling the kernels, before the program ran. */
-  gpu: { adapter: string; vendor: string; options: string; startupMs: number } | null;
+  /** startupMs: opening the device, compiling the kernels and running each once, before
+   *  the program ran; startup: the worker's part of it by step (GpuStartup). */
+  gpu: { adapter: string; vendor: string; options: string; startupMs: number; startup: GpuStartup | null } | null;
   /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
   parallel: { threads: number; startupMs: number } | null;
   /** gpu-dfs, gpu-bfs: the device fault after which the run went on on the CPU,
@@ -324,6 +325,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
               vendor: adapter.vendor,
               options: gpuMarker.lastStats?.label ?? options.gpuOpt,
               startupMs: gpuStartupMs,
+              startup: gpuMarker.startup,
             }
           : null,
         parallel: pool ? { threads: pool.threads, startupMs: poolStartupMs } : null,
@@ -372,7 +374,13 @@ export function formatStats(s: RunStats): string {
     `gc pause p95 ${statMs(s.p95PauseMs)}, mark ${statMs(s.markMs)}, transfer ${statMs(s.transferMs)}, peak heap ${statSize(s.peakHeapBytes)}`,
   ];
   if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${statMs(s.parallel.startupMs)}`);
-  if (s.gpu) lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${statMs(s.gpu.startupMs)}`);
+  if (s.gpu) {
+    const u = s.gpu.startup;
+    const steps = u
+      ? ` (device ${statMs(u.deviceMs)}, ${u.pipelines} pipelines compiled and run once ${statMs(u.kernelsMs)}, buffers ${statMs(u.buffersMs)})`
+      : '';
+    lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${statMs(s.gpu.startupMs)}${steps}`);
+  }
   if (s.gpuFallback) {
     const f = s.gpuFallback;
     lines.push(`gpu fallback: ${f.fault} at collection ${f.collection} (${f.during}); ${f.cpuCollections} collections on the CPU`);

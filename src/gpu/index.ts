@@ -9,7 +9,7 @@ export { GpuAdapterLimitError, NoGpuAdapterError, describeAdapter } from './devi
 export type { GpuAdapterDescription } from './device/adapter.js';
 export { WorkerGpuMarker, gpuHost, closeGpuHost, openedAdapter } from './host/host.js';
 export type { GpuMarkerConfig, SableInput, RefGraphInput } from './marker-shape.js';
-export type { GpuMarkStats } from './worker/gpu-marker.js';
+export type { GpuMarkStats, GpuStartup } from './worker/gpu-marker.js';
 export type { CsrGraph, RefGraphs, GraphDirty, DirtyRanges, UploadStats } from './mirror/mirror.js';
 export { parseGpuOptions, baselineOptions, optionsLabel, DEFAULT_GPU_OPTIONS } from './options.js';
 export type { GpuEngine, GpuOptions } from './options.js';

@@ -19,7 +19,7 @@
  */
 import type { DeviceEvacuated, MarkTimes, YoungSpaces } from '../gc/marker.js';
 import type { GpuAdapterDescription } from './device/adapter.js';
-import type { GpuMarkStats } from './worker/gpu-marker.js';
+import type { GpuMarkStats, GpuStartup } from './worker/gpu-marker.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror/mirror.js';
 import type { GpuEngine, GpuOptions } from './options.js';
 import type { GpuFaultKind } from './faults.js';
@@ -146,6 +146,12 @@ export type HostReply =
     };
 
 export type AdapterReply = GpuAdapterDescription;
+
+/** `prepare`: the adapter, and what the marker's start-up spent. */
+export interface PrepareReply {
+  readonly adapter: GpuAdapterDescription;
+  readonly startup: GpuStartup;
+}
 
 /** A device evacuation's result: the new addresses in the worker's shared buffer. */
 export interface EvacFinishReply extends Omit<DeviceEvacuated, 'forward'> {

@@ -85,7 +85,8 @@ export interface ProgramSource {
   readonly entryPoints: readonly string[];
 }
 
-/** Compiles (once per distinct source) the module and one pipeline per entry point. */
+/** Compiles (once per distinct source) the module and one pipeline per entry
+ *  point, and runs each pipeline once (`runOnce`) before handing them out. */
 export function buildProgram(ctx: GpuContext, src: ProgramSource): Promise<Program> {
   const code = `${src.header}\n${declarations(src.bindings)}\n${src.body.join('\n')}`;
   let perDevice = cache.get(ctx.device);
@@ -130,7 +131,60 @@ async function compile(device: GPUDevice, code: string, src: ProgramSource): Pro
   }
   const err = await device.popErrorScope();
   if (err) throw new Error(`GPU pipeline creation failed: ${err.message}`);
+  created += pipelines.size;
+  // MINIVM_GPU_RUN_ONCE=0 leaves the first dispatch to the first mark, for bench/lib/startup.mjs's baseline.
+  if (process.env.MINIVM_GPU_RUN_ONCE !== '0') await runOnce(device, layout, src.bindings, [...pipelines.values()]);
   return { layout, bindings: src.bindings, pipelines };
+}
+
+/** Pipelines this thread has created (`compile`), for the count of those made
+ *  after start-up (GpuMarkStats.pipelinesCreated). */
+let created = 0;
+
+export function pipelinesCreated(): number {
+  return created;
+}
+
+/** Bytes of each scratch buffer of `runOnce`: at least every uniform struct of
+ *  kernels/constants.ts and one element of every storage array. */
+const SCRATCH_BYTES = 256;
+
+/**
+ * Dispatches each of `pipelines` once, over zero workgroups, with scratch
+ * buffers bound as the program binds its own: a driver that compiles a
+ * pipeline at its first dispatch (lavapipe) does so here, when the program is
+ * built at start-up, and not in a collection's pause. The workgroup count is
+ * read from a buffer because Dawn warns of a direct dispatch of zero.
+ */
+async function runOnce(
+  device: GPUDevice,
+  layout: GPUBindGroupLayout,
+  bindings: readonly BindingSpec[],
+  pipelines: readonly GPUComputePipeline[],
+): Promise<void> {
+  const scratch = bindings.map((b) =>
+    device.createBuffer({ size: SCRATCH_BYTES, usage: b.kind === 'uniform' ? GPUBufferUsage.UNIFORM : GPUBufferUsage.STORAGE }),
+  );
+  const counts = device.createBuffer({ size: 12, usage: GPUBufferUsage.INDIRECT });
+  try {
+    device.pushErrorScope('validation');
+    const group = device.createBindGroup({ layout, entries: scratch.map((buffer, i) => ({ binding: i, resource: { buffer } })) });
+    const enc = device.createCommandEncoder({ label: 'pipelines run once' });
+    const pass = enc.beginComputePass({ label: 'pipelines run once' });
+    pass.setBindGroup(0, group);
+    for (const pipeline of pipelines) {
+      pass.setPipeline(pipeline);
+      pass.dispatchWorkgroupsIndirect(counts, 0);
+    }
+    pass.end();
+    device.queue.submit([enc.finish()]);
+    const err = await device.popErrorScope();
+    if (err) throw new Error(`GPU pipelines' first run failed: ${err.message}`);
+    await device.queue.onSubmittedWorkDone();
+  } finally {
+    for (const b of scratch) b.destroy();
+    counts.destroy();
+  }
 }
 
 /** Creates a bind group for `program` from buffers named as its bindings. */

@@ -15,12 +15,12 @@ import { MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type Mar
 import { evacuationRefusal } from '../evacuate/refusal.js';
 import { GpuAdapterLimitError, GpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
 import { youngResult } from '../young-result.js';
-import type { GpuMarkStats } from '../worker/gpu-marker.js';
+import type { GpuMarkStats, GpuStartup } from '../worker/gpu-marker.js';
 import type { GpuMarkerConfig } from '../marker-shape.js';
 import type { RefGraphs } from '../mirror/mirror.js';
 import { gpuMarkerShape } from '../marker-shape.js';
 import type { GpuOptions } from '../options.js';
-import { sharedCapacity, sharedClock, type Changes, type EvacFinishReply, type HostReply, type HostRequest, type InputSpec, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { sharedCapacity, sharedClock, type Changes, type EvacFinishReply, type HostReply, type HostRequest, type InputSpec, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 /** The compiled worker script. Under vitest this file runs from src/, but a
  *  worker thread is plain Node and loads JavaScript only: it takes the build in
@@ -314,10 +314,15 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     return { changes, ms: performance.now() - t };
   }
 
-  /** Opens the device and compiles the kernels (see GpuMarker.prepare). */
+  /** What `prepare` spent in the worker; null before it ran. */
+  startup: GpuStartup | null = null;
+
+  /** Opens the device, compiles the kernels and runs each once (see GpuMarker.prepare). */
   async prepare(): Promise<void> {
     await this.ready();
-    gpuHost().noteAdapter(await gpuHost().request<GpuAdapterDescription>({ op: 'prepare', marker: this.id }));
+    const reply = await gpuHost().request<PrepareReply>({ op: 'prepare', marker: this.id });
+    gpuHost().noteAdapter(reply.adapter);
+    this.startup = reply.startup;
   }
 
   get uploadsAhead(): boolean {
@@ -354,7 +359,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       const p = this.lastStats?.phases ?? {};
       process.stderr.write(
         `host-phases ${this.name} ${request.kind} changes=${ms.toFixed(2)} toWorker=${(p.toWorker ?? 0).toFixed(2)} ` +
-          `worker=${(p.total ?? 0).toFixed(2)} toMain=${toMain.toFixed(2)} total=${total.toFixed(2)}\n`,
+          `worker=${(p.total ?? 0).toFixed(2)} toMain=${toMain.toFixed(2)} total=${total.toFixed(2)} compiled=${reply.stats?.pipelinesCreated ?? '-'}\n`,
       );
     }
     // The whole call as this thread saw it, messages and the taking of the changes included.

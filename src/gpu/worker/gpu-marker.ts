@@ -20,6 +20,7 @@ import { graphJob, sableJob } from '../engines/layout-jobs.js';
 import type { DirtyRanges, GraphDirty, UploadStats } from '../mirror/mirror.js';
 import { GraphMirror, HeapMirror, StagingUploader } from '../mirror/mirror.js';
 import { RemsetScan, type RemsetResult } from '../mirror/remset.js';
+import { pipelinesCreated } from '../device/shader.js';
 import { EvacuationReplay } from '../mirror/replay.js';
 import type { GpuOptions } from '../options.js';
 import { optionsLabel } from '../options.js';
@@ -37,6 +38,20 @@ export interface GpuMarkStats {
    *  setup (program, buffers), rounds (the GPU loop, waits included), gpu (its
    *  timestamped kernel time), drain, readback, cpu (fallback), total. */
   readonly phases: Readonly<Record<string, number>>;
+  /** Pipelines created by this marker's collection work (marks, replays, remembered
+   *  sets, device evacuations) since its previous mark: `prepare` creates them all,
+   *  so anything but 0 is a compilation in a pause. */
+  readonly pipelinesCreated: number;
+}
+
+/** What `GpuMarker.prepare` spent, in host milliseconds: opening the device (and
+ *  the mirror), compiling every pipeline and running each once, and (hardware)
+ *  creating the heap-sized buffers; `pipelines`: how many it created. */
+export interface GpuStartup {
+  readonly deviceMs: number;
+  readonly kernelsMs: number;
+  readonly buffersMs: number;
+  readonly pipelines: number;
 }
 
 export class GpuMarker implements YoungEvacuatingMarker {
@@ -59,6 +74,10 @@ export class GpuMarker implements YoungEvacuatingMarker {
   private engine: GpuEngineImpl | null = null;
   /** `update` was called since the last mark: mark uploads nothing more. */
   private pushed = false;
+  /** Pipelines created by collection work since the last mark (GpuMarkStats.pipelinesCreated). */
+  private lateCompiles = 0;
+  /** What `prepare` spent; null before it ran. */
+  startup: GpuStartup | null = null;
 
   constructor(private readonly config: GpuMarkerConfig) {
     const shape = gpuMarkerShape(config);
@@ -113,6 +132,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
 
   async mark(request: MarkRequest): Promise<MarkResult> {
     const t0 = performance.now();
+    const created0 = pipelinesCreated();
     await this.ready();
     const input = this.config.input;
     const young = request.kind === 'young';
@@ -159,6 +179,8 @@ export class GpuMarker implements YoungEvacuatingMarker {
       ...(r.phases ?? {}),
       total,
     };
+    const compiled = this.lateCompiles + pipelinesCreated() - created0;
+    this.lateCompiles = 0;
     this.lastStats = {
       label: optionsLabel(this.options, this.config.engine),
       rounds: r.rounds,
@@ -166,10 +188,11 @@ export class GpuMarker implements YoungEvacuatingMarker {
       fallbackFrontier: r.fallbackFrontier,
       chasedAhead: r.chasedAhead,
       phases,
+      pipelinesCreated: compiled,
     };
     if (process.env.MINIVM_GPU_PHASES) {
       process.stderr.write(
-        `gpu-phases ${this.name} ${request.kind} rounds=${r.rounds} submits=${r.submits} fallback=${r.fallbackFrontier} ahead=${r.chasedAhead ?? '-'} ` +
+        `gpu-phases ${this.name} ${request.kind} rounds=${r.rounds} submits=${r.submits} fallback=${r.fallbackFrontier} ahead=${r.chasedAhead ?? '-'} compiled=${compiled} ` +
           Object.entries(phases)
             .map(([k, v]) => `${k}=${v.toFixed(2)}`)
             .join(' ') +
@@ -220,7 +243,8 @@ export class GpuMarker implements YoungEvacuatingMarker {
     }
     if (!this.replay) throw new Error(`${this.name}: replayEvacuation, but this marker does not replay evacuations`);
     const input = this.config.input as SableInput;
-    await this.replay.apply({
+    const replay = this.replay;
+    await this.counted(() => replay.apply({
       liveBuffer: this.engine!.liveBuffer(),
       deviceLive: Math.min(last.deviceLive, live.length),
       live,
@@ -229,7 +253,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
       youngStart: last.youngStart,
       youngEnd: last.youngEnd,
       sizeTable: input.sizeTable!(),
-    });
+    }));
     this.replayPending = true;
   }
 
@@ -243,7 +267,8 @@ export class GpuMarker implements YoungEvacuatingMarker {
     }
     if (last.live !== live) throw new Error(`${this.name}: assignYoung of a live list other than the last young mark's`);
     const input = this.config.input as SableInput;
-    return this.evacuation.assign({
+    const evacuation = this.evacuation;
+    return this.counted(() => evacuation.assign({
       liveBuffer: this.engine!.liveBuffer(),
       deviceLive: Math.min(last.deviceLive, live.length),
       live,
@@ -251,7 +276,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
       youngEnd: last.youngEnd,
       ...spaces,
       sizeTable: input.sizeTable!(),
-    });
+    }));
   }
 
   /** Step 2: moves the objects (the mirror stays the heap's copy: nothing to replay). */
@@ -261,7 +286,8 @@ export class GpuMarker implements YoungEvacuatingMarker {
     if (!this.evacuation || !last || last.live === null) throw new Error(`${this.name}: finishYoung without an assignment`);
     const out = forward ?? new Int32Array(last.live.length);
     const input = this.config.input as SableInput;
-    const done = await this.evacuation.finish({ base, slotRuns, words: input.words, forward: out });
+    const evacuation = this.evacuation;
+    const done = await this.counted(() => evacuation.finish({ base, slotRuns, words: input.words, forward: out }));
     return { ...done, forward: out.subarray(0, last.live.length) };
   }
 
@@ -313,7 +339,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     await this.ready();
     this.synced = await this.syncSable();
     const syncMs = performance.now() - t;
-    const found = await this.remset!.scan(ranges, youngStart, youngEnd);
+    const found = await this.counted(() => this.remset!.scan(ranges, youngStart, youngEnd));
     return found && { ...found, syncMs };
   }
 
@@ -328,6 +354,17 @@ export class GpuMarker implements YoungEvacuatingMarker {
     check(await mirror.read());
   }
 
+  /** Runs collection work `f`, counting the pipelines it created (the worker runs
+   *  one request at a time, so they are all `f`'s). */
+  private async counted<T>(f: () => Promise<T>): Promise<T> {
+    const before = pipelinesCreated();
+    try {
+      return await f();
+    } finally {
+      this.lateCompiles += pipelinesCreated() - before;
+    }
+  }
+
   /** A replay was submitted and the next mark has not waited for it yet. */
   private replayPending = false;
 
@@ -337,9 +374,20 @@ export class GpuMarker implements YoungEvacuatingMarker {
    * calls it at start-up for a GPU collector.
    */
   async prepare(): Promise<void> {
+    const t0 = performance.now();
     await this.ready();
+    const t1 = performance.now();
+    const created0 = pipelinesCreated();
+    // Each program runs its pipelines once as it is built (device/shader.ts runOnce).
     await Promise.all([this.engine!.prepare(), this.replay?.compile(), this.remset?.compile(), this.evacuation?.compile()]);
+    const t2 = performance.now();
     await this.warmUp();
+    this.startup = {
+      deviceMs: t1 - t0,
+      kernelsMs: t2 - t1,
+      buffersMs: performance.now() - t2,
+      pipelines: pipelinesCreated() - created0,
+    };
   }
 
   /**

@@ -16,7 +16,7 @@ import { STAGED_ROOTS } from '../engines/job.js';
 import { GpuMarker } from './gpu-marker.js';
 import type { RefGraphInput, SableInput } from '../marker-shape.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from '../mirror/mirror.js';
-import { sharedCapacity, sharedClock, type Changes, type HostReply, type HostRequest, type EvacFinishReply, type MarkReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { sharedCapacity, sharedClock, type Changes, type HostReply, type HostRequest, type EvacFinishReply, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 type CreateRequest = Extract<HostRequest, { op: 'create' }>;
 
@@ -199,7 +199,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
     case 'prepare': {
       const h = hosted(req.marker);
       await h.marker.prepare();
-      return (await openGpu({ benchmark: h.benchmark })).adapter;
+      return { adapter: (await openGpu({ benchmark: h.benchmark })).adapter, startup: h.marker.startup! } satisfies PrepareReply;
     }
     case 'uploadAhead':
       await hosted(req.marker).marker.uploadAhead(req.start, req.end);
