@@ -26,7 +26,8 @@ const NO_COLLECTIONS = new Set([
   'programs/raytracer.mini', 'bench/programs/method_calls.mini',
 ]);
 
-function programs(root) {
+/** The programs of the section with their heaps (`autoreplay` runs the same). */
+export function programs(root) {
   const list = (dir, heap) =>
     readdirSync(join(root, dir))
       .filter((f) => f.endsWith('.mini'))
