@@ -187,8 +187,10 @@ export class PauseModel {
   private readonly errors: number[] = [];
   private readonly warmErrors: number[] = [];
 
-  constructor(readonly threads: number, private adapter: AdapterKind = 'hardware') {
-    this.priors = defaultPriors(threads, adapter);
+  /** `cores`: the cores the threads share; parallel's priors count no more
+   *  threads than cores, since more only take turns (`--threads 4` on 2 cores). */
+  constructor(readonly threads: number, private adapter: AdapterKind = 'hardware', private readonly cores = threads) {
+    this.priors = defaultPriors(Math.min(threads, cores), adapter);
   }
 
   get adapterKind(): AdapterKind {
@@ -198,7 +200,7 @@ export class PauseModel {
   /** The probe found the adapter: its priors replace the hardware ones. */
   setAdapter(adapter: AdapterKind): void {
     this.adapter = adapter;
-    this.priors = defaultPriors(this.threads, adapter);
+    this.priors = defaultPriors(Math.min(this.threads, this.cores), adapter);
     for (const [key, fit] of this.fits) fit.setPrior(this.priorOf(key));
   }
 

@@ -144,6 +144,16 @@ describe('PauseModel: predictions', () => {
     expect(much).toBeGreaterThan(little);
   });
 
+  it('parallel counts no more threads than cores: more only take turns', () => {
+    const f = young();
+    const two = new PauseModel(2).predict('parallel', f).steadyMs;
+    expect(new PauseModel(4, 'hardware', 2).predict('parallel', f).steadyMs).toBeCloseTo(two, 9);
+    expect(new PauseModel(4, 'hardware', 4).predict('parallel', f).steadyMs).toBeLessThan(two);
+    // Its CPU time still counts every thread.
+    const p = new PauseModel(4, 'hardware', 2).predict('parallel', f);
+    expect(p.cpuMs).toBeCloseTo(p.pauseMs * 4, 9);
+  });
+
   it('CPU time: the parallel pause times its threads, the others their pause', () => {
     const m = new PauseModel(8);
     for (const e of ALL) {
