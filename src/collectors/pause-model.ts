@@ -13,6 +13,11 @@
  *                                              others evacuate on the CPU
  *   sweep    per tenured word swept            full collections, shared
  *   other    per collection, per kind          graph upkeep and the untimed rest
+ *
+ * A term's first run is cold (the JIT): its first sample is divided by a learned
+ * warm-up factor, and a term never measured is predicted with it. An engine not
+ * yet measured is tried only when the try is expected to pay for itself over
+ * the collections expected to remain (explore-value.ts; docs/decisions/s28a-01).
  */
 
 import { DecayingFit, type Line } from './decaying-fit.js';
@@ -115,17 +120,15 @@ export const WARM_SAMPLES = 2;
 export const REFRESH_AFTER = 24;
 
 /** Uncertainty of a prediction no sample of the engine has checked: the
- *  standard deviation of ln(actual / predicted). The CPU priors are serial's
- *  own measurements elsewhere (a factor of about 2 between machines); parallel's
- *  hang on the cores and the load as well; a GPU's on the adapter, the driver
- *  and the bus (a factor of 3 or more). */
+ *  standard deviation of ln(actual / predicted). Serial's priors are its own
+ *  measurements on another machine; parallel's hang on the cores and the load as
+ *  well; a GPU's on the adapter, the driver and the bus (docs/decisions/s28a-01). */
 export const PRIOR_SIGMA: Record<Engine, number> = { serial: 0.7, parallel: 1.0, 'gpu-dfs': 1.2, 'gpu-bfs': 1.2 };
 /** Uncertainty of an engine whose samples are stale (REFRESH_AFTER). */
 export const STALE_SIGMA = 0.5;
-/** An engine's first collection runs its code cold (V8 compiles it while it
- *  runs): the first collections of the dev machine's binary trees paused 11 and
- *  5 times the later ones. Until a run measures its own (warmup()), a try is
- *  expected to cost this many times its steady prediction. */
+/** An engine's first collection runs its code cold (V8 compiles it as it runs):
+ *  until a run has measured its own (PauseModel.warmup), a term's first run is
+ *  expected to cost this many times its steady cost (docs/decisions/s28a-01). */
 export const WARMUP_PRIOR = 3;
 /** The learned warm-up factor is kept within these bounds. */
 const WARMUP_BOUNDS = [1, 30] as const;
