@@ -5,12 +5,13 @@
  * test/fuzz-regressions/ under every collector, and mutated programs through the
  * front end (diagnostics or a program, never a JavaScript exception).
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compileSource } from '../src/cli/run.js';
 import { releaseGpu } from '../src/collectors/index.js';
-import { check, fuzz, type FuzzConfig } from '../src/fuzz/fuzz.js';
+import { check, configsFor, fuzz, type FuzzConfig } from '../src/fuzz/fuzz.js';
 import { generate, render, rng } from '../src/fuzz/generate.js';
 import { runSource } from '../src/cli/run.js';
 import { defaultRunOptions, type CollectorName } from '../src/cli/args.js';
@@ -43,6 +44,32 @@ describe('differential fuzzing', () => {
       delete process.env['MINIVM_PLANT'];
     }
   }, 600_000);
+});
+
+describe('long runs spread over jobs and configurations', () => {
+  it('a share of the product per program covers every configuration evenly over consecutive seeds', () => {
+    const gcs: CollectorName[] = ['serial', 'parallel', 'gpu-dfs', 'gpu-bfs', 'auto'];
+    const count = new Map<string, number>();
+    for (let seed = 100; seed < 130; seed++) {
+      const configs = configsFor(seed, gcs, ['sable', 'refgraph'], 2);
+      expect(configs.length).toBe(2);
+      for (const c of configs) count.set(`${c.gc}/${c.layout}`, (count.get(`${c.gc}/${c.layout}`) ?? 0) + 1);
+    }
+    expect(count.size).toBe(10);
+    expect([...count.values()].every((n) => n === 6)).toBe(true);
+  });
+
+  it('--jobs splits the seeds over children and sums what they found', () => {
+    const run = (extra: string[]) => spawnSync(process.execPath, ['dist/fuzz/fuzz.js', '--seconds', '300', '--seed', '40', '--programs', '5', '--gc', 'serial', '--layout', 'sable', ...extra], { encoding: 'utf8' });
+    const split = run(['--jobs', '2']);
+    expect({ status: split.status, stderr: split.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(split.stdout).toMatch(/fuzz: seeds from 40 in 2 jobs/);
+    expect(split.stdout).toMatch(/^fuzz: 5 programs, 5 runs, 0 failures$/m);
+    expect(split.stdout).toMatch(/^fuzz: runs by configuration: serial\/sable 5$/m);
+    const bad = run(['--jobs', '0']);
+    expect(bad.status).toBe(64);
+    expect(bad.stderr).toMatch(/--jobs/);
+  }, 300_000);
 });
 
 describe('test/fuzz-regressions', () => {

@@ -6,11 +6,19 @@
  * exception) is shrunk by dropping statements while it still fails, and saved under
  * test/fuzz-regressions/ with its expected output.
  *
+ * Long runs spread over many cores with --jobs (one child process per job, each taking
+ * every jobs-th seed) and over many configurations with --configs-per-program (each
+ * program under a rotating share of the collector x layout product).
+ *
  *   npm run fuzz -- --seconds S [--seed N] [--gc LIST] [--layout LIST] [--out DIR]
+ *                   [--programs N] [--jobs N] [--configs-per-program K]
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { COLLECTOR_NAMES, LAYOUT_NAMES, defaultRunOptions, type CollectorName, type LayoutName } from '../cli/options.js';
+import { isDawnLine } from '../cli/dawn-filter.js';
 import { releaseGpu } from '../collectors/index.js';
 import { runSource } from '../cli/run.js';
 import { expectedOutput, generate, render, rng, type Stmt } from './generate.js';
@@ -32,13 +40,19 @@ export interface Failure {
 const HEAPS = [512 * 1024, 1024 * 1024, 4 * 1024 * 1024];
 const STRESS = [0, 0, 3, 17];
 
-/** The configurations of `seed`: every collector and layout, one heap and stress each. */
-export function configsFor(seed: number, gcs: readonly CollectorName[], layouts: readonly LayoutName[]): FuzzConfig[] {
+/**
+ * The configurations of `seed`: every collector and layout, one heap and stress each;
+ * with `perProgram` below the product's size, a share that rotates with the seed so
+ * that consecutive seeds cover the whole product evenly.
+ */
+export function configsFor(seed: number, gcs: readonly CollectorName[], layouts: readonly LayoutName[], perProgram = Infinity): FuzzConfig[] {
   const r = rng(seed ^ 0x5bd1e995);
   const heapBytes = HEAPS[Math.floor(r() * HEAPS.length)]!;
-  const out: FuzzConfig[] = [];
-  for (const gc of gcs) for (const layout of layouts) out.push({ gc, layout, heapBytes, gcStress: STRESS[Math.floor(r() * STRESS.length)]! });
-  return out;
+  const all: FuzzConfig[] = [];
+  for (const gc of gcs) for (const layout of layouts) all.push({ gc, layout, heapBytes, gcStress: STRESS[Math.floor(r() * STRESS.length)]! });
+  if (perProgram >= all.length) return all;
+  const first = (seed * perProgram) % all.length;
+  return Array.from({ length: perProgram }, (_, k) => all[(first + k) % all.length]!);
 }
 
 /** Runs `stmts` under `config`; the reason it failed, or null. */
@@ -96,27 +110,34 @@ export function save(dir: string, f: Failure): string {
 export interface FuzzRun {
   programs: number;
   runs: number;
+  /** Runs per `collector/layout`. */
+  runsBy: Record<string, number>;
   failures: Failure[];
 }
 
-/** Fuzzes seeds from `seed` on until `seconds` pass or `maxPrograms` ran. */
+/** Fuzzes seeds `seed`, `seed + stride`, ... until `seconds` pass or `maxPrograms` ran. */
 export async function fuzz(opts: {
   seconds: number;
   seed: number;
   gcs: readonly CollectorName[];
   layouts: readonly LayoutName[];
   maxPrograms?: number;
+  stride?: number;
+  perProgram?: number;
   shrink?: boolean;
   log?: (line: string) => void;
 }): Promise<FuzzRun> {
   const end = performance.now() + opts.seconds * 1000;
-  const result: FuzzRun = { programs: 0, runs: 0, failures: [] };
-  for (let seed = opts.seed; performance.now() < end && result.programs < (opts.maxPrograms ?? Infinity); seed++) {
-    const configs = configsFor(seed, opts.gcs, opts.layouts);
+  const result: FuzzRun = { programs: 0, runs: 0, runsBy: {}, failures: [] };
+  const stride = opts.stride ?? 1;
+  for (let seed = opts.seed; performance.now() < end && result.programs < (opts.maxPrograms ?? Infinity); seed += stride) {
+    const configs = configsFor(seed, opts.gcs, opts.layouts, opts.perProgram);
     const program = generate(seed, Math.floor(configs[0]!.heapBytes / 4 / 10));
     result.programs++;
     for (const config of configs) {
       result.runs++;
+      const key = `${config.gc}/${config.layout}`;
+      result.runsBy[key] = (result.runsBy[key] ?? 0) + 1;
       const reason = await check(program.stmts, config);
       if (reason === null) continue;
       const stmts = opts.shrink === false ? program.stmts : await shrink(program.stmts, config);
@@ -128,27 +149,111 @@ export async function fuzz(opts: {
   return result;
 }
 
+const USAGE =
+  'usage: npm run fuzz -- --seconds S [--seed N] [--gc LIST] [--layout LIST] [--out DIR] [--programs N] [--jobs N] [--configs-per-program K]';
+
+/** The last line of every run, which a parent of --jobs children sums. */
+const SUMMARY = /^fuzz-summary (.*)$/m;
+
+interface Summary {
+  programs: number;
+  runs: number;
+  failures: number;
+  runsBy: Record<string, number>;
+}
+
+function summaryLines(r: Summary): string {
+  return `fuzz: runs by configuration: ${Object.entries(r.runsBy).map(([k, n]) => `${k} ${n}`).join(', ')}\n` +
+    `fuzz: ${r.programs} programs, ${r.runs} runs, ${r.failures} failures\n`;
+}
+
+/** Calls `each` with every whole line `stream` carries. */
+function lines(stream: NodeJS.ReadableStream, each: (line: string) => void): void {
+  let rest = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (t: string) => {
+    const parts = (rest + t).split('\n');
+    rest = parts.pop()!;
+    parts.forEach(each);
+  });
+  stream.on('end', () => rest !== '' && each(rest));
+}
+
+/** Runs `jobs` children over interleaved seeds and sums what they report. */
+async function fuzzInChildren(argv: string[], jobs: number, seed: number, programs: number): Promise<Summary & { exit: number }> {
+  const self = fileURLToPath(import.meta.url);
+  const total: Summary & { exit: number } = { programs: 0, runs: 0, runsBy: {}, failures: 0, exit: 0 };
+  await Promise.all(
+    Array.from({ length: jobs }, (_, k) => {
+      const share = Number.isFinite(programs) ? Math.floor((programs - k + jobs - 1) / jobs) : Infinity;
+      if (share <= 0) return Promise.resolve();
+      const args = [...argv, '--seed', String(seed + k), '--stride', String(jobs), '--jobs', '1', ...(Number.isFinite(share) ? ['--programs', String(share)] : [])];
+      return new Promise<void>((done) => {
+        const child = spawn(process.execPath, [self, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+        lines(child.stderr, (line) => {
+          if (!isDawnLine(line)) process.stderr.write(`[job ${k}] ${line}\n`);
+        });
+        let out = '';
+        lines(child.stdout, (line) => {
+          out += line + '\n';
+          if (line.startsWith('seed ') || line.startsWith('saved ')) process.stdout.write(`[job ${k}] ${line}\n`);
+        });
+        child.on('close', (code) => {
+          const m = SUMMARY.exec(out);
+          if (m === null) {
+            process.stdout.write(`[job ${k}] ended with status ${code} and no summary\n`);
+            total.exit = 1;
+          } else {
+            const r = JSON.parse(m[1]!) as Summary;
+            total.programs += r.programs;
+            total.runs += r.runs;
+            for (const [key, n] of Object.entries(r.runsBy)) total.runsBy[key] = (total.runsBy[key] ?? 0) + n;
+            if (r.failures > 0 || code !== 0) total.exit = 1;
+            total.failures += r.failures;
+          }
+          done();
+        });
+      });
+    }),
+  );
+  return total;
+}
+
 async function main(argv: string[]): Promise<number> {
   let seconds = 60;
   let seed = Date.now() % 1_000_000;
   let gcs: CollectorName[] = ['serial', 'parallel'];
   let layouts: LayoutName[] = [...LAYOUT_NAMES];
   let out = 'test/fuzz-regressions';
+  let programs = Infinity;
+  let jobs = 1;
+  let stride = 1;
+  let perProgram = Infinity;
+  const passOn: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1] ?? '';
-    switch (argv[i]) {
-      case '--seconds': seconds = Number(v); i++; break;
-      case '--seed': seed = Number(v); i++; break;
-      case '--gc': gcs = v.split(',') as CollectorName[]; i++; break;
-      case '--layout': layouts = v.split(',') as LayoutName[]; i++; break;
-      case '--out': out = v; i++; break;
+    const flag = argv[i]!;
+    switch (flag) {
+      case '--seconds': seconds = Number(v); break;
+      case '--seed': seed = Number(v); break;
+      case '--gc': gcs = v.split(',') as CollectorName[]; break;
+      case '--layout': layouts = v.split(',') as LayoutName[]; break;
+      case '--out': out = v; break;
+      case '--programs': programs = Number(v); break;
+      case '--jobs': jobs = Number(v); break;
+      case '--stride': stride = Number(v); break;
+      case '--configs-per-program': perProgram = Number(v); break;
       default:
-        process.stderr.write(`fuzz: unknown option '${argv[i]}'\nusage: npm run fuzz -- --seconds S [--seed N] [--gc LIST] [--layout LIST] [--out DIR]\n`);
+        process.stderr.write(`fuzz: unknown option '${flag}'\n${USAGE}\n`);
         return 64;
     }
+    if (!['--seed', '--jobs', '--stride', '--programs'].includes(flag)) passOn.push(flag, v);
+    i++;
   }
-  if (!(seconds > 0) || !Number.isInteger(seed)) {
-    process.stderr.write('fuzz: --seconds needs a positive number and --seed an integer\n');
+  const positiveInt = (n: number): boolean => Number.isInteger(n) && n > 0;
+  if (!(seconds > 0) || !Number.isInteger(seed) || !positiveInt(jobs) || !positiveInt(stride) ||
+      !(programs === Infinity || positiveInt(programs)) || !(perProgram === Infinity || positiveInt(perProgram))) {
+    process.stderr.write(`fuzz: --seconds needs a positive number, --seed an integer, --programs, --jobs and --configs-per-program positive integers\n${USAGE}\n`);
     return 64;
   }
   const unknown = [...gcs.filter((g) => !COLLECTOR_NAMES.includes(g)), ...layouts.filter((l) => !LAYOUT_NAMES.includes(l))];
@@ -156,10 +261,23 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`fuzz: unknown collector or layout '${unknown[0]}' (collectors: ${COLLECTOR_NAMES.join(', ')}; layouts: ${LAYOUT_NAMES.join(', ')})\n`);
     return 64;
   }
-  process.stdout.write(`fuzz: seeds from ${seed}, ${gcs.join(',')} x ${layouts.join(',')}, ${seconds} s\n`);
-  const r = await fuzz({ seconds, seed, gcs, layouts, log: (l) => process.stdout.write(l + '\n') });
+  if (gcs.includes('none')) {
+    process.stderr.write(`fuzz: 'none' never collects, so the small heaps the fuzzer uses run out by design; choose collectors that collect\n`);
+    return 64;
+  }
+  const shape = `${gcs.join(',')} x ${layouts.join(',')}${perProgram !== Infinity ? `, ${perProgram} configurations a program` : ''}`;
+  if (jobs > 1) {
+    process.stdout.write(`fuzz: seeds from ${seed} in ${jobs} jobs, ${shape}, ${seconds} s\n`);
+    const r = await fuzzInChildren(passOn, jobs, seed, programs);
+    process.stdout.write(summaryLines(r));
+    return r.exit;
+  }
+  process.stdout.write(`fuzz: seeds from ${seed}${stride > 1 ? ` by ${stride}` : ''}, ${shape}, ${seconds} s\n`);
+  const r = await fuzz({ seconds, seed, gcs, layouts, maxPrograms: programs, stride, perProgram, log: (l) => process.stdout.write(l + '\n') });
   for (const f of r.failures) process.stdout.write(`saved ${join(out, save(out, f))}.mini\n`);
-  process.stdout.write(`fuzz: ${r.programs} programs, ${r.runs} runs, ${r.failures.length} failures\n`);
+  const summary: Summary = { programs: r.programs, runs: r.runs, failures: r.failures.length, runsBy: r.runsBy };
+  process.stdout.write(summaryLines(summary));
+  process.stdout.write(`fuzz-summary ${JSON.stringify(summary)}\n`);
   await releaseGpu();
   return r.failures.length === 0 ? 0 : 1;
 }
