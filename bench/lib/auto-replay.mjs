@@ -18,7 +18,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { programs } from './auto.mjs';
-import { fmt, log, median, runTimed, table } from './util.mjs';
+import { log, median, runTimed, table } from './util.mjs';
 
 /** The variants: a name and how it changes the model. */
 const VARIANTS = [
@@ -43,6 +43,10 @@ async function record(root, program, heap, threads) {
   const events = [];
   let pending = null;
   class Recorder extends PauseModel {
+    /** @param {number} threads */
+    constructor(threads) {
+      super(threads);
+    }
     choose(f, candidates, options) {
       const c = super.choose(f, candidates, options);
       pending = { features: f, engine: c.engine, predictedMs: c.predictedMs };
@@ -102,6 +106,7 @@ export async function autoReplay(ctx) {
   const threads = ctx.threadsList?.[0] ?? null;
   const rows = [];
   const raw = [];
+  /** @type {Record<string, { errors: number[], warm: number[] }>} */
   const all = Object.fromEntries(VARIANTS.map((v) => [v.name, { errors: [], warm: [] }]));
   for (const { program, heap } of chosen) {
     log(`autoreplay ${program}`);
