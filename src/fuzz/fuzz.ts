@@ -126,11 +126,13 @@ export async function fuzz(opts: {
   perProgram?: number;
   shrink?: boolean;
   log?: (line: string) => void;
+  /** Aborted: stop after the program being run. */
+  stop?: AbortSignal;
 }): Promise<FuzzRun> {
   const end = performance.now() + opts.seconds * 1000;
   const result: FuzzRun = { programs: 0, runs: 0, runsBy: {}, failures: [] };
   const stride = opts.stride ?? 1;
-  for (let seed = opts.seed; performance.now() < end && result.programs < (opts.maxPrograms ?? Infinity); seed += stride) {
+  for (let seed = opts.seed; performance.now() < end && result.programs < (opts.maxPrograms ?? Infinity) && !opts.stop?.aborted; seed += stride) {
     const configs = configsFor(seed, opts.gcs, opts.layouts, opts.perProgram);
     const program = generate(seed, Math.floor(configs[0]!.heapBytes / 4 / 10));
     result.programs++;
@@ -183,6 +185,9 @@ function lines(stream: NodeJS.ReadableStream, each: (line: string) => void): voi
 async function fuzzInChildren(argv: string[], jobs: number, seed: number, programs: number): Promise<Summary & { exit: number }> {
   const self = fileURLToPath(import.meta.url);
   const total: Summary & { exit: number } = { programs: 0, runs: 0, runsBy: {}, failures: 0, exit: 0 };
+  const children: ReturnType<typeof spawn>[] = [];
+  const forward = (signal: NodeJS.Signals): void => void children.forEach((c) => c.kill(signal));
+  process.on('SIGINT', forward).on('SIGTERM', forward);
   await Promise.all(
     Array.from({ length: jobs }, (_, k) => {
       const share = Number.isFinite(programs) ? Math.floor((programs - k + jobs - 1) / jobs) : Infinity;
@@ -190,13 +195,14 @@ async function fuzzInChildren(argv: string[], jobs: number, seed: number, progra
       const args = [...argv, '--seed', String(seed + k), '--stride', String(jobs), '--jobs', '1', ...(Number.isFinite(share) ? ['--programs', String(share)] : [])];
       return new Promise<void>((done) => {
         const child = spawn(process.execPath, [self, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+        children.push(child);
         lines(child.stderr, (line) => {
           if (!isDawnLine(line)) process.stderr.write(`[job ${k}] ${line}\n`);
         });
         let out = '';
         lines(child.stdout, (line) => {
           out += line + '\n';
-          if (line.startsWith('seed ') || line.startsWith('saved ')) process.stdout.write(`[job ${k}] ${line}\n`);
+          if (/^(seed |saved |fuzz: stopped)/.test(line)) process.stdout.write(`[job ${k}] ${line}\n`);
         });
         child.on('close', (code) => {
           const m = SUMMARY.exec(out);
@@ -273,7 +279,11 @@ async function main(argv: string[]): Promise<number> {
     return r.exit;
   }
   process.stdout.write(`fuzz: seeds from ${seed}${stride > 1 ? ` by ${stride}` : ''}, ${shape}, ${seconds} s\n`);
-  const r = await fuzz({ seconds, seed, gcs, layouts, maxPrograms: programs, stride, perProgram, log: (l) => process.stdout.write(l + '\n') });
+  // A signal ends the run after the program in hand, with its counts, instead of losing them.
+  const interrupt = new AbortController();
+  process.once('SIGINT', () => interrupt.abort()).once('SIGTERM', () => interrupt.abort());
+  const r = await fuzz({ seconds, seed, gcs, layouts, maxPrograms: programs, stride, perProgram, stop: interrupt.signal, log: (l) => process.stdout.write(l + '\n') });
+  if (interrupt.signal.aborted) process.stdout.write('fuzz: stopped by a signal after the program in hand\n');
   for (const f of r.failures) process.stdout.write(`saved ${join(out, save(out, f))}.mini\n`);
   const summary: Summary = { programs: r.programs, runs: r.runs, failures: r.failures.length, runsBy: r.runsBy };
   process.stdout.write(summaryLines(summary));

@@ -48,13 +48,21 @@ function sharedU32(length: number): Uint32Array {
   return new Uint32Array(new SharedArrayBuffer(length * 4));
 }
 
-/** One generation's graph. Arrays grow by doubling; only the prefixes in use matter. */
+/**
+ * One generation's graph; only the prefixes in use matter. The arrays start at the
+ * capacity the caller gives and grow by doubling past it.
+ */
 export class GenerationGraph {
-  vertices = sharedU32(VERTEX_WORDS * 1024);
-  edges = sharedU32(4096);
+  vertices: Uint32Array;
+  edges: Uint32Array;
   vertexCount = 0;
   /** Edge words in use, padding included (a multiple of 4). */
   edgeCount = 0;
+
+  constructor(vertexWords = VERTEX_WORDS * 1024, edgeWords = 4096) {
+    this.vertices = sharedU32(vertexWords);
+    this.edges = sharedU32(edgeWords);
+  }
 
   reset(): this {
     this.vertexCount = 0;
@@ -98,16 +106,32 @@ export class GenerationGraph {
 }
 
 export class RefGraph {
-  young = new GenerationGraph();
-  tenured = new GenerationGraph();
+  young: GenerationGraph;
+  tenured: GenerationGraph;
   /** The graphs being rebuilt swap with these, so collections allocate nothing. */
-  private spareYoung = new GenerationGraph();
-  private spareTenured = new GenerationGraph();
+  private spareYoung: GenerationGraph;
+  private spareTenured: GenerationGraph;
   private remap = new Uint32Array(1024);
   edgeWrites = 0;
   vertexAppends = 0;
 
-  constructor(private readonly heap: GraphHeap) {}
+  /**
+   * Each graph is made as large as its generation can need, so it never grows: a
+   * generation of W words holds at most W / HEADER_WORDS objects (W vertex words) and
+   * at most W edge words (an object of n references has HEADER_WORDS + n words and
+   * n rounded up to 4 edges). The memory is reserved, not touched: growing by doubling
+   * wrote every page twice or more, and a first write to a page is the expensive part
+   * of allocating under a virtual machine.
+   */
+  constructor(private readonly heap: GraphHeap) {
+    const youngWords = heap.tenuredStart;
+    const tenuredWords = heap.words.length - heap.tenuredStart;
+    const vertexWords = (words: number): number => Math.ceil(words / HEADER_WORDS) * VERTEX_WORDS;
+    this.young = new GenerationGraph(vertexWords(youngWords), youngWords);
+    this.spareYoung = new GenerationGraph(vertexWords(youngWords), youngWords);
+    this.tenured = new GenerationGraph(vertexWords(tenuredWords), tenuredWords);
+    this.spareTenured = new GenerationGraph(vertexWords(tenuredWords), tenuredWords);
+  }
 
   /** Allocation: a vertex in the generation the address belongs to. */
   addVertex(a: number, edgeCount: number): number {

@@ -25,6 +25,21 @@ function setup(options = {}) {
 }
 
 describe('reference graph maintenance', () => {
+  it('is made as large as each generation can need: filling eden with the smallest objects never grows it', async () => {
+    const { heap, graph } = setup();
+    const empty = heap.defineClass('Empty', []);
+    const refs = heap.defineArray('Node[]', 'ref');
+    const { vertices, edges } = graph.young;
+    // Smallest objects (a header and nothing), then one-reference arrays, which pad to 4 edges.
+    while (heap.edenTop + 16 <= heap.edenEnd) {
+      await alloc(heap, empty);
+      await allocArray(heap, refs, 1);
+    }
+    expect(graph.young.vertexCount).toBeGreaterThan(1000);
+    expect(graph.young.vertices).toBe(vertices);
+    expect(graph.young.edges).toBe(edges);
+  });
+
   it('appends a vertex per allocation with its edges reserved on 4-word boundaries', async () => {
     const { heap, node, graph, vertex } = setup();
     const a = await alloc(heap, node);
