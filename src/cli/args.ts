@@ -142,8 +142,13 @@ export function parseArgs(argv: readonly string[]): Command {
     throw new UsageError(`unexpected argument '${positional[1]}'${hint}`);
   }
   const run = parsed.run;
-  if (run.youngBytes !== undefined && run.youngBytes >= run.heapBytes) {
-    throw new UsageError('--young must be smaller than --heap');
+  if (run.logFormat !== undefined && !run.logGc) throw new UsageError('--log-format needs --log-gc (it sets the GC log\'s format)');
+  const heaps = parsed.compare.heaps;
+  if (parsed.compare.minHeap && heaps?.kind === 'sizes') {
+    throw new UsageError('--min-heap searches for the heap: give it one --heap SIZE (the upper bound) or multiples (2x,3x), not a list of sizes');
+  }
+  if (run.youngBytes !== undefined && run.youngBytes >= (heaps?.kind === 'sizes' ? Math.min(...heaps.bytes) : run.heapBytes)) {
+    throw new UsageError(`--young must be smaller than --heap${heaps?.kind === 'sizes' ? ' (every size of the list)' : ''}`);
   }
   return { command, file: positional[0]!, run, compare: parsed.compare, argv: [...argv] };
 }

@@ -18,12 +18,12 @@ import { compileSource, EXIT, type Io, type TimedRunStats } from './run.js';
 import { runInChild, runInProcess, type OneRun } from './compare-runs.js';
 import { provenance } from './provenance.js';
 import { formatBytes } from '../heap/telemetry.js';
-import { compareReport } from './report.js';
-import { writeOutputFile } from './output-file.js';
+import { writeCompareReport } from './report.js';
 import type { CompareResult, CompareRun, RunStatus } from './results.js';
 import { formatTextTable, Progress, type CommandDeps } from './text.js';
 import { isDawnLine } from './dawn-filter.js';
 import { formatAutoChoices } from '../collectors/index.js';
+import { minHeapTable, multipleOf, probeOutcome, searchMinHeap, type MinHeap } from './heap-sweep.js';
 
 export type { CompareResult, CompareRun } from './results.js';
 
@@ -82,12 +82,16 @@ export function compareOutputs(outputs: CapturedOutput[], context = 3): { identi
   return { identical: true };
 }
 
-function toRow(gc: CollectorName, layout: LayoutName, runs: OneRun[]): CompareRun {
+function toRow(c: Config): CompareRun {
+  const { gc, layout, runs } = c;
   const first = runs[0]!;
-  const oom = first.exitCode === EXIT.runtime && /out of memory/.test(first.stderr);
+  // A heap too small to lay out (a sweep's smallest size) counts as out of memory too.
+  const oom = probeOutcome(first) === 'too small';
   const status: RunStatus = first.exitCode === EXIT.ok ? 'ok' : oom ? 'out of memory' : 'runtime error';
   const stats = runs.map((r) => r.stats).filter((s): s is TimedRunStats => s !== undefined);
-  const row = { collector: gc, layout, status, exitCode: first.exitCode, repeats: runs.length } as CompareRun;
+  const row = {
+    collector: gc, layout, heapBytes: c.heapBytes, heapMultiple: c.heapMultiple, status, exitCode: first.exitCode, repeats: runs.length,
+  } as CompareRun;
   row.min = {};
   row.max = {};
   row.samples = {};
@@ -120,7 +124,7 @@ function toRow(gc: CollectorName, layout: LayoutName, runs: OneRun[]): CompareRu
 /** The table as cells, shared by the text output and the report. */
 export function compareTable(r: CompareResult): { header: string[]; rows: string[][] } {
   const header = [
-    'collector', 'layout', 'wall ms', 'mutator ms', 'young', 'full', 'pause ms', 'max ms', 'p95 ms',
+    'collector', 'layout', 'heap', 'wall ms', 'mutator ms', 'young', 'full', 'pause ms', 'max ms', 'p95 ms',
     'mark ms', 'transfer ms', 'promoted', 'peak heap',
   ];
   const ms = (x: number): string => x.toFixed(2);
@@ -129,9 +133,10 @@ export function compareTable(r: CompareResult): { header: string[]; rows: string
   const spread = (run: CompareRun, f: 'wallMs' | 'mutatorMs' | 'totalPauseMs' | 'maxPauseMs'): string =>
     run.repeats > 1 && run.min[f] !== undefined ? `${ms(run[f])} (${ms(run.min[f]!)}-${ms(run.max[f]!)})` : ms(run[f]);
   const rows = r.runs.map((run) => {
-    if (run.status === 'out of memory') return [run.collector, run.layout, 'out of memory', ...new Array<string>(header.length - 3).fill('-')];
+    const heap = `${formatBytes(run.heapBytes)}${run.heapMultiple !== null ? ` (${run.heapMultiple}x)` : ''}`;
+    if (run.status === 'out of memory') return [run.collector, run.layout, heap, 'out of memory', ...new Array<string>(header.length - 4).fill('-')];
     return [
-      run.collector, run.layout, spread(run, 'wallMs'), spread(run, 'mutatorMs'), count(run.youngCollections), count(run.fullCollections),
+      run.collector, run.layout, heap, spread(run, 'wallMs'), spread(run, 'mutatorMs'), count(run.youngCollections), count(run.fullCollections),
       spread(run, 'totalPauseMs'), spread(run, 'maxPauseMs'), ms(run.p95PauseMs), ms(run.markMs), ms(run.transferMs),
       formatBytes(run.bytesPromoted), formatBytes(run.peakHeapBytes),
     ];
@@ -153,7 +158,15 @@ export function outliers(values: number[]): number[] {
 interface Config {
   gc: CollectorName;
   layout: LayoutName;
+  heapBytes: number;
+  /** With `--heap Nx`: N, the multiple of this configuration's minimum heap. */
+  heapMultiple: number | null;
   runs: OneRun[];
+}
+
+/** A run's name in notes and diffs: its configuration, and its heap when the heap varies. */
+function runLabel(run: { collector: string; layout: string; heapBytes: number }, sweep: boolean): string {
+  return `${run.collector}/${run.layout}${sweep ? ` at ${formatBytes(run.heapBytes)}` : ''}`;
 }
 
 /**
@@ -173,29 +186,71 @@ export async function runComparison(
   const explicitGc = cmd.compare.gcs.length > 0;
   const gcs = explicitGc ? cmd.compare.gcs : [...COLLECTOR_NAMES];
   const layouts = cmd.compare.layouts.length > 0 ? cmd.compare.layouts : [...LAYOUT_NAMES];
-  const { repeat, warmup, inProcess } = cmd.compare;
+  const { repeat, warmup, inProcess, heaps, minHeap } = cmd.compare;
+  const sweep = heaps !== undefined;
   const rounds = warmup + repeat;
-  const configs: Config[] = gcs.flatMap((gc) => layouts.map((layout) => ({ gc, layout, runs: [] })));
   const progress = new Progress(io, deps.progress ?? false);
   const skipped = new Map<CollectorName, string>();
+  const runOne = (gc: CollectorName, layout: LayoutName, heapBytes: number): Promise<OneRun> => {
+    const options = { ...cmd.run, gc, layout, heapBytes };
+    return inProcess ? runInProcess(program, options) : runInChild(cmd.file, options);
+  };
+  /** A collector that cannot run here (no GPU library or adapter, or refused as a usage error): an error when named, else skipped. */
+  const unavailable = (gc: CollectorName, one: OneRun): number | undefined => {
+    if (explicitGc) {
+      progress.done();
+      io.stderr(one.stderr);
+      return one.exitCode;
+    }
+    // The run inherits the filtered mark (dawn-filter.ts), so Dawn's lines may precede minivm's.
+    const reason = one.stderr.split('\n').find((l) => l.trim() !== '' && !isDawnLine(l)) ?? '';
+    skipped.set(gc, reason.replace(/^minivm: /, ''));
+    return undefined;
+  };
+  const pairs = gcs.flatMap((gc) => layouts.map((layout) => ({ gc, layout })));
+  // --min-heap and --heap Nx: each configuration's minimum first, one probe at a time.
+  const minHeaps: MinHeap[] = [];
+  const minRuns: Array<{ label: string; run: OneRun }> = [];
+  if (minHeap || heaps?.kind === 'multiples') {
+    try {
+      for (const [i, { gc, layout }] of pairs.entries()) {
+        if (skipped.has(gc)) continue;
+        const search = await searchMinHeap(gc, layout, cmd.run.heapBytes, (bytes) => {
+          progress.show(`[${i + 1}/${pairs.length}] ${gc}/${layout} minimum heap: trying ${formatBytes(bytes)}`);
+          return runOne(gc, layout, bytes);
+        });
+        if (search.kind === 'unavailable') {
+          const code = unavailable(gc, search.run);
+          if (code !== undefined) return { exitCode: code };
+          continue;
+        }
+        minHeaps.push(search.result);
+        if (search.run) minRuns.push({ label: `${gc}/${layout} at its minimum heap`, run: search.run });
+      }
+    } finally {
+      progress.done();
+    }
+  }
+  const configs: Config[] = [];
+  if (heaps?.kind === 'multiples') {
+    for (const m of minHeaps) {
+      if (m.minHeapBytes === null) continue;
+      for (const f of heaps.factors) configs.push({ gc: m.collector, layout: m.layout, heapBytes: multipleOf(m.minHeapBytes, f), heapMultiple: f, runs: [] });
+    }
+  } else if (!minHeap) {
+    const sizes = heaps?.kind === 'sizes' ? heaps.bytes : [cmd.run.heapBytes];
+    for (const { gc, layout } of pairs) for (const heapBytes of sizes) configs.push({ gc, layout, heapBytes, heapMultiple: null, runs: [] });
+  }
   try {
-    for (let round = 1; round <= rounds; round++) {
+    for (let round = 1; round <= rounds && configs.length > 0; round++) {
       for (const [i, c] of configs.entries()) {
         if (skipped.has(c.gc)) continue;
         const what = round <= warmup ? `warm-up ${round}/${warmup}` : `run ${round - warmup}/${repeat}`;
-        progress.show(`[${i + 1}/${configs.length}] ${c.gc}/${c.layout} ${what}`);
-        const options = { ...cmd.run, gc: c.gc, layout: c.layout };
-        const one = inProcess ? await runInProcess(program, options) : await runInChild(cmd.file, options);
-        if (one.exitCode === EXIT.usage || one.exitCode === EXIT.noGpu) {
-          // The collector cannot run here (no GPU library or adapter, or refused as a usage error).
-          if (explicitGc) {
-            progress.done();
-            io.stderr(one.stderr);
-            return { exitCode: one.exitCode };
-          }
-          // The run inherits the filtered mark (dawn-filter.ts), so Dawn's lines may precede minivm's.
-          const reason = one.stderr.split('\n').find((l) => l.trim() !== '' && !isDawnLine(l)) ?? '';
-          skipped.set(c.gc, reason.replace(/^minivm: /, ''));
+        progress.show(`[${i + 1}/${configs.length}] ${runLabel({ collector: c.gc, layout: c.layout, heapBytes: c.heapBytes }, sweep)} ${what}`);
+        const one = await runOne(c.gc, c.layout, c.heapBytes);
+        if (probeOutcome(one) === 'unavailable') {
+          const code = unavailable(c.gc, one);
+          if (code !== undefined) return { exitCode: code };
           continue;
         }
         if (round > warmup) c.runs.push(one);
@@ -205,23 +260,25 @@ export async function runComparison(
     progress.done();
   }
   const ran = configs.filter((c) => !skipped.has(c.gc));
-  const adapter = ran.flatMap((c) => c.runs).find((r) => r.stats?.gpu)?.stats?.gpu?.adapter ?? null;
+  const adapter = [...ran.flatMap((c) => c.runs), ...minRuns.map((m) => m.run)].find((r) => r.stats?.gpu)?.stats?.gpu?.adapter ?? null;
   const result: CompareResult = {
     file: cmd.file, repeat, warmup,
     provenance: provenance({
       argv: [...cmd.argv], mode: inProcess ? 'in process' : 'fresh process', warmup, heapBytes: cmd.run.heapBytes, adapter,
     }),
+    heaps: heaps ?? null, minHeaps: minHeap || heaps?.kind === 'multiples' ? minHeaps : null,
     runs: [], skipped: [...skipped].map(([collector, reason]) => ({ collector, layout: 'all', reason })),
     comparedRuns: 0, outputIdentical: true, difference: null,
   };
-  const outputs: CapturedOutput[] = [];
+  const outputs: CapturedOutput[] = minRuns.map((m) => ({ label: m.label, stdout: m.run.stdout, exitCode: m.run.exitCode }));
   for (const c of ran) {
-    const row = toRow(c.gc, c.layout, c.runs);
+    const row = toRow(c);
     result.runs.push(row);
-    // `none` never collects: running out of memory is its expected limit, not a difference.
-    if (c.gc === 'none' && row.status === 'out of memory') continue;
+    // `none` never collects, and a sweep tries heaps too small on purpose: running out
+    // of memory there is the expected limit, not a difference.
+    if ((c.gc === 'none' || sweep) && row.status === 'out of memory') continue;
     c.runs.forEach((one, i) =>
-      outputs.push({ label: `${c.gc}/${c.layout}${repeat > 1 ? ` run ${i + 1}` : ''}`, stdout: one.stdout, exitCode: one.exitCode }),
+      outputs.push({ label: `${runLabel(row, sweep)}${repeat > 1 ? ` run ${i + 1}` : ''}`, stdout: one.stdout, exitCode: one.exitCode }),
     );
   }
   result.comparedRuns = outputs.length;
@@ -236,11 +293,21 @@ export async function runComparison(
 /** Text output: the table, the equality line, notes on skipped and out-of-memory runs. */
 export function formatComparison(r: CompareResult): string {
   const t = compareTable(r);
-  const lines = [
-    `${r.file}: ${r.runs.length} configurations${r.repeat > 1 ? `, medians (min-max) of ${r.repeat} runs each` : ''}` +
-      `${r.warmup > 0 ? ` after ${r.warmup} warm-up runs` : ''}, ${r.provenance.mode === 'fresh process' ? 'each run in a fresh process' : 'all runs in one process'}, rounds interleaved`,
-    formatTextTable(t.header, t.rows),
-  ];
+  const sweep = r.heaps !== null;
+  const mode = r.provenance.mode === 'fresh process' ? 'each run in a fresh process' : 'all runs in one process';
+  const lines: string[] = [];
+  if (r.minHeaps !== null) {
+    const m = minHeapTable(r.minHeaps);
+    lines.push(`${r.file}: minimum heap of ${r.minHeaps.length} configurations (bisection to 1%, at least 4K; one run per heap tried, ${mode})`);
+    lines.push(formatTextTable(m.header, m.rows));
+  }
+  if (r.runs.length > 0) {
+    lines.push(
+      `${r.file}: ${r.runs.length} configurations${r.repeat > 1 ? `, medians (min-max) of ${r.repeat} runs each` : ''}` +
+        `${r.warmup > 0 ? ` after ${r.warmup} warm-up runs` : ''}, ${mode}, rounds interleaved`,
+      formatTextTable(t.header, t.rows),
+    );
+  }
   if (r.outputIdentical) {
     lines.push(r.comparedRuns > 0 ? `output identical across ${r.comparedRuns} runs` : 'no completed runs to compare output of');
   } else {
@@ -248,30 +315,37 @@ export function formatComparison(r: CompareResult): string {
   }
   for (const run of r.runs) {
     if (run.status === 'out of memory' && run.collector === 'none') {
-      lines.push(`note: ${run.collector}/${run.layout} ran out of memory (it never collects); excluded from the output check`);
+      lines.push(`note: ${runLabel(run, sweep)} ran out of memory (it never collects); excluded from the output check`);
+    } else if (run.status === 'out of memory' && sweep) {
+      lines.push(`note: ${runLabel(run, sweep)} ran out of memory (the heap is too small for it); excluded from the output check`);
     } else if (run.status !== 'ok') {
-      lines.push(`note: ${run.collector}/${run.layout} ended with exit status ${run.exitCode} (${run.status})`);
+      lines.push(`note: ${runLabel(run, sweep)} ended with exit status ${run.exitCode} (${run.status})`);
     }
   }
   for (const run of r.runs) {
     if (!run.auto) continue;
     const per = r.repeat > 1 ? ` over ${r.repeat} runs` : '';
     lines.push(
-      `${run.collector}/${run.layout}: ${formatAutoChoices(run.auto.choices).replace(/^auto: /, '')}${per}; ` +
+      `${runLabel(run, sweep)}: ${formatAutoChoices(run.auto.choices).replace(/^auto: /, '')}${per}; ` +
         `median prediction error ${(run.auto.medianError * 100).toFixed(1)}%`,
     );
+  }
+  if (r.heaps?.kind === 'multiples') {
+    for (const m of r.minHeaps ?? []) {
+      if (m.minHeapBytes === null) lines.push(`note: ${m.collector}/${m.layout} has no minimum heap (${m.status}), so it has no runs at multiples of it`);
+    }
   }
   for (const s of r.skipped) lines.push(`note: skipped ${s.collector} (not requested explicitly): ${s.reason}`);
   const idle = r.runs.filter((run) => run.status === 'ok' && run.collector !== 'none' && run.youngCollections + run.fullCollections === 0);
   if (idle.length > 0) {
     lines.push(
-      `note: ${idle.map((run) => `${run.collector}/${run.layout}`).join(', ')} never collected at this heap ` +
-        `(${formatBytes(r.provenance.heapBytes)}): the GC columns are zeros; use a smaller --heap or --gc-stress N to measure collections`,
+      `note: ${idle.map((run) => runLabel(run, sweep)).join(', ')} never collected at ${sweep ? 'that heap' : `this heap (${formatBytes(r.provenance.heapBytes)})`}` +
+        `: the GC columns are zeros; use a smaller --heap or --gc-stress N to measure collections`,
     );
   }
   for (const run of r.runs) {
     for (const i of run.outliers) {
-      lines.push(`note: ${run.collector}/${run.layout} run ${i}: wall ${run.samples['wallMs']![i - 1]!.toFixed(2)} ms is an outlier (outside Tukey's fences)`);
+      lines.push(`note: ${runLabel(run, sweep)} run ${i}: wall ${run.samples['wallMs']![i - 1]!.toFixed(2)} ms is an outlier (outside Tukey's fences)`);
     }
   }
   return lines.join('\n') + '\n';
@@ -285,8 +359,8 @@ export async function compareCommand(cmd: Command, source: string, io: Io, deps:
   else io.stdout(formatComparison(result));
   if (!result.outputIdentical) io.stderr(`minivm: compare: the runs printed different output\n${result.difference}\n`);
   if (cmd.compare.report !== undefined) {
-    writeOutputFile(cmd.compare.report, compareReport(result, compareTable(result)));
-    io.stderr(`report written to ${cmd.compare.report}\n`);
+    const csv = writeCompareReport(cmd.compare.report, result, compareTable(result));
+    io.stderr(`report written to ${cmd.compare.report} and ${csv}\n`);
   }
   return exitCode;
 }

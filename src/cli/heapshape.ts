@@ -20,6 +20,7 @@ import { formatTextTable, Progress, type CommandDeps } from './text.js';
 import { heapshapeReport } from './report.js';
 import { writeOutputFile } from './output-file.js';
 import type { HeapshapeResult, HeapshapeSnapshot } from './results.js';
+import { provenance } from './provenance.js';
 
 export type { HeapshapeResult, HeapshapeSnapshot } from './results.js';
 
@@ -90,6 +91,9 @@ export async function runHeapshape(
       outDegreeBins: OUT_DEGREE_BINS.map((b) => b.label),
       exitCode,
       snapshots,
+      provenance: provenance({
+        argv: [...cmd.argv], mode: 'in process', warmup: 0, heapBytes: options.heapBytes, adapter: stats.gpu?.adapter ?? null,
+      }),
     },
   };
 }

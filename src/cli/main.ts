@@ -14,7 +14,9 @@ import { formatStats, releaseGpu } from '../collectors/index.js';
 import { BufferedOutput, exitOnSignals, writeAll } from './output.js';
 import { commandHelp, generalHelp, usageMessage, version } from './help.js';
 import { checkOutputPath, OutputWriteError, writeOutputFile } from './output-file.js';
+import { traceOf } from './trace.js';
 import { runFiltered, stderrIsTty, wantsFilter } from './dawn-filter.js';
+import { csvPathFor } from './report/csv.js';
 
 // The reader went away (`minivm run prog.mini | head`): stop quietly, as
 // command-line tools do on SIGPIPE.
@@ -31,8 +33,11 @@ const io: Io = {
 /** The output files a command will write, with the flag that named each. */
 function outputPaths(cmd: Command): Array<[string, string]> {
   const out: Array<[string, string | undefined]> = [
-    ['--json-stats', cmd.run.jsonStats], ['--log-gc', cmd.run.logGcFile], ['--report', cmd.compare.report],
+    ['--json-stats', cmd.run.jsonStats], ['--log-gc', cmd.run.logGcFile], ['--trace', cmd.run.trace],
+    ['--report', cmd.compare.report],
   ];
+  // compare writes a CSV beside its report.
+  if (cmd.command === 'compare' && cmd.compare.report !== undefined) out.push(['--report', csvPathFor(cmd.compare.report)]);
   return out.filter((o): o is [string, string] => o[1] !== undefined);
 }
 
@@ -92,7 +97,20 @@ async function main(argv: string[]): Promise<number> {
       if (outcome.stats) {
         if (cmd.run.stats) io.stderr(formatStats(outcome.stats) + '\n');
         if (cmd.run.stats && outcome.tier) io.stderr(formatTierStats(outcome.tier, outcome.stats.mutatorMs) + '\n');
-        if (cmd.run.jsonStats) writeOutputFile(cmd.run.jsonStats, JSON.stringify({ ...outcome.stats, tier: outcome.tier }, null, 2) + '\n');
+        const stats = outcome.stats;
+        // Each file is tried even when another could not be written; the first failure is reported.
+        let failed: unknown;
+        const write = (path: string | undefined, text: () => string): void => {
+          if (path === undefined) return;
+          try {
+            writeOutputFile(path, text());
+          } catch (e) {
+            failed ??= e;
+          }
+        };
+        write(cmd.run.jsonStats, () => JSON.stringify({ ...stats, tier: outcome.tier }, null, 2) + '\n');
+        write(cmd.run.trace, () => JSON.stringify(traceOf(stats, outcome.readyMs ?? 0, cmd.file)) + '\n');
+        if (failed !== undefined) throw failed;
       }
       return outcome.exitCode;
     }

@@ -14,6 +14,8 @@ export const TIER_NAMES = ['interp', 'compiled', 'auto'] as const;
 export type TierName = (typeof TIER_NAMES)[number];
 export const DISPATCH_NAMES = ['ic', 'vtable', 'devirt'] as const;
 export type DispatchName = (typeof DISPATCH_NAMES)[number];
+export const LOG_FORMAT_NAMES = ['text', 'hotspot', 'jsonl'] as const;
+export type LogFormatName = (typeof LOG_FORMAT_NAMES)[number];
 
 export interface RunOptions {
   gc: CollectorName;
@@ -27,6 +29,10 @@ export interface RunOptions {
   /** One line per collection: on stderr, or into `logGcFile` when one is named. */
   logGc: boolean;
   logGcFile: string | undefined;
+  /** `--log-format`: the GC log's format; undefined when not given (text). */
+  logFormat: LogFormatName | undefined;
+  /** `--trace FILE`: a Chrome trace-event timeline of the run. */
+  trace: string | undefined;
   stats: boolean;
   jsonStats: string | undefined;
   gpuOpt: string;
@@ -55,19 +61,23 @@ export interface CompareOptions {
   inProcess: boolean;
   json: boolean;
   report: string | undefined;
+  /** `--heap` given as a list or as multiples (heap-sweep.ts); a single size stays in RunOptions.heapBytes. */
+  heaps: HeapList | undefined;
+  /** `--min-heap`: find each configuration's smallest heap. */
+  minHeap: boolean;
 }
 
 export function defaultRunOptions(): RunOptions {
   return {
     gc: 'serial', layout: 'sable', heapBytes: 256 * 1024 ** 2, youngBytes: undefined, survivorRatio: 8,
-    tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, logGcFile: undefined, stats: false,
+    tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, logGcFile: undefined, logFormat: undefined, trace: undefined, stats: false,
     jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, pauseGoalMs: undefined, tier: undefined,
     tierThreshold: undefined, dispatch: 'ic', js: false, args: [],
   };
 }
 
 export function defaultCompareOptions(): CompareOptions {
-  return { gcs: [], layouts: [], repeat: 1, warmup: 0, inProcess: false, json: false, report: undefined };
+  return { gcs: [], layouts: [], repeat: 1, warmup: 0, inProcess: false, json: false, report: undefined, heaps: undefined, minHeap: false };
 }
 
 export const COMMAND_NAMES = ['run', 'disasm', 'compare', 'heapshape'] as const;
@@ -118,6 +128,38 @@ export function parseSize(text: string, flag: string): number {
   if (!m) throw new UsageError(`${flag}: '${text}' is not a size (examples: 64m, 1g, 512k)`);
   const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g'];
   return Number(m[1]) * unit;
+}
+
+/** What compare's `--heap` asked for: absolute sizes, or multiples of each configuration's minimum heap. */
+export type HeapList = { kind: 'sizes'; bytes: number[] } | { kind: 'multiples'; factors: number[] };
+
+/** Heap sizes the minimum-heap search tries are whole multiples of this, so each is a size `run --heap` takes (`NNNk`). */
+export const HEAP_QUANTUM = 4096;
+
+/** Parses compare's `--heap`: `64m`, `2m,4m,8m` or `1.5x,2x,3x` (one kind in one list). */
+export function parseHeapList(text: string | undefined, flag: string): HeapList {
+  if (text === undefined || text === '') throw new UsageError(`${flag} needs a size or a comma-separated list (2m,4m or 2x,3x)`);
+  const items = text.split(',').map((s) => s.trim());
+  if (items.some((s) => s === '')) throw new UsageError(`${flag}: empty element in '${text}'`);
+  const multiple = items.map((s) => /x$/i.test(s));
+  if (multiple.some((m) => m) && !multiple.every((m) => m)) {
+    throw new UsageError(`${flag}: '${text}' mixes sizes and multiples; give sizes (2m,4m) or multiples of the minimum heap (2x,3x), not both`);
+  }
+  if (multiple[0]) {
+    const factors = items.map((s) => {
+      const m = /^(\d+(?:\.\d+)?)x$/i.exec(s);
+      if (!m) throw new UsageError(`${flag}: '${s}' is not a multiple (examples: 2x, 1.5x)`);
+      if (!(Number(m[1]) >= 1)) throw new UsageError(`${flag}: '${s}' is below 1x; a multiple of the minimum heap must be at least 1x`);
+      return Number(m[1]);
+    });
+    return { kind: 'multiples', factors: [...new Set(factors)] };
+  }
+  const bytes = items.map((s) => {
+    const b = parseSize(s, flag);
+    if (b === 0) throw new UsageError(`${flag}: '${s}' is an empty heap`);
+    return b;
+  });
+  return { kind: 'sizes', bytes: [...new Set(bytes)] };
 }
 
 function integer(text: string | undefined, flag: string, min: number): number {
@@ -180,8 +222,22 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p, v, f) => void (p.compare.layouts = listOf(v, f, LAYOUT_NAMES)),
   },
   {
-    name: 'heap', arg: 'SIZE', commands: RUNS, help: 'heap size, e.g. 64m, 1g (default 256m)',
-    apply: (p, v, f) => void (p.run.heapBytes = parseSize(v ?? '', f)),
+    name: 'heap', arg: 'SIZE', commands: ['run', 'heapshape'], help: 'heap size, e.g. 64m, 1g (default 256m)',
+    apply: (p, v, f) => {
+      if (v?.includes(',')) throw new UsageError(`${f} takes one size here, not a list ('${v}'); compare takes a list`);
+      if (v !== undefined && /^[\d.]+x$/i.test(v)) throw new UsageError(`${f} takes a size here ('${v}' is a multiple of the minimum heap, which compare takes)`);
+      p.run.heapBytes = parseSize(v ?? '', f);
+    },
+  },
+  {
+    name: 'heap', arg: 'LIST', commands: ['compare'],
+    help: 'heap size (default 256m), a list to sweep (2m,4m,8m), or multiples of each minimum heap (2x,3x)',
+    apply: (p, v, f) => {
+      const list = parseHeapList(v, f);
+      // One size is the plain run option (and --min-heap's upper bound); a list or multiples sweep.
+      if (list.kind === 'sizes' && list.bytes.length === 1) [p.run.heapBytes, p.compare.heaps] = [list.bytes[0]!, undefined];
+      else p.compare.heaps = list;
+    },
   },
   {
     name: 'young', arg: 'SIZE', commands: RUNS, help: 'young generation size (default a third of the heap)',
@@ -248,6 +304,15 @@ export const OPTIONS: readonly OptionSpec[] = [
     },
   },
   {
+    name: 'log-format', arg: 'NAME', commands: ['run'],
+    help: `--log-gc's format: ${LOG_FORMAT_NAMES.join(' | ')} (default text; hotspot: HotSpot's -Xlog:gc* lines)`,
+    apply: (p, v, f) => void (p.run.logFormat = oneOf(v, f, LOG_FORMAT_NAMES)),
+  },
+  {
+    name: 'trace', arg: 'FILE', commands: ['run'], help: 'a Chrome trace-event timeline of the run (Perfetto, chrome://tracing)',
+    apply: (p, v, f) => void (p.run.trace = fileName(v, f)),
+  },
+  {
     name: 'stats', commands: ['run'], help: 'a summary on stderr at exit',
     apply: (p) => void (p.run.stats = true),
   },
@@ -264,6 +329,11 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p, v, f) => void (p.compare.warmup = integer(v, f, 0)),
   },
   {
+    name: 'min-heap', commands: ['compare'],
+    help: "find each configuration's smallest heap (bisection to 1%; --heap SIZE is the upper bound)",
+    apply: (p) => void (p.compare.minHeap = true),
+  },
+  {
     name: 'in-process', commands: ['compare'], help: 'every run in this process, not a fresh one each (faster, less fair)',
     apply: (p) => void (p.compare.inProcess = true),
   },
@@ -272,7 +342,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p) => void (p.compare.json = true),
   },
   {
-    name: 'report', arg: 'FILE.html', commands: ['compare', 'heapshape'], help: 'a self-contained HTML report',
+    name: 'report', arg: 'FILE.html', commands: ['compare', 'heapshape'], help: 'a self-contained HTML report (compare also writes FILE.csv)',
     apply: (p, v, f) => void (p.compare.report = fileName(v, f)),
   },
 ];

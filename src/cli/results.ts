@@ -8,6 +8,7 @@ import type { RunStats } from '../collectors/index.js';
 import type { ShapeVerdict } from '../gc/heap-shape.js';
 import type { CollectorName, LayoutName } from './options.js';
 import type { Provenance } from './provenance.js';
+import type { HeapList, MinHeap } from './heap-sweep.js';
 
 /** One collection of a run, as plotted: times in ms since the run started. */
 export interface CollectionPoint {
@@ -30,6 +31,10 @@ type RowFigures = Omit<RunStats, 'collector' | 'layout' | 'heapBytes' | 'refGrap
 export interface CompareRun extends RowFigures {
   collector: CollectorName;
   layout: LayoutName;
+  /** The heap this row ran in: `--heap`'s size, a size of its list, or a multiple of the row's minimum heap. */
+  heapBytes: number;
+  /** With `--heap Nx`: N; else null. */
+  heapMultiple: number | null;
   status: RunStatus;
   exitCode: number;
   repeats: number;
@@ -51,6 +56,10 @@ export interface CompareResult {
   repeat: number;
   warmup: number;
   provenance: Provenance;
+  /** `--heap` as a list or as multiples, as parsed; null for one size. */
+  heaps: HeapList | null;
+  /** With `--min-heap` or `--heap Nx`: each configuration's minimum heap; else null. */
+  minHeaps: MinHeap[] | null;
   runs: CompareRun[];
   skipped: Array<{ collector: string; layout: string; reason: string }>;
   /** Runs whose output took part in the equality check (out-of-memory `none` runs do not). */
@@ -89,5 +98,7 @@ export interface HeapshapeResult {
   /** The program's exit status (its output is not shown). */
   exitCode: number;
   snapshots: HeapshapeSnapshot[];
+  /** Where the snapshots came from (as compare's); absent in results written before it was added. */
+  provenance?: Provenance;
 }
 

@@ -15,24 +15,21 @@ import { MiniRuntimeError } from '../vm/format.js';
 import { generate } from '../vm/tier/codegen.js';
 import { DEFAULT_TIER, type TierOptions, type TierStats } from '../vm/tier/tier.js';
 import { UsageError, type RunOptions } from './options.js';
-import { createMemory, isNoGpuError, MemorySetupError, type Memory, type MemoryHooks, type RunStats } from '../collectors/index.js';
 import type { GcRecord } from '../heap/index.js';
+import { createMemory, isNoGpuError, MemorySetupError, type Memory, type MemoryHooks, type RunStats } from '../collectors/index.js';
 import { usageMessage } from './help.js';
 import { OutputStream } from './output-file.js';
 import { interruption, onInterrupt } from './output.js';
 import { compileOnLargeStack } from './compile-deep.js';
+import { GcLog, type TimedGcRecord } from './gc-log.js';
+
+export type { TimedGcRecord };
 
 export const EXIT = { ok: 0, usage: 64, compile: 65, noGpu: 69, runtime: 70 } as const;
 
 export interface Io {
   stdout(text: string): void;
   stderr(text: string): void;
-}
-
-/** A collection's record with when it happened: ms since the run started. */
-export interface TimedGcRecord extends GcRecord {
-  startMs: number;
-  endMs: number;
 }
 
 /** A run's statistics with every collection's start and end time (docs/cli.md). */
@@ -45,6 +42,8 @@ export interface RunOutcome {
   stats: TimedRunStats | undefined;
   /** The compiled tier's counters (`--stats`). */
   tier?: TierStats;
+  /** When the heap, collector and devices were ready and the program began: ms since the run started. */
+  readyMs?: number;
 }
 
 /** The tier options a run's flags ask for. */
@@ -107,40 +106,45 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
   let vm: Vm | undefined;
   let stopOnInterrupt = (): void => {};
   // The GC log goes to stderr, or into --log-gc=FILE (written as the run goes, renamed at the end).
-  const log = options.logGc && options.logGcFile !== undefined ? new OutputStream(options.logGcFile) : undefined;
+  const file = options.logGc && options.logGcFile !== undefined ? new OutputStream(options.logGcFile) : undefined;
+  const log = options.logGc ? new GcLog(options.logFormat ?? 'text', file ? (t) => file.write(t) : io.stderr) : undefined;
   const t0 = performance.now();
-  // The heap's log line is the moment a collection ends: it is always asked for, to
-  // time the collections, and passed on only when the user asked for the log.
-  const ends: number[] = [];
-  const memoryIo: Io = {
+  let readyMs: number | undefined;
+  // Each collection is timed as it ends; its start is its end less the pause and any --verify-gc check.
+  const timed: TimedGcRecord[] = [];
+  const memoryIo = {
     stdout: io.stdout,
-    stderr: (t) => {
-      ends.push(performance.now() - t0);
-      if (!options.logGc) return;
-      if (log) log.write(t);
-      else io.stderr(t);
+    stderr: io.stderr,
+    collected: (record: GcRecord): void => {
+      const endMs = performance.now() - t0;
+      const r = { ...record, startMs: Math.max(0, endMs - record.pauseMs - record.phases.verify), endMs };
+      timed.push(r);
+      log?.collection(r);
     },
+    warn: (t: string) => io.stderr(t),
   };
   const finish = (m: Memory): TimedRunStats => {
     const stats = m.finish(performance.now() - t0);
     const collections = stats.collections.map((c, i) => {
-      const endMs = ends[i] ?? stats.wallMs;
-      return { ...c, startMs: Math.max(0, endMs - c.pauseMs - c.phases.verify), endMs };
+      const endMs = timed[i]?.endMs ?? stats.wallMs;
+      return { ...c, startMs: timed[i]?.startMs ?? Math.max(0, endMs - c.pauseMs - c.phases.verify), endMs };
     });
     return { ...stats, collections };
   };
   const tierStats = (): TierStats | undefined => vm && { ...vm.tier.stats, icSites: vm.tier.siteCensus() };
   try {
-    memory = await createMemory({ ...options, logGc: true }, memoryIo, hooks);
+    log?.start(options);
+    memory = await createMemory({ ...options, logGc: false }, memoryIo, hooks);
+    readyMs = performance.now() - t0;
     const m = memory;
     stopOnInterrupt = onInterrupt(() => m.dispose());
     vm = new Vm(link(program, memory.heap), memory.heap, { write: io.stdout }, tierOptions(options), { args: options.args });
     await vm.run(interruption.signal);
-    return { exitCode: EXIT.ok, stats: finish(memory), tier: tierStats() };
+    return { exitCode: EXIT.ok, stats: finish(memory), tier: tierStats(), readyMs };
   } catch (e) {
     if (e instanceof MiniRuntimeError) {
       io.stderr(e.format(program.file) + '\n');
-      return { exitCode: EXIT.runtime, stats: memory && finish(memory), tier: tierStats() };
+      return { exitCode: EXIT.runtime, stats: memory && finish(memory), tier: tierStats(), readyMs };
     }
     if (e instanceof UsageError || e instanceof MemorySetupError) {
       io.stderr(usageMessage(e.message, 'run'));
@@ -158,6 +162,6 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
   } finally {
     stopOnInterrupt();
     await memory?.dispose();
-    log?.close();
+    file?.close();
   }
 }

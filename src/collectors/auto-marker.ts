@@ -21,7 +21,7 @@
  */
 
 import { availableParallelism } from 'node:os';
-import { HEAP_READER, type MarkerConstraints, type MarkRequest, type MarkResult, type Marker, type YoungCopier } from '../gc/marker.js';
+import { HEAP_READER, MarkerFaultError, type MarkerConstraints, type MarkRequest, type MarkResult, type Marker, type YoungCopier } from '../gc/marker.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
 import { SerialMarker } from '../gc/serial-marker.js';
 import type { Collector } from '../heap/collector.js';
@@ -56,6 +56,8 @@ export interface AutoOptions {
   gpuEngines?: readonly Engine[];
   /** GPU engines whose mirror takes the whole heap at each mark (no change log). */
   uploadsAll?: readonly Engine[];
+  /** Told when a GPU engine's device failed in a mark; the serial marker redid it. */
+  onGpuFault?: (engine: 'gpu-dfs' | 'gpu-bfs', fault: MarkerFaultError) => void;
 }
 
 /** The choice of one collection, for its record (`--log-gc`). */
@@ -199,11 +201,16 @@ export class AutoMarker implements Marker {
       await this.gpuFor(engine);
       return true;
     } catch {
-      this.gpus.get(engine)?.dispose();
-      this.gpus.delete(engine);
-      this.unavailable.add(engine);
+      this.drop(engine);
       return false;
     }
+  }
+
+  /** Disposes of `engine`'s GPU marker and offers the engine no more. */
+  private drop(engine: 'gpu-dfs' | 'gpu-bfs'): void {
+    this.gpus.get(engine)?.dispose();
+    this.gpus.delete(engine);
+    this.unavailable.add(engine);
   }
 
   /** The GPU marker of `engine`, made and prepared (outside any pause) on first use. */
@@ -228,7 +235,18 @@ export class AutoMarker implements Marker {
     const p = this.pending!;
     p.roots = Math.max(p.roots, 0) + request.roots.length;
     const engine = p.engine;
-    if (isGpu(engine)) return (await this.gpuFor(engine)).mark(request);
+    if (isGpu(engine)) {
+      try {
+        return await (await this.gpuFor(engine)).mark(request);
+      } catch (e) {
+        // A device fault changed nothing in the heap (docs/decisions/s28f-01): the
+        // engine is dropped as one that failed to prepare, and serial marks.
+        if (!(e instanceof MarkerFaultError)) throw e;
+        this.drop(engine);
+        this.options.onGpuFault?.(engine, e);
+        return this.serial.mark(request);
+      }
+    }
     if (engine === 'parallel') return this.parallel!.mark(request);
     return this.serial.mark(request);
   }

@@ -9,11 +9,12 @@ import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
 import { createHeap, formatGcRecord, formatGcStats, formatTransfers, type GcRecord, type HeapImpl } from '../heap/index.js';
 import {
-  closeGpuHost, describeAdapter, GpuAdapterLimitError, gpuHost, NoGpuAdapterError, parseGpuOptions, WorkerGpuMarker,
+  closeGpuHost, describeAdapter, GpuAdapterLimitError, gpuHost, NoGpuAdapterError, parseGpuFaults, parseGpuOptions, WorkerGpuMarker,
   type RefGraphInput, type SableInput,
 } from '../gpu/index.js';
 import type { LayoutName } from '../heap/layout.js';
 import { AutoMarker, type AutoEngine } from './auto-marker.js';
+import { GpuFallbackMarker, type GpuFallback } from './gpu-fallback.js';
 import type { ErrorSummary, PauseModel } from './pause-model.js';
 import { SharedDirtyRanges } from './shared-dirty-ranges.js';
 import type { CollectorName } from './names.js';
@@ -40,6 +41,10 @@ export interface MemoryOptions {
 /** Where `--log-gc` lines go. */
 export interface MemoryIo {
   stderr(text: string): void;
+  /** Called with each collection's record as it ends, whether or not it is logged. */
+  collected?(record: GcRecord): void;
+  /** Where a warning goes that is not a collection's log line (a GPU fault); process.stderr by default. */
+  warn?(text: string): void;
 }
 
 /** A set-up the options make impossible (a bad --gpu-opt list, a heap that cannot
@@ -69,6 +74,9 @@ export interface RunStats {
   gpu: { adapter: string; vendor: string; options: string; startupMs: number } | null;
   /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
   parallel: { threads: number; startupMs: number } | null;
+  /** gpu-dfs, gpu-bfs: the device fault after which the run went on on the CPU,
+   *  and how many collections ran there (the one it struck and every later one). */
+  gpuFallback: (GpuFallback & { cpuCollections: number }) | null;
   /** `--gc auto`: collections per engine it chose, and its pause model's relative
    *  prediction error (0.1 = 10%) over the collections it predicted. */
   auto: { choices: Record<AutoEngine, number>; error: ErrorSummary & { warm: ErrorSummary }; chooseMs: number } | null;
@@ -121,6 +129,8 @@ export function gpuInput(heap: HeapImpl): SableInput | RefGraphInput {
 function checkGpuOptions(spec: string, engine: 'gpu-dfs' | 'gpu-bfs'): void {
   try {
     parseGpuOptions(spec, engine);
+    // The fault injection for tests (gpu/faults.ts), read again by the GPU worker.
+    parseGpuFaults(process.env['MINIVM_GPU_FAULT']);
   } catch (e) {
     throw new MemorySetupError((e as Error).message);
   }
@@ -128,12 +138,18 @@ function checkGpuOptions(spec: string, engine: 'gpu-dfs' | 'gpu-bfs'): void {
 
 /** The marking engine of the chosen collector; undefined where gc/ has it built in
  *  (serial) or there is none (none). */
-function markerFor(options: MemoryOptions, heap: HeapImpl, hooks: MemoryHooks): Marker | undefined {
+function markerFor(
+  options: MemoryOptions,
+  heap: HeapImpl,
+  hooks: MemoryHooks,
+  onFallback: (f: GpuFallback) => void,
+  warn: (line: string) => void,
+): Marker | undefined {
   const { gc, gpuOpt, gpuBenchmark: benchmark, threads } = options;
   switch (gc) {
     case 'gpu-dfs':
     case 'gpu-bfs':
-      return new WorkerGpuMarker({ engine: gc, input: gpuInput(heap), options: gpuOpt, benchmark });
+      return new GpuFallbackMarker(new WorkerGpuMarker({ engine: gc, input: gpuInput(heap), options: gpuOpt, benchmark }), heap, onFallback);
     case 'parallel':
       // Each run gets its own --threads (default: every available core).
       return new ParallelMarker(heap, threads);
@@ -158,6 +174,7 @@ function markerFor(options: MemoryOptions, heap: HeapImpl, hooks: MemoryHooks): 
         gpuMarker: (engine) =>
           new WorkerGpuMarker({ engine, input: inputs[engine], options: gpuOpt, benchmark }),
         uploadsAll: input.layout === 'sable' ? [] : ['gpu-bfs'],
+        onGpuFault: (e, fault) => warn(`minivm: auto: ${fault.message} (${e} mark, collection ${heap.stats.youngCollections + heap.stats.fullCollections + 1}); auto no longer chooses ${e}\n`),
         gpuEngines: (['gpu-dfs', 'gpu-bfs'] as const).filter((e) => {
           try {
             parseGpuOptions(gpuOpt, e);
@@ -171,6 +188,17 @@ function markerFor(options: MemoryOptions, heap: HeapImpl, hooks: MemoryHooks): 
     default:
       return undefined;
   }
+}
+
+/** The one line that says a run left the GPU. */
+function fallbackLine(gc: string, f: GpuFallback): string {
+  const where = f.during === 'eden upload' || f.during === 'start-up' ? `before collection ${f.collection}` : `collection ${f.collection}`;
+  return `minivm: ${gc}: ${f.message} (${f.during}, ${where}); collection ${f.collection} and later ones run on the CPU (serial marking)`;
+}
+
+function fallbackStats(f: GpuFallback | null, records: readonly GcRecord[]): RunStats['gpuFallback'] {
+  if (f === null) return null;
+  return { ...f, cpuCollections: records.filter((r) => r.number >= f.collection).length };
 }
 
 function percentile(values: number[], p: number): number {
@@ -204,6 +232,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
         }
         records.push(record);
         peak = Math.max(peak, record.usedBefore);
+        io.collected?.(record);
         if (options.logGc) io.stderr(line + '\n');
       },
     });
@@ -212,9 +241,20 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
     // mistakes on the command line, not faults of the program.
     throw new MemorySetupError(`cannot set up the heap: ${(e as Error).message}`);
   }
-  const engine = markerFor(options, heap, hooks);
+  let fallback: GpuFallback | null = null;
+  const warn = (line: string): void => {
+    if (io.warn) io.warn(line);
+    else process.stderr.write(line);
+  };
+  const onFallback = (f: GpuFallback): void => {
+    fallback = f;
+    warn(fallbackLine(options.gc, f) + '\n');
+    // Nothing takes eden ahead any more.
+    heap.mirror?.setEdenUpload(Infinity, () => Promise.resolve());
+  };
+  const engine = markerFor(options, heap, hooks, onFallback, warn);
   if (engine instanceof AutoMarker) autoMarker = engine;
-  const gpuMarker = engine instanceof WorkerGpuMarker ? engine : undefined;
+  const gpuMarker = engine instanceof GpuFallbackMarker ? engine : undefined;
   const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;
   const plan = createCollector(options.gc, heap, marker ? { marker } : {});
   // auto chooses its engine before each collection, around the plan.
@@ -286,6 +326,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
             }
           : null,
         parallel: pool ? { threads: pool.threads, startupMs: poolStartupMs } : null,
+        gpuFallback: fallbackStats(fallback, records),
         auto: autoMarker ? { choices: { ...autoMarker.counts }, error: autoMarker.model.error(), chooseMs: autoMarker.chooseMs } : null,
         collections: records,
       };
@@ -333,6 +374,10 @@ export function formatStats(s: RunStats): string {
   ];
   if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${ms(s.parallel.startupMs)}`);
   if (s.gpu) lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${ms(s.gpu.startupMs)}`);
+  if (s.gpuFallback) {
+    const f = s.gpuFallback;
+    lines.push(`gpu fallback: ${f.fault} at collection ${f.collection} (${f.during}); ${f.cpuCollections} collections on the CPU`);
+  }
   if (s.auto) lines.push(formatAutoStats(s.auto));
   const transfers = formatTransfers(s.collections);
   if (transfers) lines.push(transfers);

@@ -23,7 +23,7 @@ import type { EvacuationRecord, PhaseTimes } from '../heap/telemetry.js';
 import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import type { Evacuator } from './evacuate.js';
 import type { IntList } from './int-list.js';
-import type { YoungEvacuatingMarker } from './marker.js';
+import { MarkerFaultError, type DeviceEvacuated, type YoungEvacuatingMarker } from './marker.js';
 import { fixRoots, type RememberedRuns } from './roots.js';
 import { snapshotForEvacuation, verifyDeviceEvacuation } from './verify-evacuation.js';
 
@@ -84,7 +84,17 @@ export async function evacuateOnDevice(
   const dc = dirtyCards.data;
   for (let i = 0; i < dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
 
-  const done = await marker.finishYoung(base, runs);
+  let done: DeviceEvacuated;
+  try {
+    done = await marker.finishYoung(base, runs);
+  } catch (e) {
+    if (!(e instanceof MarkerFaultError)) throw e;
+    // The device failed before writing the heap: undo the carving and the
+    // cleaning, and the CPU evacuates from the heap as the mark left it.
+    if (promoted > 0) h.freeList.giveBack(base, promoted);
+    for (let i = 0; i < dirtyCards.length; i++) cards[dc[i]!] = CARD_DIRTY;
+    return { where: 'cpu', reason: `the GPU failed: ${e.fault}` };
+  }
   const tf = performance.now();
   const bits = done.cardBits;
   for (let w = 0; w < bits.length; w++) {

@@ -14,6 +14,22 @@
 
 import type { MarkerTimes } from '../heap/telemetry.js';
 
+/**
+ * Thrown by a marker whose device failed (lost, out of memory, a read-back it
+ * would not map) before the call changed anything in the heap: the caller
+ * finishes the collection on the CPU, from the CPU's heap
+ * (docs/decisions/s28f-01-gpu-faults-fall-back-to-the-cpu.md).
+ */
+export class MarkerFaultError extends Error {
+  constructor(
+    readonly fault: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MarkerFaultError';
+  }
+}
+
 /** What a marker is asked to do. */
 export interface MarkRequest {
   /** Root references (heap addresses, no zeros): interpreter roots plus, for a young
@@ -100,6 +116,9 @@ export interface MarkerConstraints {
   /** It evacuates young collections on its device and is a
    *  `YoungEvacuatingMarker` (gc/device-evacuation.ts); absent: it does not. */
   readonly evacuatesYoung?: boolean;
+  /** Its threads sweep tenured after its own full mark: it is a `SweepingMarker`;
+   *  absent: the plan sweeps on the main thread. */
+  readonly sweepsTenured?: boolean;
 }
 
 /** The constraints of a marker that reads the heap itself and keeps nothing. */
@@ -168,6 +187,26 @@ export interface CopyingMarker extends Marker {
 /** The marker's young copier, when its constraints say it has one. */
 export function copierOf(m: Marker): YoungCopier | null {
   return m.constraints.copiesYoung ? (m as CopyingMarker).copier : null;
+}
+
+/**
+ * Sweeps tenured after a full mark (the parallel collector's threads): the free
+ * list rebuilt, marks cleared and block starts recorded as gc/sweep.ts does. False,
+ * having changed nothing the serial sweep would not change again, when it did not
+ * sweep (a bitmap not its own, or no room for its results): the plan sweeps then.
+ */
+export interface TenuredSweeper {
+  sweep(bitmap: Uint32Array): boolean;
+}
+
+/** A marker whose threads also sweep (`constraints.sweepsTenured`). */
+export interface SweepingMarker extends Marker {
+  readonly sweeper: TenuredSweeper;
+}
+
+/** The marker's sweeper, when its constraints say it has one. */
+export function sweeperOf(m: Marker): TenuredSweeper | null {
+  return m.constraints.sweepsTenured === true ? (m as SweepingMarker).sweeper : null;
 }
 
 /** The spaces a young collection evacuates into (`Marker.assignYoung`). */

@@ -7,23 +7,27 @@
  */
 
 import type { HeapImpl } from '../heap/heap.js';
-import { HEAP_READER, type CopyingMarker, type MarkerConstraints, type MarkRequest, type MarkResult } from './marker.js';
+import { HEAP_READER, type CopyingMarker, type MarkerConstraints, type MarkRequest, type MarkResult, type SweepingMarker } from './marker.js';
 import { ParallelCopier } from './parallel/copier.js';
+import { ParallelSweeper } from './parallel/sweeper.js';
 import { GcThreads } from './parallel/threads.js';
 
 export { defaultThreads } from './parallel/threads.js';
 
-export class ParallelMarker implements CopyingMarker {
-  readonly constraints: MarkerConstraints = { ...HEAP_READER, copiesYoung: true };
+export class ParallelMarker implements CopyingMarker, SweepingMarker {
+  readonly constraints: MarkerConstraints = { ...HEAP_READER, copiesYoung: true, sweepsTenured: true };
   readonly name = 'parallel';
   readonly gc: GcThreads;
   /** The same threads copying young objects, for the plan (CopyingMarker.copier). */
   readonly copier: ParallelCopier;
+  /** The same threads sweeping tenured after a full mark (SweepingMarker.sweeper). */
+  readonly sweeper: ParallelSweeper;
   private readonly bitmap: Uint32Array;
 
   constructor(heap: HeapImpl, threads?: number) {
     this.gc = new GcThreads(heap, threads);
     this.copier = new ParallelCopier(heap, this.gc);
+    this.sweeper = new ParallelSweeper(heap, this.gc);
     this.bitmap = this.gc.bitmap;
   }
 

@@ -31,7 +31,7 @@ import { emptyPhases, type CollectionKind, type EvacuationRecord, type GcRecord,
 import { evacuateOnDevice, fixRememberedSlots } from './device-evacuation.js';
 import { Evacuator } from './evacuate.js';
 import { appendSetBits, IntList } from './int-list.js';
-import { copierOf, heapCopyOf, youngEvacuatorOf, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
+import { copierOf, heapCopyOf, sweeperOf, youngEvacuatorOf, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
 import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
@@ -240,7 +240,7 @@ export class GenerationalPlan implements Collector {
       const tg = performance.now();
       graph.endTenuredCompaction();
       phases.graph += performance.now() - tg;
-    } else {
+    } else if (sweeperOf(this.marker)?.sweep(result.bitmap) !== true) {
       sweepTenured(h, result.bitmap);
     }
     phases.sweep += performance.now() - t;

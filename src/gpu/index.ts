@@ -13,3 +13,4 @@ export type { GpuMarkStats } from './worker/gpu-marker.js';
 export type { CsrGraph, RefGraphs, GraphDirty, DirtyRanges, UploadStats } from './mirror/mirror.js';
 export { parseGpuOptions, baselineOptions, optionsLabel, DEFAULT_GPU_OPTIONS } from './options.js';
 export type { GpuEngine, GpuOptions } from './options.js';
+export { parseGpuFaults } from './faults.js';

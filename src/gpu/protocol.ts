@@ -22,6 +22,7 @@ import type { GpuAdapterDescription } from './device/adapter.js';
 import type { GpuMarkStats } from './worker/gpu-marker.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror/mirror.js';
 import type { GpuEngine, GpuOptions } from './options.js';
+import type { GpuFaultKind } from './faults.js';
 
 /** Milliseconds on a clock both threads share (each thread's performance.now()
  *  has its own origin), for the phase log's message legs. */
@@ -137,7 +138,12 @@ export interface RemsetReply {
 
 export type HostReply =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
-  | { readonly id: number; readonly ok: false; readonly error: { readonly name: string; readonly message: string; readonly stack?: string } };
+  | {
+      readonly id: number;
+      readonly ok: false;
+      /** `fault`: the device failed (faults.ts), and the main thread goes on on the CPU. */
+      readonly error: { readonly name: string; readonly message: string; readonly stack?: string; readonly fault?: GpuFaultKind };
+    };
 
 export type AdapterReply = GpuAdapterDescription;
 

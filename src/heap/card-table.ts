@@ -112,7 +112,7 @@ export function nextSetByte(bytes: Uint8Array, words: Uint32Array, from: number,
 }
 
 /** The end of the block (object or free chunk) that starts at `p`. */
-export function blockEnd(words: Int32Array, types: TypeTable, p: number): number {
+export function blockEnd(words: Int32Array, types: Pick<TypeTable, 'rightWords'>, p: number): number {
   const w = words[p]!;
   if (w < 0) return w === FREE_CHUNK ? p + words[p + 1]! : p + 1;
   const a = (w & HEADER_TAG) !== 0 ? p : p + w;

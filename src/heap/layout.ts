@@ -192,10 +192,16 @@ export class TypeTable {
 
   /** Words right of the header of the object at `a` (fields or array elements). */
   rightWords(words: Int32Array, a: number): number {
-    const t = words[a + TYPE_WORD]!;
-    const k = this.kind[t]!;
-    if (k === KIND_INSTANCE) return this.right[t]!;
-    const len = words[a + LENGTH_WORD]!;
-    return k === KIND_FLOAT_ARRAY ? 2 * len : len;
+    return rightWordsBy(this.kind, this.right, words, a);
   }
+}
+
+/** `TypeTable.rightWords` over the table's `kind` and `right` columns, for a
+ *  thread that has copies of the columns but not the table. */
+export function rightWordsBy(kind: ArrayLike<number>, right: ArrayLike<number>, words: Int32Array, a: number): number {
+  const t = words[a + TYPE_WORD]!;
+  const k = kind[t]!;
+  if (k === KIND_INSTANCE) return right[t]!;
+  const len = words[a + LENGTH_WORD]!;
+  return k === KIND_FLOAT_ARRAY ? 2 * len : len;
 }

@@ -185,7 +185,7 @@ describe('auto: runs', () => {
     const run = await runCaptured('programs/binary_trees.mini', { gc: 'auto', heapBytes: 8 * 2 ** 20, logGc: true, verifyGc: true, stats: true, threads: 2 });
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain('long lived tree of depth 10 check: 2047');
-    expect(run.stderr).toMatch(/^\[gc 1\] young \(eden full\) auto\(serial\) predicted \d+\.\dms actual \d+\.\dms \d/m);
+    expect(run.stderr).toMatch(/^\[\d+\.\d{3}s\]\[gc 1\] young \(eden full\) auto\(serial\) predicted \d+\.\dms actual \d+\.\dms \d/m);
     expect(formatStats(run.stats!)).toMatch(/^auto: serial \d+; prediction error median \d+\.\d%, worst \d+\.\d% over \d+ collections(; with 2\+ samples median \d+\.\d% over \d+)?; choosing \d+\.\d\dms in all$/m);
     expect(run.stats?.auto?.choices.serial).toBeGreaterThan(0);
   });

@@ -171,7 +171,7 @@ describe('the minivm binary', () => {
     const json = JSON.parse(readFileSync(stats, 'utf8')) as { collections: unknown[] };
     expect(json.collections.length).toBeGreaterThan(0);
     expect(lines).toHaveLength(json.collections.length);
-    expect(lines[0]).toMatch(/^\[gc 1\] /);
+    expect(lines[0]).toMatch(/^\[\d+\.\d{3}s\]\[gc 1\] /);
     expect(readdirSync(out).sort()).toEqual(['gc.log', 'stats.json']);
     expect(existsSync(`${log}.tmp`)).toBe(false);
   });

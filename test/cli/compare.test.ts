@@ -24,11 +24,11 @@ async function compare(argv: string[], progress = false): Promise<{ code: number
 }
 
 const RUN_FIELDS = [
-  'collector', 'layout', 'status', 'exitCode', 'repeats', 'wallMs', 'mutatorMs', 'gcMs', 'youngCollections',
+  'collector', 'layout', 'heapBytes', 'heapMultiple', 'status', 'exitCode', 'repeats', 'wallMs', 'mutatorMs', 'gcMs', 'youngCollections',
   'fullCollections', 'totalPauseMs', 'maxPauseMs', 'p95PauseMs', 'markMs', 'transferMs', 'bytesAllocated',
   'bytesPromoted', 'peakHeapBytes', 'collections', 'min', 'max', 'samples', 'outliers',
 ];
-const TOP_FIELDS = ['file', 'repeat', 'warmup', 'provenance', 'runs', 'skipped', 'comparedRuns', 'outputIdentical', 'difference'];
+const TOP_FIELDS = ['file', 'repeat', 'warmup', 'provenance', 'heaps', 'minHeaps', 'runs', 'skipped', 'comparedRuns', 'outputIdentical', 'difference'];
 const PROVENANCE_FIELDS = ['version', 'commit', 'node', 'os', 'cpu', 'cores', 'memoryBytes', 'argv', 'mode', 'warmup', 'heapBytes', 'adapter', 'date'];
 const COLLECTION_FIELDS = ['number', 'kind', 'cause', 'startMs', 'endMs', 'pauseMs', 'usedBefore', 'usedAfter'];
 
@@ -38,7 +38,7 @@ describe('compare', () => {
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     const header = lines.find((l) => l.startsWith('collector'));
-    expect(header).toMatch(/wall ms\s+mutator ms\s+young\s+full\s+pause ms\s+max ms\s+p95 ms\s+mark ms\s+transfer ms\s+promoted\s+peak heap/);
+    expect(header).toMatch(/layout\s+heap\s+wall ms\s+mutator ms\s+young\s+full\s+pause ms\s+max ms\s+p95 ms\s+mark ms\s+transfer ms\s+promoted\s+peak heap/);
     const rows = lines.filter((l) => /^(none|serial)\s+(sable|refgraph)\s/.test(l));
     expect(rows).toHaveLength(4);
     expect(rows.map((l) => l.split(/\s+/).slice(0, 2).join('/'))).toEqual([
@@ -121,14 +121,14 @@ describe('compare', () => {
     const r = await compare([PROGRAM, '--gc', 'serial', '--layout', 'sable', '--repeat', '2', '--in-process']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/medians \(min-max\) of 2 runs each, all runs in one process, rounds interleaved/);
-    expect(r.stdout).toMatch(/^serial\s+sable\s+\d+\.\d\d \(\d+\.\d\d-\d+\.\d\d\)/m);
+    expect(r.stdout).toMatch(/^serial\s+sable\s+256M\s+\d+\.\d\d \(\d+\.\d\d-\d+\.\d\d\)/m);
   });
 
   it('shows `none` running out of memory in its row and leaves it out of the check', async () => {
     const r = await compare(['programs/gc_stress.mini', '--gc', 'none,serial', '--layout', 'sable', '--heap', '8m']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^none\s+sable\s+out of memory/m);
-    expect(r.stdout).toMatch(/^serial\s+sable\s+\d/m);
+    expect(r.stdout).toMatch(/^none\s+sable\s+8M\s+out of memory/m);
+    expect(r.stdout).toMatch(/^serial\s+sable\s+8M\s+\d/m);
     expect(r.stdout).toContain('output identical across 1 runs');
     expect(r.stdout).toMatch(/note: none\/sable ran out of memory .*excluded from the output check/);
   });
@@ -190,7 +190,7 @@ describe('runOptionArgs', () => {
     const back = parseArgs(['run', PROGRAM, ...runOptionArgs(cmd.run)]).run;
     expect(back).toEqual(cmd.run);
     // Every run option of compare is set above: a new one must be added to runOptionArgs.
-    const runOnly = new Set(['gc', 'layout', 'repeat', 'warmup', 'in-process', 'json', 'report']);
+    const runOnly = new Set(['gc', 'layout', 'repeat', 'warmup', 'in-process', 'json', 'report', 'min-heap']);
     const given = new Set(cmd.argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2)));
     for (const o of OPTIONS.filter((x) => x.commands.includes('compare') && !runOnly.has(x.name))) expect(given, o.name).toContain(o.name);
   });

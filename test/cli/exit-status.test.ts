@@ -231,7 +231,9 @@ describe("Dawn's own log lines", () => {
     const { isDawnLine } = await import('../../src/cli/dawn-filter.js');
     expect(isDawnLine('Warning: maxDynamicUniformBuffersPerPipelineLayout artificially reduced from 1000000 to 16 to fit dynamic offset allocation limit.')).toBe(true);
     expect(isDawnLine(' - While calling [Device].CreateBuffer([BufferDescriptor]).')).toBe(true);
-    for (const own of ['minivm: no WebGPU adapter found: x', 'runtime error: null dereference', '[gc 1] young (eden full) gpu-dfs 1K->1K(8M) 1.00ms', 'gpu: llvmpipe', '']) {
+    for (const own of ['minivm: no WebGPU adapter found: x', 'runtime error: null dereference', '[0.071s][gc 1] young (eden full) gpu-dfs 1K->1K(8M) 1.00ms',
+      '[0.071s][info][gc] GC(0) Pause Young (Allocation Failure) 1K->1K(8192K) 1.000ms', '[0.071s][debug][gc,phases] GC(0) GPU kernel 0.500ms',
+      '{"number":1,"kind":"young"}', 'gpu: llvmpipe', '']) {
       expect(isDawnLine(own)).toBe(false);
     }
   });

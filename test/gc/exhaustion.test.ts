@@ -69,7 +69,7 @@ describe('out of memory only when a full collection cannot make room', () => {
   it.each(CPU_COLLECTORS)('%s turns a young collection that cannot promote into a full one', (gc) => {
     const r = minivm(['run', src, '--gc', gc, '--heap', '1m', '--log-gc', '--verify-gc']);
     expect(r.status).toBe(0);
-    expect(r.stderr).toMatch(/^\[gc \d+\] full \(promotion failed\) /m);
+    expect(r.stderr).toMatch(/^\[\d+\.\d{3}s\]\[gc \d+\] full \(promotion failed\) /m);
   });
 });
 
@@ -78,8 +78,8 @@ describe('the collection that finds the heap exhausted', () => {
     const r = minivm(['run', CHAIN, '--gc', gc, '--heap', '1m', '--log-gc', '--stats', '--verify-gc']);
     expect(r.status).toBe(70);
     const lines = r.stderr.split('\n');
-    const gcLines = lines.filter((l) => l.startsWith('[gc '));
-    expect(gcLines.at(-1)).toMatch(/^\[gc \d+\] full \(.*out of memory\) /);
+    const gcLines = lines.filter((l) => /^\[\d+\.\d{3}s\]\[gc /.test(l));
+    expect(gcLines.at(-1)).toMatch(/^\[\d+\.\d{3}s\]\[gc \d+\] full \(.*out of memory\) /);
     const young = gcLines.filter((l) => / young \(/.test(l)).length;
     const full = gcLines.length - young;
     expect(r.stderr).toContain(`gc: ${young} young, ${full} full collections`);

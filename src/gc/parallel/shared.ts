@@ -54,11 +54,15 @@ export const P_OUT_CAP = 29;
 export const P_TAILS_CAP = 30;
 /** Words of a tenured LAB this collection (copier.ts sizes it to the promotion expected). */
 export const P_TEN_LAB = 31;
+/** Regions of the sweep (sweep.ts): tenured split every REGION_WORDS words. */
+export const P_REGIONS = 32;
+export const P_TENURED_END = 33;
 export const CTL_WORDS = 64;
 
 export const CMD_EXIT = 1;
 export const CMD_MARK = 2;
 export const CMD_COPY = 3;
+export const CMD_SWEEP = 4;
 
 /** Per-thread counters in `stats` (STATS_WORDS each). */
 export const S_OBJECTS = 0;
@@ -92,9 +96,10 @@ export interface PoolBuffers {
   ranges: SharedArrayBuffer;
   /** Tenured space reserved for promotion, (start, end) pairs (P_PIECES pairs). */
   pieces: SharedArrayBuffer;
-  /** Results: a young mark's live objects, a copy's new addresses. */
+  /** Results: a young mark's live objects, a copy's new addresses, a sweep's free runs. */
   out: SharedArrayBuffer;
-  /** Tenured space a copy left unused, (start, size) pairs. */
+  /** Tenured space a copy left unused, (start, size) pairs; a sweep's index of
+   *  each region's runs in `out`, (offset, ints) pairs. */
   tails: SharedArrayBuffer;
   /** The type table's columns (heap/layout.ts TypeTable), as Int32Arrays. */
   kind: SharedArrayBuffer;

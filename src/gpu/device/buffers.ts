@@ -7,6 +7,7 @@
  * again, to amortize growth over collections of a growing heap).
  */
 import type { GpuContext } from './device.js';
+import { mapForRead } from '../faults.js';
 
 /** WebGPU refuses zero-sized bindings and wants sizes in multiples of 4; 16 also
  *  keeps vec4 views whole. */
@@ -111,7 +112,7 @@ export class Readback {
   async hold(bytes: number): Promise<Uint32Array> {
     const buffer = this.grow.buffer;
     const size = bufferSize(bytes);
-    await buffer.mapAsync(GPUMapMode.READ, 0, size);
+    await mapForRead(buffer, 0, size);
     this.held = true;
     return new Uint32Array(buffer.getMappedRange(0, size), 0, bytes >>> 2);
   }
@@ -127,13 +128,13 @@ export class Readback {
   }
 
   /** Maps the buffer and hands `fn` a view of the first `bytes` (valid only
-   *  during the call), then unmaps: callers copy straight to where they need it. */
-  async readWith<T>(bytes: number, fn: (words: Uint32Array) => T): Promise<T> {
+   *  during the call, awaited), then unmaps: callers copy straight to where they need it. */
+  async readWith<T>(bytes: number, fn: (words: Uint32Array) => T | Promise<T>): Promise<T> {
     const buffer = this.grow.buffer;
     const size = bufferSize(bytes);
-    await buffer.mapAsync(GPUMapMode.READ, 0, size);
+    await mapForRead(buffer, 0, size);
     try {
-      return fn(new Uint32Array(buffer.getMappedRange(0, size), 0, bytes >>> 2));
+      return await fn(new Uint32Array(buffer.getMappedRange(0, size), 0, bytes >>> 2));
     } finally {
       buffer.unmap();
     }

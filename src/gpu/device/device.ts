@@ -15,6 +15,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { deviceFaults } from '../faults.js';
 import { describeAdapter, gpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription, type GpuLimits } from './adapter.js';
 
 export { NoGpuAdapterError, GpuAdapterLimitError, describeAdapter } from './adapter.js';
@@ -117,9 +118,8 @@ async function doOpen(benchmark: boolean): Promise<GpuContext> {
     requiredFeatures: timestamps ? ['timestamp-query'] : [],
     requiredLimits,
   });
-  device.lost.then((info) => {
-    if (info.reason !== 'destroyed') process.stderr.write(`minivm: GPU device lost: ${info.message}\n`);
-  });
+  // A loss is reported by the request that meets it, and the run goes on on the CPU.
+  deviceFaults().watch(device);
 
   const info = adapter.info;
   const describe = info.description || info.device || '';

@@ -35,6 +35,7 @@ import {
   uniformBinding,
 } from '../kernels/constants.js';
 import type { HeapMirror, StagingUploader } from '../mirror/mirror.js';
+import { deviceFaults } from '../faults.js';
 
 export interface AssignJob {
   /** The engine's device buffer holding the mark's live list, and how many of
@@ -304,7 +305,10 @@ export class DeviceEvacuation {
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
     let t2 = 0;
-    await this.readback.readWith(bytes, (view) => {
+    await this.readback.readWith(bytes, async (view) => {
+      // The last point where the device may fail this collection: from here on
+      // the heap is written, plain memory copies that no device fault can stop.
+      await deviceFaults().commit();
       t2 = performance.now();
       const words = job.words;
       const w = u32View(words);

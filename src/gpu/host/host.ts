@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { DeviceAssignment, DeviceEvacuated, MarkerConstraints, MarkRequest, MarkResult, YoungEvacuatingMarker, YoungSpaces } from '../../gc/marker.js';
+import { MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type MarkerConstraints, type MarkRequest, type MarkResult, type YoungEvacuatingMarker, type YoungSpaces } from '../../gc/marker.js';
 import { evacuationRefusal } from '../evacuate/refusal.js';
 import { GpuAdapterLimitError, GpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
 import { youngResult } from '../young-result.js';
@@ -35,9 +35,11 @@ function workerScript(): string {
 }
 
 /** An error from the worker as the class the CLI maps to an exit status. */
-function rebuild(e: { name: string; message: string; stack?: string }): Error {
+function rebuild(e: { name: string; message: string; stack?: string; fault?: string }): Error {
   let err: Error;
-  if (e.name === 'GpuLibraryError') {
+  if (e.fault !== undefined) {
+    err = new MarkerFaultError(e.fault, e.message);
+  } else if (e.name === 'GpuLibraryError') {
     err = new GpuLibraryError(e.message);
   } else if (e.name === 'NoGpuAdapterError') {
     err = new NoGpuAdapterError();

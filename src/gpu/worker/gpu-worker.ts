@@ -10,7 +10,8 @@
  * next `takeDirty...` call, merged if several requests brought some.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { destroyGpu, openGpu } from '../device/device.js';
+import { currentGpu, destroyGpu, openGpu } from '../device/device.js';
+import { deviceFaults, GpuFault } from '../faults.js';
 import { STAGED_ROOTS } from '../engines/job.js';
 import { GpuMarker } from './gpu-marker.js';
 import type { RefGraphInput, SableInput } from '../marker-shape.js';
@@ -62,6 +63,8 @@ class Hosted {
     this.forward = sharedCapacity(this.forward, n);
     return this.forward;
   }
+  /** The length of the list `share` promised. */
+  private expected = 0;
   /** How many entries of `shared` the copy has written (-1: it failed); the main thread waits on it. */
   readonly progress = new Int32Array(new SharedArrayBuffer(4));
 
@@ -127,6 +130,7 @@ class Hosted {
    * (docs/decisions/r19d-02).
    */
   share(live: Int32Array): SharedInts {
+    this.expected = live.length;
     this.shared = sharedCapacity(this.shared, live.length);
     Atomics.store(this.progress, 0, 0);
     return { buffer: this.shared.buffer, offset: 0, length: live.length };
@@ -136,6 +140,8 @@ class Hosted {
   stream(live: Int32Array): void {
     const p = this.progress;
     try {
+      // A device destroyed meanwhile took the mapped list with it (detached: length 0).
+      if (live.length !== this.expected) throw new Error('the live list is gone');
       for (let at = 0; at < live.length; ) {
         const end = Math.min(live.length, at + STREAM_BLOCK);
         this.shared.set(live.subarray(at, end), at);
@@ -288,6 +294,7 @@ function postReply(reply: HostReply, transfer: ArrayBuffer[] = []): void {
   Atomics.notify(replied, 0);
 }
 
+const faults = deviceFaults();
 let queue: Promise<void> = Promise.resolve();
 port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => {
   // A step that throws (a reply that cannot be posted) must not stop the ones after it.
@@ -304,12 +311,24 @@ port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => 
     const transfer: ArrayBuffer[] = [];
     let reply: HostReply;
     let after: (() => void) | null = null;
+    let value: unknown = null;
+    let failure: unknown = null;
+    // A device fault fails the request where it surfaced (faults.ts); a request
+    // that met none still fails if the device went meanwhile.
     try {
-      reply = { id: msg.id, ok: true, value: await handle(msg.req, transfer) };
-      after = takeAfterReply();
+      faults.begin(msg.req, currentGpu()?.device ?? null);
+      value = await handle(msg.req, transfer);
     } catch (e) {
-      const err = e instanceof Error ? e : new Error(String(e));
-      reply = { id: msg.id, ok: false, error: { name: err.name, message: err.message, stack: err.stack } };
+      failure = e;
+    }
+    failure = await faults.end(failure);
+    if (failure === null) {
+      reply = { id: msg.id, ok: true, value };
+      after = takeAfterReply();
+    } else {
+      const err = failure instanceof Error ? failure : new Error(String(failure));
+      const fault = err instanceof GpuFault ? { fault: err.fault } : {};
+      reply = { id: msg.id, ok: false, error: { name: err.name, message: err.message, stack: err.stack, ...fault } };
       transfer.length = 0;
       takeAfterReply();
     }
@@ -322,5 +341,6 @@ port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => 
     }
     // Synchronously, before the next request can unmap what it reads.
     after?.();
+    faults.idle();
   });
 });
