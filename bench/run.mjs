@@ -17,6 +17,9 @@
 //            every program of programs/ and bench/programs/ that collects: total pauses,
 //            auto's ratio to the best fixed one, its choices, its prediction error
 //            (at most 2 repeats; --repeat 1 for a quicker pass)
+//   autoreplay (only when named) auto's pause model, variants replayed on the same recorded
+//            collections of one --gc auto run per program: median prediction error of each
+//            (--programs as for auto; --threads-list N: that many threads in the runs)
 //   scaling  (only when named) the parallel collector's young and full pauses at 1, 2, 4,
 //            8 and 16 threads beside serial and HotSpot ParallelGC (same thread counts)
 //   startup  (only when named) GPU start-up by step and the first young pause of the
@@ -42,6 +45,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { auto } from './lib/auto.mjs';
+import { autoReplay } from './lib/auto-replay.mjs';
 import { dispatch } from './lib/dispatch.mjs';
 import { gc } from './lib/gc.mjs';
 import { interp } from './lib/interp.mjs';
@@ -57,13 +61,13 @@ import { young1m } from './lib/young1m.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** @type {Record<string, (ctx: any) => Promise<{ text: string, raw: object }>>} */
-const SECTIONS = { interp, gc, layouts, young1m, java, pairs, scaling, dispatch, auto, startup };
+const SECTIONS = { interp, gc, layouts, young1m, java, pairs, scaling, dispatch, auto, autoreplay: autoReplay, startup };
 const DEFAULT_SECTIONS = ['interp', 'gc', 'layouts', 'young1m', 'java'];
 
 function usage(msg) {
   if (msg) process.stderr.write(`bench/run.mjs: ${msg}\n`);
   process.stderr.write(
-    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling|dispatch|auto|startup ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown] [--threads-list N,N,...] [--programs NAME,...]\n',
+    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling|dispatch|auto|autoreplay|startup ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown] [--threads-list N,N,...] [--programs NAME,...]\n',
   );
   process.exit(64);
 }

@@ -26,7 +26,8 @@ const NO_COLLECTIONS = new Set([
   'programs/raytracer.mini', 'bench/programs/method_calls.mini',
 ]);
 
-function programs(root) {
+/** The programs of the section with their heaps (`autoreplay` runs the same). */
+export function programs(root) {
   const list = (dir, heap) =>
     readdirSync(join(root, dir))
       .filter((f) => f.endsWith('.mini'))
@@ -96,7 +97,7 @@ export async function auto(ctx) {
         if (!c.auto || !(c.pauseMs > 0)) continue;
         const e = Math.abs(c.pauseMs - c.auto.predictedMs) / c.pauseMs;
         errors.push(e);
-        // Warm: predicted with 2 or more collections of the engine measured (pause-model.ts EXPLORE_AFTER).
+        // Warm: predicted with 2 or more collections of the engine measured (pause-model.ts WARM_SAMPLES).
         if (c.auto.samples >= 2) warmErrors.push(e);
       }
     }

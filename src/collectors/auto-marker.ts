@@ -101,7 +101,7 @@ export class AutoMarker implements Marker {
 
   constructor(private readonly heap: HeapImpl, private readonly options: AutoOptions = {}) {
     this.threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
-    this.model = options.model ?? new PauseModel(this.threads);
+    this.model = options.model ?? new PauseModel(this.threads, 'hardware', availableParallelism());
     this.serial = new SerialMarker(heap);
     // Made (and started by the CLI) before the program runs when it may be chosen.
     if (this.threads >= PARALLEL_MIN_THREADS) this.parallel = new ParallelMarker(heap, this.threads);

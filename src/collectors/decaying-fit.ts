@@ -40,6 +40,8 @@ export class DecayingFit {
   private sxy = 0;
   /** Samples taken (not decayed). */
   samples = 0;
+  /** The first sample as measured, before `add` divided it by its warm-up factor. */
+  first: { readonly x: number; readonly y: number } | null = null;
   private cached: Line | null = null;
 
   constructor(
@@ -55,8 +57,17 @@ export class DecayingFit {
     this.cached = null;
   }
 
-  add(x: number, y: number): void {
+  /**
+   * Takes a sample. The first one measured code running cold (V8 compiles it as
+   * it runs): it enters divided by `warmup`, the caller's estimate of how much
+   * dearer a first run is, so the line is of the steady cost.
+   */
+  add(x: number, y: number, warmup = 1): void {
     if (!Number.isFinite(x) || !Number.isFinite(y) || x < 0 || y < 0) return;
+    if (this.samples === 0) {
+      this.first = { x, y };
+      y /= Math.max(1, warmup);
+    }
     let d = this.decay;
     if (this.samples > 0) {
       const p = this.predict(x);

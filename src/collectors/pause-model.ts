@@ -13,9 +13,15 @@
  *                                              others evacuate on the CPU
  *   sweep    per tenured word swept            full collections, shared
  *   other    per collection, per kind          graph upkeep and the untimed rest
+ *
+ * A term's first run is cold (the JIT): its first sample is divided by a learned
+ * warm-up factor, and a term never measured is predicted with it. An engine not
+ * yet measured is tried only when the try is expected to pay for itself over
+ * the collections expected to remain (explore-value.ts; docs/decisions/s28a-01).
  */
 
 import { DecayingFit, type Line } from './decaying-fit.js';
+import { lognormalMean, remainingCollections, tryValue } from './explore-value.js';
 
 export const ENGINES = ['serial', 'parallel', 'gpu-dfs', 'gpu-bfs'] as const;
 export type Engine = (typeof ENGINES)[number];
@@ -105,25 +111,42 @@ export function defaultPriors(threads: number, adapter: AdapterKind): Priors {
 /** Typical sizes of the terms, where the prior's second point sits (DecayingFit). */
 const SCALE = { roots: 1 << 12, words: 1 << 20, other: 1 };
 
-/** An engine with no samples for this kind is tried when its prediction is at
- *  most this much above the best sampled engine's. */
-export const EXPLORE_MARGIN = 1.25;
-/** An engine not run for this many collections is tried again when its
- *  prediction is within EXPLORE_MARGIN: its samples may be stale (a JIT warm-up,
- *  a heap that changed shape). */
+/** Predictions made with this many samples of the engine's mark term or more
+ *  are "warm" (`--stats`): its first collection is often a JIT warm-up. */
+export const WARM_SAMPLES = 2;
+/** Samples of an engine's mark term grow stale after this many collections of
+ *  other engines (a JIT warm-up, a heap that changed shape): it is then as
+ *  uncertain as STALE_SIGMA says, and tried again when that pays. */
 export const REFRESH_AFTER = 24;
-/** Tries wait until the best measured engine has this many samples: its first
- *  one is often a JIT warm-up, next to which every prior looks competitive. */
-export const EXPLORE_AFTER = 2;
+
+/** Uncertainty of a prediction no sample of the engine has checked: the
+ *  standard deviation of ln(actual / predicted). Serial's priors are its own
+ *  measurements on another machine; parallel's hang on the cores and the load as
+ *  well; a GPU's on the adapter, the driver and the bus (docs/decisions/s28a-01). */
+export const PRIOR_SIGMA: Record<Engine, number> = { serial: 0.7, parallel: 1.0, 'gpu-dfs': 1.2, 'gpu-bfs': 1.2 };
+/** Uncertainty of an engine whose samples are stale (REFRESH_AFTER). */
+export const STALE_SIGMA = 0.5;
+/** An engine's first collection runs its code cold (V8 compiles it as it runs):
+ *  until a run has measured its own (PauseModel.warmup), a term's first run is
+ *  expected to cost this many times its steady cost (docs/decisions/s28a-01). */
+export const WARMUP_PRIOR = 3;
+/** The learned warm-up factor is kept within these bounds. */
+const WARMUP_BOUNDS = [1, 30] as const;
 
 export interface ChoiceOptions {
   /** `--pause-goal`: prefer the engine that meets it at least CPU time. */
   readonly pauseGoalMs?: number;
+  /** Collections of this kind expected after this one; by default the doubling
+   *  estimate from those observed (explore-value.ts remainingCollections). */
+  readonly remaining?: number;
 }
 
 export interface Prediction {
   readonly engine: Engine;
+  /** This collection's pause: the terms never measured count their warm-up. */
   readonly pauseMs: number;
+  /** The pause once every term is warm. */
+  readonly steadyMs: number;
   /** CPU time: the pause times the threads it keeps busy (GPU engines: their host time). */
   readonly cpuMs: number;
   /** Samples of its mark term for this kind. */
@@ -133,8 +156,11 @@ export interface Prediction {
 export interface Choice {
   readonly engine: Engine;
   readonly predictedMs: number;
-  /** Why: the fastest, the cheapest meeting the goal, or a try of an engine with no (or stale) samples. */
+  /** Why: the fastest, the cheapest meeting the goal, or a try of an engine
+   *  with no (or stale) samples that is expected to pay for itself. */
   readonly reason: 'fastest' | 'goal' | 'explore';
+  /** Collections of this kind expected after this one (the exploration's horizon). */
+  readonly remaining: number;
   readonly predictions: readonly Prediction[];
 }
 
@@ -155,16 +181,19 @@ function summarize(errors: readonly number[]): ErrorSummary {
 export class PauseModel {
   private readonly fits = new Map<string, DecayingFit>();
   private priors: Priors;
-  /** Collections observed, and the one each engine last ran in. */
+  /** Collections observed, of each kind, and the one each engine last ran in. */
   private observed = 0;
+  private readonly observedOf: Record<Kind, number> = { young: 0, full: 0 };
   private readonly lastRun = new Map<Engine, number>();
   /** |actual - predicted| / actual of each prediction checked against its
-   *  collection, and of those made with EXPLORE_AFTER samples or more (warm). */
+   *  collection, and of those made with WARM_SAMPLES samples or more (warm). */
   private readonly errors: number[] = [];
   private readonly warmErrors: number[] = [];
 
-  constructor(readonly threads: number, private adapter: AdapterKind = 'hardware') {
-    this.priors = defaultPriors(threads, adapter);
+  /** `cores`: the cores the threads share; parallel's priors count no more
+   *  threads than cores, since more only take turns (`--threads 4` on 2 cores). */
+  constructor(readonly threads: number, private adapter: AdapterKind = 'hardware', private readonly cores = threads) {
+    this.priors = defaultPriors(Math.min(threads, cores), adapter);
   }
 
   get adapterKind(): AdapterKind {
@@ -174,7 +203,7 @@ export class PauseModel {
   /** The probe found the adapter: its priors replace the hardware ones. */
   setAdapter(adapter: AdapterKind): void {
     this.adapter = adapter;
-    this.priors = defaultPriors(this.threads, adapter);
+    this.priors = defaultPriors(Math.min(this.threads, this.cores), adapter);
     for (const [key, fit] of this.fits) fit.setPrior(this.priorOf(key));
   }
 
@@ -224,27 +253,63 @@ export class PauseModel {
     return this.fits.get(`mark:${engine}:${kind}`)?.samples ?? 0;
   }
 
-  predict(engine: Engine, f: Features): Prediction {
+  /** The terms of `engine`'s collection of `f`, each with its fit and size. */
+  private terms(engine: Engine, f: Features): Array<[DecayingFit, number]> {
     const k = this.keys(engine, f.kind);
-    let ms = this.fit(k.roots).predict(f.rootWork) + this.fit(k.mark).predict(f.markWords);
-    ms += this.fit(k.copy).predict(f.copyWords) + this.fit(k.other).predict(0);
-    if (k.sweep) ms += this.fit(k.sweep).predict(f.sweepWords);
-    if (k.upload) ms += this.fit(k.upload).predict(f.uploadWords[engine] ?? 0);
-    const cpu = engine === 'parallel' ? ms * this.threads : ms;
-    return { engine, pauseMs: ms, cpuMs: cpu, samples: this.samples(engine, f.kind) };
+    const t: Array<[DecayingFit, number]> = [
+      [this.fit(k.roots), f.rootWork], [this.fit(k.mark), f.markWords], [this.fit(k.copy), f.copyWords], [this.fit(k.other), 0],
+    ];
+    if (k.sweep) t.push([this.fit(k.sweep), f.sweepWords]);
+    if (k.upload) t.push([this.fit(k.upload), f.uploadWords[engine] ?? 0]);
+    return t;
   }
 
-  /** Learns from one collection's phases. */
+  /**
+   * How much dearer a term's first run is than its steady cost: over the terms
+   * measured WARM_SAMPLES + 1 times or more, their first samples as measured
+   * against what their lines now say for the same sizes (weighted by time, so
+   * the dear terms decide); WARMUP_PRIOR until a term has that many.
+   */
+  warmup(): number {
+    let first = 0;
+    let steady = 0;
+    for (const fit of this.fits.values()) {
+      if (fit.first === null || fit.samples <= WARM_SAMPLES) continue;
+      first += fit.first.y;
+      steady += fit.predict(fit.first.x);
+    }
+    if (!(steady > 0)) return WARMUP_PRIOR;
+    return Math.min(WARMUP_BOUNDS[1], Math.max(WARMUP_BOUNDS[0], first / steady));
+  }
+
+  /** The pause of `engine`'s next collection of `f`: its terms' steady lines,
+   *  a term never measured counting its warm-up as well. */
+  predict(engine: Engine, f: Features): Prediction {
+    const w = this.warmup();
+    let ms = 0;
+    let steady = 0;
+    for (const [fit, x] of this.terms(engine, f)) {
+      const y = fit.predict(x);
+      steady += y;
+      ms += fit.samples === 0 ? y * w : y;
+    }
+    const cpu = engine === 'parallel' ? ms * this.threads : ms;
+    return { engine, pauseMs: ms, steadyMs: steady, cpuMs: cpu, samples: this.samples(engine, f.kind) };
+  }
+
+  /** Learns from one collection's phases (a term's first sample divided by the warm-up). */
   observe(o: Observation): void {
+    const w = this.warmup();
     const k = this.keys(o.engine, o.kind);
-    this.fit(k.roots).add(o.rootWork, o.rootsMs);
-    this.fit(k.mark).add(o.markWords, o.markMs);
-    this.fit(k.copy).add(o.copyWords, o.copyMs);
-    this.fit(k.other).add(0, o.otherMs);
-    if (k.sweep) this.fit(k.sweep).add(o.sweepWords, o.sweepMs);
-    if (k.upload) this.fit(k.upload).add(o.uploadWords[o.engine] ?? 0, o.uploadMs);
+    this.fit(k.roots).add(o.rootWork, o.rootsMs, w);
+    this.fit(k.mark).add(o.markWords, o.markMs, w);
+    this.fit(k.copy).add(o.copyWords, o.copyMs, w);
+    this.fit(k.other).add(0, o.otherMs, w);
+    if (k.sweep) this.fit(k.sweep).add(o.sweepWords, o.sweepMs, w);
+    if (k.upload) this.fit(k.upload).add(o.uploadWords[o.engine] ?? 0, o.uploadMs, w);
     this.lastRun.set(o.engine, this.observed);
     this.observed++;
+    this.observedOf[o.kind]++;
   }
 
   /** Records how far a prediction, made with `samples` samples of its engine's
@@ -253,49 +318,69 @@ export class PauseModel {
     if (!(actualMs > 0) || !Number.isFinite(predictedMs)) return;
     const e = Math.abs(actualMs - predictedMs) / actualMs;
     this.errors.push(e);
-    if (samples >= EXPLORE_AFTER) this.warmErrors.push(e);
+    if (samples >= WARM_SAMPLES) this.warmErrors.push(e);
   }
 
   /** Median and worst relative error of the checked predictions (0.1 = 10%):
-   *  all of them, and (warm) those made with EXPLORE_AFTER samples or more. */
+   *  all of them, and (warm) those made with WARM_SAMPLES samples or more. */
   error(): ErrorSummary & { warm: ErrorSummary } {
     return { ...summarize(this.errors), warm: summarize(this.warmErrors) };
   }
 
   /**
    * The engine for a collection of features `f` among `candidates` (in order of
-   * preference on ties). Without a goal: the fastest predicted. With a goal: the
-   * least CPU time among those predicted to meet it, else the fastest. Before
-   * either, an engine with no samples for this kind, or none for REFRESH_AFTER
-   * collections, is tried when its prediction is within EXPLORE_MARGIN of the
-   * best sampled one (the lowest such first), so a prior that flatters or
-   * wrongs an engine is corrected by one measurement, not kept.
+   * preference on ties).
+   *
+   * With no engine measured for this kind yet: the least expected pause by the
+   * priors, each engine's prediction (a GPU's upload of what its mirror lacks
+   * included) widened by its uncertainty (PRIOR_SIGMA), so a confident prior
+   * beats an equal but doubtful one.
+   *
+   * Afterwards, an engine never measured (or stale, REFRESH_AFTER) is tried only
+   * when the try pays for itself (explore-value.ts): the collections expected
+   * after this one, times what each would save should the engine prove cheaper
+   * than the best measured one, exceeds the try's expected extra cost, its
+   * warm-up included. Otherwise, among the measured engines: the fastest, or
+   * with a goal the least CPU time among those predicted to meet it.
    */
   choose(f: Features, candidates: readonly Engine[], options: ChoiceOptions = {}): Choice {
     if (candidates.length === 0) throw new Error('pause model: no engine to choose from');
     const predictions = candidates.map((e) => this.predict(e, f));
-    const fastest = (list: Prediction[]): Prediction => list.reduce((a, b) => (b.pauseMs < a.pauseMs ? b : a));
+    const remaining = options.remaining ?? remainingCollections(this.observedOf[f.kind]);
+    const fastest = (list: readonly Prediction[], cost = (p: Prediction): number => p.pauseMs): Prediction =>
+      list.reduce((a, b) => (cost(b) < cost(a) ? b : a));
+    const pick = (p: Prediction, reason: Choice['reason']): Choice =>
+      ({ engine: p.engine, predictedMs: p.pauseMs, reason, remaining, predictions });
     const sampled = predictions.filter((p) => p.samples > 0);
-    const bestSampled = sampled.length > 0 ? fastest(sampled) : null;
-    if (bestSampled !== null && bestSampled.samples >= EXPLORE_AFTER) {
-      const best = bestSampled.pauseMs;
-      const stale = (p: Prediction): boolean =>
-        p.samples === 0 || this.observed - (this.lastRun.get(p.engine) ?? -Infinity) > REFRESH_AFTER;
-      const tries = predictions.filter((p) => stale(p) && p.pauseMs <= best * EXPLORE_MARGIN);
-      if (tries.length > 0) {
-        const t = fastest(tries);
-        return { engine: t.engine, predictedMs: t.pauseMs, reason: 'explore', predictions };
-      }
+    if (sampled.length === 0) {
+      const known = this.meetingGoal(predictions, options.pauseGoalMs);
+      if (known) return pick(known, 'goal');
+      return pick(fastest(predictions, (p) => lognormalMean(p.pauseMs, PRIOR_SIGMA[p.engine])), 'fastest');
     }
-    const goal = options.pauseGoalMs;
-    if (goal !== undefined) {
-      const meeting = predictions.filter((p) => p.pauseMs <= goal);
-      if (meeting.length > 0) {
-        const c = meeting.reduce((a, b) => (b.cpuMs < a.cpuMs ? b : a));
-        return { engine: c.engine, predictedMs: c.pauseMs, reason: 'goal', predictions };
-      }
+    const best = fastest(sampled);
+    let bestTry: { p: Prediction; value: number } | null = null;
+    for (const p of predictions) {
+      const stale = p.samples > 0 && this.observed - (this.lastRun.get(p.engine) ?? -Infinity) > REFRESH_AFTER;
+      if (p === best || (p.samples > 0 && !stale)) continue;
+      const value = tryValue({
+        bestMs: best.pauseMs,
+        medianMs: p.steadyMs,
+        sigma: p.samples === 0 ? PRIOR_SIGMA[p.engine] : STALE_SIGMA,
+        warmup: p.steadyMs > 0 ? p.pauseMs / p.steadyMs : 1,
+        remaining,
+      });
+      if (value > 0 && (bestTry === null || value > bestTry.value)) bestTry = { p, value };
     }
-    const c = fastest(predictions);
-    return { engine: c.engine, predictedMs: c.pauseMs, reason: 'fastest', predictions };
+    if (bestTry !== null) return pick(bestTry.p, 'explore');
+    const meeting = this.meetingGoal(sampled, options.pauseGoalMs);
+    if (meeting) return pick(meeting, 'goal');
+    return pick(best, 'fastest');
+  }
+
+  /** With a goal: the least CPU time among `list` predicted to meet it, if any. */
+  private meetingGoal(list: readonly Prediction[], goal: number | undefined): Prediction | null {
+    if (goal === undefined) return null;
+    const meeting = list.filter((p) => p.pauseMs <= goal);
+    return meeting.length === 0 ? null : meeting.reduce((a, b) => (b.cpuMs < a.cpuMs ? b : a));
   }
 }

@@ -2,11 +2,12 @@
 // synthetic phase costs: what it predicts, what it chooses, and how it learns.
 import { describe, expect, it } from 'vitest';
 import { DecayingFit, SHIFT_KEEP } from '../../src/collectors/decaying-fit.js';
+import { expectedSaving, lognormalMean, normalCdf, remainingCollections, tryValue } from '../../src/collectors/explore-value.js';
 import {
-  EXPLORE_AFTER,
-  EXPLORE_MARGIN,
   PauseModel,
   REFRESH_AFTER,
+  WARM_SAMPLES,
+  WARMUP_PRIOR,
   type Engine,
   type Features,
   type Observation,
@@ -26,6 +27,46 @@ function young(over: Partial<Features> = {}): Features {
 /** A collection of `f` by `engine` whose phases sum to `pauseMs` (all in the mark). */
 function ran(engine: Engine, f: Features, pauseMs: number, uploadMs = 0): Observation {
   return { ...f, engine, rootsMs: 0, markMs: pauseMs - uploadMs, uploadMs, copyMs: 0, sweepMs: 0, otherMs: 0 };
+}
+
+/** `engine` measured `n` times at `pauseMs` for `f`: past its warm-up. */
+function warm(m: PauseModel, engine: Engine, f: Features, pauseMs: number, n = 4): void {
+  for (let i = 0; i < n; i++) m.observe(ran(engine, f, pauseMs));
+}
+
+/**
+ * A program of `collections` young collections of `f` under the model's choices,
+ * where each engine really costs `cost[engine]` once warm and WARMUP_PRIOR times
+ * that the first time it runs. Returns the engines chosen, in order.
+ */
+function simulate(m: PauseModel, f: Features, engines: Engine[], cost: Partial<Record<Engine, number>>, collections: number): Engine[] {
+  const ranBefore = new Set<Engine>();
+  const chosen: Engine[] = [];
+  for (let i = 0; i < collections; i++) {
+    const c = m.choose(f, engines);
+    chosen.push(c.engine);
+    const steady = cost[c.engine]!;
+    const pause = ranBefore.has(c.engine) ? steady : steady * WARMUP_PRIOR;
+    ranBefore.add(c.engine);
+    // All of it in the mark: the other terms are shared and measured in any case.
+    m.observe(ran(c.engine, { ...f, rootWork: 0, copyWords: 0 }, pause));
+  }
+  return chosen;
+}
+
+/** Sizes of a young collection at which parallel's prior is `ratio` times serial's (8 threads). */
+function whereParallelIs(ratio: number): Features {
+  const m = new PauseModel(8);
+  let lo = 1;
+  let hi = 1 << 24;
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    const f = young({ markWords: mid, copyWords: 0, rootWork: 0, uploadWords: {} });
+    // Parallel's fixed costs lose at small sizes; its per-word costs win at large ones.
+    if (m.predict('parallel', f).steadyMs / m.predict('serial', f).steadyMs > ratio) lo = mid;
+    else hi = mid;
+  }
+  return young({ markWords: lo, copyWords: 0, rootWork: 0, uploadWords: {} });
 }
 
 describe('DecayingFit', () => {
@@ -103,6 +144,16 @@ describe('PauseModel: predictions', () => {
     expect(much).toBeGreaterThan(little);
   });
 
+  it('parallel counts no more threads than cores: more only take turns', () => {
+    const f = young();
+    const two = new PauseModel(2).predict('parallel', f).steadyMs;
+    expect(new PauseModel(4, 'hardware', 2).predict('parallel', f).steadyMs).toBeCloseTo(two, 9);
+    expect(new PauseModel(4, 'hardware', 4).predict('parallel', f).steadyMs).toBeLessThan(two);
+    // Its CPU time still counts every thread.
+    const p = new PauseModel(4, 'hardware', 2).predict('parallel', f);
+    expect(p.cpuMs).toBeCloseTo(p.pauseMs * 4, 9);
+  });
+
   it('CPU time: the parallel pause times its threads, the others their pause', () => {
     const m = new PauseModel(8);
     for (const e of ALL) {
@@ -112,20 +163,131 @@ describe('PauseModel: predictions', () => {
   });
 });
 
+describe('explore-value: whether a try pays', () => {
+  it('the normal distribution function', () => {
+    expect(normalCdf(0)).toBeCloseTo(0.5, 7);
+    expect(normalCdf(1.959964)).toBeCloseTo(0.975, 6);
+    expect(normalCdf(-1)).toBeCloseTo(0.158655, 6);
+  });
+
+  it('the expected saving is E[max(0, best - c)] for a lognormal c (checked by quadrature)', () => {
+    for (const [best, median, sigma] of [[10, 12, 1], [10, 5, 0.7], [3, 30, 1.2], [8, 8, 0.5]] as const) {
+      let sum = 0;
+      const dz = 1e-3;
+      for (let z = -8; z < 8; z += dz) {
+        const c = median * Math.exp(sigma * z);
+        sum += Math.max(0, best - c) * Math.exp(-z * z / 2) / Math.sqrt(2 * Math.PI) * dz;
+      }
+      expect(expectedSaving(best, median, sigma)).toBeCloseTo(sum, 4);
+    }
+    expect(lognormalMean(2, 1)).toBeCloseTo(2 * Math.exp(0.5), 9);
+    // Certain costs: the plain difference.
+    expect(expectedSaving(10, 4, 0)).toBe(6);
+    expect(expectedSaving(10, 14, 0)).toBe(0);
+  });
+
+  it('a try pays only with enough collections left; the doubling estimate gives them', () => {
+    const t = { bestMs: 10, medianMs: 11, sigma: 1, warmup: 3 };
+    expect(tryValue({ ...t, remaining: 2 })).toBeLessThan(0);
+    expect(tryValue({ ...t, remaining: 500 })).toBeGreaterThan(0);
+    // More remaining, more value; a dearer warm-up, less.
+    expect(tryValue({ ...t, remaining: 50 })).toBeGreaterThan(tryValue({ ...t, remaining: 40 }));
+    expect(tryValue({ ...t, remaining: 50, warmup: 5 })).toBeLessThan(tryValue({ ...t, remaining: 50 }));
+    expect(remainingCollections(0)).toBe(0);
+    expect(remainingCollections(17)).toBe(17);
+  });
+});
+
+describe('PauseModel: warm-up', () => {
+  it("a term's first sample enters divided by the warm-up, so a cold first run does not stick", () => {
+    const m = new PauseModel(8);
+    const f = young({ copyWords: 0, rootWork: 0 });
+    m.observe(ran('serial', f, 30 * WARMUP_PRIOR));
+    expect(m.predict('serial', f).pauseMs).toBeLessThan(40);
+    expect(m.predict('serial', f).pauseMs).toBeGreaterThan(20);
+  });
+
+  it('learns the warm-up from terms measured past it: their first samples against their lines', () => {
+    const m = new PauseModel(8);
+    expect(m.warmup()).toBe(WARMUP_PRIOR);
+    const f = young({ copyWords: 0, rootWork: 0 });
+    m.observe(ran('serial', f, 100));
+    for (let i = 0; i < 6; i++) m.observe(ran('serial', f, 10));
+    expect(m.warmup()).toBeGreaterThan(8);
+    expect(m.warmup()).toBeLessThan(10.5);
+    // A term never measured is predicted with the warm-up: parallel's first run.
+    const p = m.predict('parallel', f);
+    expect(p.pauseMs / p.steadyMs).toBeGreaterThan(3);
+  });
+});
+
 describe('PauseModel: choices', () => {
-  it('without samples, the fastest by its priors: serial for a small collection', () => {
+  it('the first choice follows the priors and the sizes: serial for a small collection', () => {
     const m = new PauseModel(8);
     const c = m.choose(young({ markWords: 100, copyWords: 100 }), ALL);
     expect(c.engine).toBe('serial');
     expect(c.reason).toBe('fastest');
   });
 
+  it("the first choice prices a GPU's upload of what its mirror lacks", () => {
+    const m = new PauseModel(2);
+    // 64 Mi words to mark and little to copy: a hardware GPU's prior wins ...
+    const big = { markWords: 1 << 26, copyWords: 1 << 10 };
+    const mirrored = young({ ...big, uploadWords: { 'gpu-dfs': 1 << 10, 'gpu-bfs': 1 << 10 } });
+    expect(m.choose(mirrored, ALL).engine).toBe('gpu-dfs');
+    // ... but not when its mirror must first take a 256 Mi-word heap: then the one that has it.
+    const cold = young({ ...big, uploadWords: { 'gpu-dfs': 1 << 28, 'gpu-bfs': 1 << 10 } });
+    expect(m.choose(cold, ALL).engine).toBe('gpu-bfs');
+    const both = young({ ...big, uploadWords: { 'gpu-dfs': 1 << 28, 'gpu-bfs': 1 << 28 } });
+    expect(m.choose(both, ALL).engine).not.toMatch(/^gpu/);
+  });
+
+  it('the first choice weighs uncertainty: of two equal priors the surer one', () => {
+    const m = new PauseModel(8);
+    const f = whereParallelIs(1);
+    const c = m.choose(f, CPU);
+    const [serial, parallel] = c.predictions;
+    expect(Math.abs(parallel!.pauseMs / serial!.pauseMs - 1)).toBeLessThan(0.01);
+    // Serial's priors are its own measurements; parallel's hang on cores and load.
+    expect(c.engine).toBe('serial');
+  });
+
+  it('a short program never explores beyond the best prior', () => {
+    // Parallel's prior 10% above serial's: the rule of a fixed margin tried it.
+    const f = whereParallelIs(1.1);
+    const m = new PauseModel(8);
+    const serial = m.predict('serial', f).steadyMs;
+    // Whatever parallel would really cost (here a quarter of serial), a run of
+    // 8 collections cannot win back a try.
+    const chosen = simulate(m, f, CPU, { serial, parallel: serial / 4 }, 8);
+    expect(chosen).toEqual(Array(8).fill('serial'));
+  });
+
+  it('a long program with a clearly better untried engine explores it and then keeps it', () => {
+    const f = whereParallelIs(1.1);
+    const m = new PauseModel(8);
+    const serial = m.predict('serial', f).steadyMs;
+    const chosen = simulate(m, f, CPU, { serial, parallel: serial / 4 }, 200);
+    const tried = chosen.indexOf('parallel');
+    expect(tried).toBeGreaterThan(8);
+    expect(tried).toBeLessThan(60);
+    expect(chosen.slice(tried).every((e) => e === 'parallel')).toBe(true);
+    // The same long program where parallel is really a little dearer: tried, then
+    // dropped, and checked again at most once in REFRESH_AFTER collections.
+    const m2 = new PauseModel(8);
+    const chosen2 = simulate(m2, f, CPU, { serial, parallel: serial * 1.1 }, 200);
+    const tries = chosen2.filter((e) => e === 'parallel').length;
+    expect(tries).toBeGreaterThan(0);
+    expect(tries).toBeLessThanOrEqual(Math.ceil(200 / REFRESH_AFTER));
+    for (let i = 1; i < chosen2.length; i++) if (chosen2[i] === 'parallel') expect(chosen2[i - 1]).toBe('serial');
+  });
+
   it('learns that an engine is cheaper and switches to it, and back when it gets dear', () => {
     const m = new PauseModel(8);
     const f = young();
     // Both measured: parallel is the cheaper one here.
-    m.observe(ran('serial', f, 10));
-    m.observe(ran('parallel', f, 2));
+    warm(m, 'serial', f, 10);
+    warm(m, 'parallel', f, 2);
     expect(m.choose(f, CPU).engine).toBe('parallel');
     // Parallel gets dear (a loaded machine): the model follows and goes back.
     let switched = -1;
@@ -137,34 +299,15 @@ describe('PauseModel: choices', () => {
     expect(switched).toBeLessThan(3);
   });
 
-  it('an engine with no samples is tried when its prior is competitive, not otherwise', () => {
-    const m = new PauseModel(8);
-    // All the work in the mark, which the samples below measure.
-    const f = young({ copyWords: 0, rootWork: 0 });
-    const parallelPrior = m.predict('parallel', f).pauseMs;
-    // Serial measured a little faster than parallel's prior: once serial has
-    // EXPLORE_AFTER samples (its first may be a JIT warm-up), parallel is tried.
-    m.observe(ran('serial', f, parallelPrior / 1.1));
-    expect(EXPLORE_AFTER).toBe(2);
-    expect(m.choose(f, CPU).reason).not.toBe('explore');
-    for (let i = 0; i < 9; i++) m.observe(ran('serial', f, parallelPrior / 1.1));
-    const serial = m.predict('serial', f).pauseMs;
-    expect(serial).toBeLessThan(parallelPrior);
-    expect(serial * EXPLORE_MARGIN).toBeGreaterThan(parallelPrior);
-    expect(m.choose(f, CPU)).toMatchObject({ engine: 'parallel', reason: 'explore' });
-    // Serial measured far faster than parallel's prior: parallel is not tried.
-    const m2 = new PauseModel(8);
-    for (let i = 0; i < 3; i++) m2.observe(ran('serial', f, parallelPrior / (EXPLORE_MARGIN * 2)));
-    expect(m2.choose(f, CPU)).toMatchObject({ engine: 'serial', reason: 'fastest' });
-  });
-
   it('a software GPU adapter is never chosen without evidence', () => {
     const m = new PauseModel(2, 'software');
     // A collection so large that a hardware GPU's priors would win it.
     const huge = young({ markWords: 1 << 26, copyWords: 1 << 14, uploadWords: { 'gpu-dfs': 1 << 10, 'gpu-bfs': 1 << 10 } });
     expect(new PauseModel(2).choose(huge, ['serial', 'gpu-dfs', 'gpu-bfs']).engine).not.toBe('serial');
-    m.observe(ran('serial', huge, m.predict('serial', huge).pauseMs));
     expect(m.choose(huge, ['serial', 'gpu-dfs', 'gpu-bfs']).engine).toBe('serial');
+    // Nor tried in a long run of them.
+    const chosen = simulate(m, huge, ['serial', 'gpu-dfs', 'gpu-bfs'], { serial: m.predict('serial', huge).steadyMs, 'gpu-dfs': 1, 'gpu-bfs': 1 }, 300);
+    expect(chosen.every((e) => e === 'serial')).toBe(true);
     // The same after the probe turns a model's hardware priors into software ones.
     const probed = new PauseModel(2);
     probed.setAdapter('software');
@@ -174,40 +317,40 @@ describe('PauseModel: choices', () => {
   it('a pause goal picks the engine that meets it at least CPU time, else the fastest', () => {
     const m = new PauseModel(8);
     const f = young();
-    m.observe(ran('serial', f, 8)); // CPU 8 ms
-    m.observe(ran('parallel', f, 3)); // CPU 24 ms
+    warm(m, 'serial', f, 8); // CPU 8 ms
+    warm(m, 'parallel', f, 3); // CPU 24 ms
     expect(m.choose(f, CPU).engine).toBe('parallel');
     expect(m.choose(f, CPU, { pauseGoalMs: 10 })).toMatchObject({ engine: 'serial', reason: 'goal' });
     expect(m.choose(f, CPU, { pauseGoalMs: 5 })).toMatchObject({ engine: 'parallel', reason: 'goal' });
     expect(m.choose(f, CPU, { pauseGoalMs: 1 })).toMatchObject({ engine: 'parallel', reason: 'fastest' });
   });
 
-  it('an engine left unrun for a while is tried again when it is close', () => {
+  it('an engine left unrun for a while is tried again when it is close and the run is long', () => {
     const m = new PauseModel(8);
     const f = young();
-    m.observe(ran('serial', f, 10));
-    m.observe(ran('parallel', f, 9));
+    warm(m, 'serial', f, 10);
+    warm(m, 'parallel', f, 9);
     let tried = -1;
     for (let i = 0; i < REFRESH_AFTER + 3 && tried < 0; i++) {
       const c = m.choose(f, CPU);
       if (c.engine === 'serial') tried = i;
       m.observe(ran(c.engine, f, c.engine === 'parallel' ? 9 : 10));
     }
-    expect(tried).toBeGreaterThanOrEqual(REFRESH_AFTER - 2);
-    expect(tried).toBeLessThanOrEqual(REFRESH_AFTER + 1);
+    // Right after REFRESH_AFTER collections of parallel (its 4 warm ones and `tried`).
+    expect(tried + 4).toBe(REFRESH_AFTER);
   });
 
   it('young and full collections are learned apart', () => {
     const m = new PauseModel(8);
     const y = young();
     const full: Features = { ...y, kind: 'full', sweepWords: 1 << 22 };
-    m.observe(ran('serial', y, 10));
-    m.observe(ran('parallel', y, 2));
-    expect(m.samples('parallel', 'young')).toBe(1);
+    warm(m, 'serial', y, 10);
+    warm(m, 'parallel', y, 2);
+    expect(m.samples('parallel', 'young')).toBe(4);
     expect(m.samples('parallel', 'full')).toBe(0);
     expect(m.choose(y, CPU).engine).toBe('parallel');
-    m.observe(ran('serial', full, 5));
-    m.observe(ran('parallel', full, 40));
+    warm(m, 'serial', full, 5);
+    warm(m, 'parallel', full, 40);
     expect(m.choose(full, CPU).engine).toBe('serial');
     expect(m.choose(y, CPU).engine).toBe('parallel');
   });
@@ -216,7 +359,7 @@ describe('PauseModel: choices', () => {
     const run = (): string[] => {
       const m = new PauseModel(8);
       const out: string[] = [];
-      for (let i = 0; i < 40; i++) {
+      for (let i = 0; i < 80; i++) {
         const f = young({ markWords: (1 << 16) * (1 + (i % 5)), copyWords: (1 << 16) * (1 + (i % 3)) });
         const c = m.choose(f, ALL);
         out.push(c.engine);
@@ -241,7 +384,8 @@ describe('PauseModel: choices', () => {
     expect(e.count).toBe(4);
     expect(e.median).toBeCloseTo(0.15, 9);
     expect(e.worst).toBeCloseTo(0.5, 9);
-    // Warm: the predictions made with EXPLORE_AFTER samples or more.
+    // Warm: the predictions made with WARM_SAMPLES samples or more.
+    expect(WARM_SAMPLES).toBe(2);
     expect(e.warm.count).toBe(3);
     expect(e.warm.median).toBeCloseTo(0.2, 9);
   });
