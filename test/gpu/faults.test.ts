@@ -112,10 +112,10 @@ describe('GPU faults fall back to the CPU', () => {
   it('evacuate=gpu: the device lost, or an allocation refused, in the device evacuation', () => {
     const lost = faulted(small, 'lose-device@3', ['--gc', 'gpu-dfs', '--gpu-opt', 'evacuate=gpu', '--log-gc', ...STRESS]);
     expect(lost.fallback).toMatchObject({ fault: 'device-lost', during: 'evacuation', collection: 1 });
-    expect(lost.stderr).toMatch(/^\[gc 1\] .* evacuate=cpu \(the GPU failed: device-lost\)/m);
+    expect(lost.stderr).toMatch(/^\[[\d.]+s\]\[gc 1\] .* evacuate=cpu \(the GPU failed: device-lost\)/m);
     const oom = faulted(small, 'alloc-fail@3', ['--gc', 'gpu-bfs', '--gpu-opt', 'evacuate=gpu', '--log-gc', ...STRESS]);
     expect(oom.fallback).toMatchObject({ fault: 'out-of-memory', during: 'evacuation', collection: 1 });
-    expect(oom.stderr).toMatch(/^\[gc 1\] .* evacuate=cpu \(the GPU failed: out-of-memory\)/m);
+    expect(oom.stderr).toMatch(/^\[[\d.]+s\]\[gc 1\] .* evacuate=cpu \(the GPU failed: out-of-memory\)/m);
   }, 600_000);
 
   it('a read-back mapping refused', () => {
