@@ -105,7 +105,7 @@ export class FreeList {
     return 0;
   }
 
-  /** The listed chunks as [start, size] pairs (for tests). */
+  /** The listed chunks as [start, size] pairs. */
   chunks(): Array<[number, number]> {
     const out: Array<[number, number]> = [];
     for (let i = 0; i < this.count; i++) {
