@@ -37,10 +37,10 @@ export function sweepBlocks(
   let run = -1; // start of the current run of free space, or -1
   while (p < hi) {
     const w = words[p]!;
-    const next =
-      w < 0 ? (w === FREE_CHUNK ? p + words[p + 1]! : p + 1) : blockEndOf(words, kind, right, (w & HEADER_TAG) !== 0 ? p : p + w);
+    // A free block has no header (-1); an object's header is at p or its lead word's offset.
+    const a = w < 0 ? -1 : (w & HEADER_TAG) !== 0 ? p : p + w;
+    const next = a < 0 ? (w === FREE_CHUNK ? p + words[p + 1]! : p + 1) : a + HEADER_WORDS + rightWordsBy(kind, right, words, a);
     if (p >= lo) {
-      const a = w < 0 ? -1 : (w & HEADER_TAG) !== 0 ? p : p + w;
       if (a >= 0 && (bitmap[a >>> 5]! & (1 << (a & 31))) !== 0) {
         if (run >= 0) {
           runs.push(run);
@@ -62,10 +62,6 @@ export function sweepBlocks(
     runs.push(p);
   }
   return live;
-}
-
-function blockEndOf(words: Int32Array, kind: ArrayLike<number>, right: ArrayLike<number>, a: number): number {
-  return a + HEADER_WORDS + rightWordsBy(kind, right, words, a);
 }
 
 /** The serial sweep's runs (kept across sweeps). */

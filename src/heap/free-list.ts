@@ -63,8 +63,10 @@ export class FreeList {
    * Returns [start, start + size), the unused end of an allocation, to the list:
    * joined to the chunk it was carved from when that chunk still begins right
    * after it (the parallel collector's promotion reserve), else listed anew.
+   * Returns the end of the free block that now begins at `start`, which the caller
+   * records in the block offset table (the joined chunk's old start is no block now).
    */
-  giveBack(start: number, size: number): void {
+  giveBack(start: number, size: number): number {
     const i = this.rover;
     if (i < this.count && this.starts[i] === start + size) {
       const total = size + this.sizes[i]!;
@@ -73,9 +75,10 @@ export class FreeList {
       writeFreeBlock(this.words, start, total);
       this.freeWords += size;
       if (total > this.largestHint) this.largestHint = total;
-      return;
+      return start + total;
     }
     this.addFree(start, size);
+    return start + size;
   }
 
   /** Allocates `size` words; returns their start, or 0 when no chunk is large enough. */

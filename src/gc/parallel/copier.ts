@@ -136,8 +136,7 @@ export class ParallelCopier implements YoungCopier {
 
   private free(start: number, size: number): void {
     const h = this.heap;
-    h.freeList.giveBack(start, size);
-    h.cards.recordBlock(start, start + size);
+    h.cards.recordBlock(start, h.freeList.giveBack(start, size));
   }
 
   copy(roots: Int32Array, ranges: Int32Array): CopyResult {

@@ -35,9 +35,9 @@ export class ParallelSweeper implements TenuredSweeper {
     const regions = Math.ceil(tenuredWords / REGION_WORDS);
     const want = this.lastInts < 0 ? 2 * Math.ceil(tenuredWords * FIRST_RUNS_PER_WORD) : 2 * this.lastInts;
     // A free chunk carved from its front leaves its later cards naming the chunk's old
-    // start, now the first of the objects carved there; a region would walk all of
-    // them to find its first block. Naming each chunk's start anew makes every
-    // region's first step short.
+    // start (still a block start, as the table allows), now the first of the objects
+    // carved there; a region would walk all of them to find its first block. Naming
+    // each chunk's start anew makes every region's first step short.
     for (const [start, size] of h.freeList.chunks()) h.cards.recordBlock(start, start + size);
     gc.syncTypes();
     gc.ensure({ tails: 2 * regions, out: Math.max(4096, want) });
