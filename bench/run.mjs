@@ -38,6 +38,8 @@
 //                section alone, then its tables (no run-wide header or timings)
 //   --threads-list N,N,...  thread counts of `scaling` (default 1,2,4,8,16)
 //   --programs NAME,...     `auto`: only the programs whose path contains one of the names
+//   --pretouch   every run maps its heap's pages before the program runs: minivm's --pretouch and
+//                HotSpot's -XX:+AlwaysPreTouch, so that no pause pays the first touch of a page
 //
 // Tables go to stdout as markdown; progress goes to stderr. Peers that are not
 // installed (python3, lua5.4, java) show as "-" or a skipped section.
@@ -52,7 +54,7 @@ import { interp } from './lib/interp.mjs';
 import { java } from './lib/java.mjs';
 import { layouts } from './lib/layouts.mjs';
 import { formatMachine, loadAverage, machineInfo, provenance } from './lib/machine.mjs';
-import { ensureBuilt, probeGpu } from './lib/minivm.mjs';
+import { ensureBuilt, harnessFlags, probeGpu } from './lib/minivm.mjs';
 import { pairs } from './lib/pairs.mjs';
 import { scaling } from './lib/scaling.mjs';
 import { startup } from './lib/startup.mjs';
@@ -67,7 +69,7 @@ const DEFAULT_SECTIONS = ['interp', 'gc', 'layouts', 'young1m', 'java'];
 function usage(msg) {
   if (msg) process.stderr.write(`bench/run.mjs: ${msg}\n`);
   process.stderr.write(
-    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling|dispatch|auto|autoreplay|startup ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown] [--threads-list N,N,...] [--programs NAME,...]\n',
+    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling|dispatch|auto|autoreplay|startup ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown] [--threads-list N,N,...] [--programs NAME,...] [--pretouch]\n',
   );
   process.exit(64);
 }
@@ -103,6 +105,12 @@ for (let i = 0; i < argv.length; i++) {
     if (list.length === 0) usage('--programs needs names, comma-separated');
     opts.programs = list;
     common.push(a, list.join(','));
+  }
+  else if (a === '--pretouch') {
+    // Both VMs map every heap page before the program runs, so no pause pays first touches.
+    harnessFlags.minivm.push('--pretouch');
+    harnessFlags.java.push('-XX:+AlwaysPreTouch');
+    common.push(a);
   }
   else if (a === '-h' || a === '--help') usage();
   else if (SECTIONS[a]) opts.sections.push(a);

@@ -9,7 +9,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gcShapes, gcSpec, summarizeForced } from './gc.mjs';
 import { interpPrograms, interpSpec } from './interp.mjs';
-import { runMinivm, sizeGlobals } from './minivm.mjs';
+import { harnessFlags, runMinivm, sizeGlobals } from './minivm.mjs';
 import { fmt, fx, have, log, median, ratio, runTimed, scratch, table, versionOf } from './util.mjs';
 
 /** The Java twins: the shape each stands for, its class, and the size globals passed as arguments, in order. */
@@ -111,7 +111,7 @@ export async function java(ctx) {
       for (const g of gcs) {
         const e = entry(`${cs.name}|${g.name}`);
         log(`java ${i + 1}/${repeat} ${cs.name} ${g.name}`);
-        const r = await runTimed('java', [`-Xms${cs.jheap}`, `-Xmx${cs.jheap}`, g.flag, '-Xlog:gc', '-cp', classes, cs.cls, ...cs.argv], { cwd: root });
+        const r = await runTimed('java', [`-Xms${cs.jheap}`, `-Xmx${cs.jheap}`, g.flag, '-Xlog:gc', ...harnessFlags.java, '-cp', classes, cs.cls, ...cs.argv], { cwd: root });
         if (r.code !== 0) e.errors.push(`exit ${r.code}: ${r.stderr.trim().split('\n').pop()}`);
         else e.runs.push({ ...parseXlog(r.stdout), ms: r.ms });
       }

@@ -64,6 +64,9 @@ export function sizeArgs(root, program, sizes) {
 const cache = new Map();
 let counter = 0;
 
+/** Options every run of this harness gets (bench/run.mjs --pretouch), and HotSpot's counterparts. */
+export const harnessFlags = { minivm: /** @type {string[]} */ ([]), java: /** @type {string[]} */ ([]) };
+
 /**
  * One run of `minivm run PROGRAM` with the given options (spec: program, gc, layout,
  * heap, sizes, gpuBenchmark, gpuOpt, tag, threads, flags: more command-line options); `index` is the repeat number,
@@ -85,7 +88,7 @@ export async function runMinivm(root, spec, index) {
   if (gpuBenchmark) args.push('--gpu-benchmark');
   if (gpuOpt) args.push('--gpu-opt', gpuOpt);
   if (threads) args.push('--threads', String(threads));
-  args.push(...flags);
+  args.push(...flags, ...harnessFlags.minivm);
   const programArgs = sizeArgs(root, program, sizes);
   if (programArgs.length > 0) args.push('--', ...programArgs);
   const r = await runTimed(process.execPath, args, { cwd: root });

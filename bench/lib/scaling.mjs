@@ -7,7 +7,7 @@
 // of the forced collections, as in the java section).
 import { gcShapes, gcSpec, summarizeForced } from './gc.mjs';
 import { compileTwins, javaHeap, parseXlog, twins as javaTwins } from './java.mjs';
-import { runMinivm, sizeGlobals } from './minivm.mjs';
+import { harnessFlags, runMinivm, sizeGlobals } from './minivm.mjs';
 import { fmt, fx, have, log, median, ratio, runTimed, table } from './util.mjs';
 
 const tree = { name: 'binary_tree_gc', label: 'Binary tree', quick: { DEPTH: 15 }, program: 'bench/programs/binary_tree_gc.mini' };
@@ -52,7 +52,7 @@ export async function scaling(ctx) {
       const runs = [];
       for (let i = 0; i < repeat; i++) {
         log(`scaling ${i + 1}/${repeat} ${shape.name} java ${flags.join(' ')}`);
-        const r = await runTimed('java', [`-Xms${jheap}`, `-Xmx${jheap}`, ...flags, '-Xlog:gc', '-cp', classes, twin.cls, ...argv], { cwd: root });
+        const r = await runTimed('java', [`-Xms${jheap}`, `-Xmx${jheap}`, ...flags, '-Xlog:gc', ...harnessFlags.java, '-cp', classes, twin.cls, ...argv], { cwd: root });
         if (r.code === 0) runs.push(parseXlog(r.stdout));
       }
       return { young: javaPauses(runs, 'young'), full: javaPauses(runs, 'full') };

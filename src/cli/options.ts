@@ -38,6 +38,8 @@ export interface RunOptions {
   gpuOpt: string;
   gpuBenchmark: boolean;
   threads: number | undefined;
+  /** `--pretouch`: every page of the heap written before the program runs (HotSpot's AlwaysPreTouch). */
+  pretouch: boolean;
   /** `--pause-goal` (auto): the pause, in milliseconds, to meet at least CPU time. */
   pauseGoalMs: number | undefined;
   /** Execution tier; undefined leaves the interpreter's own default. */
@@ -71,7 +73,7 @@ export function defaultRunOptions(): RunOptions {
   return {
     gc: 'serial', layout: 'sable', heapBytes: 256 * 1024 ** 2, youngBytes: undefined, survivorRatio: 8,
     tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, logGcFile: undefined, logFormat: undefined, trace: undefined, stats: false,
-    jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, pauseGoalMs: undefined, tier: undefined,
+    jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, pretouch: false, pauseGoalMs: undefined, tier: undefined,
     tierThreshold: undefined, dispatch: 'ic', js: false, args: [],
   };
 }
@@ -279,6 +281,11 @@ export const OPTIONS: readonly OptionSpec[] = [
   {
     name: 'threads', arg: 'N', commands: RUNS, help: 'marking threads of the parallel collector (default: the cores)',
     apply: (p, v, f) => void (p.run.threads = integer(v, f, 1)),
+  },
+  {
+    name: 'pretouch', commands: RUNS,
+    help: "write every page of the heap before the program runs (HotSpot's AlwaysPreTouch): no first-touch cost in pauses",
+    apply: (p) => void (p.run.pretouch = true),
   },
   {
     name: 'pause-goal', arg: 'MS', commands: RUNS,

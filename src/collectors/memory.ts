@@ -5,8 +5,10 @@
  * statistics for `--stats`, `--json-stats` and `compare`.
  */
 
+import { availableParallelism } from 'node:os';
 import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
+import { pretouch } from '../heap/pretouch.js';
 import { statMs, statPercent, statSize } from '../heap/stat-units.js';
 import { createHeap, formatGcRecord, formatGcStats, formatTransfers, type GcRecord, type HeapImpl } from '../heap/index.js';
 import {
@@ -35,6 +37,8 @@ export interface MemoryOptions {
   readonly gpuOpt: string;
   readonly gpuBenchmark: boolean;
   readonly threads: number | undefined;
+  /** `--pretouch`: write every page of the heap before the program runs. */
+  readonly pretouch?: boolean;
   /** `--pause-goal` (auto): milliseconds, or undefined for the fastest engine. */
   readonly pauseGoalMs?: number | undefined;
 }
@@ -76,6 +80,8 @@ export interface RunStats {
   gpu: { adapter: string; vendor: string; options: string; startupMs: number; startup: GpuStartup | null } | null;
   /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
   parallel: { threads: number; startupMs: number } | null;
+  /** `--pretouch`: the bytes written page by page before the program ran, on how many threads, in how long. */
+  pretouch: { bytes: number; threads: number; ms: number } | null;
   /** gpu-dfs, gpu-bfs: the device fault after which the run went on on the CPU,
    *  and how many collections ran there (the one it struck and every later one). */
   gpuFallback: (GpuFallback & { cpuCollections: number }) | null;
@@ -243,6 +249,13 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
     // mistakes on the command line, not faults of the program.
     throw new MemorySetupError(`cannot set up the heap: ${(e as Error).message}`);
   }
+  // Before any thread of the collector starts: the pages are the heap's, not theirs.
+  let pretouched: RunStats['pretouch'] = null;
+  if (options.pretouch) {
+    const threads = options.threads ?? availableParallelism();
+    const ms = await pretouch([heap.words], threads);
+    pretouched = { bytes: heap.words.byteLength, threads, ms };
+  }
   let fallback: GpuFallback | null = null;
   const warn = (line: string): void => {
     if (io.warn) io.warn(line);
@@ -306,7 +319,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
         heapBytes: options.heapBytes,
         wallMs,
         // The device's start-up is neither the program's time nor a collection's.
-        mutatorMs: wallMs - gcMs - gpuStartupMs - poolStartupMs - (autoMarker ? autoMarker.gpuStartupMs + autoMarker.chooseMs : 0),
+        mutatorMs: wallMs - gcMs - gpuStartupMs - poolStartupMs - (pretouched?.ms ?? 0) - (autoMarker ? autoMarker.gpuStartupMs + autoMarker.chooseMs : 0),
         gcMs,
         youngCollections: s.youngCollections,
         fullCollections: s.fullCollections,
@@ -329,6 +342,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
             }
           : null,
         parallel: pool ? { threads: pool.threads, startupMs: poolStartupMs } : null,
+        pretouch: pretouched,
         gpuFallback: fallbackStats(fallback, records),
         auto: autoMarker ? { choices: { ...autoMarker.counts }, error: autoMarker.model.error(), chooseMs: autoMarker.chooseMs } : null,
         collections: records,
@@ -374,6 +388,7 @@ export function formatStats(s: RunStats): string {
     `gc pause p95 ${statMs(s.p95PauseMs)}, mark ${statMs(s.markMs)}, transfer ${statMs(s.transferMs)}, peak heap ${statSize(s.peakHeapBytes)}`,
   ];
   if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${statMs(s.parallel.startupMs)}`);
+  if (s.pretouch) lines.push(`pretouch: ${statSize(s.pretouch.bytes)} on ${s.pretouch.threads} threads, ${statMs(s.pretouch.ms)} before the program ran`);
   if (s.gpu) {
     const u = s.gpu.startup;
     const steps = u
