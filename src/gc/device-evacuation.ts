@@ -9,9 +9,10 @@
  *   room: the CPU evacuates this collection instead, nothing having moved) →
  *   the CPU cleans the scanned cards → the device copies, forwards and fixes
  *   in its mirror and writes the moved words, the new addresses and the
- *   forwarding headers into the heap → the CPU dirties the promoted copies'
- *   cards the device found, redirects the remembered slots and the roots
- *   through the forwarding headers, and flips the survivor spaces.
+ *   forwarding headers into the heap, with the remembered slots it redirected
+ *   (unless they are too many runs to copy back) → the CPU dirties the cards
+ *   the device found, redirects the roots (and the remembered slots the device
+ *   left) through the forwarding headers, and flips the survivor spaces.
  *
  * With `--verify-gc` the result is compared with the same evacuation computed
  * on the CPU from a snapshot of the heap taken before it (verify-evacuation.ts).
@@ -111,8 +112,8 @@ export async function evacuateOnDevice(
   ev.survivedWords = a.survivedWords;
   ev.promotedWords = promoted;
   ev.toTop = h.toStart + a.survivedWords;
-  // The device redirected the same slots in its copy.
-  fixRememberedSlots(h, runs);
+  // The device redirected the same slots in its copy, and in the heap's words when it says so.
+  if (!done.slotsWritten) fixRememberedSlots(h, runs);
   fixRoots(h);
   const fixMs = performance.now() - tf;
   if (snapshot !== null) {
@@ -133,5 +134,6 @@ export async function evacuateOnDevice(
     readbackBytes: t.readbackBytes,
     writeMs: t.write,
     fixMs,
+    slots: runs.length === 0 ? 'none' : done.slotsWritten ? 'gpu' : 'cpu',
   };
 }

@@ -235,12 +235,15 @@ export interface EvacuationTimes {
 }
 
 /** What a device evacuation leaves for the CPU: the new addresses (parallel to
- *  the live list) and the promoted copies' cards holding young references. */
+ *  the live list) and the cards holding young references. */
 export interface DeviceEvacuated {
   readonly forward: Int32Array;
   /** Bit c set: card `cardFirst + c` (counted from tenured's start) is dirty. */
   readonly cardBits: Uint32Array;
   readonly cardFirst: number;
+  /** The remembered slots were redirected in the heap's words and their cards
+   *  are among the bits; false: the CPU redirects them. */
+  readonly slotsWritten: boolean;
   readonly times: EvacuationTimes;
 }
 

@@ -97,6 +97,10 @@ export interface GpuOptions {
   /** Young collections (sable): remembered sets of at least this many slots are
    *  scanned on the GPU (remset.wgsl), smaller ones on the CPU; 0 = always the GPU. */
   remsetMinSlots: number;
+  /** `evacuate=gpu`: the remembered slots the device redirected are read back
+   *  and written into the heap when they lie in at most this many runs (one
+   *  copy command each); in more, the CPU redirects them. 0 = always the CPU. */
+  slotCopies: number;
   /** Young marks (sable): the order of the live list the CPU evacuates from.
    *  `mark` is the engine's own order: gpu-dfs's storage stack (FastCollect
    *  Algorithm 4), gpu-bfs's frontier queue. `address` (default) compacts the
@@ -158,6 +162,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   dfsAhead: 0,
   chunkWords: 0,
   remsetMinSlots: 65536,
+  slotCopies: 8192,
   liveOrder: 'address',
   stealAreas: 'range',
   edenUpload: 'ahead',
@@ -189,6 +194,7 @@ const NUMERIC: Record<string, keyof GpuOptions> = {
   ahead: 'dfsAhead',
   'chunk-words': 'chunkWords',
   remset: 'remsetMinSlots',
+  'slot-copies': 'slotCopies',
 };
 
 /** Settings that name one of a few values: `key=value`, the field and the values. */

@@ -94,8 +94,10 @@ export interface EvacuationRecord {
   readbackBytes?: number;
   /** Writing the read-back into the heap. */
   writeMs?: number;
-  /** The CPU's share after it: cards, remembered slots, roots. */
+  /** The CPU's share after it: cards, roots, and the remembered slots unless the device wrote them. */
   fixMs?: number;
+  /** Where the remembered slots were redirected in the heap's words (none: no remembered slots). */
+  slots?: 'gpu' | 'cpu' | 'none';
 }
 
 /** Totals for `--stats`. */
@@ -196,7 +198,8 @@ export function formatGcRecord(r: GcRecord): string {
   if (e?.where === 'gpu') {
     parts.push(
       `evacuate=gpu assign=${ms(e.assignMs ?? 0)} copy+fix=${ms(e.copyMs ?? 0)} ` +
-        `read-back=${formatBytes(e.readbackBytes ?? 0)}/${ms(e.readbackMs ?? 0)} write=${ms(e.writeMs ?? 0)} cpu-fix=${ms(e.fixMs ?? 0)}`,
+        `read-back=${formatBytes(e.readbackBytes ?? 0)}/${ms(e.readbackMs ?? 0)} write=${ms(e.writeMs ?? 0)} cpu-fix=${ms(e.fixMs ?? 0)}` +
+        (e.slots && e.slots !== 'none' ? ` slots=${e.slots}` : ''),
     );
   } else if (e) {
     parts.push(`evacuate=cpu (${e.reason ?? 'cpu'})`);

@@ -250,6 +250,8 @@ for (const [engine, options, seeds] of [
             } else {
               for (const r of young) expect(r.evacuation, `collection ${r.number}`).toMatchObject({ where: 'gpu' });
             }
+            // Remembered slots, redirected on the device, come back with the moved words.
+            if (name === 'oldToYoung') expect(young.some((r) => r.evacuation?.slots === 'gpu')).toBe(true);
             // Survivor overflow: the device promotes every eligible object after the first that does not fit.
             compareHeaps(gpu, cpu, name !== 'survivorOverflow' && name !== 'tenuredNearlyFull');
             // Every collection moved the same amount of data on both sides.
@@ -265,3 +267,24 @@ for (const [engine, options, seeds] of [
     }
   });
 }
+
+// The remembered slots the device redirected come back into the heap (the
+// default), or, with more runs than `slot-copies=`, the CPU redirects them:
+// both must leave the heap the CPU's evacuation leaves.
+describe('gpu-dfs evacuate=gpu, remembered slots redirected by the CPU (slot-copies=0)', () => {
+  it('oldToYoung (seed 6)', async () => {
+    const gpu = world('gpu-dfs', { tenureAge: 1 }, 'evacuate=gpu,slot-copies=0');
+    const cpu = world('serial', { tenureAge: 1 });
+    try {
+      await scenarios.oldToYoung!(gpu, rng(6));
+      await scenarios.oldToYoung!(cpu, rng(6));
+      const young = gpu.records.filter((r) => r.kind === 'young');
+      for (const r of young) expect(r.evacuation, `collection ${r.number}`).toMatchObject({ where: 'gpu' });
+      expect(young.some((r) => r.evacuation?.slots === 'cpu')).toBe(true);
+      compareHeaps(gpu, cpu, true);
+    } finally {
+      gpu.dispose();
+      cpu.dispose();
+    }
+  });
+});

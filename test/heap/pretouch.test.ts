@@ -13,7 +13,7 @@ describe('splitPages', () => {
     for (const threads of [1, 2, 3, 7, 16]) {
       const slices = splitPages([a, b], threads);
       expect(slices.length).toBeLessThanOrEqual(threads);
-      const seen = new Map([[a, 0], [b, 0]]);
+      const seen = new Map<Int32Array, number>([[a, 0], [b, 0]]);
       for (const s of slices.flat()) {
         expect(s.start).toBe(seen.get(s.words));
         expect(s.end).toBeGreaterThan(s.start);

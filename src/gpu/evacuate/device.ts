@@ -66,11 +66,34 @@ export interface FinishJob {
 }
 
 export interface Finished {
-  /** Bits of the promotion buffer's cards from `cardFirst` (cards counted from
-   *  tenured's start): set where a promoted copy holds a young reference. */
+  /** Bits of cards from `cardFirst` (counted from tenured's start): set where a
+   *  promoted copy, or a remembered slot when `slotsWritten`, holds a young reference. */
   readonly cardBits: Uint32Array;
   readonly cardFirst: number;
+  /** The remembered slots were redirected in the heap's words too, and their cards dirtied. */
+  readonly slotsWritten: boolean;
   readonly times: EvacuationTimes;
+}
+
+/**
+ * The cards (counted from tenured's start) the card bits cover: the promotion
+ * buffer's `promoted` [first card's word, last word] relative to tenured, and
+ * the remembered slots' runs when the device dirties their cards too.
+ */
+export function cardSpan(promoted: readonly [number, number] | null, runs: Uint32Array | null, tenuredStart: number): { cardFirst: number; cardWords: number } {
+  let lo = Infinity;
+  let hi = -1;
+  if (promoted) [lo, hi] = [promoted[0], promoted[1]];
+  if (runs) {
+    for (let i = 0; i < runs.length; i += 2) {
+      if (runs[i + 1] === 0) continue;
+      lo = Math.min(lo, runs[i]! - tenuredStart);
+      hi = Math.max(hi, runs[i]! + runs[i + 1]! - 1 - tenuredStart);
+    }
+  }
+  if (hi < 0) return { cardFirst: 0, cardWords: 0 };
+  const first = lo >> CARD_SHIFT;
+  return { cardFirst: first, cardWords: Math.ceil(((hi >> CARD_SHIFT) - first + 1) / 32) };
 }
 
 /** Bytes of `rctl`'s counts, before the promoted copies' card bits. */
@@ -97,6 +120,8 @@ export class DeviceEvacuation {
     private readonly ctx: GpuContext,
     private readonly mirror: HeapMirror,
     private readonly uploader: StagingUploader,
+    /** Most remembered-slot runs whose fixed words are read back, one copy command each. */
+    private readonly slotCopies: number,
   ) {
     const d = ctx.device;
     const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
@@ -152,6 +177,7 @@ export class DeviceEvacuation {
         'replay_slots',
         'evac_cards',
         'evac_cards_big',
+        'evac_slot_cards',
       ],
     });
     return this.program;
@@ -252,11 +278,13 @@ export class DeviceEvacuation {
     const n = p.live.length;
     const T = p.promoted;
     const S = p.survived;
-    const cardFirst = T > 0 ? (job.base - p.tenuredStart) >> CARD_SHIFT : 0;
-    const cardWords = T > 0 ? Math.ceil((((job.base + T - 1 - p.tenuredStart) >> CARD_SHIFT) - cardFirst + 1) / 32) : 0;
-    this.ctl.ensure(CTL_BYTES + cardWords * 4);
     const runs = u32View(job.slotRuns);
     const runCount = runs.length >>> 1;
+    // The fixed remembered slots come back with the moved words when they are
+    // few enough runs to copy one by one; else the CPU redirects them again.
+    const slotsBack = runCount > 0 && runCount <= this.slotCopies;
+    const { cardFirst, cardWords } = cardSpan(T > 0 ? [job.base - p.tenuredStart, job.base + T - 1 - p.tenuredStart] : null, slotsBack ? runs : null, p.tenuredStart);
+    this.ctl.ensure(CTL_BYTES + cardWords * 4);
     this.slots.ensure(Math.max(1, runs.length) * 4);
     if (runCount > 0) await this.uploader.write(this.slots.buffer, 0, runs);
     this.uploader.submit();
@@ -285,6 +313,7 @@ export class DeviceEvacuation {
       ['replay_slots', helperGroups(this.ctx, runCount)],
       ['evac_cards', perObject],
       ['evac_cards_big', perBig],
+      ...(slotsBack ? [['evac_slot_cards', helperGroups(this.ctx, runCount)] as const] : []),
     ]);
     pass.end();
     device.queue.submit([enc.finish()]);
@@ -292,8 +321,10 @@ export class DeviceEvacuation {
     const t1 = performance.now();
 
     // Read back: to-survivor's new words, the promotion buffer, the new
-    // addresses, the card bits, in that order.
-    const bytes = (S + T + n + cardWords) * 4;
+    // addresses, the card bits and the fixed remembered slots, in that order.
+    let slotWords = 0;
+    if (slotsBack) for (let r = 0; r < runCount; r++) slotWords += runs[2 * r + 1]!;
+    const bytes = (S + T + n + cardWords + slotWords) * 4;
     const target = this.readback.target(bytes);
     const enc2 = device.createCommandEncoder({ label: 'evacuation read-back' });
     let at = 0;
@@ -302,6 +333,8 @@ export class DeviceEvacuation {
     if (n > 0) enc2.copyBufferToBuffer(this.fwd.buffer, 0, target, at * 4, n * 4);
     at += n;
     if (cardWords > 0) enc2.copyBufferToBuffer(this.ctl.buffer, CTL_BYTES, target, at * 4, cardWords * 4);
+    at += cardWords;
+    if (slotsBack) for (let r = 0; r < runCount; r++) at = this.copyRange(enc2, runs[2 * r]!, runs[2 * r]! + runs[2 * r + 1]!, target, at);
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
     let t2 = 0;
@@ -317,6 +350,14 @@ export class DeviceEvacuation {
       const f = view.subarray(S + T, S + T + n);
       job.forward.set(new Int32Array(f.buffer, f.byteOffset, n));
       cardBits.set(view.subarray(S + T + n, S + T + n + cardWords));
+      if (slotsBack) {
+        let from = S + T + n + cardWords;
+        for (let r = 0; r < runCount; r++) {
+          const count = runs[2 * r + 1]!;
+          w.set(view.subarray(from, from + count), runs[2 * r]!);
+          from += count;
+        }
+      }
       const live = p.live;
       copyScalars(words, live, f, p.sizeTable);
       // The forwarding headers, as the mirror has them: the CPU fixes the roots through them.
@@ -330,6 +371,7 @@ export class DeviceEvacuation {
     return {
       cardBits,
       cardFirst,
+      slotsWritten: slotsBack,
       times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2 },
     };
   }

@@ -87,7 +87,7 @@ export const EVACUATE_PARAMS = [
   ['base', 'the promotion buffer\'s first word'],
   ['tenuredStart', ''],
   ['blocks', 'prefix-sum blocks of BLOCK entries'],
-  ['cardFirst', 'card (from tenuredStart) of the promotion buffer\'s first word'],
+  ['cardFirst', 'card (from tenuredStart) of the card bits\' first bit'],
   ['cardWords', 'words of card bits from CARD_BITS'],
 ] as const satisfies Struct;
 

@@ -130,8 +130,9 @@ fn evac_place(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
   }
 }
 
-// A promoted copy's references [s, e) (already fixed) that name young objects
-// dirty their cards, as gc/evacuate.ts's copy does.
+// Tenured slots [s, e) (already fixed) that name young objects dirty their
+// cards, as gc/evacuate.ts's copy does; the bits cover cards [cardFirst,
+// cardFirst + 32 * cardWords).
 fn markCards(s: u32, e: u32, k0: u32, stride: u32) {
   for (var k = s + k0; k < e; k += stride) {
     let v = heapWord(k);
@@ -149,6 +150,17 @@ fn evac_cards(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     let na = fwd[i];
     if (na < ep.tenuredStart || objectSpan(na).y > ONE_THREAD_WORDS) { continue; }
     markCards(na + 4u, na + 4u + heapWord(na + 2u), 0u, 1u);
+  }
+}
+
+// The remembered slots (replay_slots fixed them) that still name young objects
+// dirty their cards again, as gc/device-evacuation.ts's CPU fix does.
+@compute @workgroup_size(WG)
+fn evac_slot_cards(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let stride = nwg.x * WG;
+  for (var r = gid.x; r < rp.slotRuns; r += stride) {
+    let run = slots[r];
+    markCards(run.x, run.x + run.y, 0u, 1u);
   }
 }
 

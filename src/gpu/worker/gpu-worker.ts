@@ -255,7 +255,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const out = h.forwardBuffer(n);
       const done = await h.marker.finishYoung(req.base, view(req.slotRuns), out);
       const forward: SharedInts = { buffer: out.buffer, offset: 0, length: n };
-      return { cardBits: done.cardBits, cardFirst: done.cardFirst, times: done.times, forward } satisfies EvacFinishReply;
+      return { cardBits: done.cardBits, cardFirst: done.cardFirst, slotsWritten: done.slotsWritten, times: done.times, forward } satisfies EvacFinishReply;
     }
     case 'remset': {
       const h = hosted(req.marker);
