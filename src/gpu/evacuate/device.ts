@@ -96,6 +96,26 @@ export function cardSpan(promoted: readonly [number, number] | null, runs: Uint3
   return { cardFirst: first, cardWords: Math.ceil(((hi >> CARD_SHIFT) - first + 1) / 32) };
 }
 
+/**
+ * The (first slot, count) runs with those that continue one another joined (the
+ * remembered set's runs stop at card ends), or null when more than `most` remain.
+ */
+export function joinRuns(runs: Uint32Array, most: number): number[] | null {
+  const out: number[] = [];
+  for (let i = 0; i < runs.length; i += 2) {
+    const s = runs[i]!;
+    const n = runs[i + 1]!;
+    if (n === 0) continue;
+    const k = out.length;
+    if (k > 0 && out[k - 2]! + out[k - 1]! === s) out[k - 1]! += n;
+    else {
+      if (k >= 2 * most) return null;
+      out.push(s, n);
+    }
+  }
+  return out.length > 0 ? out : null;
+}
+
 /** Bytes of `rctl`'s counts, before the promoted copies' card bits. */
 const CTL_BYTES = EVACUATE.CARD_BITS * 4;
 
@@ -282,7 +302,8 @@ export class DeviceEvacuation {
     const runCount = runs.length >>> 1;
     // The fixed remembered slots come back with the moved words when they are
     // few enough runs to copy one by one; else the CPU redirects them again.
-    const slotsBack = runCount > 0 && runCount <= this.slotCopies;
+    const back = runCount > 0 ? joinRuns(runs, this.slotCopies) : null;
+    const slotsBack = back !== null;
     const { cardFirst, cardWords } = cardSpan(T > 0 ? [job.base - p.tenuredStart, job.base + T - 1 - p.tenuredStart] : null, slotsBack ? runs : null, p.tenuredStart);
     this.ctl.ensure(CTL_BYTES + cardWords * 4);
     this.slots.ensure(Math.max(1, runs.length) * 4);
@@ -323,7 +344,7 @@ export class DeviceEvacuation {
     // Read back: to-survivor's new words, the promotion buffer, the new
     // addresses, the card bits and the fixed remembered slots, in that order.
     let slotWords = 0;
-    if (slotsBack) for (let r = 0; r < runCount; r++) slotWords += runs[2 * r + 1]!;
+    if (back) for (let r = 1; r < back.length; r += 2) slotWords += back[r]!;
     const bytes = (S + T + n + cardWords + slotWords) * 4;
     const target = this.readback.target(bytes);
     const enc2 = device.createCommandEncoder({ label: 'evacuation read-back' });
@@ -334,7 +355,7 @@ export class DeviceEvacuation {
     at += n;
     if (cardWords > 0) enc2.copyBufferToBuffer(this.ctl.buffer, CTL_BYTES, target, at * 4, cardWords * 4);
     at += cardWords;
-    if (slotsBack) for (let r = 0; r < runCount; r++) at = this.copyRange(enc2, runs[2 * r]!, runs[2 * r]! + runs[2 * r + 1]!, target, at);
+    if (back) for (let r = 0; r < back.length; r += 2) at = this.copyRange(enc2, back[r]!, back[r]! + back[r + 1]!, target, at);
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
     let t2 = 0;
@@ -350,22 +371,15 @@ export class DeviceEvacuation {
       const f = view.subarray(S + T, S + T + n);
       job.forward.set(new Int32Array(f.buffer, f.byteOffset, n));
       cardBits.set(view.subarray(S + T + n, S + T + n + cardWords));
-      if (slotsBack) {
+      if (back) {
         let from = S + T + n + cardWords;
-        for (let r = 0; r < runCount; r++) {
-          const count = runs[2 * r + 1]!;
-          w.set(view.subarray(from, from + count), runs[2 * r]!);
-          from += count;
+        for (let r = 0; r < back.length; r += 2) {
+          w.set(view.subarray(from, from + back[r + 1]!), back[r]!);
+          from += back[r + 1]!;
         }
       }
       const live = p.live;
-      copyScalars(words, live, f, p.sizeTable);
-      // The forwarding headers, as the mirror has them: the CPU fixes the roots through them.
-      for (let i = 0; i < n; i++) {
-        const a = live[i]!;
-        words[a] = words[a]! | STATUS_FORWARDED;
-        words[a + FORWARD_WORD] = f[i]!;
-      }
+      moveScalarsAndForward(words, live, f, p.sizeTable);
     });
     const t3 = performance.now();
     return {
@@ -400,9 +414,11 @@ export class DeviceEvacuation {
  * the scalars: stores of scalars mark no mirror card, so an object uploaded
  * ahead and written since holds old ones there. Each copy's scalar words (a
  * sable instance's left of its header, a scalar array's elements) are copied
- * from the heap's own object, before its header becomes a forwarding one.
+ * from the heap's own object, whose header then becomes a forwarding one (as
+ * the mirror has it: the CPU fixes the roots through it). One pass, so that
+ * each old object is read from memory once.
  */
-function copyScalars(words: Int32Array, live: Int32Array, forward: Uint32Array, sizeTable: Uint32Array): void {
+function moveScalarsAndForward(words: Int32Array, live: Int32Array, forward: Uint32Array, sizeTable: Uint32Array): void {
   for (let i = 0; i < live.length; i++) {
     const a = live[i]!;
     const na = forward[i]!;
@@ -413,5 +429,7 @@ function copyScalars(words: Int32Array, live: Int32Array, forward: Uint32Array, 
     const s = a + HEADER_WORDS + words[a + LAYOUT_WORD]!;
     if (end - s > 64) words.copyWithin(na + (s - a), s, end);
     else for (let k = s; k < end; k++) words[na + (k - a)] = words[k]!;
+    words[a] = words[a]! | STATUS_FORWARDED;
+    words[a + FORWARD_WORD] = na;
   }
 }
