@@ -97,10 +97,11 @@ export interface GpuOptions {
   /** Young collections (sable): remembered sets of at least this many slots are
    *  scanned on the GPU (remset.wgsl), smaller ones on the CPU; 0 = always the GPU. */
   remsetMinSlots: number;
-  /** `evacuate=gpu`: the remembered slots the device redirected are read back
-   *  and written into the heap when they lie in at most this many runs (one
-   *  copy command each); in more, the CPU redirects them. 0 = always the CPU. */
-  slotCopies: number;
+  /** `evacuate=gpu`: where the remembered slots are redirected in the heap's
+   *  words: `gpu` (default) gathers the device's fixed slots into one read-back
+   *  and dirties their cards there; `cpu` redirects them through the forwarding
+   *  headers, as a CPU evacuation does. */
+  evacuateSlots: 'gpu' | 'cpu';
   /** Young marks (sable): the order of the live list the CPU evacuates from.
    *  `mark` is the engine's own order: gpu-dfs's storage stack (FastCollect
    *  Algorithm 4), gpu-bfs's frontier queue. `address` (default) compacts the
@@ -162,7 +163,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   dfsAhead: 0,
   chunkWords: 0,
   remsetMinSlots: 65536,
-  slotCopies: 8192,
+  evacuateSlots: 'gpu',
   liveOrder: 'address',
   stealAreas: 'range',
   edenUpload: 'ahead',
@@ -194,7 +195,6 @@ const NUMERIC: Record<string, keyof GpuOptions> = {
   ahead: 'dfsAhead',
   'chunk-words': 'chunkWords',
   remset: 'remsetMinSlots',
-  'slot-copies': 'slotCopies',
 };
 
 /** Settings that name one of a few values: `key=value`, the field and the values. */
@@ -204,6 +204,7 @@ const CHOICES: Record<string, readonly [keyof GpuOptions, readonly string[]]> = 
   upload: ['edenUpload', ['ahead', 'pause']],
   chase: ['dfsChase', ['loop', 'step']],
   evacuate: ['evacuate', ['cpu', 'gpu']],
+  slots: ['evacuateSlots', ['gpu', 'cpu']],
 };
 
 /** Parses a `--gpu-opt` list for `engine`; throws with a one-line message on a bad item. */

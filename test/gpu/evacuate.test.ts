@@ -269,11 +269,11 @@ for (const [engine, options, seeds] of [
 }
 
 // The remembered slots the device redirected come back into the heap (the
-// default), or, with more runs than `slot-copies=`, the CPU redirects them:
+// default), or, with `slots=cpu`, the CPU redirects them:
 // both must leave the heap the CPU's evacuation leaves.
-describe('gpu-dfs evacuate=gpu, remembered slots redirected by the CPU (slot-copies=0)', () => {
+describe('gpu-dfs evacuate=gpu, remembered slots redirected by the CPU (slots=cpu)', () => {
   it('oldToYoung (seed 6)', async () => {
-    const gpu = world('gpu-dfs', { tenureAge: 1 }, 'evacuate=gpu,slot-copies=0');
+    const gpu = world('gpu-dfs', { tenureAge: 1 }, 'evacuate=gpu,slots=cpu');
     const cpu = world('serial', { tenureAge: 1 });
     try {
       await scenarios.oldToYoung!(gpu, rng(6));

@@ -96,11 +96,9 @@ export function cardSpan(promoted: readonly [number, number] | null, runs: Uint3
   return { cardFirst: first, cardWords: Math.ceil(((hi >> CARD_SHIFT) - first + 1) / 32) };
 }
 
-/**
- * The (first slot, count) runs with those that continue one another joined (the
- * remembered set's runs stop at card ends), or null when more than `most` remain.
- */
-export function joinRuns(runs: Uint32Array, most: number): number[] | null {
+/** The (first slot, count) runs with those that continue one another joined
+ *  (the remembered set's runs stop at card ends) and empty ones dropped. */
+export function joinRuns(runs: Uint32Array): number[] {
   const out: number[] = [];
   for (let i = 0; i < runs.length; i += 2) {
     const s = runs[i]!;
@@ -108,12 +106,9 @@ export function joinRuns(runs: Uint32Array, most: number): number[] | null {
     if (n === 0) continue;
     const k = out.length;
     if (k > 0 && out[k - 2]! + out[k - 1]! === s) out[k - 1]! += n;
-    else {
-      if (k >= 2 * most) return null;
-      out.push(s, n);
-    }
+    else out.push(s, n);
   }
-  return out.length > 0 ? out : null;
+  return out;
 }
 
 /** Bytes of `rctl`'s counts, before the promoted copies' card bits. */
@@ -129,6 +124,8 @@ export class DeviceEvacuation {
   private readonly ctl: GrowableBuffer;
   private readonly types: GrowableBuffer;
   private readonly slots: GrowableBuffer;
+  /** Each slot run's offset, then the fixed slots gathered at those offsets. */
+  private readonly gather: GrowableBuffer;
   private readonly totals: Readback;
   private readonly readback: Readback;
   private typesUploaded = -1;
@@ -140,8 +137,8 @@ export class DeviceEvacuation {
     private readonly ctx: GpuContext,
     private readonly mirror: HeapMirror,
     private readonly uploader: StagingUploader,
-    /** Most remembered-slot runs whose fixed words are read back, one copy command each. */
-    private readonly slotCopies: number,
+    /** The remembered slots come back from the device (else the CPU redirects them). */
+    private readonly slotsOnDevice: boolean,
   ) {
     const d = ctx.device;
     const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
@@ -155,6 +152,7 @@ export class DeviceEvacuation {
     this.ctl = new GrowableBuffer(d, rw, 'evacuation control and cards', max);
     this.types = new GrowableBuffer(d, rw, 'evacuation types', max);
     this.slots = new GrowableBuffer(d, rw, 'evacuation slot runs', max);
+    this.gather = new GrowableBuffer(d, rw, 'evacuation gathered slots', max);
     this.totals = new Readback(d, 'evacuation totals read-back');
     this.readback = new Readback(d, 'evacuation read-back');
   }
@@ -172,6 +170,7 @@ export class DeviceEvacuation {
         { name: 'rctl', kind: 'storage', type: 'array<atomic<u32>>' },
         { name: 'slots', kind: 'read-only-storage', type: 'array<vec2<u32>>' },
         { name: 'vals', kind: 'storage', type: 'array<u32>' },
+        { name: 'gather', kind: 'storage', type: 'array<u32>' },
         ...this.mirror.bindings(false, true),
       ],
       body: [
@@ -198,6 +197,7 @@ export class DeviceEvacuation {
         'evac_cards',
         'evac_cards_big',
         'evac_slot_cards',
+        'evac_gather_slots',
       ],
     });
     return this.program;
@@ -214,6 +214,7 @@ export class DeviceEvacuation {
       rctl: this.ctl.buffer,
       slots: this.slots.buffer,
       vals: this.vals.buffer,
+      gather: this.gather.buffer,
       ...this.mirror.buffers(),
     });
   }
@@ -241,6 +242,7 @@ export class DeviceEvacuation {
     this.big.ensure(bigCap * 4);
     this.ctl.ensure(CTL_BYTES);
     this.slots.ensure(16);
+    this.gather.ensure(4);
     const { buffer: types, fresh } = this.types.ensure(job.sizeTable.byteLength);
     const typeCount = job.sizeTable.length >>> 2;
     if (fresh || this.typesUploaded !== typeCount) {
@@ -300,10 +302,19 @@ export class DeviceEvacuation {
     const S = p.survived;
     const runs = u32View(job.slotRuns);
     const runCount = runs.length >>> 1;
-    // The fixed remembered slots come back with the moved words when they are
-    // few enough runs to copy one by one; else the CPU redirects them again.
-    const back = runCount > 0 ? joinRuns(runs, this.slotCopies) : null;
-    const slotsBack = back !== null;
+    // The fixed remembered slots, gathered in run order after each run's offset.
+    const slotsBack = runCount > 0 && this.slotsOnDevice;
+    let slotWords = 0;
+    let offsets: Uint32Array<ArrayBuffer> | null = null;
+    if (slotsBack) {
+      offsets = new Uint32Array(runCount);
+      for (let r = 0; r < runCount; r++) {
+        offsets[r] = slotWords;
+        slotWords += runs[2 * r + 1]!;
+      }
+    }
+    this.gather.ensure((runCount + slotWords) * 4 || 4);
+    if (offsets) await this.uploader.write(this.gather.buffer, 0, offsets);
     const { cardFirst, cardWords } = cardSpan(T > 0 ? [job.base - p.tenuredStart, job.base + T - 1 - p.tenuredStart] : null, slotsBack ? runs : null, p.tenuredStart);
     this.ctl.ensure(CTL_BYTES + cardWords * 4);
     this.slots.ensure(Math.max(1, runs.length) * 4);
@@ -334,7 +345,9 @@ export class DeviceEvacuation {
       ['replay_slots', helperGroups(this.ctx, runCount)],
       ['evac_cards', perObject],
       ['evac_cards_big', perBig],
-      ...(slotsBack ? [['evac_slot_cards', helperGroups(this.ctx, runCount)] as const] : []),
+      ...(slotsBack
+        ? ([['evac_slot_cards', helperGroups(this.ctx, runCount)], ['evac_gather_slots', Math.min(runCount, this.ctx.limits.maxComputeWorkgroupsPerDimension)]] as const)
+        : []),
     ]);
     pass.end();
     device.queue.submit([enc.finish()]);
@@ -343,8 +356,6 @@ export class DeviceEvacuation {
 
     // Read back: to-survivor's new words, the promotion buffer, the new
     // addresses, the card bits and the fixed remembered slots, in that order.
-    let slotWords = 0;
-    if (back) for (let r = 1; r < back.length; r += 2) slotWords += back[r]!;
     const bytes = (S + T + n + cardWords + slotWords) * 4;
     const target = this.readback.target(bytes);
     const enc2 = device.createCommandEncoder({ label: 'evacuation read-back' });
@@ -355,7 +366,7 @@ export class DeviceEvacuation {
     at += n;
     if (cardWords > 0) enc2.copyBufferToBuffer(this.ctl.buffer, CTL_BYTES, target, at * 4, cardWords * 4);
     at += cardWords;
-    if (back) for (let r = 0; r < back.length; r += 2) at = this.copyRange(enc2, back[r]!, back[r]! + back[r + 1]!, target, at);
+    if (slotWords > 0) enc2.copyBufferToBuffer(this.gather.buffer, runCount * 4, target, at * 4, slotWords * 4);
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
     let t2 = 0;
@@ -371,6 +382,8 @@ export class DeviceEvacuation {
       const f = view.subarray(S + T, S + T + n);
       job.forward.set(new Int32Array(f.buffer, f.byteOffset, n));
       cardBits.set(view.subarray(S + T + n, S + T + n + cardWords));
+      // Runs that continue one another (a large array's, split at its cards) are one write.
+      const back = slotsBack ? joinRuns(runs) : null;
       if (back) {
         let from = S + T + n + cardWords;
         for (let r = 0; r < back.length; r += 2) {
@@ -405,7 +418,7 @@ export class DeviceEvacuation {
 
   destroy(): void {
     this.pending = null;
-    destroyAll(this.rp, this.ep, this.fwd, this.vals, this.big, this.ctl, this.types, this.slots, this.totals, this.readback);
+    destroyAll(this.rp, this.ep, this.fwd, this.vals, this.big, this.ctl, this.types, this.slots, this.gather, this.totals, this.readback);
   }
 }
 

@@ -137,8 +137,12 @@ fn markCards(s: u32, e: u32, k0: u32, stride: u32) {
   for (var k = s + k0; k < e; k += stride) {
     let v = heapWord(k);
     if (v >= ep.youngStart && v < ep.youngEnd) {
-      let c = ((k - ep.tenuredStart) >> CARD_SHIFT) - ep.cardFirst;
+      let off = k - ep.tenuredStart;
+      let c = (off >> CARD_SHIFT) - ep.cardFirst;
       if ((c >> 5u) < ep.cardWords) { atomicOr(&rctl[CARD_BITS + (c >> 5u)], 1u << (c & 31u)); }
+      // The card is dirty: a lone thread skips its other slots (one atomic per
+      // card, not per slot, where a large array's slots all name young objects).
+      if (stride == 1u) { k = ep.tenuredStart + (off | ((1u << CARD_SHIFT) - 1u)); }
     }
   }
 }
@@ -161,6 +165,18 @@ fn evac_slot_cards(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
   for (var r = gid.x; r < rp.slotRuns; r += stride) {
     let run = slots[r];
     markCards(run.x, run.x + run.y, 0u, 1u);
+  }
+}
+
+// The fixed remembered slots gathered in run order, run r's at gather[slotRuns
+// + gather[r]], so that they come back in one read-back copy. A workgroup a run.
+@compute @workgroup_size(WG)
+fn evac_gather_slots(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
+                     @builtin(num_workgroups) nwg: vec3<u32>) {
+  for (var r = wid.x; r < rp.slotRuns; r += nwg.x) {
+    let run = slots[r];
+    let out = rp.slotRuns + gather[r];
+    for (var j = lid; j < run.y; j += WG) { gather[out + j] = heapWord(run.x + j); }
   }
 }
 

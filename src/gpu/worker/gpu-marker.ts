@@ -446,7 +446,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
       const m = new HeapMirror(ctx, input.words.length, this.uploader, this.options.chunkWords);
       this.mirror = m;
       if (input.sizeTable) this.replay = new EvacuationReplay(ctx, m, this.uploader);
-      if (input.sizeTable && this.options.evacuate === 'gpu') this.evacuation = new DeviceEvacuation(ctx, m, this.uploader, this.options.slotCopies);
+      if (input.sizeTable && this.options.evacuate === 'gpu') this.evacuation = new DeviceEvacuation(ctx, m, this.uploader, this.options.evacuateSlots === 'gpu');
       this.remset = new RemsetScan(ctx, m, this.uploader);
       target = {
         layout: 'sable',
