@@ -51,6 +51,19 @@ function pauseSummary(ms) {
   return ms.length ? { pause: median(ms), n: ms.length } : null;
 }
 
+/** One run of a Java twin with `flags` (a collector and its options) at -Xms = -Xmx = `jheap`:
+ *  its -Xlog:gc pauses (parseXlog), or null when java failed. */
+export async function runTwin(root, classes, jheap, twin, argv, flags) {
+  const r = await runTimed('java', [`-Xms${jheap}`, `-Xmx${jheap}`, ...flags, '-Xlog:gc', ...harnessFlags.java, '-cp', classes, twin.cls, ...argv], { cwd: root });
+  return r.code === 0 ? parseXlog(r.stdout) : null;
+}
+
+/** Median forced young or full pauses of Java runs (ParallelGC's scavenge before System.gc() excluded). */
+export function javaPauses(runs, kind) {
+  const ms = runs.flatMap((r) => r.pauses.filter((p) => p.forced && p.kind === kind && (kind === 'full' || p.cause !== 'System.gc()')).map((p) => p.ms));
+  return ms.length ? median(ms) : null;
+}
+
 /** minivm's --heap size as a -Xmx value. */
 export function javaHeap(heap) {
   return heap.replace(/i?b$/i, '');

@@ -8,10 +8,13 @@
 // runs at one of two speeds about 1.7x apart, so a few runs per collector can land in
 // different speeds and their medians say more about the draw than about the
 // collectors. Pairing by round and counting the pairs keeps the comparison honest;
-// 20 rounds (`--repeat 20`) resolve about 15% (docs/decisions/r19d-01-*.md).
+// 20 rounds (`--repeat 20`) resolve about 15% (docs/decisions/r19d-01-*.md). Each
+// round also runs the CPU peers: minivm parallel and HotSpot ParallelGC, a thread per core.
+import { availableParallelism } from 'node:os';
 import { gcShapes, gcSpec } from './gc.mjs';
-import { forcedCollections, runMinivm } from './minivm.mjs';
-import { fmt, fx, log, median, ratio, table } from './util.mjs';
+import { compileTwins, javaHeap, javaPauses, runTwin, twins } from './java.mjs';
+import { forcedCollections, runMinivm, sizeGlobals } from './minivm.mjs';
+import { fmt, fx, have, log, median, ratio, table } from './util.mjs';
 
 const SHAPES = gcShapes.filter((s) => s.name === 'parallel_lists_2560' || s.name === 'complete_graph');
 /** The GPU collectors: each engine evacuating on the CPU (as before) and on the GPU. */
@@ -34,8 +37,24 @@ export async function pairs(ctx) {
   // rounds[shape][collector] = one entry per round: the young collections, or an error line.
   /** @type {Record<string, Record<string, (string | { pause: number, mark: number, copy: number, roots: number, evacuation: any }[])[]>>} */
   const rounds = Object.fromEntries(SHAPES.map((s) => [s.name, Object.fromEntries(COLLECTORS.map((c) => [c, []]))]));
+  // The CPU peers in the same rounds: minivm's parallel collector and HotSpot's
+  // ParallelGC, each with a thread per core (the issue's bar is against the latter).
+  const cores = availableParallelism();
+  const classes = have('java') && have('javac') ? (await compileTwins(root)).classes : null;
+  /** @type {Record<string, { parallel: number[], hotspot: any[] }>} */
+  const peers = Object.fromEntries(SHAPES.map((s) => [s.name, { parallel: [], hotspot: [] }]));
   for (let i = 0; i < repeat; i++) {
     for (const shape of SHAPES) {
+      log(`pairs ${i + 1}/${repeat} ${shape.name} parallel, ${cores} threads`);
+      const par = await runMinivm(root, { ...gcSpec(shape, { collector: 'parallel', heap, quick }), gpuBenchmark: false, threads: cores, tag: 'pairs' }, i);
+      if (!par.error) peers[shape.name].parallel.push(...youngOf(par).map((c) => c.pause));
+      const twin = twins.find((t) => t.name === shape.name);
+      if (classes && twin) {
+        const globals = { ...sizeGlobals(root, shape.program), ...(quick && shape.quick ? shape.quick : {}) };
+        log(`pairs ${i + 1}/${repeat} ${shape.name} HotSpot ParallelGC, ${cores} threads`);
+        const r = await runTwin(root, classes, javaHeap(heap), twin, twin.args.map((a) => String(globals[a])), ['-XX:+UseParallelGC', `-XX:ParallelGCThreads=${cores}`]);
+        if (r) peers[shape.name].hotspot.push(r);
+      }
       for (const collector of COLLECTORS) {
         log(`pairs ${i + 1}/${repeat} ${shape.name} ${collector}`);
         const [gc, gpuOpt] = collector.split(' ');
@@ -91,6 +110,7 @@ export async function pairs(ctx) {
     for (const c of GPU) headers.push(`${c} mark`, 'serial/it', 'mark 5x', `${c} pause`, 'pause lower');
     parts.push(`#### ${shape.label} (sable, --heap ${heap}${quick ? ', --quick sizes' : ''})\n\n${table(headers, rows)}`);
     parts.push(evacuationTable(byCollector));
+    parts.push(peerLine(byCollector, peers[shape.name], cores));
     if (errors.length > 0) parts.push(`Failed runs: ${errors.slice(0, 6).join('; ')}${errors.length > 6 ? '; ...' : ''}`);
   }
   const text =
@@ -99,7 +119,22 @@ export async function pairs(ctx) {
     '"mark 5x": in how many (round, collection) pairs the GPU mark was at most a fifth of that round\'s serial mark;\n' +
     '"pause lower": in how many the GPU pause was below that round\'s serial pause.\n\n' +
     parts.join('\n\n');
-  return { text, raw: { rounds } };
+  return { text, raw: { rounds, peers } };
+}
+
+/** The CPU peers' young pauses in the same rounds, and each GPU collector's against HotSpot's. */
+function peerLine(byCollector, peers, cores) {
+  const hs = javaPauses(peers.hotspot, 'young');
+  const par = peers.parallel.length ? median(peers.parallel) : NaN;
+  const gpu = GPU.map((c) => {
+    const all = byCollector[c].filter(Array.isArray).flat().map((x) => x.pause);
+    return `${c} ${fx(ratio(all.length ? median(all) : NaN, hs ?? NaN), 2)}`;
+  });
+  return (
+    `In the same rounds, young pauses (medians of every forced young collection, ms): HotSpot ParallelGC with ${cores} threads ` +
+    `${hs === null ? '- (no java)' : fmt(hs)}, minivm parallel with ${cores} threads ${fmt(par)}. Each GPU collector's median young pause ` +
+    `over HotSpot's: ${gpu.join(', ')}.`
+  );
 }
 
 /**

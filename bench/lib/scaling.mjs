@@ -6,20 +6,14 @@
 // whole pauses over all runs (minivm: --json-stats records; Java: -Xlog:gc lines
 // of the forced collections, as in the java section).
 import { gcShapes, gcSpec, summarizeForced } from './gc.mjs';
-import { compileTwins, javaHeap, parseXlog, twins as javaTwins } from './java.mjs';
-import { harnessFlags, runMinivm, sizeGlobals } from './minivm.mjs';
-import { fmt, fx, have, log, median, ratio, runTimed, table } from './util.mjs';
+import { compileTwins, javaHeap, javaPauses, runTwin, twins as javaTwins } from './java.mjs';
+import { runMinivm, sizeGlobals } from './minivm.mjs';
+import { fmt, fx, have, log, ratio, table } from './util.mjs';
 
 const tree = { name: 'binary_tree_gc', label: 'Binary tree', quick: { DEPTH: 15 }, program: 'bench/programs/binary_tree_gc.mini' };
 const shapes = [...gcShapes.filter((s) => s.name !== 'vp_linked_list' && s.name !== 'vp_array_of_objects'), tree];
 /** Each shape's Java twin: the java section's, and the binary tree's. */
 const twins = [...javaTwins, { name: tree.name, cls: 'BinaryTreeGc', args: ['DEPTH', 'COLLECTIONS'] }];
-
-/** Median forced young and full pauses of Java runs (ParallelGC's scavenge before System.gc() excluded). */
-function javaPauses(runs, kind) {
-  const ms = runs.flatMap((r) => r.pauses.filter((p) => p.forced && p.kind === kind && (kind === 'full' || p.cause !== 'System.gc()')).map((p) => p.ms));
-  return ms.length ? median(ms) : null;
-}
 
 export async function scaling(ctx) {
   const { root, repeat, quick, heap } = ctx;
@@ -52,8 +46,8 @@ export async function scaling(ctx) {
       const runs = [];
       for (let i = 0; i < repeat; i++) {
         log(`scaling ${i + 1}/${repeat} ${shape.name} java ${flags.join(' ')}`);
-        const r = await runTimed('java', [`-Xms${jheap}`, `-Xmx${jheap}`, ...flags, '-Xlog:gc', ...harnessFlags.java, '-cp', classes, twin.cls, ...argv], { cwd: root });
-        if (r.code === 0) runs.push(parseXlog(r.stdout));
+        const r = await runTwin(root, classes, jheap, twin, argv, flags);
+        if (r) runs.push(r);
       }
       return { young: javaPauses(runs, 'young'), full: javaPauses(runs, 'full') };
     };
