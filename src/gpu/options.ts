@@ -129,12 +129,12 @@ export interface GpuOptions {
    *  copy costs the same either way; `ahead` moves it out of the pause. Not a
    *  marking optimization: `all` and `none` leave it alone. */
   edenUpload: 'ahead' | 'pause';
-  /** Young collections (sable): where the live objects are copied. `cpu`
-   *  (default): the plan evacuates on the CPU and the GPU replays the moves on
-   *  its mirror (replay.ts). `gpu`: the GPU allocates to-space, copies,
-   *  forwards and fixes in its mirror and the heap takes back what moved
-   *  (evacuate/device.ts); a collection whose promotions find no room, or a
-   *  full collection, evacuates on the CPU. Not a marking optimization: `all`
+  /** Young collections (sable): where the live objects are copied. `gpu`
+   *  (default): the GPU allocates to-space, copies, forwards and fixes in its
+   *  mirror and the heap takes back what moved (evacuate/device.ts); a
+   *  collection whose promotions find no room, a full collection or the
+   *  refgraph layout evacuates on the CPU. `cpu`: the plan evacuates on the CPU
+   *  and the GPU replays the moves on its mirror (replay.ts) (docs/decisions/s29-02). Not a marking optimization: `all`
    *  and `none` leave it alone. */
   evacuate: 'cpu' | 'gpu';
 }
@@ -167,7 +167,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   liveOrder: 'address',
   stealAreas: 'range',
   edenUpload: 'ahead',
-  evacuate: 'cpu',
+  evacuate: 'gpu',
 });
 
 /** The paper baselines: every optimization off, histogram offsets. */
