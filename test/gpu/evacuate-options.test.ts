@@ -13,9 +13,13 @@ function record(over: Partial<GcRecord>): GcRecord {
 }
 
 describe('evacuate option', () => {
-  it('defaults to the CPU and takes gpu or cpu, and nothing else', () => {
-    expect(DEFAULT_GPU_OPTIONS.evacuate).toBe('cpu');
+  it('defaults to the GPU and takes gpu or cpu, and nothing else', () => {
+    expect(DEFAULT_GPU_OPTIONS.evacuate).toBe('gpu');
+    expect(DEFAULT_GPU_OPTIONS.evacuateSlots).toBe('gpu');
     for (const engine of ['gpu-dfs', 'gpu-bfs'] as const) {
+      expect(parseGpuOptions('evacuate=cpu', engine).evacuate).toBe('cpu');
+      expect(parseGpuOptions('slots=cpu', engine).evacuateSlots).toBe('cpu');
+      expect(() => parseGpuOptions('slots=maybe', engine)).toThrow(/slots=gpu or slots=cpu/);
       expect(parseGpuOptions('evacuate=gpu', engine).evacuate).toBe('gpu');
       expect(parseGpuOptions('none,evacuate=gpu', engine).evacuate).toBe('gpu');
       expect(parseGpuOptions('evacuate=gpu,evacuate=cpu', engine).evacuate).toBe('cpu');
@@ -30,6 +34,8 @@ describe('evacuate option', () => {
       evacuation: { where: 'gpu', assignMs: 0.5, copyMs: 1.25, readbackMs: 2, readbackBytes: 3 << 20, writeMs: 4, fixMs: 0.1 },
     }));
     expect(gpu).toMatch(/ evacuate=gpu assign=0\.50ms copy\+fix=1\.25ms read-back=3M\/2\.00ms write=4\.00ms cpu-fix=0\.10ms$/);
+    const slots = formatGcRecord(record({ evacuation: { where: 'gpu', writeMs: 4, fixMs: 0.1, slots: 'gpu' } }));
+    expect(slots).toMatch(/ write=4\.00ms cpu-fix=0\.10ms slots=gpu$/);
     const cpu = formatGcRecord(record({ evacuation: { where: 'cpu', reason: 'no free chunk of 4096 bytes for the promotions' } }));
     expect(cpu).toMatch(/ evacuate=cpu \(no free chunk of 4096 bytes for the promotions\)$/);
     expect(formatGcRecord(record({}))).not.toMatch(/evacuate/);

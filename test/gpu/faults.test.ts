@@ -83,7 +83,7 @@ describe('GPU faults fall back to the CPU', () => {
   }, 300_000);
 
   it('gpu-dfs, sable: a refused allocation in the second collection', () => {
-    const { fallback } = faulted(small, 'alloc-fail@4', ['--gc', 'gpu-dfs', ...STRESS]);
+    const { fallback } = faulted(small, 'alloc-fail@4', ['--gc', 'gpu-dfs', '--gpu-opt', 'evacuate=cpu', ...STRESS]);
     expect(fallback).toMatchObject({ fault: 'out-of-memory', collection: 2 });
   }, 300_000);
 
@@ -93,7 +93,7 @@ describe('GPU faults fall back to the CPU', () => {
   }, 300_000);
 
   it('gpu-bfs, sable: a refused allocation while replaying the second evacuation', () => {
-    const { fallback } = faulted(small, 'alloc-fail@5', ['--gc', 'gpu-bfs', ...STRESS]);
+    const { fallback } = faulted(small, 'alloc-fail@5', ['--gc', 'gpu-bfs', '--gpu-opt', 'evacuate=cpu', ...STRESS]);
     expect(fallback).toMatchObject({ fault: 'out-of-memory', during: 'replay', collection: 2 });
   }, 300_000);
 

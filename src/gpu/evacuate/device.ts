@@ -325,7 +325,7 @@ export class DeviceEvacuation {
       structWords(REPLAY_PARAMS, { count: n, youngStart, youngEnd, typeCount: p.sizeTable.length >>> 2, bigCap, slotRuns: runCount }),
       structWords(EVACUATE_PARAMS, {
         count: n, youngStart, youngEnd, bigCap, tenureAge, toStart, toCap: p.toEnd - toStart, base: job.base,
-        tenuredStart, blocks, cardFirst, cardWords,
+        tenuredStart, blocks, cardFirst, cardWords, slotRuns: slotsBack ? runCount : 0,
       }),
     );
     const group = this.bind(program, p.liveBuffer);

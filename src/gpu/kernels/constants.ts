@@ -89,6 +89,10 @@ export const EVACUATE_PARAMS = [
   ['blocks', 'prefix-sum blocks of BLOCK entries'],
   ['cardFirst', 'card (from tenuredStart) of the card bits\' first bit'],
   ['cardWords', 'words of card bits from CARD_BITS'],
+  ['slotRuns', 'runs of remembered-set slots, as replay.wgsl\'s'],
+  ['pad0', 'the struct stays a multiple of 16 bytes'],
+  ['pad1', ''],
+  ['pad2', ''],
 ] as const satisfies Struct;
 
 /** gpu-dfs's control words (`ctl`), read by the host after each submit. */

@@ -162,7 +162,7 @@ fn evac_cards(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
 @compute @workgroup_size(WG)
 fn evac_slot_cards(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let stride = nwg.x * WG;
-  for (var r = gid.x; r < rp.slotRuns; r += stride) {
+  for (var r = gid.x; r < ep.slotRuns; r += stride) {
     let run = slots[r];
     markCards(run.x, run.x + run.y, 0u, 1u);
   }
@@ -173,9 +173,9 @@ fn evac_slot_cards(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
 @compute @workgroup_size(WG)
 fn evac_gather_slots(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
                      @builtin(num_workgroups) nwg: vec3<u32>) {
-  for (var r = wid.x; r < rp.slotRuns; r += nwg.x) {
+  for (var r = wid.x; r < ep.slotRuns; r += nwg.x) {
     let run = slots[r];
-    let out = rp.slotRuns + gather[r];
+    let out = ep.slotRuns + gather[r];
     for (var j = lid; j < run.y; j += WG) { gather[out + j] = heapWord(run.x + j); }
   }
 }
