@@ -8,11 +8,12 @@
  *   side takes → the CPU carves the promotion buffer from the free list (no
  *   room: the CPU evacuates this collection instead, nothing having moved) →
  *   the CPU cleans the scanned cards → the device copies, forwards and fixes
- *   in its mirror and writes the moved words, the new addresses and the
- *   forwarding headers into the heap, with the remembered slots it redirected
- *   (unless they are too many runs to copy back) → the CPU dirties the cards
- *   the device found, redirects the roots (and the remembered slots the device
- *   left) through the forwarding headers, and flips the survivor spaces.
+ *   in its mirror and writes the moved words and the new addresses into the
+ *   heap, with the remembered slots it redirected (and the old objects'
+ *   forwarding headers where the CPU needs them) → the CPU dirties the cards
+ *   the device found, redirects the roots (searching the live list, in
+ *   address order, or through the forwarding headers), and flips the survivor
+ *   spaces.
  *
  * With `--verify-gc` the result is compared with the same evacuation computed
  * on the CPU from a snapshot of the heap taken before it (verify-evacuation.ts).
@@ -25,7 +26,7 @@ import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import type { Evacuator } from './evacuate.js';
 import type { IntList } from './int-list.js';
 import { MarkerFaultError, type DeviceEvacuated, type YoungEvacuatingMarker } from './marker.js';
-import { fixRoots, type RememberedRuns } from './roots.js';
+import { fixRoots, fixRootsFromList, type RememberedRuns } from './roots.js';
 import { snapshotForEvacuation, verifyDeviceEvacuation } from './verify-evacuation.js';
 
 /**
@@ -87,7 +88,8 @@ export async function evacuateOnDevice(
 
   let done: DeviceEvacuated;
   try {
-    done = await marker.finishYoung(base, runs);
+    // --verify-gc checks the forwarding headers; without it the device may leave them out.
+    done = await marker.finishYoung(base, runs, h.options.verifyGc === true);
   } catch (e) {
     if (!(e instanceof MarkerFaultError)) throw e;
     // The device failed before writing the heap: undo the carving and the
@@ -113,8 +115,12 @@ export async function evacuateOnDevice(
   ev.promotedWords = promoted;
   ev.toTop = h.toStart + a.survivedWords;
   // The device redirected the same slots in its copy, and in the heap's words when it says so.
-  if (!done.slotsWritten) fixRememberedSlots(h, runs);
-  fixRoots(h);
+  if (!done.slotsWritten && runs.length > 0) {
+    if (!done.headersWritten) throw new Error(`${marker.name}: left the remembered slots to the CPU without forwarding headers`);
+    fixRememberedSlots(h, runs);
+  }
+  if (done.headersWritten) fixRoots(h);
+  else fixRootsFromList(h, live, ev.forward.view());
   const fixMs = performance.now() - tf;
   if (snapshot !== null) {
     tv = performance.now();

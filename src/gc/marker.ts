@@ -244,6 +244,9 @@ export interface DeviceEvacuated {
   /** The remembered slots were redirected in the heap's words and their cards
    *  are among the bits; false: the CPU redirects them. */
   readonly slotsWritten: boolean;
+  /** The old objects hold forwarding headers; false: the live list is in
+   *  address order and the roots are redirected by searching it. */
+  readonly headersWritten: boolean;
   readonly times: EvacuationTimes;
 }
 
@@ -256,8 +259,9 @@ export interface YoungEvacuatingMarker extends HeapCopyMarker {
   assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment>;
   /** Moves the objects with the promotion buffer at `base`, redirects the
    *  remembered slots `slotRuns` ((first, count) runs) in its copy, and writes
-   *  what moved into the heap's words, forwarding headers included. */
-  finishYoung(base: number, slotRuns: Int32Array): Promise<DeviceEvacuated>;
+   *  what moved into the heap's words; the old objects' forwarding headers too
+   *  when `headers` asks for them or the CPU needs them (`headersWritten`). */
+  finishYoung(base: number, slotRuns: Int32Array, headers: boolean): Promise<DeviceEvacuated>;
 }
 
 /** `m` as a young-evacuating marker, when its constraints say it is one. */

@@ -188,6 +188,35 @@ export function scanRanges(
   }
 }
 
+/**
+ * Redirects every root slot that refers to an object of `live` (in address
+ * order) to its new address in `forward`, by binary search: after a device
+ * evacuation that wrote no forwarding headers. A slot reported twice is
+ * harmless: a new address is never an old one.
+ */
+export function fixRootsFromList(heap: HeapImpl, live: Int32Array, forward: Int32Array): void {
+  const ys = heap.youngStart;
+  const ye = heap.youngEnd;
+  heap.roots.visitRoots((slots, from, to) => {
+    for (let i = from; i < to; i++) {
+      const v = slots[i]!;
+      if (v < ys || v >= ye) continue;
+      let lo = 0;
+      let hi = live.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const m = live[mid]!;
+        if (m < v) lo = mid + 1;
+        else if (m > v) hi = mid - 1;
+        else {
+          slots[i] = forward[mid]!;
+          break;
+        }
+      }
+    }
+  });
+}
+
 /** Redirects every root slot that refers to a forwarded young object. */
 export function fixRoots(heap: HeapImpl): void {
   const words = heap.words;

@@ -59,6 +59,8 @@ export interface FinishJob {
   readonly base: number;
   /** The remembered set's slots, (first slot, count) runs, as the CPU fixes them. */
   readonly slotRuns: Int32Array;
+  /** Write the old objects' forwarding headers even where the CPU will not need them (`--verify-gc`). */
+  readonly headers: boolean;
   /** The heap's words, written with what moved. */
   readonly words: Int32Array;
   /** Receives each live object's new header address (at least the list's length). */
@@ -72,6 +74,8 @@ export interface Finished {
   readonly cardFirst: number;
   /** The remembered slots were redirected in the heap's words too, and their cards dirtied. */
   readonly slotsWritten: boolean;
+  /** The old objects hold forwarding headers (else the live list is in address order). */
+  readonly headersWritten: boolean;
   readonly times: EvacuationTimes;
 }
 
@@ -370,6 +374,7 @@ export class DeviceEvacuation {
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
     let t2 = 0;
+    let headers = true;
     await this.readback.readWith(bytes, async (view) => {
       // The last point where the device may fail this collection: from here on
       // the heap is written, plain memory copies that no device fault can stop.
@@ -392,13 +397,20 @@ export class DeviceEvacuation {
         }
       }
       const live = p.live;
-      moveScalarsAndForward(words, live, f, p.sizeTable);
+      // The CPU reads forwarding headers to redirect the slots it fixes itself,
+      // and the roots unless it can search the live list (in address order).
+      headers = job.headers || (runCount > 0 && !slotsBack);
+      if (!moveScalars(words, live, f, p.sizeTable, headers) && !headers) {
+        headers = true;
+        writeForwardingHeaders(words, live, f);
+      }
     });
     const t3 = performance.now();
     return {
       cardBits,
       cardFirst,
       slotsWritten: slotsBack,
+      headersWritten: headers,
       times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2 },
     };
   }
@@ -427,11 +439,13 @@ export class DeviceEvacuation {
  * the scalars: stores of scalars mark no mirror card, so an object uploaded
  * ahead and written since holds old ones there. Each copy's scalar words (a
  * sable instance's left of its header, a scalar array's elements) are copied
- * from the heap's own object, whose header then becomes a forwarding one (as
- * the mirror has it: the CPU fixes the roots through it). One pass, so that
- * each old object is read from memory once.
+ * from the heap's own object, whose header then becomes a forwarding one when
+ * `headers` asks (one pass, so that each old object is read once). Returns
+ * whether the live list was in address order.
  */
-function moveScalarsAndForward(words: Int32Array, live: Int32Array, forward: Uint32Array, sizeTable: Uint32Array): void {
+function moveScalars(words: Int32Array, live: Int32Array, forward: Uint32Array, sizeTable: Uint32Array, headers: boolean): boolean {
+  let ascending = true;
+  let last = -1;
   for (let i = 0; i < live.length; i++) {
     const a = live[i]!;
     const na = forward[i]!;
@@ -442,7 +456,21 @@ function moveScalarsAndForward(words: Int32Array, live: Int32Array, forward: Uin
     const s = a + HEADER_WORDS + words[a + LAYOUT_WORD]!;
     if (end - s > 64) words.copyWithin(na + (s - a), s, end);
     else for (let k = s; k < end; k++) words[na + (k - a)] = words[k]!;
+    if (headers) {
+      words[a] = words[a]! | STATUS_FORWARDED;
+      words[a + FORWARD_WORD] = na;
+    }
+    if (a < last) ascending = false;
+    last = a;
+  }
+  return ascending;
+}
+
+/** The old objects' forwarding headers, as the mirror has them. */
+function writeForwardingHeaders(words: Int32Array, live: Int32Array, forward: Uint32Array): void {
+  for (let i = 0; i < live.length; i++) {
+    const a = live[i]!;
     words[a] = words[a]! | STATUS_FORWARDED;
-    words[a + FORWARD_WORD] = na;
+    words[a + FORWARD_WORD] = forward[i]!;
   }
 }

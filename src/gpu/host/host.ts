@@ -415,13 +415,14 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     }, true);
   }
 
-  async finishYoung(base: number, slotRuns: Int32Array): Promise<DeviceEvacuated> {
+  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean): Promise<DeviceEvacuated> {
     this.lastLive = null;
     const r = await gpuHost().request<EvacFinishReply>({
       op: 'evacFinish',
       marker: this.id,
       base,
       slotRuns: this.slotRuns.put(slotRuns),
+      headers,
     }, true);
     const f = r.forward;
     return { ...r, forward: new Int32Array(f.buffer, f.offset * 4, f.length) };
