@@ -205,7 +205,7 @@ describe('--log-format hotspot', () => {
 });
 
 describe('a GPU collector (lavapipe)', () => {
-  it('logs the GPU parts of a mark at debug level and nests them inside it in the trace', () => {
+  it('logs the GPU parts of a mark at debug level and nests them (and the evacuation\'s) in the trace', () => {
     const log = join(dir, 'gpu.log');
     const stats = join(dir, 'gpu.json');
     const trace = join(dir, 'gpu-trace.json');
@@ -219,12 +219,16 @@ describe('a GPU collector (lavapipe)', () => {
     }
     const events = (JSON.parse(readFileSync(trace, 'utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
     const marks = events.filter((e) => e.name === 'Mark');
+    const evacuations = events.filter((e) => e.name === 'Evacuate');
     const gpu = events.filter((e) => e.cat === 'gpu');
     expect(marks).toHaveLength(s.collections.length);
     expect(gpu.length).toBeGreaterThanOrEqual(3 * marks.length);
+    // Young collections evacuate on the GPU by default: those parts sit in Evacuate.
+    expect(gpu.some((g) => g.name.startsWith('GPU evacuation'))).toBe(true);
     for (const g of gpu) {
-      const inMark = marks.filter((m) => g.ts! >= m.ts! - 1e-6 && g.ts! + g.dur! <= m.ts! + m.dur! + 1e-6);
-      expect(inMark, g.name).toHaveLength(1);
+      const parents = g.name.startsWith('GPU evacuation') ? evacuations : marks;
+      const inside = parents.filter((m) => g.ts! >= m.ts! - 1e-6 && g.ts! + g.dur! <= m.ts! + m.dur! + 1e-6);
+      expect(inside, g.name).toHaveLength(1);
     }
   });
 });
