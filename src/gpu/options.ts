@@ -134,8 +134,8 @@ export interface GpuOptions {
    *  mirror and the heap takes back what moved (evacuate/device.ts); a
    *  collection whose promotions find no room, a full collection or the
    *  refgraph layout evacuates on the CPU. `cpu`: the plan evacuates on the CPU
-   *  and the GPU replays the moves on its mirror (replay.ts) (docs/decisions/s29-02). Not a marking optimization: `all`
-   *  and `none` leave it alone. */
+   *  and the GPU replays the moves on its mirror (replay.ts); docs/decisions/s29-02.
+   *  Not a marking optimization: `all` and `none` leave it alone. */
   evacuate: 'cpu' | 'gpu';
 }
 

@@ -11,22 +11,9 @@
  * workers), since mapping pages scales with cores.
  */
 
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerScript } from './worker-script.js';
 import { touchPages, type PretouchSlice } from './pretouch-pages.js';
-
-/** The compiled worker: under vitest this file runs from src/, but a worker
- *  thread loads JavaScript only, so it takes the build in dist/. */
-function workerScript(): string {
-  const here = fileURLToPath(import.meta.url);
-  const script = here.endsWith('.ts')
-    ? join(dirname(here), '..', '..', 'dist', 'heap', 'pretouch-worker.js')
-    : join(dirname(here), 'pretouch-worker.js');
-  if (!existsSync(script)) throw new Error(`the pre-touch worker script ${script} is missing: run npm run build`);
-  return script;
-}
 
 /** Writes every page of `arrays` once, over `threads` threads; returns the milliseconds it took. */
 export async function pretouch(arrays: readonly Int32Array[], threads: number): Promise<number> {
@@ -35,7 +22,7 @@ export async function pretouch(arrays: readonly Int32Array[], threads: number): 
   const workers = slices.slice(1).map(
     (slice) =>
       new Promise<void>((resolve, reject) => {
-        const w = new Worker(workerScript(), { workerData: slice });
+        const w = new Worker(workerScript('heap/pretouch-worker.js', 'the pre-touch worker script'), { workerData: slice });
         w.once('error', reject);
         w.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pre-touch worker exited with ${code}`))));
       }),

@@ -11,10 +11,8 @@
  * disposed does not keep the process alive.
  */
 
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { workerScript } from '../../heap/worker-script.js';
 import { runCommand } from './command.js';
 import { GcContext, PeerFailed } from './context.js';
 import {
@@ -34,18 +32,6 @@ import {
 
 /** A command whose workers do not all finish within this many ms has lost one. */
 const FINISH_TIMEOUT_MS = 120_000;
-
-/** The compiled worker. Under vitest this file runs from src/, but a worker
- *  thread is plain Node and loads JavaScript only: it takes the build in dist/
- *  (`npm test` builds first), as gpu/host/host.ts does. */
-function workerScript(): string {
-  const here = fileURLToPath(import.meta.url);
-  const script = here.endsWith('.ts')
-    ? join(dirname(here), '..', '..', '..', 'dist', 'gc', 'parallel', 'worker.js')
-    : join(dirname(here), 'worker.js');
-  if (!existsSync(script)) throw new Error(`the parallel collector's worker script ${script} is missing: run npm run build`);
-  return script;
-}
 
 interface PoolWorker {
   readonly worker: Worker;
@@ -85,7 +71,7 @@ export class WorkerPool {
   private async spawn(): Promise<void> {
     const t = performance.now();
     if (this.threads === 1) return;
-    const script = workerScript();
+    const script = workerScript('gc/parallel/worker.js', "the parallel collector's worker script");
     const ready: Promise<void>[] = [];
     const workers: PoolWorker[] = [];
     for (let id = 1; id < this.threads; id++) {

@@ -7,10 +7,8 @@
  *
  * Nothing here loads Dawn: the main thread's isolate never maps a GPU buffer.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { workerScript } from '../../heap/worker-script.js';
 import { MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type MarkerConstraints, type MarkRequest, type MarkResult, type YoungEvacuatingMarker, type YoungSpaces } from '../../gc/marker.js';
 import { evacuationRefusal } from '../evacuate/refusal.js';
 import { GpuAdapterLimitError, GpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
@@ -21,18 +19,6 @@ import type { RefGraphs } from '../mirror/mirror.js';
 import { gpuMarkerShape } from '../marker-shape.js';
 import type { GpuOptions } from '../options.js';
 import { sharedCapacity, sharedClock, type Changes, type EvacFinishReply, type HostReply, type HostRequest, type InputSpec, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
-
-/** The compiled worker script. Under vitest this file runs from src/, but a
- *  worker thread is plain Node and loads JavaScript only: it takes the build in
- *  dist/ (`npm test` builds first). */
-function workerScript(): string {
-  const here = fileURLToPath(import.meta.url);
-  const script = here.endsWith('.ts')
-    ? join(dirname(here), '..', '..', '..', 'dist', 'gpu', 'worker', 'gpu-worker.js')
-    : join(dirname(here), '..', 'worker', 'gpu-worker.js');
-  if (!existsSync(script)) throw new Error(`the GPU worker script ${script} is missing: run npm run build`);
-  return script;
-}
 
 /** An error from the worker as the class the CLI maps to an exit status. */
 function rebuild(e: { name: string; message: string; stack?: string; fault?: string }): Error {
@@ -78,7 +64,7 @@ class GpuHost {
 
   constructor() {
     const { port1, port2 } = new MessageChannel();
-    this.worker = new Worker(workerScript(), { workerData: { replies: port2, replied: this.replied }, transferList: [port2] });
+    this.worker = new Worker(workerScript('gpu/worker/gpu-worker.js', 'the GPU worker script'), { workerData: { replies: port2, replied: this.replied }, transferList: [port2] });
     this.replies = port1;
     this.replies.on('message', (msg: HostReply) => this.settle(msg));
     this.hold(false);
