@@ -6,7 +6,7 @@
  *     the object's age is below `tenureAge` and it fits, else tenured (promotion by
  *     age, or early promotion when the survivor space overflows), and install the
  *     forwarding header at once (status | forwarded, new address in a+1), saving the
- *     old status and type words aside. If tenured cannot take an object the pass is
+ *     type word aside. If tenured cannot take an object the pass is
  *     undone (headers restored, chunks back to the free list) and the caller
  *     escalates: a young collection becomes a full one ("promotion failed"), as in
  *     HotSpot; nothing has been copied, so the heap is intact.
@@ -24,6 +24,7 @@ import {
   FORWARD_WORD,
   HEADER_WORDS,
   LAYOUT_WORD,
+  LENGTH_WORD,
   STATUS_FORWARDED,
   TYPE_WORD,
   ageOf,
@@ -38,10 +39,9 @@ const READY_BLOCK = 1 << 16;
 export class Evacuator {
   /** New header address of each live object (parallel to the live list). */
   readonly forward = new IntList();
-  /** Words left of the header, total size, and the old status and type words. */
-  private readonly left = new IntList();
-  private readonly size = new IntList();
-  private readonly savedStatus = new IntList();
+  /** Each live object's type word, which its forwarding address overwrites; the
+   *  status word keeps its bits (forwarded added), and sizes come from the type, so
+   *  nothing else is saved aside: fewer side arrays to write and read back. */
   private readonly savedType = new IntList();
   toTop = 0;
   survivedWords = 0;
@@ -58,22 +58,17 @@ export class Evacuator {
   assign(live: Int32Array, fullCollection: boolean, ready?: (count: number) => void): boolean {
     const h = this.heap;
     const words = h.words;
-    const types = h.types;
-    const typeLeft = types.left;
+    const rule = h.types.sizeRules();
     // The object model's names as locals: V8 reads an imported binding from its
     // module's cell, with a check, at every use, which here would be every object.
-    const header = HEADER_WORDS;
     const typeWord = TYPE_WORD;
+    const lengthWord = LENGTH_WORD;
     const forwardWord = FORWARD_WORD;
     const forwarded = STATUS_FORWARDED;
     const n = live.length;
     const fwd = this.forward.reserve(n);
-    const lefts = this.left.reserve(n);
-    const sizes = this.size.reserve(n);
-    const statuses = this.savedStatus.reserve(n);
     const typeIds = this.savedType.reserve(n);
-    this.forward.length = this.left.length = this.size.length = n;
-    this.savedStatus.length = this.savedType.length = n;
+    this.forward.length = this.savedType.length = n;
     const tenureAge = h.tenureAge;
     const toEnd = h.toEnd;
     let toTop = h.toStart;
@@ -88,11 +83,8 @@ export class Evacuator {
         const a = live[i]!;
         const status = words[a]!;
         const t = words[a + typeWord]!;
-        // TypeTable.objectWords, with the left words kept (0 for arrays).
-        const left = typeLeft[t]!;
-        const size = left + header + types.rightWords(words, a);
-        lefts[i] = left;
-        sizes[i] = size;
+        const left = rule[4 * t]!;
+        const size = left + rule[4 * t + 1]! + rule[4 * t + 2]! * words[a + lengthWord]!;
         const age = ageOf(status);
         let start = 0;
         if (age < tenureAge && toTop + size <= toEnd) {
@@ -114,7 +106,6 @@ export class Evacuator {
         }
         const na = start + left;
         fwd[i] = na;
-        statuses[i] = status;
         typeIds[i] = t;
         words[a] = status | forwarded;
         words[a + forwardWord] = na;
@@ -152,13 +143,17 @@ export class Evacuator {
   private undo(live: Int32Array, count: number): void {
     const h = this.heap;
     const words = h.words;
+    const rule = h.types.sizeRules();
     const fwd = this.forward.data;
     for (let i = 0; i < count; i++) {
       const a = live[i]!;
-      words[a] = this.savedStatus.data[i]!;
-      words[a + TYPE_WORD] = this.savedType.data[i]!;
+      const t = this.savedType.data[i]!;
+      words[a] = words[a]! & ~STATUS_FORWARDED;
+      words[a + TYPE_WORD] = t;
       const dest = fwd[i]!;
-      if (dest >= h.tenuredStart) h.freeList.addFree(dest - this.left.data[i]!, this.size.data[i]!);
+      const left = rule[4 * t]!;
+      const size = left + rule[4 * t + 1]! + rule[4 * t + 2]! * words[a + LENGTH_WORD]!;
+      if (dest >= h.tenuredStart) h.freeList.addFree(dest - left, size);
     }
   }
 
@@ -180,17 +175,18 @@ export class Evacuator {
     const forwardWord = FORWARD_WORD;
     const scattered = SCATTERED;
     const cardShift = CARD_SHIFT;
+    const lengthWord = LENGTH_WORD;
+    const rule = h.types.sizeRules();
     const fwd = this.forward.data;
-    const lefts = this.left.data;
-    const sizes = this.size.data;
-    const statuses = this.savedStatus.data;
     const typeIds = this.savedType.data;
     const n = live.length;
     for (let i = 0; i < n; i++) {
       const a = live[i]!;
       const na = fwd[i]!;
-      const left = lefts[i]!;
-      const size = sizes[i]!;
+      const t = typeIds[i]!;
+      const left = rule[4 * t]!;
+      const size = left + rule[4 * t + 1]! + rule[4 * t + 2]! * words[a + lengthWord]!;
+      const status = words[a]!;
       const src = a - left;
       const dst = na - left;
       if (size <= 32) {
@@ -198,8 +194,7 @@ export class Evacuator {
       } else {
         words.copyWithin(dst, src, src + size);
       }
-      const t = typeIds[i]!;
-      words[na] = statusWithAge(ageOf(statuses[i]!) + 1);
+      words[na] = statusWithAge(ageOf(status) + 1);
       words[na + typeWord] = t;
       const promoted = na >= tenuredStart;
       if (promoted && log !== null) log.noteWrite(dst, dst + size);

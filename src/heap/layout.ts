@@ -178,8 +178,18 @@ export class TypeTable {
     return (this.sizes = out);
   }
 
+  /** `sizeTable` as signed words, for the CPU's hot loops: the engine keeps
+   *  Int32Array loads in small-integer arithmetic, where Uint32Array loads may
+   *  turn a size computation into floating point. */
+  sizeRules(): Int32Array {
+    const u = this.sizeTable();
+    if (this.signedSizes?.buffer !== u.buffer) this.signedSizes = new Int32Array(u.buffer, u.byteOffset, u.length);
+    return this.signedSizes;
+  }
+
   /** `sizeTable`'s last answer; a new type makes it stale (its length tells). */
   private sizes: Uint32Array | null = null;
+  private signedSizes: Int32Array | null = null;
 
   isValid(typeId: number): boolean {
     return typeId > 0 && typeId < this.count;

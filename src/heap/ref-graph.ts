@@ -72,6 +72,21 @@ export class GenerationGraph {
 
   /** Appends a vertex for the object at `addr` with `edgeCount` null edges; returns its id. */
   addVertex(addr: number, edgeCount: number): number {
+    const id = this.appendVertex(addr, edgeCount);
+    const first = this.vertices[id * VERTEX_WORDS]!;
+    const edges = this.edges;
+    // A loop for an object's few edges: a call to fill costs more than the writes.
+    if (edgeCount > 16) edges.fill(0, first, first + edgeCount);
+    else for (let k = first; k < first + edgeCount; k++) edges[k] = 0;
+    return id;
+  }
+
+  /**
+   * Appends a vertex whose `edgeCount` edges the caller writes before anything reads
+   * them (a rebuild from the heap's slots); only the padding after them is zeroed,
+   * so a rebuild writes each edge word once and makes no call per vertex.
+   */
+  appendVertex(addr: number, edgeCount: number): number {
     const id = this.vertexCount;
     if ((id + 1) * VERTEX_WORDS > this.vertices.length) {
       const v = sharedU32(this.vertices.length * 2);
@@ -86,9 +101,9 @@ export class GenerationGraph {
       const e = sharedU32(cap);
       e.set(this.edges.subarray(0, first));
       this.edges = e;
-    } else if (padded > 0) {
-      this.edges.fill(0, first, first + padded);
     }
+    const edges = this.edges;
+    for (let k = first + edgeCount; k < first + padded; k++) edges[k] = 0;
     const v = this.vertices;
     const o = id * VERTEX_WORDS;
     v[o] = first;
@@ -242,7 +257,7 @@ export class RefGraph {
       const a = moved[i]!;
       const end = refRunEnd(words, kind, contiguous, a);
       const n = end === SCATTERED ? refCount[words[a + TYPE_WORD]!]! : end - a - HEADER_WORDS;
-      words[a + LAYOUT_WORD] = a >= tenuredStart ? tenured.addVertex(a, n) : young.addVertex(a, n);
+      words[a + LAYOUT_WORD] = a >= tenuredStart ? tenured.appendVertex(a, n) : young.appendVertex(a, n);
     }
     this.spareYoung = this.young;
     this.young = young;
@@ -253,17 +268,17 @@ export class RefGraph {
       let edge = g.vertices[words[a + LAYOUT_WORD]! * VERTEX_WORDS]!;
       const edges = g.edges;
       const end = refRunEnd(words, kind, contiguous, a);
-      let j = a + HEADER_WORDS;
-      let e = end;
-      let base = 0;
-      if (end === SCATTERED) {
-        const t = words[a + TYPE_WORD]!;
-        j = refBegin[t]!;
-        e = j + refCount[t]!;
-        base = a;
+      // The scanner's two forms in loops of their own: one branch per object, not per edge.
+      if (end !== SCATTERED) {
+        for (let s = a + HEADER_WORDS; s < end; s++, edge++) {
+          const v = words[s]!;
+          edges[edge] = v === 0 ? 0 : v >= tenuredStart ? (TENURED_EDGE | (words[v + LAYOUT_WORD]! + 1)) >>> 0 : words[v + LAYOUT_WORD]! + 1;
+        }
+        continue;
       }
-      for (; j < e; j++, edge++) {
-        const v = words[base === 0 ? j : base + refOffsets[j]!]!;
+      const t = words[a + TYPE_WORD]!;
+      for (let j = refBegin[t]!, e = j + refCount[t]!; j < e; j++, edge++) {
+        const v = words[a + refOffsets[j]!]!;
         edges[edge] = v === 0 ? 0 : v >= tenuredStart ? (TENURED_EDGE | (words[v + LAYOUT_WORD]! + 1)) >>> 0 : words[v + LAYOUT_WORD]! + 1;
       }
     }
