@@ -386,6 +386,10 @@ export class DeviceEvacuation {
       w.set(view.subarray(S, S + T), job.base);
       const f = view.subarray(S + T, S + T + n);
       job.forward.set(new Int32Array(f.buffer, f.byteOffset, n));
+      // From here the new addresses are read from the heap-side copy: a mapped
+      // read-back buffer may be memory the CPU reads slowly one word at a time.
+      const forward = job.forward.subarray(0, n);
+      const st = p.sizeTable;
       cardBits.set(view.subarray(S + T + n, S + T + n + cardWords));
       // Runs that continue one another (a large array's, split at its cards) are one write.
       const back = slotsBack ? joinRuns(runs) : null;
@@ -400,9 +404,9 @@ export class DeviceEvacuation {
       // The CPU reads forwarding headers to redirect the slots it fixes itself,
       // and the roots unless it can search the live list (in address order).
       headers = job.headers || (runCount > 0 && !slotsBack);
-      if (!moveScalars(words, live, f, p.sizeTable, headers) && !headers) {
+      if (!moveScalars(words, live, forward, new Int32Array(st.buffer, st.byteOffset, st.length), headers) && !headers) {
         headers = true;
-        writeForwardingHeaders(words, live, f);
+        writeForwardingHeaders(words, live, forward);
       }
     });
     const t3 = performance.now();
@@ -443,7 +447,7 @@ export class DeviceEvacuation {
  * `headers` asks (one pass, so that each old object is read once). Returns
  * whether the live list was in address order.
  */
-function moveScalars(words: Int32Array, live: Int32Array, forward: Uint32Array, sizeTable: Uint32Array, headers: boolean): boolean {
+function moveScalars(words: Int32Array, live: Int32Array, forward: Int32Array, sizeTable: Int32Array, headers: boolean): boolean {
   let ascending = true;
   let last = -1;
   for (let i = 0; i < live.length; i++) {
@@ -467,7 +471,7 @@ function moveScalars(words: Int32Array, live: Int32Array, forward: Uint32Array, 
 }
 
 /** The old objects' forwarding headers, as the mirror has them. */
-function writeForwardingHeaders(words: Int32Array, live: Int32Array, forward: Uint32Array): void {
+function writeForwardingHeaders(words: Int32Array, live: Int32Array, forward: Int32Array): void {
   for (let i = 0; i < live.length; i++) {
     const a = live[i]!;
     words[a] = words[a]! | STATUS_FORWARDED;
