@@ -374,6 +374,7 @@ export class DeviceEvacuation {
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
     let t2 = 0;
+    let ts = 0;
     let headers = true;
     await this.readback.readWith(bytes, async (view) => {
       // The last point where the device may fail this collection: from here on
@@ -404,6 +405,7 @@ export class DeviceEvacuation {
       // The CPU reads forwarding headers to redirect the slots it fixes itself,
       // and the roots unless it can search the live list (in address order).
       headers = job.headers || (runCount > 0 && !slotsBack);
+      ts = performance.now();
       if (!moveScalars(words, live, forward, new Int32Array(st.buffer, st.byteOffset, st.length), headers) && !headers) {
         headers = true;
         writeForwardingHeaders(words, live, forward);
@@ -415,7 +417,7 @@ export class DeviceEvacuation {
       cardFirst,
       slotsWritten: slotsBack,
       headersWritten: headers,
-      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2 },
+      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2, scalars: t3 - ts },
     };
   }
 
