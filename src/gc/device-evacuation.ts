@@ -139,7 +139,6 @@ export async function evacuateOnDevice(
     readbackMs: t.readback,
     readbackBytes: t.readbackBytes,
     writeMs: t.write,
-    scalarsMs: t.scalars,
     fixMs,
     slots: runs.length === 0 ? 'none' : done.slotsWritten ? 'gpu' : 'cpu',
   };

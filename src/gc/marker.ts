@@ -232,8 +232,6 @@ export interface EvacuationTimes {
   readonly readbackBytes: number;
   /** Writing it into the heap's words (the forwarding headers included). */
   readonly write: number;
-  /** Of `write`: the pass that copies each object's scalars from its old place. */
-  readonly scalars: number;
 }
 
 /** What a device evacuation leaves for the CPU: the new addresses (parallel to

@@ -33,6 +33,12 @@ export class OutOfMemoryError extends Error {
   }
 }
 
+/** What a store of a scalar word into the heap must tell a copy kept elsewhere
+ *  (heap/mirror-log.ts MirrorLog). */
+export interface ScalarStoreLog {
+  noteScalar(slot: number): void;
+}
+
 export interface Heap {
   /** The whole heap, 32-bit words; a reference is a word offset, 0 is null. Never reallocated. */
   readonly words: Int32Array;
@@ -73,6 +79,9 @@ export interface Heap {
   writeRef(obj: number, offset: number, edge: number, value: number): void;
   readFloat(addr: number): number;
   writeFloat(addr: number, value: number): void;
+  /** The change log of a copy of the heap that the collector keeps (GPU collectors),
+   *  or null: a scalar the mutator stores straight into `words` is noted there. */
+  readonly mirror: ScalarStoreLog | null;
 
   setRoots(roots: RootProvider): void;
   /** `gc()` and `minorGc()` from programs: makes a collection pending; the interpreter

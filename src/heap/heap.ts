@@ -392,6 +392,10 @@ export class HeapImpl implements Heap {
     this.f64[0] = value;
     this.words[addr] = this.f64Words[0]!;
     this.words[addr + 1] = this.f64Words[1]!;
+    if (this.mirror !== null) {
+      this.mirror.noteScalar(addr);
+      this.mirror.noteScalar(addr + 1);
+    }
   }
 
   // ------------------------------------------------------------- accounting

@@ -7,8 +7,9 @@
  *
  * It records
  *  - mirror cards: cards of 128 words over the whole heap but eden's part above
- *    `edenMirrored`, written since the last `takeDirtyRanges`: reference stores
- *    into survivors and tenured, and into eden objects the copy already has;
+ *    `edenMirrored`, written since the last `takeDirtyRanges`: reference and
+ *    scalar stores into survivors and tenured, and into eden objects the copy
+ *    already has;
  *    tenured allocation, promotion and remembered-slot fix-ups. Unlike the card
  *    table, which keeps old-to-young stores only and is cleaned by collections;
  *  - a summary byte per 2^6 mirror cards, so that a collection after few writes
@@ -120,6 +121,13 @@ export class MirrorLog {
       this.cards[card] = 1;
       this.summary[card >> SUMMARY_SHIFT] = 1;
     }
+  }
+
+  /** A scalar field or element stored at `slot`. The copy holds scalars as well
+   *  (a GPU evacuation moves them), so a store into words it already has is
+   *  logged as a reference store is; an object's slots all lie in its space. */
+  noteScalar(slot: number): void {
+    this.noteStore(slot, slot);
   }
 
   /** Records that words [start, end) outside eden changed (see `takeDirtyRanges`). */

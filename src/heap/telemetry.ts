@@ -94,8 +94,6 @@ export interface EvacuationRecord {
   readbackBytes?: number;
   /** Writing the read-back into the heap. */
   writeMs?: number;
-  /** Of `writeMs`: copying each moved object's scalars from its old place. */
-  scalarsMs?: number;
   /** The CPU's share after it: cards, roots, and the remembered slots unless the device wrote them. */
   fixMs?: number;
   /** Where the remembered slots were redirected in the heap's words (none: no remembered slots). */
@@ -200,7 +198,7 @@ export function formatGcRecord(r: GcRecord): string {
   if (e?.where === 'gpu') {
     parts.push(
       `evacuate=gpu assign=${ms(e.assignMs ?? 0)} copy+fix=${ms(e.copyMs ?? 0)} ` +
-        `read-back=${formatBytes(e.readbackBytes ?? 0)}/${ms(e.readbackMs ?? 0)} write=${ms(e.writeMs ?? 0)}${e.scalarsMs === undefined ? '' : `(scalars ${ms(e.scalarsMs)})`} cpu-fix=${ms(e.fixMs ?? 0)}` +
+        `read-back=${formatBytes(e.readbackBytes ?? 0)}/${ms(e.readbackMs ?? 0)} write=${ms(e.writeMs ?? 0)} cpu-fix=${ms(e.fixMs ?? 0)}` +
         (e.slots && e.slots !== 'none' ? ` slots=${e.slots}` : ''),
     );
   } else if (e) {

@@ -54,7 +54,7 @@ export class Interpreter extends Machine {
     const L = this.linked, heap = this.heap, P = L.program;
     const functions = P.functions, codes = L.code, shapes = L.shapes;
     const fnInfo = this.fnInfo, vtableBase = this.vtableBase, vtables = this.vtables;
-    const vals = this.vals, refs = this.refs, words = heap.words;
+    const vals = this.vals, refs = this.refs, words = heap.words, mirror = heap.mirror;
     const frameFn = this.frameFn, framePc = this.framePc, frameVb = this.frameVb, frameRb = this.frameRb;
     const gv = this.globalVals, gr = this.globalRefs, consts = this.constRefs, fconsts = P.floatConstants;
     const dataOff = heap.arrayDataOffset, lenOff = heap.lengthWordOffset, typeOff = heap.typeWordOffset;
@@ -320,7 +320,9 @@ export class Interpreter extends Machine {
           case 56: { // PUTFIELD_V
             const o = refs[--rsp]!;
             if (o === 0) throw new MiniRuntimeError('null dereference');
-            words[o + code[pc++]!] = vals[--vsp]!;
+            const slot = o + code[pc++]!;
+            words[slot] = vals[--vsp]!;
+            if (mirror !== null) mirror.noteScalar(slot);
             break;
           }
           case 57: { // PUTFIELD_F
@@ -361,6 +363,7 @@ export class Interpreter extends Machine {
             const i = vals[vsp]!;
             checkIndex(words, a, lenOff, i);
             words[a + dataOff + i] = vals[vsp + 1]!;
+            if (mirror !== null) mirror.noteScalar(a + dataOff + i);
             break;
           }
           case 63: { // ASTORE_F

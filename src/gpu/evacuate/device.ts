@@ -13,14 +13,16 @@
  *     promoted copies' dirty cards; then reads back only what changed (the
  *     to-survivor range, the promotion buffer, the new addresses, the card
  *     bits) and writes it into the heap's words, with the forwarding headers
- *     the CPU's root fix-up reads.
+ *     where the CPU's root fix-up reads them. The mirror's scalars are the
+ *     heap's (the mutator logs its scalar stores), so the copies need nothing
+ *     from the old objects.
  *
  * Both steps run where the device is (the GPU worker thread), which writes the
  * shared heap itself: the main thread waits for one reply per step.
  */
 import type { DeviceAssignment, EvacuationTimes } from '../../gc/marker.js';
 import { CARD_SHIFT } from '../../heap/card-table.js';
-import { FORWARD_WORD, HEADER_WORDS, LAYOUT_WORD, LENGTH_WORD, STATUS_FORWARDED, TYPE_WORD } from '../../heap/object-model.js';
+import { FORWARD_WORD, STATUS_FORWARDED } from '../../heap/object-model.js';
 import { bufferSize, destroyAll, GrowableBuffer, helperBigGroups, helperGroups, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
 import type { GpuContext } from '../device/device.js';
 import type { Program } from '../device/shader.js';
@@ -374,7 +376,6 @@ export class DeviceEvacuation {
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
     let t2 = 0;
-    let ts = 0;
     let headers = true;
     await this.readback.readWith(bytes, async (view) => {
       // The last point where the device may fail this collection: from here on
@@ -390,7 +391,6 @@ export class DeviceEvacuation {
       // From here the new addresses are read from the heap-side copy: a mapped
       // read-back buffer may be memory the CPU reads slowly one word at a time.
       const forward = job.forward.subarray(0, n);
-      const st = p.sizeTable;
       cardBits.set(view.subarray(S + T + n, S + T + n + cardWords));
       // Runs that continue one another (a large array's, split at its cards) are one write.
       const back = slotsBack ? joinRuns(runs) : null;
@@ -404,12 +404,8 @@ export class DeviceEvacuation {
       const live = p.live;
       // The CPU reads forwarding headers to redirect the slots it fixes itself,
       // and the roots unless it can search the live list (in address order).
-      headers = job.headers || (runCount > 0 && !slotsBack);
-      ts = performance.now();
-      if (!moveScalars(words, live, forward, new Int32Array(st.buffer, st.byteOffset, st.length), headers) && !headers) {
-        headers = true;
-        writeForwardingHeaders(words, live, forward);
-      }
+      headers = job.headers || (runCount > 0 && !slotsBack) || !ascending(live);
+      if (headers) writeForwardingHeaders(words, live, forward);
     });
     const t3 = performance.now();
     return {
@@ -417,7 +413,7 @@ export class DeviceEvacuation {
       cardFirst,
       slotsWritten: slotsBack,
       headersWritten: headers,
-      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2, scalars: t3 - ts },
+      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2 },
     };
   }
 
@@ -440,36 +436,10 @@ export class DeviceEvacuation {
   }
 }
 
-/**
- * The mirror holds every header and reference word as the heap does, but not
- * the scalars: stores of scalars mark no mirror card, so an object uploaded
- * ahead and written since holds old ones there. Each copy's scalar words (a
- * sable instance's left of its header, a scalar array's elements) are copied
- * from the heap's own object, whose header then becomes a forwarding one when
- * `headers` asks (one pass, so that each old object is read once). Returns
- * whether the live list was in address order.
- */
-function moveScalars(words: Int32Array, live: Int32Array, forward: Int32Array, sizeTable: Int32Array, headers: boolean): boolean {
-  let ascending = true;
-  let last = -1;
-  for (let i = 0; i < live.length; i++) {
-    const a = live[i]!;
-    const na = forward[i]!;
-    const t = words[a + TYPE_WORD]!;
-    const left = sizeTable[4 * t]!;
-    for (let k = 1; k <= left; k++) words[na - k] = words[a - k]!;
-    const end = a + sizeTable[4 * t + 1]! + sizeTable[4 * t + 2]! * words[a + LENGTH_WORD]!;
-    const s = a + HEADER_WORDS + words[a + LAYOUT_WORD]!;
-    if (end - s > 64) words.copyWithin(na + (s - a), s, end);
-    else for (let k = s; k < end; k++) words[na + (k - a)] = words[k]!;
-    if (headers) {
-      words[a] = words[a]! | STATUS_FORWARDED;
-      words[a + FORWARD_WORD] = na;
-    }
-    if (a < last) ascending = false;
-    last = a;
-  }
-  return ascending;
+/** Whether the live list is in address order (the roots can then be found in it). */
+function ascending(live: Int32Array): boolean {
+  for (let i = 1; i < live.length; i++) if (live[i]! < live[i - 1]!) return false;
+  return true;
 }
 
 /** The old objects' forwarding headers, as the mirror has them. */

@@ -299,6 +299,6 @@ export class Tier {
 
 /** Names the generated code reads, bound once per compiled function. */
 const FACTORY_PRELUDE = `'use strict';
-const vals = M.vals, refs = M.refs, words = heap.words, frameFn = M.frameFn, framePc = M.framePc;
+const vals = M.vals, refs = M.refs, words = heap.words, mirror = heap.mirror, frameFn = M.frameFn, framePc = M.framePc;
 const gv = M.globalVals, gr = M.globalRefs, consts = M.constRefs, vtables = M.vtables, vtableBase = M.vtableBase;
 `;
