@@ -115,13 +115,23 @@ export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: In
   };
   const n = ct.count;
   // The block that ran past the previous card's end: a large array spans many
-  // cards, and the next dirty card inside it needs no lookup.
+  // cards, and the next dirty card inside it needs no lookup. `lastObject`'s
+  // reference run [runStart, runEnd), when it has one, gives a card it covers
+  // whole its range at once: the common card of a large reference array, and few
+  // steps for each, as the first collections run the loop before it is optimized.
   let lastStart = -1;
   let lastEnd = -1;
+  let lastObject = 0;
+  let runStart = 0;
+  let runEnd = 0;
   for (let c = ct.nextDirty(0); c < n; c = ct.nextDirty(c + 1)) {
     cardsOut.push(c);
     const cs = ct.cardStart(c);
     const ce = Math.min(cs + CARD_WORDS, heap.tenuredEnd);
+    if (runStart <= cs && ce <= runEnd) {
+      range(lastObject, cs, ce);
+      continue;
+    }
     let p = lastStart <= cs && cs < lastEnd ? lastStart : ct.blockStartFor(c, words, types);
     while (p < ce) {
       if (words[p]! < 0) {
@@ -147,6 +157,9 @@ export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: In
       if (end > ce) {
         lastStart = p;
         lastEnd = end;
+        lastObject = a;
+        runStart = refEnd !== scattered ? a + header : 0;
+        runEnd = refEnd !== scattered ? refEnd : 0;
       }
       p = end;
     }
