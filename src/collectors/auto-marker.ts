@@ -11,8 +11,11 @@
  * lacks; nothing that walks the heap or its card table, as the choice is made
  * outside the timed pause), asks the model, and takes that engine for the whole collection. While
  * the choice is parallel its constraints are the parallel marker's, so young
- * objects are copied by the threads exactly as under `--gc parallel`; the GPU
- * engines mark, and the CPU evacuates (their mirrors learn the moves as writes).
+ * objects are copied by the threads exactly as under `--gc parallel`; while it is
+ * a GPU engine that evacuates young collections on its device, they are its
+ * constraints too, less replaying (the other engine's mirror learns the CPU's
+ * moves from the shared change log), and what its device wrote into the heap is
+ * told to the other mirror (`AutoOptions.deviceWrote`).
  * After it (`observe`, from the collection's record) the model learns.
  *
  * The GPU is probed (the device opened, the kernels compiled) only when the
@@ -21,7 +24,21 @@
  */
 
 import { availableParallelism } from 'node:os';
-import { HEAP_READER, MarkerFaultError, type MarkerConstraints, type MarkRequest, type MarkResult, type Marker, type YoungCopier } from '../gc/marker.js';
+import {
+  HEAP_READER,
+  MarkerFaultError,
+  youngEvacuatorOf,
+  type DeviceAssignment,
+  type DeviceEvacuated,
+  type MarkerConstraints,
+  type MarkRequest,
+  type MarkResult,
+  type Marker,
+  type RememberedScan,
+  type YoungCopier,
+  type YoungEvacuatingMarker,
+  type YoungSpaces,
+} from '../gc/marker.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
 import { SerialMarker } from '../gc/serial-marker.js';
 import type { Collector } from '../heap/collector.js';
@@ -58,6 +75,9 @@ export interface AutoOptions {
   uploadsAll?: readonly Engine[];
   /** Told when a GPU engine's device failed in a mark; the serial marker redid it. */
   onGpuFault?: (engine: 'gpu-dfs' | 'gpu-bfs', fault: MarkerFaultError) => void;
+  /** Told the heap words ((start, end) pairs) an engine's device evacuation wrote,
+   *  which that engine's mirror already has and the other's must take. */
+  deviceWrote?: (engine: 'gpu-dfs' | 'gpu-bfs', ranges: number[]) => void;
 }
 
 /** The choice of one collection, for its record (`--log-gc`). */
@@ -72,7 +92,7 @@ interface Pending {
   roots: number;
 }
 
-export class AutoMarker implements Marker {
+export class AutoMarker implements YoungEvacuatingMarker {
   readonly threads: number;
   readonly model: PauseModel;
   /** The engine of the latest collection. */
@@ -113,9 +133,75 @@ export class AutoMarker implements Marker {
     return this.parallel;
   }
 
-  /** The chosen engine's: the parallel one copies young objects with its threads. */
+  /** The chosen engine's: the parallel one copies young objects with its threads;
+   *  a GPU one that evacuates on its device keeps a copy and evacuates, but does
+   *  not replay the CPU's evacuations (the log tells both mirrors of those). */
   get constraints(): MarkerConstraints {
-    return this.current === 'parallel' && this.parallel ? PARALLEL_CONSTRAINTS : HEAP_READER;
+    const e = this.current;
+    if (e === 'parallel' && this.parallel) return PARALLEL_CONSTRAINTS;
+    const evacuator = isGpu(e) ? this.evacuatingGpu() : null;
+    return evacuator ? { ...evacuator.constraints, replaysEvacuation: false } : HEAP_READER;
+  }
+
+  /** The current GPU engine's marker, when it evacuates young collections on its device. */
+  private evacuatingGpu(): YoungEvacuatingMarker | null {
+    const e = this.current;
+    const m = isGpu(e) ? this.gpus.get(e) : undefined;
+    return m ? youngEvacuatorOf(m) : null;
+  }
+
+  /** The current engine's marker as a young evacuator (the plan asks only while
+   *  the constraints say it is one). */
+  private evacuator(): YoungEvacuatingMarker {
+    const m = this.evacuatingGpu();
+    if (!m) throw new Error(`auto(${this.current}): not an engine that evacuates on its device`);
+    return m;
+  }
+
+  scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number): Promise<RememberedScan | null> {
+    return this.evacuator().scanRememberedSet(ranges, youngStart, youngEnd);
+  }
+
+  verifyCopy(check: (copy: Uint32Array) => void): Promise<void> {
+    return this.evacuator().verifyCopy(check);
+  }
+
+  replayEvacuation(): Promise<void> {
+    throw new Error('auto: evacuations are not replayed (replaysEvacuation is false)');
+  }
+
+  /** The assignment's spaces, kept for `finishYoung` to say what the device wrote. */
+  private assigned: { spaces: YoungSpaces; survived: number; promoted: number } | null = null;
+
+  async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
+    const a = await this.evacuator().assignYoung(live, spaces);
+    this.assigned = a.ok ? { spaces, survived: a.survivedWords, promoted: a.promotedWords } : null;
+    return a;
+  }
+
+  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean): Promise<DeviceEvacuated> {
+    const engine = this.current as 'gpu-dfs' | 'gpu-bfs';
+    const a = this.assigned!;
+    this.assigned = null;
+    let done: DeviceEvacuated;
+    try {
+      done = await this.evacuator().finishYoung(base, slotRuns, headers);
+    } catch (e) {
+      // The heap is as the mark left it and the CPU evacuates; the engine is not offered again.
+      if (e instanceof MarkerFaultError) {
+        this.drop(engine);
+        this.options.onGpuFault?.(engine, e);
+      }
+      throw e;
+    }
+    // The to-survivor copies, the promotion buffer and the redirected remembered
+    // slots (the forwarding headers lie in eden and the from-space, which the
+    // other mirror takes anew after any evacuation).
+    const ranges = [a.spaces.toStart, a.spaces.toStart + a.survived];
+    if (a.promoted > 0) ranges.push(base, base + a.promoted);
+    for (let i = 0; i < slotRuns.length; i += 2) ranges.push(slotRuns[i]!, slotRuns[i]! + slotRuns[i + 1]!);
+    this.options.deviceWrote?.(engine, ranges);
+    return done;
   }
 
   /** The parallel engine's copier (read by the plan only while the choice is parallel). */
@@ -293,10 +379,12 @@ export class AutoMarker implements Marker {
     } else if (record.kind === 'full' && record.usedBefore > 0) {
       this.fullLive += RATIO_WEIGHT * (record.usedAfter / record.usedBefore - this.fullLive);
     }
-    // The CPU's evacuation writes the survivors, which a GPU mirror takes next time.
+    // The CPU's evacuation writes the survivors, which a GPU mirror takes next
+    // time; a device's evacuation wrote them into its own mirror too.
+    const onDevice = record.evacuation?.where === 'gpu';
     for (const g of ['gpu-dfs', 'gpu-bfs'] as const) {
       const b = this.behind[g];
-      if (g === engine) this.behind[g] = copied;
+      if (g === engine) this.behind[g] = onDevice ? 0 : copied;
       else if (b !== null) this.behind[g] = b + p.youngWords + copied;
     }
   }

@@ -167,12 +167,11 @@ function markerFor(
       // Sable: the one change log feeds both GPU mirrors (shared-dirty-ranges.ts);
       // refgraph: gpu-bfs's mirror takes the whole graphs at each of its marks,
       // which the model's upload term prices.
+      const shared = input.layout === 'sable' ? new SharedDirtyRanges(() => heap.attachMirrorLog().takeDirtyRanges()) : null;
+      const takes = shared ? { 'gpu-dfs': shared.reader(), 'gpu-bfs': shared.reader() } : null;
       const inputs: Record<'gpu-dfs' | 'gpu-bfs', SableInput | RefGraphInput> =
         input.layout === 'sable'
-          ? (() => {
-              const shared = new SharedDirtyRanges(() => heap.attachMirrorLog().takeDirtyRanges());
-              return { 'gpu-dfs': { ...input, takeDirtyRanges: shared.reader() }, 'gpu-bfs': { ...input, takeDirtyRanges: shared.reader() } };
-            })()
+          ? { 'gpu-dfs': { ...input, takeDirtyRanges: takes!['gpu-dfs'] }, 'gpu-bfs': { ...input, takeDirtyRanges: takes!['gpu-bfs'] } }
           : { 'gpu-dfs': input, 'gpu-bfs': { layout: 'refgraph', words: input.words, graphs: input.graphs } };
       return new AutoMarker(heap, {
         threads,
@@ -182,6 +181,7 @@ function markerFor(
         gpuMarker: (engine) =>
           new WorkerGpuMarker({ engine, input: inputs[engine], options: gpuOpt, benchmark }),
         uploadsAll: input.layout === 'sable' ? [] : ['gpu-bfs'],
+        ...(shared && takes ? { deviceWrote: (e: 'gpu-dfs' | 'gpu-bfs', ranges: number[]) => shared.wroteBy(takes[e], ranges) } : {}),
         onGpuFault: (e, fault) => warn(`minivm: auto: ${fault.message} (${e} mark, collection ${heap.stats.youngCollections + heap.stats.fullCollections + 1}); auto no longer chooses ${e}\n`),
         gpuEngines: (['gpu-dfs', 'gpu-bfs'] as const).filter((e) => {
           try {

@@ -26,6 +26,8 @@ export function mergeRanges(ranges: readonly number[]): number[] {
 
 export class SharedDirtyRanges {
   private readonly pending: number[][] = [];
+  /** Each reader's pending list, by its `takeDirtyRanges`. */
+  private readonly lists = new Map<() => number[], number[]>();
 
   constructor(private readonly take: () => number[]) {}
 
@@ -33,20 +35,30 @@ export class SharedDirtyRanges {
   reader(): () => number[] {
     const mine: number[] = [];
     this.pending.push(mine);
-    return () => {
+    const take = (): number[] => {
       const fresh = this.take();
-      for (const list of this.pending) {
-        if (list === mine) continue;
-        for (let i = 0; i < fresh.length; i++) list.push(fresh[i]!);
-        if (list.length > 2 * MERGE_AT) {
-          const merged = mergeRanges(list);
-          list.length = 0;
-          for (let i = 0; i < merged.length; i++) list.push(merged[i]!);
-        }
-      }
+      for (const list of this.pending) if (list !== mine) append(list, fresh);
       const out = mine.length === 0 ? fresh : mine.concat(fresh);
       mine.length = 0;
       return out;
     };
+    this.lists.set(take, mine);
+    return take;
+  }
+
+  /** Words the copy behind reader `by` changed itself (a device evacuation wrote
+   *  them there and into the heap), which every other reader must take. */
+  wroteBy(by: () => number[], ranges: readonly number[]): void {
+    for (const list of this.pending) if (list !== this.lists.get(by)) append(list, ranges);
+  }
+}
+
+/** Appends `ranges` to a pending list, merging it when it grows long. */
+function append(list: number[], ranges: readonly number[]): void {
+  for (let i = 0; i < ranges.length; i++) list.push(ranges[i]!);
+  if (list.length > 2 * MERGE_AT) {
+    const merged = mergeRanges(list);
+    list.length = 0;
+    for (let i = 0; i < merged.length; i++) list.push(merged[i]!);
   }
 }

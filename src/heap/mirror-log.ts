@@ -189,8 +189,7 @@ export class MirrorLog {
    * by a replayed evacuation, see `afterEvacuation`), and the mirror cards written
    * since (survivors, tenured, and eden the copy had). Words outside these
    * ranges may differ only where no reachable object lies (free chunks, swept or
-   * dead objects' mark bits) or in scalar words, which no marker reads (stores of
-   * scalars are not noted). The first call answers the same way, for a copy
+   * dead objects' mark bits). The first call answers the same way, for a copy
    * that started all zero as the heap did: not the whole heap.
    */
   takeDirtyRanges(): number[] {

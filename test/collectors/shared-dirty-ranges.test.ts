@@ -27,6 +27,20 @@ describe('SharedDirtyRanges', () => {
     expect(b()).toEqual([]);
   });
 
+  it('gives what one reader\'s copy wrote itself to the others only', () => {
+    const log: number[][] = [];
+    const shared = new SharedDirtyRanges(() => log.shift() ?? []);
+    const a = shared.reader();
+    const b = shared.reader();
+    const c = shared.reader();
+    shared.wroteBy(a, [100, 110, 200, 201]);
+    log.push([0, 4]);
+    expect(covered(a())).toEqual(covered([0, 4]));
+    expect(covered(b())).toEqual(covered([0, 4, 100, 110, 200, 201]));
+    expect(covered(c())).toEqual(covered([0, 4, 100, 110, 200, 201]));
+    expect(a()).toEqual([]);
+  });
+
   it("keeps an idle reader's list bounded by merging it", () => {
     const shared = new SharedDirtyRanges(() => [0, 8, 4, 16]);
     const busy = shared.reader();

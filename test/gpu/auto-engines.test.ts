@@ -1,6 +1,7 @@
 // `--gc auto` with its GPU engines: every program prints what it should while
 // auto changes engine every collection (serial, parallel, gpu-dfs, gpu-bfs in
-// turn), with --verify-gc checking each mark set and each GPU copy of the heap.
+// turn), with --verify-gc checking each mark set, each GPU copy of the heap and
+// each evacuation on a device.
 // The adapter here is lavapipe, which auto never chooses by itself: the run
 // takes it as a hardware one (MemoryHooks.autoAnyAdapter).
 import { readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ describe('auto switching among all its engines, GPU ones included', () => {
   for (const layout of ['sable', 'refgraph'] as const) {
     it(`every program [${layout}]`, async () => {
       const used = { serial: 0, parallel: 0, 'gpu-dfs': 0, 'gpu-bfs': 0 };
+      let deviceEvacuations = 0;
       for (const file of files) {
         const exp = readExpectations(readFileSync(file, 'utf8'));
         const run = await runWithHooks(
@@ -29,9 +31,15 @@ describe('auto switching among all its engines, GPU ones included', () => {
         expect(got, `${file}: ${run.stderr.slice(-2000)}`).toEqual(exp.stdout);
         expect(run.exitCode, `${file}: ${run.stderr.slice(-2000)}`).toBe(exp.runtimeError === undefined ? 0 : 70);
         for (const [e, n] of Object.entries(run.stats?.auto?.choices ?? {})) used[e as keyof typeof used] += n;
+        deviceEvacuations += (run.stats?.collections ?? []).filter((r) => r.evacuation?.where === 'gpu').length;
       }
       // Every engine ran somewhere, each after every other.
       for (const n of Object.values(used)) expect(n).toBeGreaterThan(0);
+      // Under sable the GPU engines evacuated young collections on the device, and
+      // the other engine's mirror, told what the device wrote, passed --verify-gc's
+      // check of every copy; refgraph evacuates on the CPU.
+      if (layout === 'sable') expect(deviceEvacuations).toBeGreaterThan(0);
+      else expect(deviceEvacuations).toBe(0);
     }, 900_000);
   }
 });
