@@ -9,8 +9,9 @@
  *   roots    per root reference                shared: the CPU gathers roots for every engine
  *   mark     per word marked, per engine+kind   a GPU engine's excludes its upload
  *   upload   per word uploaded, per GPU engine  what its mirror lacks
- *   copy     per word copied, per copier+kind   parallel copies with its threads; the
- *                                              others evacuate on the CPU
+ *   copy     per word copied, per copier+kind   parallel copies with its threads, a GPU
+ *                                              engine's young ones on its device (sable),
+ *                                              the others on the CPU
  *   sweep    per tenured word swept            full collections, shared
  *   other    per collection, per kind          graph upkeep and the untimed rest
  *
@@ -67,7 +68,7 @@ export interface Priors {
   sweep: Line;
   other: Line;
   mark: Record<Engine, Line>;
-  copy: { cpu: Line; parallel: Line };
+  copy: { cpu: Line; parallel: Line; gpu: Line };
   upload: Line;
 }
 
@@ -78,7 +79,7 @@ const PARALLEL_EFFICIENCY = 0.5;
 
 /** Serial's defaults on a current x86 core running V8; parallel's divide the
  *  per-word costs among its useful threads at its efficiency and add waking them. */
-function cpuPriors(threads: number): Pick<Priors, 'roots' | 'sweep' | 'other' | 'copy'> & { serial: Line; parallel: Line } {
+function cpuPriors(threads: number): Pick<Priors, 'roots' | 'sweep' | 'other'> & { copy: Omit<Priors['copy'], 'gpu'>; serial: Line; parallel: Line } {
   const share = 1 / Math.max(1, PARALLEL_EFFICIENCY * Math.min(PARALLEL_USEFUL_THREADS, Math.max(1, threads)));
   return {
     roots: { fixed: 0.02, perUnit: 2e-4 },
@@ -92,18 +93,18 @@ function cpuPriors(threads: number): Pick<Priors, 'roots' | 'sweep' | 'other' | 
 
 /** GPU defaults by adapter: a software adapter (lavapipe, SwiftShader) starts so
  *  dear that it is never chosen without evidence, which it then never gets. */
-function gpuPriors(adapter: AdapterKind): { dfs: Line; bfs: Line; upload: Line } {
+function gpuPriors(adapter: AdapterKind): { dfs: Line; bfs: Line; upload: Line; copy: Line } {
   if (adapter === 'software') {
-    return { dfs: { fixed: 1000, perUnit: 1e-4 }, bfs: { fixed: 1000, perUnit: 1e-4 }, upload: { fixed: 10, perUnit: 1e-5 } };
+    return { dfs: { fixed: 1000, perUnit: 1e-4 }, bfs: { fixed: 1000, perUnit: 1e-4 }, upload: { fixed: 10, perUnit: 1e-5 }, copy: { fixed: 100, perUnit: 1e-4 } };
   }
-  return { dfs: { fixed: 1, perUnit: 3e-7 }, bfs: { fixed: 1.5, perUnit: 3e-7 }, upload: { fixed: 0.1, perUnit: 8e-7 } };
+  return { dfs: { fixed: 1, perUnit: 3e-7 }, bfs: { fixed: 1.5, perUnit: 3e-7 }, upload: { fixed: 0.1, perUnit: 8e-7 }, copy: { fixed: 1, perUnit: 2e-6 } };
 }
 
 export function defaultPriors(threads: number, adapter: AdapterKind): Priors {
   const c = cpuPriors(threads);
   const g = gpuPriors(adapter);
   return {
-    roots: c.roots, sweep: c.sweep, other: c.other, copy: c.copy, upload: g.upload,
+    roots: c.roots, sweep: c.sweep, other: c.other, copy: { ...c.copy, gpu: g.copy }, upload: g.upload,
     mark: { serial: c.serial, parallel: c.parallel, 'gpu-dfs': g.dfs, 'gpu-bfs': g.bfs },
   };
 }
@@ -214,7 +215,7 @@ export class PauseModel {
       case 'mark':
         return p.mark[a as Engine];
       case 'copy':
-        return p.copy[a as 'cpu' | 'parallel'];
+        return p.copy[a as keyof Priors['copy']];
       case 'upload':
         return p.upload;
       case 'roots':
@@ -241,7 +242,7 @@ export class PauseModel {
     return {
       roots: `roots:${kind}`,
       mark: `mark:${engine}:${kind}`,
-      copy: `copy:${engine === 'parallel' ? 'parallel' : 'cpu'}:${kind}`,
+      copy: `copy:${engine === 'parallel' ? 'parallel' : isGpu(engine) && kind === 'young' ? 'gpu' : 'cpu'}:${kind}`,
       upload: isGpu(engine) ? `upload:${engine}` : null,
       sweep: kind === 'full' ? 'sweep' : null,
       other: `other:${kind}`,

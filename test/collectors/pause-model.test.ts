@@ -128,6 +128,23 @@ describe('DecayingFit', () => {
 });
 
 describe('PauseModel: predictions', () => {
+  it("learns a GPU engine's young copy (on its device) apart from the CPU's", () => {
+    const m = new PauseModel(1, 'hardware', 1);
+    const f = young({ uploadWords: {} });
+    for (let i = 0; i < 4; i++) m.observe({ ...ran('serial', f, 30), markMs: 5, copyMs: 25 });
+    const serial = m.predict('serial', f).steadyMs;
+    const gpuBefore = m.predict('gpu-dfs', f).steadyMs;
+    // The device copies the same words in a tenth of the CPU's time.
+    for (let i = 0; i < 4; i++) m.observe({ ...ran('gpu-dfs', f, 4), markMs: 1.5, copyMs: 2.5 });
+    // Serial's copy term is its own (the shared roots and other terms barely move).
+    expect(Math.abs(m.predict('serial', f).steadyMs - serial)).toBeLessThan(0.01 * serial);
+    const gpu = m.predict('gpu-dfs', f).steadyMs;
+    expect(gpu).toBeLessThan(gpuBefore);
+    expect(gpu).toBeLessThan(serial / 3);
+    // gpu-bfs evacuates with the same kernels: its copy term is learned too.
+    expect(m.predict('gpu-bfs', f).steadyMs).toBeLessThan(serial);
+  });
+
   it('sums the terms: a larger collection is predicted slower, full dearer than young', () => {
     const m = new PauseModel(8);
     const small = m.predict('serial', young({ markWords: 1000, copyWords: 1000 })).pauseMs;
