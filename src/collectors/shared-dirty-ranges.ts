@@ -25,31 +25,29 @@ export function mergeRanges(ranges: readonly number[]): number[] {
 }
 
 export class SharedDirtyRanges {
-  private readonly pending: number[][] = [];
   /** Each reader's pending list, by its `takeDirtyRanges`. */
-  private readonly lists = new Map<() => number[], number[]>();
+  private readonly pending = new Map<() => number[], number[]>();
 
   constructor(private readonly take: () => number[]) {}
 
   /** A new reader: its `takeDirtyRanges`. */
   reader(): () => number[] {
     const mine: number[] = [];
-    this.pending.push(mine);
     const take = (): number[] => {
       const fresh = this.take();
-      for (const list of this.pending) if (list !== mine) append(list, fresh);
+      for (const list of this.pending.values()) if (list !== mine) append(list, fresh);
       const out = mine.length === 0 ? fresh : mine.concat(fresh);
       mine.length = 0;
       return out;
     };
-    this.lists.set(take, mine);
+    this.pending.set(take, mine);
     return take;
   }
 
   /** Words the copy behind reader `by` changed itself (a device evacuation wrote
    *  them there and into the heap), which every other reader must take. */
   wroteBy(by: () => number[], ranges: readonly number[]): void {
-    for (const list of this.pending) if (list !== this.lists.get(by)) append(list, ranges);
+    for (const [take, list] of this.pending) if (take !== by) append(list, ranges);
   }
 }
 

@@ -19,6 +19,7 @@
 
 import { CARD_SHIFT } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
+import { wordsByRule } from '../heap/layout.js';
 import type { MirrorLog } from '../heap/mirror-log.js';
 import {
   FORWARD_WORD,
@@ -60,7 +61,8 @@ export class Evacuator {
     const words = h.words;
     const rule = h.types.sizeRules();
     // The object model's names as locals: V8 reads an imported binding from its
-    // module's cell, with a check, at every use, which here would be every object.
+    // module's cell, with a check, at every use, which here would be every object;
+    // for the same reason both passes spell out `wordsByRule` with `left` at hand.
     const typeWord = TYPE_WORD;
     const lengthWord = LENGTH_WORD;
     const forwardWord = FORWARD_WORD;
@@ -151,9 +153,7 @@ export class Evacuator {
       words[a] = words[a]! & ~STATUS_FORWARDED;
       words[a + TYPE_WORD] = t;
       const dest = fwd[i]!;
-      const left = rule[4 * t]!;
-      const size = left + rule[4 * t + 1]! + rule[4 * t + 2]! * words[a + LENGTH_WORD]!;
-      if (dest >= h.tenuredStart) h.freeList.addFree(dest - left, size);
+      if (dest >= h.tenuredStart) h.freeList.addFree(dest - rule[4 * t]!, wordsByRule(rule, t, words[a + LENGTH_WORD]!));
     }
   }
 

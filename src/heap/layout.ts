@@ -113,6 +113,13 @@ export function layoutByName(name: string): Layout {
  * Per-type facts in typed arrays, indexed by type id. Type id 0 is never used, so a
  * zeroed word in a header's type slot is recognisably wrong.
  */
+/** The words an object of type `t` with `length` in its length word spans, by
+ *  the size rules (`TypeTable.sizeRules`); its left words are `rules[4 * t]`. A
+ *  forwarded object's type word holds its new address, so callers pass `t`. */
+export function wordsByRule(rules: Int32Array, t: number, length: number): number {
+  return rules[4 * t]! + rules[4 * t + 1]! + rules[4 * t + 2]! * length;
+}
+
 export class TypeTable {
   kind = new Uint8Array(64);
   /** Instances: words left of the header (lead + scalars); 0 for arrays. */
