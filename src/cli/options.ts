@@ -40,6 +40,8 @@ export interface RunOptions {
   threads: number | undefined;
   /** `--pretouch`: every page of the heap written before the program runs (HotSpot's AlwaysPreTouch). */
   pretouch: boolean;
+  /** `--gc-warm-up on|off`: the collectors' warm-up before the program runs (collectors/memory.ts). */
+  gcWarmUp: boolean;
   /** `--pause-goal` (auto): the pause, in milliseconds, to meet at least CPU time. */
   pauseGoalMs: number | undefined;
   /** Execution tier; undefined leaves the interpreter's own default. */
@@ -73,7 +75,7 @@ export function defaultRunOptions(): RunOptions {
   return {
     gc: 'serial', layout: 'sable', heapBytes: 256 * 1024 ** 2, youngBytes: undefined, survivorRatio: 8,
     tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, logGcFile: undefined, logFormat: undefined, trace: undefined, stats: false,
-    jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, pretouch: false, pauseGoalMs: undefined, tier: undefined,
+    jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, pretouch: false, gcWarmUp: true, pauseGoalMs: undefined, tier: undefined,
     tierThreshold: undefined, dispatch: 'ic', js: false, args: [],
   };
 }
@@ -286,6 +288,11 @@ export const OPTIONS: readonly OptionSpec[] = [
     name: 'pretouch', commands: RUNS,
     help: "write every page of the heap before the program runs (HotSpot's AlwaysPreTouch): no first-touch cost in pauses",
     apply: (p) => void (p.run.pretouch = true),
+  },
+  {
+    name: 'gc-warm-up', arg: 'on|off', commands: RUNS,
+    help: "run the collector's code over a small scratch heap before the program (default on): its first collections run optimized code",
+    apply: (p, v, f) => void (p.run.gcWarmUp = oneOf(v, f, ['on', 'off']) === 'on'),
   },
   {
     name: 'pause-goal', arg: 'MS', commands: RUNS,

@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
 import { ParallelMarker } from '../gc/parallel-marker.js';
 import { pretouch } from '../heap/pretouch.js';
+import { warmUpCollector, type WarmUpSummary } from '../gc/warm-up.js';
 import { statMs, statPercent, statSize } from '../heap/stat-units.js';
 import { createHeap, formatGcRecord, formatGcStats, formatTransfers, type GcRecord, type HeapImpl } from '../heap/index.js';
 import {
@@ -39,6 +40,8 @@ export interface MemoryOptions {
   readonly threads: number | undefined;
   /** `--pretouch`: write every page of the heap before the program runs. */
   readonly pretouch?: boolean;
+  /** `--gc-warm-up off`: no warm-up of the collectors' code before the program runs (default on). */
+  readonly gcWarmUp?: boolean;
   /** `--pause-goal` (auto): milliseconds, or undefined for the fastest engine. */
   readonly pauseGoalMs?: number | undefined;
 }
@@ -82,6 +85,8 @@ export interface RunStats {
   parallel: { threads: number; startupMs: number } | null;
   /** `--pretouch`: the bytes written page by page before the program ran, on how many threads, in how long. */
   pretouch: { bytes: number; threads: number; ms: number } | null;
+  /** The collectors' warm-up on a scratch heap before the program ran (gc/warm-up.ts); null when off. */
+  warmUp: { ms: number; collections: number } | null;
   /** gpu-dfs, gpu-bfs: the device fault after which the run went on on the CPU,
    *  and how many collections ran there (the one it struck and every later one). */
   gpuFallback: (GpuFallback & { cpuCollections: number }) | null;
@@ -215,6 +220,20 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/**
+ * The collectors' warm-up (gc/warm-up.ts) before the program runs: the CPU code
+ * of the chosen collector, serial's for the GPU collectors (whose CPU side is
+ * the plan's, the roots' and the sweep's), and both CPU engines for auto.
+ */
+async function warmUpCollectors(options: MemoryOptions, pool: ParallelMarker | null): Promise<RunStats['warmUp']> {
+  if (options.gc === 'none' || options.gcWarmUp === false) return null;
+  const runs: WarmUpSummary[] = [];
+  const o = { layout: options.layout, verifyGc: options.verifyGc };
+  if (options.gc !== 'parallel') runs.push(await warmUpCollector('serial', o, () => undefined));
+  if (pool !== null) runs.push(await warmUpCollector('parallel', o, (scratch) => new ParallelMarker(scratch, pool.threads, pool.gc.pool)));
+  return { ms: runs.reduce((t, r) => t + r.ms, 0), collections: runs.reduce((t, r) => t + r.young + r.full, 0) };
+}
+
 export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: MemoryHooks = {}): Promise<Memory> {
   if (options.gc === 'gpu-dfs' || options.gc === 'gpu-bfs' || options.gc === 'auto') {
     checkGpuOptions(options.gpuOpt, options.gc === 'auto' ? 'gpu-dfs' : options.gc);
@@ -287,6 +306,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
     }
     poolStartupMs = pool.gc.pool.startupMs;
   }
+  const warmUp = await warmUpCollectors(options, pool);
   // Open the device and compile the kernels now, not in the first collection's
   // pause; no adapter fails here, before the program runs.
   let gpuStartupMs = 0;
@@ -319,7 +339,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
         heapBytes: options.heapBytes,
         wallMs,
         // The device's start-up is neither the program's time nor a collection's.
-        mutatorMs: wallMs - gcMs - gpuStartupMs - poolStartupMs - (pretouched?.ms ?? 0) - (autoMarker ? autoMarker.gpuStartupMs + autoMarker.chooseMs : 0),
+        mutatorMs: wallMs - gcMs - gpuStartupMs - poolStartupMs - (pretouched?.ms ?? 0) - (warmUp?.ms ?? 0) - (autoMarker ? autoMarker.gpuStartupMs + autoMarker.chooseMs : 0),
         gcMs,
         youngCollections: s.youngCollections,
         fullCollections: s.fullCollections,
@@ -343,6 +363,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
           : null,
         parallel: pool ? { threads: pool.threads, startupMs: poolStartupMs } : null,
         pretouch: pretouched,
+        warmUp,
         gpuFallback: fallbackStats(fallback, records),
         auto: autoMarker ? { choices: { ...autoMarker.counts }, error: autoMarker.model.error(), chooseMs: autoMarker.chooseMs } : null,
         collections: records,
@@ -388,6 +409,7 @@ export function formatStats(s: RunStats): string {
     `gc pause p95 ${statMs(s.p95PauseMs)}, mark ${statMs(s.markMs)}, transfer ${statMs(s.transferMs)}, peak heap ${statSize(s.peakHeapBytes)}`,
   ];
   if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${statMs(s.parallel.startupMs)}`);
+  if (s.warmUp) lines.push(`gc warm-up: ${s.warmUp.collections} collections of a scratch heap, ${statMs(s.warmUp.ms)} before the program ran`);
   if (s.pretouch) lines.push(`pretouch: ${statSize(s.pretouch.bytes)} on ${s.pretouch.threads} threads, ${statMs(s.pretouch.ms)} before the program ran`);
   if (s.gpu) {
     const u = s.gpu.startup;

@@ -11,6 +11,7 @@ import { HEAP_READER, type CopyingMarker, type MarkerConstraints, type MarkReque
 import { ParallelCopier } from './parallel/copier.js';
 import { ParallelSweeper } from './parallel/sweeper.js';
 import { GcThreads } from './parallel/threads.js';
+import type { WorkerPool } from './parallel/pool.js';
 
 export { defaultThreads } from './parallel/threads.js';
 
@@ -24,8 +25,9 @@ export class ParallelMarker implements CopyingMarker, SweepingMarker {
   readonly sweeper: ParallelSweeper;
   private readonly bitmap: Uint32Array;
 
-  constructor(heap: HeapImpl, threads?: number) {
-    this.gc = new GcThreads(heap, threads);
+  /** `pool`: another marker's started pool, lent to this one (the warm-up). */
+  constructor(heap: HeapImpl, threads?: number, pool?: WorkerPool) {
+    this.gc = new GcThreads(heap, threads, pool);
     this.copier = new ParallelCopier(heap, this.gc);
     this.sweeper = new ParallelSweeper(heap, this.gc);
     this.bitmap = this.gc.bitmap;

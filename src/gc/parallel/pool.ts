@@ -49,9 +49,14 @@ export class WorkerPool {
 
   constructor(
     readonly threads: number,
-    private readonly buffers: PoolBuffers,
+    private buffers: PoolBuffers,
   ) {
     this.main = new GcContext(0, threads, buffers);
+  }
+
+  /** The command words: the one buffer a lent pool keeps (its workers wait on it). */
+  get ctlBuffer(): SharedArrayBuffer {
+    return this.buffers.ctl;
   }
 
   get ctl(): Int32Array {
@@ -107,6 +112,26 @@ export class WorkerPool {
   /** Replaces some buffers on every thread; the workers take them before their next command. */
   replace(b: Partial<PoolBuffers>): void {
     Object.assign(this.buffers, b);
+    this.main.update(b);
+    for (const w of this.workers) w.port.postMessage({ buffers: b });
+  }
+
+  /**
+   * Runs `fn` with every thread working on `buffers` (another heap's) instead of
+   * the pool's own, which it gets back afterwards (the collector's warm-up).
+   */
+  async lend<T>(buffers: PoolBuffers, fn: () => Promise<T>): Promise<T> {
+    const own = this.buffers;
+    this.rebind(buffers);
+    try {
+      return await fn();
+    } finally {
+      this.rebind(own);
+    }
+  }
+
+  private rebind(b: PoolBuffers): void {
+    this.buffers = b;
     this.main.update(b);
     for (const w of this.workers) w.port.postMessage({ buffers: b });
   }

@@ -43,20 +43,23 @@ export class GcThreads {
   readonly pool: WorkerPool;
   private readonly buffers: PoolBuffers;
   private typesShared = -1;
+  private readonly ownsPool: boolean;
   private typesOffsets: Int32Array | null = null;
   /** Per thread: objects (marked or copied) and steals in the last command. */
   readonly objects: number[];
   readonly steals: number[];
 
+  /** `pool`: another heap's started pool, lent to this one (WorkerPool.lend). */
   constructor(
     readonly heap: HeapImpl,
     readonly threads: number = defaultThreads(),
+    pool?: WorkerPool,
   ) {
-    const n = Math.max(1, Math.floor(threads));
+    const n = pool?.threads ?? Math.max(1, Math.floor(threads));
     this.threads = n;
     this.buffers = {
       words: sharedBuffer(heap.words, 'words'),
-      ctl: shared(CTL_WORDS),
+      ctl: pool?.ctlBuffer ?? shared(CTL_WORDS),
       stats: shared(n * STATS_WORDS),
       deqCtl: shared(n * 2 * DEQ_STRIDE),
       deqBuf: shared(n * DEQ_CAP),
@@ -75,13 +78,19 @@ export class GcThreads {
       cards: sharedBuffer(heap.cards.cards, 'card table'),
       blockStart: sharedBuffer(heap.cards.blockStart, 'block offset table'),
     };
-    this.pool = new WorkerPool(n, this.buffers);
+    this.pool = pool ?? new WorkerPool(n, this.buffers);
+    this.ownsPool = pool === undefined;
     this.objects = new Array<number>(n).fill(0);
     this.steals = new Array<number>(n).fill(0);
   }
 
   get ctx() {
     return this.pool.main;
+  }
+
+  /** Runs `fn` on another heap's threads, lent to this one's buffers. */
+  lent<T>(fn: () => Promise<T>): Promise<T> {
+    return this.pool.lend(this.buffers, fn);
   }
 
   /** Starts the workers (once). */
@@ -172,6 +181,6 @@ export class GcThreads {
   }
 
   dispose(): void {
-    this.pool.dispose();
+    if (this.ownsPool) this.pool.dispose();
   }
 }

@@ -1,0 +1,90 @@
+/**
+ * The collectors' warm-up (gc/warm-up.ts): its scratch program takes the paths a
+ * program's collections take (promotion by age and by survivor overflow, dirty
+ * cards, full collections) under every CPU collector and layout, checked by
+ * --verify-gc's heap walk; the parallel collector's threads, lent to the scratch
+ * heap, come back to the program's heap and collect it correctly; and the CLI
+ * reports the warm-up apart from the program's collections.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { ParallelMarker } from '../../src/gc/parallel-marker.js';
+import { warmUpCollector } from '../../src/gc/warm-up.js';
+import { alloc, makeParallelHeap } from './helpers.js';
+import { minivm, scratch } from '../minivm.js';
+
+describe('the warm-up workload', () => {
+  for (const layout of ['sable', 'refgraph']) {
+    it(`takes every path of a young and a full collection (serial, ${layout})`, async () => {
+      const s = await warmUpCollector('serial', { layout, verifyGc: true }, () => undefined);
+      expect(s.young).toBeGreaterThanOrEqual(5);
+      expect(s.full).toBeGreaterThanOrEqual(3);
+      expect(s.overflowBytes).toBeGreaterThan(0);
+      // Promotion by age besides the overflow.
+      expect(s.promotedBytes).toBeGreaterThan(s.overflowBytes);
+      expect(s.dirtyCards).toBeGreaterThan(0);
+    });
+  }
+});
+
+describe('the parallel collector warmed up on its own threads', () => {
+  for (const layout of ['sable', 'refgraph']) {
+    it(`lends its pool to the scratch heap and gets it back (${layout})`, async () => {
+      const { heap, roots, marker } = await makeParallelHeap(3, { heapBytes: 1 << 20, layout, verifyGc: true });
+      // The program's heap holds a list before the warm-up, as a program's globals would.
+      const node = heap.defineClass('Node', ['int', 'ref']);
+      const slot = roots.push(0);
+      for (let i = 0; i < 500; i++) {
+        const a = await alloc(heap, node);
+        heap.words[a + node.offsets[0]!] = i;
+        heap.writeRef(a, node.offsets[1]!, node.edgeIndex[1]!, roots.get(slot));
+        roots.slots[slot] = a;
+      }
+      const s = await warmUpCollector('parallel', { layout, verifyGc: true }, (h) => new ParallelMarker(h, marker.threads, marker.gc.pool));
+      expect(s.young + s.full).toBeGreaterThanOrEqual(8);
+      expect(s.overflowBytes).toBeGreaterThan(0);
+      expect(heap.stats.youngCollections + heap.stats.fullCollections).toBe(0);
+      // The threads copy the program's heap again, every node once and intact.
+      for (const kind of ['young', 'full', 'young'] as const) {
+        heap.requestCollection(kind, 'test');
+        await heap.collectPending();
+      }
+      expect(heap.stats.youngCollections).toBe(2);
+      let n = 0;
+      for (let a = roots.get(slot); a !== 0; a = heap.words[a + node.offsets[1]!]!) {
+        expect(heap.words[a + node.offsets[0]!]).toBe(499 - n);
+        n++;
+      }
+      expect(n).toBe(500);
+    });
+  }
+});
+
+describe('minivm run', () => {
+  const { program } = scratch('minivm-warm-up-');
+  const file = program('one.mini', 'class A { var x: int; }\nvar a = new A();\nminorGc();\nprint(1);\n');
+
+  it('reports the warm-up apart from the program collections', () => {
+    for (const gc of ['serial', 'parallel']) {
+      const r = minivm(['run', file, '--gc', gc, '--threads', '2', '--stats']);
+      expect(r).toMatchObject({ status: 0, stdout: '1\n' });
+      expect(r.stderr).toMatch(/gc warm-up: \d+ collections of a scratch heap, [\d.]+ ms before the program ran/);
+      expect(r.stderr).toContain('gc: 1 young, 0 full collections');
+    }
+  });
+
+  it('--gc-warm-up off runs none, and --gc none has none', () => {
+    for (const args of [['--gc', 'serial', '--gc-warm-up', 'off'], ['--gc', 'none']]) {
+      const r = minivm(['run', file, ...args, '--stats']);
+      expect(r.status).toBe(0);
+      expect(r.stderr).toContain('gc: ');
+      expect(r.stderr).not.toContain('warm-up');
+    }
+  });
+
+  it('rejects a value other than on or off', () => {
+    const r = minivm(['run', file, '--gc-warm-up', 'maybe']);
+    expect(r.status).toBe(64);
+    expect(r.stderr).toContain('--gc-warm-up');
+  });
+});
