@@ -16,8 +16,10 @@
  * algorithm needs.
  *
  * Termination: a thread that finds no work anywhere counts itself in IDLE and
- * waits; it leaves IDLE (decrementing it) before it tries to steal again, and it
- * tries only when some deque looks non-empty. Only non-idle threads hold or push
+ * waits, spinning a little and then asleep on WAKE, which a thread sharing work
+ * bumps and notifies while anyone sleeps; it leaves IDLE (decrementing it)
+ * before it tries to steal again, and it tries only when some deque looks
+ * non-empty. Only non-idle threads hold or push
  * work, and a thread goes idle only with its stack and deque empty, so once IDLE
  * equals the number of threads no work exists or can appear: every thread ends.
  */
@@ -28,7 +30,9 @@ import {
   DEQ_STRIDE,
   ERROR,
   IDLE,
+  SLEEPERS,
   S_STEALS,
+  WAKE,
   STATS_WORDS,
   type PoolBuffers,
 } from './shared.js';
@@ -37,6 +41,11 @@ import {
 export const SHARE_EVERY = 32;
 /** Largest batch moved from the stack to the deque at a time. */
 const SHARE_BATCH = 64;
+/** Looks for work an idle thread makes before it sleeps until work is shared. */
+const IDLE_SPINS = 256;
+/** The longest sleep: a sleeper looks again after it even if nobody woke it (a
+ *  failure elsewhere sets ERROR without waking anyone). */
+const SLEEP_MS = 2;
 
 /** Thrown by a thread that sees another thread's failure (ERROR set). */
 export class PeerFailed extends Error {}
@@ -72,7 +81,6 @@ export class GcContext {
   private readonly base: number;
   /** The owner's copy of its deque's bottom (only the owner writes it). */
   private bottom = 0;
-  private readonly sleepCell = new Int32Array(new SharedArrayBuffer(4));
   private victim: number;
 
   constructor(
@@ -150,6 +158,26 @@ export class GcContext {
     this.sp = sp;
     this.bottom = b + k;
     Atomics.store(this.deqCtl, this.botIdx, b + k);
+    // Sleepers read SLEEPERS before they look for work one last time (sleep), so
+    // either they see these entries or this sees them and wakes them.
+    if (Atomics.load(this.ctl, SLEEPERS) !== 0) this.wake(k);
+  }
+
+  /** Wakes up to `count` sleeping threads. */
+  private wake(count: number): void {
+    Atomics.add(this.ctl, WAKE, 1);
+    Atomics.notify(this.ctl, WAKE, count);
+  }
+
+  /** Sleeps until work is shared, every thread is idle, or SLEEP_MS passed. */
+  private sleep(): void {
+    const ctl = this.ctl;
+    Atomics.add(ctl, SLEEPERS, 1);
+    const w = Atomics.load(ctl, WAKE);
+    if (!this.anyWork() && Atomics.load(ctl, IDLE) !== this.threads && Atomics.load(ctl, ERROR) === 0) {
+      Atomics.wait(ctl, WAKE, w, SLEEP_MS);
+    }
+    Atomics.sub(ctl, SLEEPERS, 1);
   }
 
   /** The owner takes its newest deque entry, or -1. */
@@ -228,16 +256,21 @@ export class GcContext {
         const x = this.stealRound();
         if (x >= 0) return x;
       }
-      Atomics.add(ctl, IDLE, 1);
-      let spins = 0;
-      for (;;) {
+      // The last thread to go idle ends the phase and wakes the sleepers to see it.
+      if (Atomics.add(ctl, IDLE, 1) === n - 1) {
+        if (n > 1) this.wake(n);
+        return -1;
+      }
+      for (let spins = 0; ; spins++) {
         if (Atomics.load(ctl, IDLE) === n) return -1;
         if (Atomics.load(ctl, ERROR) !== 0) throw new PeerFailed();
         if (this.anyWork()) break;
-        // Spin a little, then sleep in growing steps: on a machine with fewer
-        // cores than threads, spinning idle threads take the busy ones' time.
-        spins++;
-        if (spins > 64) Atomics.wait(this.sleepCell, 0, 0, Math.min(1, (spins - 64) * 0.01));
+        // Spin a little, then sleep until woken: on a machine with fewer cores
+        // than threads, spinning idle threads take the busy ones' time.
+        if (spins >= IDLE_SPINS) {
+          this.sleep();
+          spins = 0;
+        }
       }
       Atomics.sub(ctl, IDLE, 1);
     }

@@ -19,8 +19,13 @@ export const CMD = 1;
 export const ERROR = 2;
 /** Workers that finished the current command. */
 export const DONE = 3;
-/** Threads that found no work (the termination count, context.ts). */
-export const IDLE = 4;
+/** Threads that found no work (the termination count, context.ts); with the
+ *  words idle threads sleep on, on a cache line apart from the hot cursors. */
+export const IDLE = 48;
+/** Bumped (and notified) when work is shared while a thread sleeps, or when all are idle. */
+export const WAKE = 49;
+/** Threads asleep on WAKE. */
+export const SLEEPERS = 50;
 /** The next unclaimed root, and the next unclaimed remembered-set range. */
 export const ROOTCUR = 5;
 export const RANGECUR = 6;
