@@ -220,6 +220,11 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/** The parallel warm-up's workload per GC thread, in multiples of serial's: each
+ *  thread must run its share long enough for V8 to optimize it in its own isolate
+ *  (docs/decisions/s31-01-gc-warm-up.md). */
+const PARALLEL_WARM_UP_VOLUME = 8;
+
 /**
  * The collectors' warm-up (gc/warm-up.ts) before the program runs: the CPU code
  * of the chosen collector, serial's for the GPU collectors (whose CPU side is
@@ -230,7 +235,10 @@ async function warmUpCollectors(options: MemoryOptions, pool: ParallelMarker | n
   const runs: WarmUpSummary[] = [];
   const o = { layout: options.layout, verifyGc: options.verifyGc };
   if (options.gc !== 'parallel') runs.push(await warmUpCollector('serial', o, () => undefined));
-  if (pool !== null) runs.push(await warmUpCollector('parallel', o, (scratch) => new ParallelMarker(scratch, pool.threads, pool.gc.pool)));
+  if (pool !== null) {
+    const volume = pool.threads * PARALLEL_WARM_UP_VOLUME;
+    runs.push(await warmUpCollector('parallel', { ...o, volume }, (scratch) => new ParallelMarker(scratch, pool.threads, pool.gc.pool)));
+  }
   return { ms: runs.reduce((t, r) => t + r.ms, 0), collections: runs.reduce((t, r) => t + r.young + r.full, 0) };
 }
 

@@ -54,6 +54,10 @@ export interface WarmUpOptions {
   layout?: string;
   /** `--verify-gc`: the scratch heap is checked after each of its collections too. */
   verifyGc?: boolean;
+  /** The scratch heap's size and its lists' lengths, in multiples of the smallest
+   *  workload (default 1): enough objects for every thread of a pool to be given
+   *  work and to run hot. */
+  volume?: number;
 }
 
 /**
@@ -67,7 +71,7 @@ export async function warmUpCollector(
 ): Promise<WarmUpSummary> {
   const t0 = performance.now();
   const heap = createHeap({
-    heapBytes: SCRATCH_HEAP_BYTES,
+    heapBytes: SCRATCH_HEAP_BYTES * (options.volume ?? 1),
     tenureAge: SCRATCH_TENURE_AGE,
     verifyGc: options.verifyGc === true,
     ...(options.layout ? { layout: options.layout } : {}),
@@ -76,7 +80,7 @@ export async function warmUpCollector(
   heap.setRoots(roots);
   const marker = markerFor(heap);
   createCollector(name, heap, marker ? { marker } : {});
-  const w = new Workload(heap, roots);
+  const w = new Workload(heap, roots, options.volume ?? 1);
   const run = async (): Promise<void> => {
     for (let r = 0; r < ROUNDS; r++) await w.round();
   };
@@ -108,6 +112,7 @@ class Workload {
   constructor(
     private readonly heap: HeapImpl,
     private readonly roots: ScratchRoots,
+    private readonly volume: number,
   ) {
     this.node = heap.defineClass('Node', ['int', 'ref', 'ref']);
     this.pair = heap.defineClass('Pair', ['ref', 'float', 'ref', 'int', 'bool']);
@@ -144,20 +149,28 @@ class Workload {
     this.heap.writeRef(obj, shape.offsets[field]!, shape.edgeIndex[field]!, value);
   }
 
-  /** A list of `n` nodes into root `r`; every eighth node holds a pair with a small array. */
+  /** A list of `n` nodes into root `r`; every eighth node holds a pair with a small array.
+   *  Allocation awaits only when the heap asks for a collection: a promise per
+   *  object would make the larger workloads cost several times more. */
   private async list(r: number, n: number): Promise<void> {
     const h = this.heap;
     const slots = this.roots.slots;
     const tmp = ROOTS - 1;
     slots[r] = 0;
     for (let i = 0; i < n; i++) {
-      const a = await this.instance(this.node);
+      let a = h.allocInstance(this.node);
+      if (a === 0) a = await this.instance(this.node);
       h.words[a + this.node.offsets[0]!] = i;
       this.store(a, this.node, 1, slots[r]!);
       slots[r] = a;
       if (i % 8 !== 0) continue;
-      slots[tmp] = await this.array(i % 16 === 0 ? this.ints : this.floats, 3 + (i % 5));
-      const p = await this.instance(this.pair);
+      const type = i % 16 === 0 ? this.ints : this.floats;
+      const length = 3 + (i % 5);
+      let arr = h.allocArray(type, length);
+      if (arr === 0) arr = await this.array(type, length);
+      slots[tmp] = arr;
+      let p = h.allocInstance(this.pair);
+      if (p === 0) p = await this.instance(this.pair);
       this.store(p, this.pair, 0, slots[tmp]!);
       this.store(p, this.pair, 2, slots[r]!);
       h.writeFloat(p + this.pair.offsets[1]!, i / 3);
@@ -170,7 +183,7 @@ class Workload {
     const slots = this.roots.slots;
     const survivorWords = this.heap.plan.survivorWords;
     // Lists that age into tenured over a few young collections.
-    for (let r = 0; r < 8; r++) await this.list(r, 12);
+    for (let r = 0; r < 8; r++) await this.list(r, 12 * this.volume);
     for (let c = 0; c <= SCRATCH_TENURE_AGE; c++) await this.collect('young');
     // Old-to-young references: tenured nodes and a large array (in tenured from
     // the start) now point at young objects, through the write barrier.
@@ -193,7 +206,7 @@ class Workload {
     await this.collect('young');
     // Garbage in tenured, then full collections that sweep it and evacuate young.
     for (let r = 0; r < 9; r += 2) slots[r] = 0;
-    for (let r = 17; r < 21; r++) await this.list(r, 12);
+    for (let r = 17; r < 21; r++) await this.list(r, 12 * this.volume);
     await this.collect('full');
     for (let r = 9; r < 21; r += 3) slots[r] = 0;
     await this.collect('full');
