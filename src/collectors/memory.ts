@@ -220,6 +220,16 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/** The threads that pre-touch the heap: those that will write it. The parallel
+ *  collector's (auto's too, which may choose it); one for the collectors whose
+ *  copies one thread writes (serial; the GPU ones, whose read-back the GPU worker
+ *  writes): their copies ran slower into pages many threads first touched
+ *  (docs/decisions/s31-03-pretouch-by-the-writers.md). */
+function pretouchThreads(options: MemoryOptions): number {
+  if (options.gc !== 'parallel' && options.gc !== 'auto') return 1;
+  return options.threads ?? availableParallelism();
+}
+
 /** The parallel warm-up's workload per GC thread, in multiples of serial's: each
  *  thread must run its share long enough for V8 to optimize it in its own isolate
  *  (docs/decisions/s31-01-gc-warm-up.md). */
@@ -279,7 +289,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
   // Before any thread of the collector starts: the pages are the heap's, not theirs.
   let pretouched: RunStats['pretouch'] = null;
   if (options.pretouch) {
-    const threads = options.threads ?? availableParallelism();
+    const threads = pretouchThreads(options);
     const ms = await pretouch([heap.words], threads);
     pretouched = { bytes: heap.words.byteLength, threads, ms };
   }
@@ -418,7 +428,10 @@ export function formatStats(s: RunStats): string {
   ];
   if (s.parallel) lines.push(`parallel: ${s.parallel.threads} threads, pool start-up ${statMs(s.parallel.startupMs)}`);
   if (s.warmUp) lines.push(`gc warm-up: ${s.warmUp.collections} collections of a scratch heap, ${statMs(s.warmUp.ms)} before the program ran`);
-  if (s.pretouch) lines.push(`pretouch: ${statSize(s.pretouch.bytes)} on ${s.pretouch.threads} threads, ${statMs(s.pretouch.ms)} before the program ran`);
+  if (s.pretouch) {
+    const on = s.pretouch.threads === 1 ? 'one thread' : `${s.pretouch.threads} threads`;
+    lines.push(`pretouch: ${statSize(s.pretouch.bytes)} on ${on}, ${statMs(s.pretouch.ms)} before the program ran`);
+  }
   if (s.gpu) {
     const u = s.gpu.startup;
     const steps = u

@@ -52,6 +52,14 @@ describe('minivm run --pretouch', () => {
     expect(touched.status).toBe(0);
     expect(plain.status).toBe(0);
     expect(touched.stdout.startsWith(plain.stdout)).toBe(true);
-    expect(touched.stdout + touched.stderr).toMatch(/pretouch: 16\.0 MiB on 2 threads, [\d.]+ ms before the program ran/);
+    expect(touched.stdout + touched.stderr).toMatch(/pretouch: 16\.0 MiB on one thread, [\d.]+ ms before the program ran/);
+  });
+
+  it('touches on the threads that will write the heap: the parallel collector\'s, one for serial', () => {
+    for (const [gc, threads] of [['parallel', '2 threads'], ['serial', 'one thread']] as const) {
+      const r = minivm(['run', 'programs/binary_trees.mini', '--heap', '16m', '--gc', gc, '--pretouch', '--threads', '2', '--stats']);
+      expect(r.status).toBe(0);
+      expect(r.stderr).toMatch(new RegExp(`pretouch: 16\\.0 MiB on ${threads}, [\\d.]+ ms before the program ran`));
+    }
   });
 });
