@@ -40,7 +40,6 @@ export interface WarmUpSummary {
 /** The scratch heap: small, with a low tenure age so that promotion comes soon. */
 const SCRATCH_HEAP_BYTES = 256 << 10;
 const SCRATCH_TENURE_AGE = 2;
-const ROUNDS = 1;
 const ROOTS = 64;
 
 class ScratchRoots implements RootProvider {
@@ -79,14 +78,16 @@ export async function warmUpCollector(
   const roots = new ScratchRoots();
   heap.setRoots(roots);
   const marker = markerFor(heap);
-  createCollector(name, heap, marker ? { marker } : {});
+  const collector = createCollector(name, heap, marker ? { marker } : {});
   const w = new Workload(heap, roots, options.volume ?? 1);
-  const run = async (): Promise<void> => {
-    for (let r = 0; r < ROUNDS; r++) await w.round();
-  };
-  // A parallel marker built on a lent pool runs its threads on the scratch heap's buffers.
-  if (marker instanceof ParallelMarker) await marker.gc.lent(run);
-  else await run();
+  try {
+    // A parallel marker built on a lent pool runs its threads on the scratch heap's buffers.
+    if (marker instanceof ParallelMarker) await marker.gc.lent(() => w.round());
+    else await w.round();
+  } finally {
+    // A lent pool is not the scratch collector's to stop (GcThreads.dispose).
+    collector.dispose();
+  }
   const s = heap.stats;
   return {
     ms: performance.now() - t0,
