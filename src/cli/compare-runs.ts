@@ -35,7 +35,7 @@ export function runOptionArgs(o: RunOptions): string[] {
   if (o.gpuBenchmark) out.push('--gpu-benchmark');
   if (o.threads !== undefined) out.push('--threads', String(o.threads));
   if (o.pretouch) out.push('--pretouch');
-  if (o.gcWarmUp !== d.gcWarmUp) out.push('--gc-warm-up', o.gcWarmUp ? 'on' : 'off');
+  if (o.gcWarmUp !== undefined) out.push('--gc-warm-up', o.gcWarmUp ? 'on' : 'off');
   if (o.pauseGoalMs !== undefined) out.push('--pause-goal', String(o.pauseGoalMs));
   if (o.tier !== undefined) out.push('--tier', o.tier);
   if (o.tierThreshold !== undefined) out.push('--tier-threshold', String(o.tierThreshold));

@@ -41,7 +41,7 @@ export interface RunOptions {
   /** `--pretouch`: every page of the heap written before the program runs (HotSpot's AlwaysPreTouch). */
   pretouch: boolean;
   /** `--gc-warm-up on|off`: the collectors' warm-up before the program runs (collectors/memory.ts). */
-  gcWarmUp: boolean;
+  gcWarmUp: boolean | undefined;
   /** `--pause-goal` (auto): the pause, in milliseconds, to meet at least CPU time. */
   pauseGoalMs: number | undefined;
   /** Execution tier; undefined leaves the interpreter's own default. */
@@ -75,7 +75,7 @@ export function defaultRunOptions(): RunOptions {
   return {
     gc: 'serial', layout: 'sable', heapBytes: 256 * 1024 ** 2, youngBytes: undefined, survivorRatio: 8,
     tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, logGcFile: undefined, logFormat: undefined, trace: undefined, stats: false,
-    jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, pretouch: false, gcWarmUp: true, pauseGoalMs: undefined, tier: undefined,
+    jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, pretouch: false, gcWarmUp: undefined, pauseGoalMs: undefined, tier: undefined,
     tierThreshold: undefined, dispatch: 'ic', js: false, args: [],
   };
 }
@@ -291,7 +291,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   {
     name: 'gc-warm-up', arg: 'on|off', commands: RUNS,
-    help: "run the collector's code over a small scratch heap before the program (default on): its first collections run optimized code",
+    help: "run the collector's code over a small scratch heap before the program, so its first collections run optimized code (default: on, off for serial)",
     apply: (p, v, f) => void (p.run.gcWarmUp = oneOf(v, f, ['on', 'off']) === 'on'),
   },
   {

@@ -40,7 +40,9 @@ export interface MemoryOptions {
   readonly threads: number | undefined;
   /** `--pretouch`: write every page of the heap before the program runs. */
   readonly pretouch?: boolean;
-  /** `--gc-warm-up off`: no warm-up of the collectors' code before the program runs (default on). */
+  /** `--gc-warm-up on|off`: the collectors' code warmed up before the program runs;
+   *  by default on for the collectors that start up anyway (parallel's pool, the GPU's
+   *  device, auto), off for serial, which gains little and starts at once. */
   readonly gcWarmUp?: boolean;
   /** `--pause-goal` (auto): milliseconds, or undefined for the fastest engine. */
   readonly pauseGoalMs?: number | undefined;
@@ -241,7 +243,7 @@ const PARALLEL_WARM_UP_VOLUME = 8;
  * the plan's, the roots' and the sweep's), and both CPU engines for auto.
  */
 async function warmUpCollectors(options: MemoryOptions, pool: ParallelMarker | null): Promise<RunStats['warmUp']> {
-  if (options.gc === 'none' || options.gcWarmUp === false) return null;
+  if (options.gc === 'none' || !(options.gcWarmUp ?? options.gc !== 'serial')) return null;
   const runs: WarmUpSummary[] = [];
   const o = { layout: options.layout, verifyGc: options.verifyGc };
   if (options.gc !== 'parallel') runs.push(await warmUpCollector('serial', o, () => undefined));

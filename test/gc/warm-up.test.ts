@@ -64,17 +64,17 @@ describe('minivm run', () => {
   const { program } = scratch('minivm-warm-up-');
   const file = program('one.mini', 'class A { var x: int; }\nvar a = new A();\nminorGc();\nprint(1);\n');
 
-  it('reports the warm-up apart from the program collections', () => {
-    for (const gc of ['serial', 'parallel']) {
-      const r = minivm(['run', file, '--gc', gc, '--threads', '2', '--stats']);
+  it('reports the warm-up apart from the program collections: by default under parallel, with --gc-warm-up on under serial', () => {
+    for (const args of [['--gc', 'parallel', '--threads', '2'], ['--gc', 'serial', '--gc-warm-up', 'on']]) {
+      const r = minivm(['run', file, ...args, '--stats']);
       expect(r).toMatchObject({ status: 0, stdout: '1\n' });
       expect(r.stderr).toMatch(/gc warm-up: \d+ collections of a scratch heap, [\d.]+ ms before the program ran/);
       expect(r.stderr).toContain('gc: 1 young, 0 full collections');
     }
   });
 
-  it('--gc-warm-up off runs none, and --gc none has none', () => {
-    for (const args of [['--gc', 'serial', '--gc-warm-up', 'off'], ['--gc', 'none']]) {
+  it('serial by default, --gc-warm-up off and --gc none run none', () => {
+    for (const args of [['--gc', 'serial'], ['--gc', 'parallel', '--threads', '2', '--gc-warm-up', 'off'], ['--gc', 'none']]) {
       const r = minivm(['run', file, ...args, '--stats']);
       expect(r.status).toBe(0);
       expect(r.stderr).toContain('gc: ');
