@@ -326,7 +326,13 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
     }
     poolStartupMs = pool.gc.pool.startupMs;
   }
-  const warmUp = await warmUpCollectors(options, pool);
+  let warmUp: RunStats['warmUp'];
+  try {
+    warmUp = await warmUpCollectors(options, pool);
+  } catch (e) {
+    collector.dispose();
+    throw e;
+  }
   // Open the device and compile the kernels now, not in the first collection's
   // pause; no adapter fails here, before the program runs.
   let gpuStartupMs = 0;
