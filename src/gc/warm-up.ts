@@ -152,7 +152,7 @@ class Workload {
 
   /** A list of `n` nodes into root `r`; every eighth node holds a pair with a small array.
    *  Allocation awaits only when the heap asks for a collection: a promise per
-   *  object would make the larger workloads cost several times more. */
+   *  object would cost more than the allocation it waits for. */
   private async list(r: number, n: number): Promise<void> {
     const h = this.heap;
     const slots = this.roots.slots;

@@ -112,8 +112,7 @@ export class WorkerPool {
   /** Replaces some buffers on every thread; the workers take them before their next command. */
   replace(b: Partial<PoolBuffers>): void {
     Object.assign(this.buffers, b);
-    this.main.update(b);
-    for (const w of this.workers) w.port.postMessage({ buffers: b });
+    this.send(b);
   }
 
   /**
@@ -122,16 +121,18 @@ export class WorkerPool {
    */
   async lend<T>(buffers: PoolBuffers, fn: () => Promise<T>): Promise<T> {
     const own = this.buffers;
-    this.rebind(buffers);
+    this.buffers = buffers;
+    this.send(buffers);
     try {
       return await fn();
     } finally {
-      this.rebind(own);
+      this.buffers = own;
+      this.send(own);
     }
   }
 
-  private rebind(b: PoolBuffers): void {
-    this.buffers = b;
+  /** Hands buffers to thread 0 now and to the workers before their next command. */
+  private send(b: Partial<PoolBuffers>): void {
     this.main.update(b);
     for (const w of this.workers) w.port.postMessage({ buffers: b });
   }
