@@ -15,6 +15,13 @@
  * JavaScript's Atomics are sequentially consistent, which is stronger than the
  * algorithm needs.
  *
+ * Results (a young mark's live objects, a copy's new addresses) go straight into
+ * the shared `out` buffer, each thread claiming a chunk of OUT_CHUNK entries at a
+ * time: the pages written are the same from one collection to the next whichever
+ * thread does the work, where per-thread lists would each grow (into fresh,
+ * unmapped memory) the first time a thread did more than before. The unused end
+ * of each thread's last chunk is closed up by the main thread (compactResults).
+ *
  * Termination: a thread that finds no work anywhere counts itself in IDLE and
  * waits, spinning a little and then asleep on WAKE, which a thread sharing work
  * bumps and notifies while anyone sleeps; it leaves IDLE (decrementing it)
@@ -24,19 +31,26 @@
  * equals the number of threads no work exists or can appear: every thread ends.
  */
 
+import { IntList } from '../int-list.js';
 import {
   DEQ_CAP,
   DEQ_MASK,
   DEQ_STRIDE,
   ERROR,
   IDLE,
+  OUTCUR,
+  P_OUT_CAP,
   SLEEPERS,
+  S_HOLE_AT,
+  S_HOLE_END,
   S_STEALS,
   WAKE,
   STATS_WORDS,
   type PoolBuffers,
 } from './shared.js';
 
+/** Entries of `out` a thread claims at a time for its results. */
+export const OUT_CHUNK = 1024;
 /** Objects processed between looks at whether to share work. */
 export const SHARE_EVERY = 32;
 /** Largest batch moved from the stack to the deque at a time. */
@@ -61,6 +75,7 @@ export class GcContext {
   ranges!: Int32Array;
   pieces!: Int32Array;
   out!: Int32Array;
+  from!: Int32Array;
   tails!: Int32Array;
   kind!: Int32Array;
   left!: Int32Array;
@@ -76,6 +91,11 @@ export class GcContext {
   sp = 0;
   /** Steals in the current phase. */
   steals = 0;
+  /** The results chunk in hand: the next entry and the chunk's end. */
+  outAt = 0;
+  outEnd = 0;
+  /** The start of each results chunk this thread claimed in the current phase. */
+  readonly chunks = new IntList(64);
   private readonly topIdx: number;
   private readonly botIdx: number;
   private readonly base: number;
@@ -107,6 +127,7 @@ export class GcContext {
     if (b.ranges) this.ranges = new Int32Array(b.ranges);
     if (b.pieces) this.pieces = new Int32Array(b.pieces);
     if (b.out) this.out = new Int32Array(b.out);
+    if (b.from) this.from = new Int32Array(b.from);
     if (b.tails) this.tails = new Int32Array(b.tails);
     if (b.kind) this.kind = new Int32Array(b.kind);
     if (b.left) this.left = new Int32Array(b.left);
@@ -123,20 +144,58 @@ export class GcContext {
     this.sp = 0;
     this.bottom = 0;
     this.steals = 0;
+    this.outAt = this.outEnd = 0;
+    this.chunks.clear();
   }
 
-  /** After a phase: this thread's steals into its counters. */
+  /** After a phase: this thread's steals, and the unused end of its last results chunk. */
   end(): void {
-    this.stats[this.id * STATS_WORDS + S_STEALS] = this.steals;
+    const st = this.id * STATS_WORDS;
+    this.stats[st + S_STEALS] = this.steals;
+    this.stats[st + S_HOLE_AT] = this.outAt;
+    this.stats[st + S_HOLE_END] = this.outEnd;
+  }
+
+  /** Appends a result to `out`. */
+  emit(x: number): void {
+    if (this.outAt === this.outEnd) this.claimChunk();
+    this.out[this.outAt++] = x;
+  }
+
+  /** Appends a copy's result: its new address, and its old one (0: a filler). */
+  emitMoved(x: number, old: number): void {
+    if (this.outAt === this.outEnd) this.claimChunk();
+    const i = this.outAt++;
+    this.out[i] = x;
+    this.from[i] = old;
+  }
+
+  private claimChunk(): void {
+    const ctl = this.ctl;
+    const at = Atomics.add(ctl, OUTCUR, OUT_CHUNK);
+    if (at + OUT_CHUNK > ctl[P_OUT_CAP]!) throw new Error(`parallel collector: ${at + OUT_CHUNK} results overflow their buffer (${ctl[P_OUT_CAP]})`);
+    this.chunks.push(at);
+    this.outAt = at;
+    this.outEnd = at + OUT_CHUNK;
+  }
+
+  /** The end of the `k`th results chunk this thread claimed in the phase (the last one's used part). */
+  chunkEnd(k: number): number {
+    return k === this.chunks.length - 1 ? this.outAt : this.chunks.data[k]! + OUT_CHUNK;
   }
 
   push(a: number): void {
-    if (this.sp === this.stack.length) {
-      const s = new Int32Array(this.sp * 2);
-      s.set(this.stack);
-      this.stack = s;
-    }
+    if (this.sp === this.stack.length) this.growStack();
     this.stack[this.sp++] = a;
+  }
+
+  /** Doubles the stack (its entries [0, sp) kept) and returns it: a phase that
+   *  keeps the stack and sp in locals sets `sp` first. */
+  growStack(): Int32Array {
+    const s = new Int32Array(this.stack.length * 2);
+    s.set(this.stack.subarray(0, this.sp));
+    this.stack = s;
+    return s;
   }
 
   /**
@@ -275,4 +334,42 @@ export class GcContext {
       Atomics.sub(ctl, IDLE, 1);
     }
   }
+}
+
+/**
+ * On the main thread after a phase that emitted results: closes up the unused
+ * ends of the threads' last chunks by moving entries down from the top, and
+ * returns the number of results, now `out[0, n)` (`from` is the threads' own
+ * business: they have used it by then).
+ */
+export function compactResults(c: GcContext): number {
+  const stats = c.stats;
+  const holes: [number, number][] = [];
+  for (let i = 0; i < c.threads; i++) {
+    const at = stats[i * STATS_WORDS + S_HOLE_AT]!;
+    const end = stats[i * STATS_WORDS + S_HOLE_END]!;
+    if (end > at) holes.push([at, end]);
+  }
+  holes.sort((x, y) => x[0] - y[0]);
+  const out = c.out;
+  let top = Atomics.load(c.ctl, OUTCUR);
+  let lo = 0;
+  let hi = holes.length - 1;
+  while (lo <= hi) {
+    const last = holes[hi]!;
+    if (last[1] >= top) {
+      top = Math.min(top, last[0]);
+      hi--;
+      continue;
+    }
+    const h = holes[lo]!;
+    if (h[0] === h[1]) {
+      lo++;
+      continue;
+    }
+    top--;
+    out[h[0]] = out[top]!;
+    h[0]++;
+  }
+  return top;
 }

@@ -14,10 +14,10 @@
 
 import type { HeapImpl } from '../../heap/heap.js';
 import type { CopyResult, YoungCopier } from '../marker.js';
+import { compactResults } from './context.js';
 import type { GcThreads } from './threads.js';
 import {
   CMD_COPY,
-  OUTCUR,
   P_FILLER_TYPE,
   P_OUT_CAP,
   P_PIECES,
@@ -145,9 +145,12 @@ export class ParallelCopier implements YoungCopier {
     gc.syncTypes();
     gc.setRoots(roots);
     const used = this.youngUsed();
+    // A result per object copied or filler written: at most one per header's worth of words.
+    const results = gc.resultsRoom(((used + (h.toEnd - h.toStart)) >>> 2) + 16);
     gc.ensure({
       ranges: ranges.length,
-      out: ((used + (h.toEnd - h.toStart)) >>> 2) + 16,
+      out: results,
+      from: results,
       // A pair per carve (each takes at least a quarter LAB, at least 16 words),
       // per exhausted piece and per thread's last LAB.
       tails: (this.reserved >>> 3) + 4 * this.pieceCount + 8 * gc.threads + 64,
@@ -186,7 +189,7 @@ export class ParallelCopier implements YoungCopier {
       fillers += c.stats[i * STATS_WORDS + S_FILLERS]!;
     }
     this.promotedLately = Math.max(promoted, this.promotedLately >>> 1);
-    const moved = c.out.subarray(0, ctl[OUTCUR]!);
+    const moved = c.out.subarray(0, compactResults(c));
     return {
       moved,
       count: moved.length - fillers,

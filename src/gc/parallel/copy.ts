@@ -14,7 +14,8 @@
  * status word and undoes its copy (its LAB top steps back). The type word a+1 is
  * left alone while threads copy, so every thread reads the object's size from
  * an intact header; once all threads are done, each writes a+1 of the objects it
- * won, giving the header the form the rest of the collector reads (status with
+ * won (listed, new address and old, in its chunks of the shared results),
+ * giving the header the form the rest of the collector reads (status with
  * STATUS_FORWARDED, new address in a+1).
  *
  * Ageing and promotion as in gc/evacuate.ts: an object below the tenure age
@@ -47,9 +48,7 @@ import { IntList } from '../int-list.js';
 import { GcContext, SHARE_EVERY } from './context.js';
 import {
   LOCK,
-  OUTCUR,
   P_FILLER_TYPE,
-  P_OUT_CAP,
   P_PIECES,
   P_RANGES,
   P_ROOTS,
@@ -67,7 +66,6 @@ import {
   ROOTCUR,
   S_FILLERS,
   S_OBJECTS,
-  S_OUT,
   S_PROMOTED,
   S_CARVES,
   S_SURVIVED,
@@ -105,11 +103,6 @@ class CopyThread {
   fillers = 0;
   survived = 0;
   promoted = 0;
-  /** Old addresses of the objects this thread won, and their new addresses. */
-  readonly won = new IntList();
-  readonly moved = new IntList();
-  /** The fillers this thread wrote (they get refgraph vertices too). */
-  readonly fillerList = new IntList();
   /** Tenured space left unused: (start, size) pairs. */
   readonly tails = new IntList();
 
@@ -127,7 +120,7 @@ class CopyThread {
     this.carvedSinceGrowth = this.carves = 0;
     this.toTop = this.toLim = this.tenTop = this.tenLim = 0;
     this.copied = this.fillers = this.survived = this.promoted = 0;
-    this.won.length = this.moved.length = this.fillerList.length = this.tails.length = 0;
+    this.tails.length = 0;
   }
 
   /** Makes [p, p + size) (size >= HEADER_WORDS) a word array nobody refers to. */
@@ -137,7 +130,8 @@ class CopyThread {
     words[p + TYPE_WORD] = this.filler;
     words[p + LAYOUT_WORD] = 0;
     words[p + LENGTH_WORD] = size - HEADER_WORDS;
-    this.fillerList.push(p);
+    // Fillers are results too: they get refgraph vertices.
+    this.c.emitMoved(p, 0);
     this.fillers++;
   }
 
@@ -313,8 +307,7 @@ class CopyThread {
       this.undo(dst, size);
       return prev >>> 2;
     }
-    this.won.push(v);
-    this.moved.push(na);
+    c.emitMoved(na, v);
     this.copied++;
     if (na >= this.tenuredStart) {
       this.promoted += size;
@@ -388,16 +381,15 @@ class CopyThread {
       this.tails.push(this.tenTop);
       this.tails.push(this.tenLim - this.tenTop);
     }
-    const won = this.won.data;
-    const moved = this.moved.data;
-    for (let i = 0; i < this.won.length; i++) words[won[i]! + FORWARD_WORD] = moved[i]!;
-    const nm = this.moved.length;
-    const n = nm + this.fillerList.length;
-    if (n > 0) {
-      const at = Atomics.add(ctl, OUTCUR, n);
-      if (at + n > ctl[P_OUT_CAP]!) throw new Error(`parallel copy: ${at + n} moved objects overflow the results (${ctl[P_OUT_CAP]})`);
-      c.out.set(moved.subarray(0, nm), at);
-      c.out.set(this.fillerList.data.subarray(0, this.fillerList.length), at + nm);
+    const out = c.out;
+    const from = c.from;
+    const chunks = c.chunks.data;
+    for (let k = 0; k < c.chunks.length; k++) {
+      const e = c.chunkEnd(k);
+      for (let i = chunks[k]!; i < e; i++) {
+        const v = from[i]!;
+        if (v !== 0) words[v + FORWARD_WORD] = out[i]!;
+      }
     }
     const nt = this.tails.length;
     if (nt > 0) {
@@ -407,7 +399,6 @@ class CopyThread {
     }
     const st = c.id * STATS_WORDS;
     c.stats[st + S_OBJECTS] = this.copied;
-    c.stats[st + S_OUT] = n;
     c.stats[st + S_FILLERS] = this.fillers;
     c.stats[st + S_SURVIVED] = this.survived;
     c.stats[st + S_PROMOTED] = this.promoted;

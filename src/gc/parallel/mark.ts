@@ -4,27 +4,20 @@
  * thread's stack, shared and stolen through context.ts. A mark bit is set with
  * one Atomics.or only where a plain load of the bitmap word says it is clear
  * (FastCollect's check before the atomic), and the thread whose OR set it
- * traces the object. A young mark also lists the live young objects: each
- * thread its own, copied into `out` at the end.
+ * traces the object. A young mark also lists the live young objects, in the
+ * threads' chunks of the shared results (context.ts).
+ *
+ * The trace loop is written as the serial marker's is (gc/serial-marker.ts): the
+ * stack and its top in locals, handed back to the context only to share work,
+ * steal or grow, and the object model's names bound to locals.
  */
 
-import { HEADER_WORDS, TYPE_WORD } from '../../heap/object-model.js';
+import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from '../../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
-import { IntList } from '../int-list.js';
 import { GcContext, SHARE_EVERY } from './context.js';
-import { OUTCUR, P_HI, P_LO, P_OUT_CAP, P_ROOTS, P_SABLE, P_YOUNG, ROOTCUR, S_OBJECTS, S_OUT, STATS_WORDS } from './shared.js';
+import { P_HI, P_LO, P_ROOTS, P_SABLE, P_YOUNG, ROOTCUR, S_OBJECTS, STATS_WORDS } from './shared.js';
 
 const ROOT_CHUNK = 64;
-
-/** Sets the mark bit of `a`; true when this call set it. */
-function claim(bitmap: Int32Array, a: number): boolean {
-  const w = a >>> 5;
-  const b = 1 << (a & 31);
-  return (bitmap[w]! & b) === 0 && (Atomics.or(bitmap, w, b) & b) === 0;
-}
-
-/** A thread's list of the young objects it marked (kept across marks). */
-const live = new IntList();
 
 export function markPhase(c: GcContext): void {
   const ctl = c.ctl;
@@ -40,51 +33,85 @@ export function markPhase(c: GcContext): void {
   const refBegin = c.refBegin;
   const refCount = c.refCount;
   const refOffsets = c.refOffsets;
+  const header = HEADER_WORDS;
+  const countWord = LAYOUT_WORD;
+  const typeWord = TYPE_WORD;
+  const scattered = SCATTERED;
+  const shareEvery = SHARE_EVERY;
   let objects = 0;
-  live.clear();
+  let nextShare = shareEvery;
   c.begin();
-  const found = (v: number): void => {
-    if (v >= lo && v < hi && v !== 0 && claim(bitmap, v)) {
-      if (young) live.push(v);
-      c.push(v);
-    }
-  };
+  let stack: Int32Array = c.stack;
+  let sp = 0;
   let rootsLeft = true;
   for (;;) {
-    if (c.sp === 0) {
+    if (sp === 0) {
+      c.sp = 0;
       const s = rootsLeft ? Atomics.add(ctl, ROOTCUR, ROOT_CHUNK) : rootCount;
       if (s < rootCount) {
         const e = Math.min(s + ROOT_CHUNK, rootCount);
-        for (let i = s; i < e; i++) found(roots[i]!);
+        for (let i = s; i < e; i++) {
+          const v = roots[i]!;
+          if (v < lo || v >= hi || v === 0) continue;
+          const w = v >>> 5;
+          const b = 1 << (v & 31);
+          if ((bitmap[w]! & b) !== 0 || (Atomics.or(bitmap, w, b) & b) !== 0) continue;
+          if (young) c.emit(v);
+          c.push(v);
+        }
+        stack = c.stack;
+        sp = c.sp;
         continue;
       }
       rootsLeft = false;
       const x = c.acquire();
       if (x < 0) break;
-      c.push(x);
+      stack = c.stack;
+      stack[0] = x;
+      sp = 1;
     }
-    const a = c.stack[--c.sp]!;
+    const a = stack[--sp]!;
     objects++;
-    const end = refRunEnd(words, kinds, sable, a);
-    if (end !== SCATTERED) {
-      for (let s = a + HEADER_WORDS; s < end; s++) found(words[s]!);
+    const end = sable ? a + header + words[a + countWord]! : refRunEnd(words, kinds, false, a);
+    // A loop per form, as the serial marker has; they differ only in where slot j is.
+    if (end !== scattered) {
+      for (let s = a + header; s < end; s++) {
+        const v = words[s]!;
+        if (v < lo || v >= hi || v === 0) continue;
+        const w = v >>> 5;
+        const b = 1 << (v & 31);
+        if ((bitmap[w]! & b) !== 0 || (Atomics.or(bitmap, w, b) & b) !== 0) continue;
+        if (young) c.emit(v);
+        if (sp === stack.length) {
+          c.sp = sp;
+          stack = c.growStack();
+        }
+        stack[sp++] = v;
+      }
     } else {
-      const t = words[a + TYPE_WORD]!;
+      const t = words[a + typeWord]!;
       const e = refBegin[t]! + refCount[t]!;
-      for (let j = refBegin[t]!; j < e; j++) found(words[a + refOffsets[j]!]!);
+      for (let j = refBegin[t]!; j < e; j++) {
+        const v = words[a + refOffsets[j]!]!;
+        if (v < lo || v >= hi || v === 0) continue;
+        const w = v >>> 5;
+        const b = 1 << (v & 31);
+        if ((bitmap[w]! & b) !== 0 || (Atomics.or(bitmap, w, b) & b) !== 0) continue;
+        if (young) c.emit(v);
+        if (sp === stack.length) {
+          c.sp = sp;
+          stack = c.growStack();
+        }
+        stack[sp++] = v;
+      }
     }
-    if (objects % SHARE_EVERY === 0) c.share();
-  }
-  const st = c.id * STATS_WORDS;
-  c.stats[st + S_OBJECTS] = objects;
-  if (young) {
-    const n = live.length;
-    if (n > 0) {
-      const at = Atomics.add(ctl, OUTCUR, n);
-      if (at + n > ctl[P_OUT_CAP]!) throw new Error(`parallel mark: ${at + n} live objects overflow the results (${ctl[P_OUT_CAP]})`);
-      c.out.set(live.view(), at);
+    if (objects === nextShare) {
+      nextShare += shareEvery;
+      c.sp = sp;
+      c.share();
+      sp = c.sp;
     }
-    c.stats[st + S_OUT] = n;
   }
+  c.stats[c.id * STATS_WORDS + S_OBJECTS] = objects;
   c.end();
 }

@@ -36,7 +36,8 @@ export const LOCK = 8;
 /** The tenured piece being carved, and the carve position in it. */
 export const PIECE = 9;
 export const PIECE_TOP = 10;
-/** Next free entry of `out` and of `tails`, claimed by threads when they finish. */
+/** Next free entry of `out` (claimed a chunk at a time, or a sweep region's runs
+ *  at a time) and of `tails`. */
 export const OUTCUR = 11;
 export const TAILCUR = 12;
 
@@ -72,13 +73,16 @@ export const CMD_SWEEP = 4;
 /** Per-thread counters in `stats` (STATS_WORDS each). */
 export const S_OBJECTS = 0;
 export const S_STEALS = 1;
-export const S_OUT = 2;
+/** The unused end of the results chunk a thread held last, [HOLE_AT, HOLE_END). */
+export const S_HOLE_AT = 2;
+export const S_HOLE_END = 7;
 export const S_FILLERS = 3;
 export const S_SURVIVED = 4;
 export const S_PROMOTED = 5;
 /** Carves of tenured space under the pieces' lock (LABs and objects alone). */
 export const S_CARVES = 6;
-export const STATS_WORDS = 8;
+/** A cache line per thread. */
+export const STATS_WORDS = 16;
 
 /** Each thread's deque: top and bottom words DEQ_STRIDE apart in `deqCtl`
  *  (a cache line between them and between threads), DEQ_CAP entries in `deqBuf`. */
@@ -101,8 +105,11 @@ export interface PoolBuffers {
   ranges: SharedArrayBuffer;
   /** Tenured space reserved for promotion, (start, end) pairs (P_PIECES pairs). */
   pieces: SharedArrayBuffer;
-  /** Results: a young mark's live objects, a copy's new addresses, a sweep's free runs. */
+  /** Results: a young mark's live objects, a copy's new addresses (and fillers),
+   *  a sweep's free runs. */
   out: SharedArrayBuffer;
+  /** Beside a copy's results: the old address of each copied object (0 for a filler). */
+  from: SharedArrayBuffer;
   /** Tenured space a copy left unused, (start, size) pairs; a sweep's index of
    *  each region's runs in `out`, (offset, ints) pairs. */
   tails: SharedArrayBuffer;

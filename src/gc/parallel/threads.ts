@@ -6,13 +6,13 @@
 
 import { availableParallelism } from 'node:os';
 import type { HeapImpl } from '../../heap/heap.js';
+import { compactResults, OUT_CHUNK } from './context.js';
 import { WorkerPool } from './pool.js';
 import {
   CMD_MARK,
   CTL_WORDS,
   DEQ_CAP,
   DEQ_STRIDE,
-  OUTCUR,
   P_HI,
   P_LO,
   P_OUT_CAP,
@@ -68,6 +68,7 @@ export class GcThreads {
       ranges: shared(1024),
       pieces: shared(64),
       out: shared(1024),
+      from: shared(1024),
       tails: shared(256),
       kind: shared(64),
       left: shared(64),
@@ -165,7 +166,7 @@ export class GcThreads {
     const c = this.ctx;
     const bitmap = c.bitmap;
     bitmap.fill(0, lo >>> 5, (hi + 31) >>> 5);
-    if (young) this.ensure({ out: ((hi - lo) >>> 2) + 1 });
+    if (young) this.ensure({ out: this.resultsRoom((hi - lo) >>> 2) });
     const ctl = c.ctl;
     ctl[P_LO] = lo;
     ctl[P_HI] = hi;
@@ -173,7 +174,12 @@ export class GcThreads {
     ctl[P_SABLE] = this.heap.layout.contiguousRefs ? 1 : 0;
     ctl[P_OUT_CAP] = c.out.length;
     this.run(CMD_MARK);
-    return young ? c.out.subarray(0, ctl[OUTCUR]!) : null;
+    return young ? c.out.subarray(0, compactResults(c)) : null;
+  }
+
+  /** Room for `n` results in `out`: each thread's last chunk may be part used. */
+  resultsRoom(n: number): number {
+    return n + this.threads * OUT_CHUNK;
   }
 
   get bitmap(): Uint32Array {
