@@ -144,9 +144,10 @@ export class ParallelCopier implements YoungCopier {
     const gc = this.gc;
     gc.syncTypes();
     gc.setRoots(roots);
-    const used = this.youngUsed();
-    // A result per object copied or filler written: at most one per header's worth of words.
-    const results = gc.resultsRoom(((used + (h.toEnd - h.toStart)) >>> 2) + 16);
+    // A result per object copied or filler written: at most one per header's worth
+    // of young words. Sized for the whole young generation, not what is in use, so
+    // the buffers are made once: a new one's pages are first written in a pause.
+    const results = gc.resultsRoom(((h.youngEnd - h.youngStart) >>> 2) + 16);
     gc.ensure({
       ranges: ranges.length,
       out: results,

@@ -11,7 +11,10 @@
  * (receiveMessageOnPort) before it reads the command.
  */
 
-/** Control words (indices into `ctl`). */
+/** Control words (indices into `ctl`). Words that threads write while they work
+ *  sit on cache lines of their own (16 words apart), away from the command words
+ *  idle threads keep reading: a compare-and-exchange on a line other threads are
+ *  reading takes it from all of them. */
 export const EPOCH = 0;
 /** The command of the current epoch (CMD_*). */
 export const CMD = 1;
@@ -26,20 +29,20 @@ export const IDLE = 48;
 export const WAKE = 49;
 /** Threads asleep on WAKE. */
 export const SLEEPERS = 50;
-/** The next unclaimed root, and the next unclaimed remembered-set range. */
-export const ROOTCUR = 5;
-export const RANGECUR = 6;
 /** The to-survivor space's shared bump pointer (copy.ts claims LABs from it). */
-export const TO_TOP = 7;
+export const TO_TOP = 64;
 /** Spinlock over the tenured pieces (PIECE, PIECE_TOP). */
-export const LOCK = 8;
+export const LOCK = 80;
 /** The tenured piece being carved, and the carve position in it. */
-export const PIECE = 9;
-export const PIECE_TOP = 10;
+export const PIECE = 81;
+export const PIECE_TOP = 82;
 /** Next free entry of `out` (claimed a chunk at a time, or a sweep region's runs
  *  at a time) and of `tails`. */
-export const OUTCUR = 11;
-export const TAILCUR = 12;
+export const OUTCUR = 96;
+export const TAILCUR = 97;
+/** The next unclaimed root, and the next unclaimed remembered-set range (or sweep region). */
+export const ROOTCUR = 112;
+export const RANGECUR = 113;
 
 /** Parameters of the current command. */
 export const P_LO = 16;
@@ -63,7 +66,7 @@ export const P_TEN_LAB = 31;
 /** Regions of the sweep (sweep.ts): tenured split every REGION_WORDS words. */
 export const P_REGIONS = 32;
 export const P_TENURED_END = 33;
-export const CTL_WORDS = 64;
+export const CTL_WORDS = 128;
 
 export const CMD_EXIT = 1;
 export const CMD_MARK = 2;
