@@ -19,6 +19,13 @@ import { P_HI, P_LO, P_ROOTS, P_SABLE, P_YOUNG, ROOTCUR, S_OBJECTS, STATS_WORDS 
 
 const ROOT_CHUNK = 64;
 
+/** Sets the mark bit of `a`; true when this call set it. */
+function claim(bitmap: Int32Array, a: number): boolean {
+  const w = a >>> 5;
+  const b = 1 << (a & 31);
+  return (bitmap[w]! & b) === 0 && (Atomics.or(bitmap, w, b) & b) === 0;
+}
+
 export function markPhase(c: GcContext): void {
   const ctl = c.ctl;
   const words = c.words;
@@ -52,10 +59,7 @@ export function markPhase(c: GcContext): void {
         const e = Math.min(s + ROOT_CHUNK, rootCount);
         for (let i = s; i < e; i++) {
           const v = roots[i]!;
-          if (v < lo || v >= hi || v === 0) continue;
-          const w = v >>> 5;
-          const b = 1 << (v & 31);
-          if ((bitmap[w]! & b) !== 0 || (Atomics.or(bitmap, w, b) & b) !== 0) continue;
+          if (v < lo || v >= hi || v === 0 || !claim(bitmap, v)) continue;
           if (young) c.emit(v);
           c.push(v);
         }
@@ -77,10 +81,7 @@ export function markPhase(c: GcContext): void {
     if (end !== scattered) {
       for (let s = a + header; s < end; s++) {
         const v = words[s]!;
-        if (v < lo || v >= hi || v === 0) continue;
-        const w = v >>> 5;
-        const b = 1 << (v & 31);
-        if ((bitmap[w]! & b) !== 0 || (Atomics.or(bitmap, w, b) & b) !== 0) continue;
+        if (v < lo || v >= hi || v === 0 || !claim(bitmap, v)) continue;
         if (young) c.emit(v);
         if (sp === stack.length) {
           c.sp = sp;
@@ -93,10 +94,7 @@ export function markPhase(c: GcContext): void {
       const e = refBegin[t]! + refCount[t]!;
       for (let j = refBegin[t]!; j < e; j++) {
         const v = words[a + refOffsets[j]!]!;
-        if (v < lo || v >= hi || v === 0) continue;
-        const w = v >>> 5;
-        const b = 1 << (v & 31);
-        if ((bitmap[w]! & b) !== 0 || (Atomics.or(bitmap, w, b) & b) !== 0) continue;
+        if (v < lo || v >= hi || v === 0 || !claim(bitmap, v)) continue;
         if (young) c.emit(v);
         if (sp === stack.length) {
           c.sp = sp;

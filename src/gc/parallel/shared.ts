@@ -76,14 +76,14 @@ export const CMD_SWEEP = 4;
 /** Per-thread counters in `stats` (STATS_WORDS each). */
 export const S_OBJECTS = 0;
 export const S_STEALS = 1;
-/** The unused end of the results chunk a thread held last, [HOLE_AT, HOLE_END). */
-export const S_HOLE_AT = 2;
-export const S_HOLE_END = 7;
-export const S_FILLERS = 3;
-export const S_SURVIVED = 4;
-export const S_PROMOTED = 5;
+export const S_FILLERS = 2;
+export const S_SURVIVED = 3;
+export const S_PROMOTED = 4;
 /** Carves of tenured space under the pieces' lock (LABs and objects alone). */
-export const S_CARVES = 6;
+export const S_CARVES = 5;
+/** The unused end of the results chunk a thread held last, [HOLE_AT, HOLE_END). */
+export const S_HOLE_AT = 6;
+export const S_HOLE_END = 7;
 /** A cache line per thread. */
 export const STATS_WORDS = 16;
 
