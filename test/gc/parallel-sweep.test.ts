@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { REGION_WORDS } from '../../src/gc/parallel/sweep.js';
 import { sweepTenured } from '../../src/gc/sweep.js';
+import { HEADER_WORDS } from '../../src/heap/object-model.js';
 import type { HeapOptions } from '../../src/heap/options.js';
 import { allocArray, collect, makeParallelHeap, rng } from './helpers.js';
 
@@ -80,6 +81,24 @@ describe('parallel sweep', () => {
     expect(swept).toBe(6);
     expect(p.heap.freeList.chunks().length).toBeGreaterThan(10);
   }, 120_000);
+
+  it('keeps a free chunk that starts exactly at a region border and covers whole regions', async () => {
+    const p = await parallelHeap({ heapBytes: 4 << 20, largeObjectBytes: 256 });
+    const { heap, roots } = p;
+    const ints = heap.types.names.indexOf('int[]');
+    // Tenured is carved from its start: a live region, a dead block of three regions, a live tail.
+    const first = await allocArray(heap, ints, REGION_WORDS - HEADER_WORDS);
+    const dead = await allocArray(heap, ints, 3 * REGION_WORDS - HEADER_WORDS);
+    const tail = await allocArray(heap, ints, 100);
+    expect([first, dead, tail]).toEqual([heap.tenuredStart, heap.tenuredStart + REGION_WORDS, heap.tenuredStart + 4 * REGION_WORDS]);
+    roots.push(first);
+    roots.push(tail);
+    // The first sweep frees the dead block; the second meets it as a listed chunk.
+    expect(await sweepBothWays(p, 'the dead block')).toBe(true);
+    expect(heap.freeList.chunks()).toContainEqual([dead, 3 * REGION_WORDS]);
+    expect(await sweepBothWays(p, 'the chunk')).toBe(true);
+    expect(heap.freeList.chunks()).toContainEqual([dead, 3 * REGION_WORDS]);
+  }, 60_000);
 
   it('sweeps again on one thread when the free runs overflow its buffer, with the same result', async () => {
     // Small tenured objects, every other one dead: more runs than the first sweep expects.

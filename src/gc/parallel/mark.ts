@@ -14,10 +14,39 @@
 
 import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from '../../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
-import { GcContext, SHARE_EVERY } from './context.js';
-import { P_HI, P_LO, P_ROOTS, P_SABLE, P_YOUNG, ROOTCUR, S_OBJECTS, STATS_WORDS } from './shared.js';
+import { GcContext, PeerFailed, SHARE_EVERY } from './context.js';
+import { CLEARED, ERROR, P_HI, P_LO, P_ROOTS, P_SABLE, P_YOUNG, RANGECUR, ROOTCUR, S_OBJECTS, STATS_WORDS } from './shared.js';
 
 const ROOT_CHUNK = 64;
+/** Bitmap words a thread clears at a time before the mark. */
+const CLEAR_BLOCK = 1 << 14;
+/** Looks at CLEARED before a thread sleeps on it. */
+const CLEAR_SPINS = 1024;
+/** The longest wait on CLEARED between looks at ERROR. */
+const CLEAR_WAIT_MS = 2;
+
+/**
+ * Clears the bitmap words of [lo, hi) a block at a time, claimed from RANGECUR,
+ * and returns once every block is clear. The threads share the clearing of a
+ * large heap's bitmap; a thread that wakes late finds it done and goes on.
+ */
+function clearBitmap(ctl: Int32Array, bitmap: Int32Array, lo: number, hi: number): void {
+  const from = lo >>> 5;
+  const to = (hi + 31) >>> 5;
+  const blocks = Math.ceil((to - from) / CLEAR_BLOCK);
+  for (let k = Atomics.add(ctl, RANGECUR, 1); k < blocks; k = Atomics.add(ctl, RANGECUR, 1)) {
+    const s = from + k * CLEAR_BLOCK;
+    bitmap.fill(0, s, Math.min(s + CLEAR_BLOCK, to));
+    if (Atomics.add(ctl, CLEARED, 1) + 1 === blocks) Atomics.notify(ctl, CLEARED);
+  }
+  // Only the blocks other threads hold are left: at most one each.
+  let spins = 0;
+  for (let d = Atomics.load(ctl, CLEARED); d < blocks; d = Atomics.load(ctl, CLEARED)) {
+    if (++spins < CLEAR_SPINS) continue;
+    if (Atomics.load(ctl, ERROR) !== 0) throw new PeerFailed();
+    Atomics.wait(ctl, CLEARED, d, CLEAR_WAIT_MS);
+  }
+}
 
 /** Sets the mark bit of `a`; true when this call set it. */
 function claim(bitmap: Int32Array, a: number): boolean {
@@ -47,6 +76,7 @@ export function markPhase(c: GcContext): void {
   const shareEvery = SHARE_EVERY;
   let objects = 0;
   let nextShare = shareEvery;
+  clearBitmap(ctl, bitmap, lo, hi);
   c.begin();
   let stack: Int32Array = c.stack;
   let sp = 0;

@@ -16,6 +16,7 @@ import { workerScript } from '../../heap/worker-script.js';
 import { runCommand } from './command.js';
 import { GcContext, PeerFailed } from './context.js';
 import {
+  CLEARED,
   CMD,
   CMD_EXIT,
   DONE,
@@ -145,7 +146,7 @@ export class WorkerPool {
     if (this.failure) throw this.failure;
     if (this.threads > 1 && !this.started) throw new Error('parallel collector: the worker pool was not started');
     const ctl = this.ctl;
-    for (const i of [ERROR, DONE, IDLE, ROOTCUR, RANGECUR, OUTCUR, TAILCUR]) ctl[i] = 0;
+    for (const i of [ERROR, DONE, IDLE, ROOTCUR, RANGECUR, CLEARED, OUTCUR, TAILCUR]) ctl[i] = 0;
     this.main.deqCtl.fill(0);
     this.main.stats.fill(0);
     Atomics.store(ctl, CMD, cmd);

@@ -43,6 +43,8 @@ export const TAILCUR = 97;
 /** The next unclaimed root, and the next unclaimed remembered-set range (or sweep region). */
 export const ROOTCUR = 112;
 export const RANGECUR = 113;
+/** Blocks of the mark bitmap cleared so far (mark.ts; claimed from RANGECUR). */
+export const CLEARED = 114;
 
 /** Parameters of the current command. */
 export const P_LO = 16;
@@ -63,7 +65,7 @@ export const P_OUT_CAP = 29;
 export const P_TAILS_CAP = 30;
 /** Words of a tenured LAB this collection (copier.ts sizes it to the promotion expected). */
 export const P_TEN_LAB = 31;
-/** Regions of the sweep (sweep.ts): tenured split every REGION_WORDS words. */
+/** Regions the sweep lists in `ranges` (sweep.ts): tenured is split every REGION_WORDS words. */
 export const P_REGIONS = 32;
 export const P_TENURED_END = 33;
 export const CTL_WORDS = 128;

@@ -1,8 +1,8 @@
 /**
  * The parallel sweep of tenured after a full mark, run by every GC thread at once:
- * tenured is cut into regions of REGION_WORDS words, claimed one at a time from a
- * shared cursor. A region owns the blocks (objects and free chunks) that start in
- * it. Its thread finds the first of them from the block offset table's hint,
+ * tenured is cut into regions of REGION_WORDS words; those the main thread lists
+ * in `ranges` are claimed one at a time from a shared cursor. A region owns the
+ * blocks (objects and free chunks) that start in it. Its thread finds the first of them from the block offset table's hint,
  * clears the live objects' marks and records their block starts, and lists the
  * region's free space (dead objects and free chunks, joined) as (start, end) runs
  * in address order. The main thread (sweeper.ts) joins the runs that meet at region
@@ -33,7 +33,8 @@ export function sweepPhase(c: GcContext): void {
   const regions = ctl[P_REGIONS]!;
   const outCap = ctl[P_OUT_CAP]!;
   let live = 0;
-  for (let r = Atomics.add(ctl, RANGECUR, 1); r < regions; r = Atomics.add(ctl, RANGECUR, 1)) {
+  for (let i = Atomics.add(ctl, RANGECUR, 1); i < regions; i = Atomics.add(ctl, RANGECUR, 1)) {
+    const r = c.ranges[i]!;
     const lo = base + r * REGION_WORDS;
     const hi = Math.min(lo + REGION_WORDS, end);
     runs.clear();

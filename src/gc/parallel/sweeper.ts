@@ -1,12 +1,14 @@
 /**
  * The main thread's side of the parallel sweep (sweep.ts): it hands the threads
- * the regions of tenured, then joins the free runs they listed where two meet at
+ * the regions of tenured (those with blocks of their own), then joins the free runs they listed where two meet at
  * a region border and rebuilds the free list from them in address order, as the
  * serial sweep (gc/sweep.ts) does in its walk. The runs go through `out`, sized
  * from the last sweep's count; a sweep that overflows it is done again serially.
  */
 
+import { CARD_SHIFT } from '../../heap/card-table.js';
 import type { HeapImpl } from '../../heap/heap.js';
+import { IntList } from '../int-list.js';
 import type { TenuredSweeper } from '../marker.js';
 import { CMD_SWEEP, OUTCUR, P_OUT_CAP, P_REGIONS, P_TENURED_END, P_TENURED_START } from './shared.js';
 import { REGION_WORDS } from './sweep.js';
@@ -18,6 +20,9 @@ const FIRST_RUNS_PER_WORD = 1 / 64;
 export class ParallelSweeper implements TenuredSweeper {
   /** Integers of `out` the last sweep needed. */
   private lastInts = -1;
+  /** Per region: wholly inside a free chunk (regionsToSweep). */
+  private inside = new Uint8Array(0);
+  private readonly swept = new IntList();
   /** Sweeps the threads did, and those whose runs did not fit in `out` and were done again serially. */
   sweeps = 0;
   overflows = 0;
@@ -27,6 +32,35 @@ export class ParallelSweeper implements TenuredSweeper {
     private readonly gc: GcThreads,
   ) {}
 
+  /**
+   * The regions the threads sweep, in address order: all but those wholly inside
+   * one free chunk that starts before them: they hold no block of their own (the
+   * chunk's run belongs to the region it starts in). A region that a free chunk reaches into from before
+   * gets the chunk's start as its first card's block start: a chunk carved from
+   * its front leaves its later cards naming the chunk's old start, now the first
+   * of the objects carved there, which the region would otherwise walk through.
+   */
+  private regionsToSweep(regions: number): Int32Array {
+    const h = this.heap;
+    const base = h.tenuredStart;
+    const blockStart = h.cards.blockStart;
+    if (this.inside.length < regions) this.inside = new Uint8Array(regions);
+    const inside = this.inside;
+    inside.fill(0, 0, regions);
+    for (const [start, size] of h.freeList.chunks()) {
+      const end = start + size;
+      // The region the chunk starts in lists its run; those after it, up to its end, have none.
+      let r = Math.floor((start - base) / REGION_WORDS) + 1;
+      for (; r < regions && Math.min(base + (r + 1) * REGION_WORDS, h.tenuredEnd) <= end; r++) inside[r] = 1;
+      const lo = base + r * REGION_WORDS;
+      if (r < regions && lo < end) blockStart[(lo - base) >> CARD_SHIFT] = start;
+    }
+    const list = this.swept;
+    list.clear();
+    for (let r = 0; r < regions; r++) if (inside[r] === 0) list.push(r);
+    return list.view();
+  }
+
   sweep(bitmap: Uint32Array): boolean {
     const h = this.heap;
     const gc = this.gc;
@@ -34,18 +68,15 @@ export class ParallelSweeper implements TenuredSweeper {
     const tenuredWords = h.tenuredEnd - h.tenuredStart;
     const regions = Math.ceil(tenuredWords / REGION_WORDS);
     const want = this.lastInts < 0 ? 2 * Math.ceil(tenuredWords * FIRST_RUNS_PER_WORD) : 2 * this.lastInts;
-    // A free chunk carved from its front leaves its later cards naming the chunk's old
-    // start (still a block start, as the table allows), now the first of the objects
-    // carved there; a region would walk all of them to find its first block. Naming
-    // each chunk's start anew makes every region's first step short.
-    for (const [start, size] of h.freeList.chunks()) h.cards.recordBlock(start, start + size);
+    const swept = this.regionsToSweep(regions);
     gc.syncTypes();
-    gc.ensure({ tails: 2 * regions, out: Math.max(4096, want) });
+    gc.ensure({ ranges: swept.length, tails: 2 * regions, out: Math.max(4096, want) });
     const c = gc.ctx;
     const ctl = c.ctl;
+    c.ranges.set(swept);
     ctl[P_TENURED_START] = h.tenuredStart;
     ctl[P_TENURED_END] = h.tenuredEnd;
-    ctl[P_REGIONS] = regions;
+    ctl[P_REGIONS] = swept.length;
     ctl[P_OUT_CAP] = c.out.length;
     gc.run(CMD_SWEEP);
     this.lastInts = ctl[OUTCUR]!;
@@ -60,7 +91,8 @@ export class ParallelSweeper implements TenuredSweeper {
     fl.reset();
     let start = -1;
     let end = -1;
-    for (let r = 0; r < regions; r++) {
+    for (let i = 0; i < swept.length; i++) {
+      const r = swept[i]!;
       const at = tails[2 * r]!;
       const stop = at + tails[2 * r + 1]!;
       for (let k = at; k < stop; k += 2) {

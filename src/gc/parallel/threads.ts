@@ -158,14 +158,13 @@ export class GcThreads {
   /**
    * Marks from `roots`: a young mark (young = true) traces [lo, hi) only and
    * returns the live young objects, in no particular order (a view of `out`,
-   * valid until the next command). The bitmap is the threads' shared one.
+   * valid until the next command). The bitmap is the threads' shared one; they
+   * clear its part for [lo, hi) first.
    */
   mark(roots: Int32Array, young: boolean, lo: number, hi: number): Int32Array | null {
     this.syncTypes();
     this.setRoots(roots);
     const c = this.ctx;
-    const bitmap = c.bitmap;
-    bitmap.fill(0, lo >>> 5, (hi + 31) >>> 5);
     if (young) this.ensure({ out: this.resultsRoom((hi - lo) >>> 2) });
     const ctl = c.ctl;
     ctl[P_LO] = lo;
