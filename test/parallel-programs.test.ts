@@ -9,12 +9,15 @@ import type { RunOptions } from '../src/cli/args.js';
 
 const files = samplePrograms();
 
+// These heaps are small: with --gc-solo-below 0 every collection runs on every
+// thread, and one configuration keeps the default, where most run on one.
 const configs: { name: string; options: Partial<RunOptions> }[] = [
   ...[1, 2, 4, 16].map((threads) => ({
     name: `parallel/sable/${threads}`,
-    options: { gc: 'parallel', layout: 'sable', threads, heapBytes: 8 * 2 ** 20, gcStress: 499, verifyGc: true } as Partial<RunOptions>,
+    options: { gc: 'parallel', layout: 'sable', threads, gcSoloBytes: 0, heapBytes: 8 * 2 ** 20, gcStress: 499, verifyGc: true } as Partial<RunOptions>,
   })),
-  { name: 'parallel/refgraph/16', options: { gc: 'parallel', layout: 'refgraph', threads: 16, heapBytes: 8 * 2 ** 20, gcStress: 997, verifyGc: true } },
+  { name: 'parallel/refgraph/16', options: { gc: 'parallel', layout: 'refgraph', threads: 16, gcSoloBytes: 0, heapBytes: 8 * 2 ** 20, gcStress: 997, verifyGc: true } },
+  { name: 'parallel/sable/4/solo-default', options: { gc: 'parallel', layout: 'sable', threads: 4, heapBytes: 8 * 2 ** 20, gcStress: 499, verifyGc: true } },
 ];
 
 describe('programs under the parallel collector', () => {

@@ -34,6 +34,7 @@ export function runOptionArgs(o: RunOptions): string[] {
   if (o.gpuOpt !== d.gpuOpt) out.push('--gpu-opt', o.gpuOpt);
   if (o.gpuBenchmark) out.push('--gpu-benchmark');
   if (o.threads !== undefined) out.push('--threads', String(o.threads));
+  if (o.gcSoloBytes !== undefined) out.push('--gc-solo-below', String(o.gcSoloBytes));
   if (o.pretouch) out.push('--pretouch');
   if (o.gcWarmUp !== undefined) out.push('--gc-warm-up', o.gcWarmUp ? 'on' : 'off');
   if (o.pauseGoalMs !== undefined) out.push('--pause-goal', String(o.pauseGoalMs));

@@ -38,6 +38,8 @@ export interface RunOptions {
   gpuOpt: string;
   gpuBenchmark: boolean;
   threads: number | undefined;
+  /** `--gc-solo-below SIZE` (parallel); undefined for the default. */
+  gcSoloBytes: number | undefined;
   /** `--pretouch`: every page of the heap written before the program runs (HotSpot's AlwaysPreTouch). */
   pretouch: boolean;
   /** `--gc-warm-up on|off`: the collectors' warm-up before the program runs (collectors/memory.ts). */
@@ -75,7 +77,7 @@ export function defaultRunOptions(): RunOptions {
   return {
     gc: 'serial', layout: 'sable', heapBytes: 256 * 1024 ** 2, youngBytes: undefined, survivorRatio: 8,
     tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, logGcFile: undefined, logFormat: undefined, trace: undefined, stats: false,
-    jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, pretouch: false, gcWarmUp: undefined, pauseGoalMs: undefined, tier: undefined,
+    jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, gcSoloBytes: undefined, pretouch: false, gcWarmUp: undefined, pauseGoalMs: undefined, tier: undefined,
     tierThreshold: undefined, dispatch: 'ic', js: false, args: [],
   };
 }
@@ -283,6 +285,11 @@ export const OPTIONS: readonly OptionSpec[] = [
   {
     name: 'threads', arg: 'N', commands: RUNS, help: 'marking threads of the parallel collector (default: the cores)',
     apply: (p, v, f) => void (p.run.threads = integer(v, f, 1)),
+  },
+  {
+    name: 'gc-solo-below', arg: 'SIZE', commands: RUNS,
+    help: 'parallel: a collection over less heap in use than SIZE runs on the main thread alone, the workers left asleep (default 256k; 0: every collection on every thread)',
+    apply: (p, v, f) => void (p.run.gcSoloBytes = parseSize(v ?? '', f)),
   },
   {
     name: 'pretouch', commands: RUNS,

@@ -7,7 +7,7 @@
 
 import { availableParallelism } from 'node:os';
 import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
-import { ParallelMarker } from '../gc/parallel-marker.js';
+import { DEFAULT_SOLO_BYTES, ParallelMarker } from '../gc/parallel-marker.js';
 import { pretouch } from '../heap/pretouch.js';
 import { warmUpCollector, type WarmUpSummary } from '../gc/warm-up.js';
 import { statMs, statPercent, statSize } from '../heap/stat-units.js';
@@ -38,6 +38,9 @@ export interface MemoryOptions {
   readonly gpuOpt: string;
   readonly gpuBenchmark: boolean;
   readonly threads: number | undefined;
+  /** `--gc-solo-below` (parallel): bytes in use below which a collection runs
+   *  on the main thread alone; undefined for the default. */
+  readonly gcSoloBytes?: number | undefined;
   /** `--pretouch`: write every page of the heap before the program runs. */
   readonly pretouch?: boolean;
   /** `--gc-warm-up on|off`: the collectors' code warmed up before the program runs;
@@ -151,6 +154,11 @@ function checkGpuOptions(spec: string, engine: 'gpu-dfs' | 'gpu-bfs'): void {
   }
 }
 
+/** `--gc-solo-below` in heap words. */
+function soloWords(options: MemoryOptions): number {
+  return Math.floor((options.gcSoloBytes ?? DEFAULT_SOLO_BYTES) / 4);
+}
+
 /** The marking engine of the chosen collector; undefined where gc/ has it built in
  *  (serial) or there is none (none). */
 function markerFor(
@@ -167,7 +175,7 @@ function markerFor(
       return new GpuFallbackMarker(new WorkerGpuMarker({ engine: gc, input: gpuInput(heap), options: gpuOpt, benchmark }), heap, onFallback);
     case 'parallel':
       // Each run gets its own --threads (default: every available core).
-      return new ParallelMarker(heap, threads);
+      return new ParallelMarker(heap, threads, undefined, soloWords(options));
     case 'auto': {
       // Made now: the mirror log must see the heap from its first allocation.
       const input = gpuInput(heap);

@@ -94,7 +94,7 @@ export async function evacuateOnDevice(
     if (!(e instanceof MarkerFaultError)) throw e;
     // The device failed before writing the heap: undo the carving and the
     // cleaning, and the CPU evacuates from the heap as the mark left it.
-    if (promoted > 0) h.cards.recordBlock(base, h.freeList.giveBack(base, promoted));
+    if (promoted > 0) h.giveBackTenured(base, promoted);
     for (let i = 0; i < dirtyCards.length; i++) cards[dc[i]!] = CARD_DIRTY;
     return { where: 'cpu', reason: `the GPU failed: ${e.fault}` };
   }

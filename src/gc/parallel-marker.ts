@@ -13,7 +13,7 @@ import { ParallelSweeper } from './parallel/sweeper.js';
 import { GcThreads } from './parallel/threads.js';
 import type { WorkerPool } from './parallel/pool.js';
 
-export { defaultThreads } from './parallel/threads.js';
+export { DEFAULT_SOLO_BYTES, defaultThreads } from './parallel/threads.js';
 
 export class ParallelMarker implements CopyingMarker, SweepingMarker {
   readonly constraints: MarkerConstraints = { ...HEAP_READER, copiesYoung: true, sweepsTenured: true };
@@ -25,9 +25,10 @@ export class ParallelMarker implements CopyingMarker, SweepingMarker {
   readonly sweeper: ParallelSweeper;
   private readonly bitmap: Uint32Array;
 
-  /** `pool`: another marker's started pool, lent to this one (the warm-up). */
-  constructor(heap: HeapImpl, threads?: number, pool?: WorkerPool) {
-    this.gc = new GcThreads(heap, threads, pool);
+  /** `pool`: another marker's started pool, lent to this one (the warm-up).
+   *  `soloWords`: collections over fewer words in use run on the main thread alone. */
+  constructor(heap: HeapImpl, threads?: number, pool?: WorkerPool, soloWords = 0) {
+    this.gc = new GcThreads(heap, threads, pool, soloWords);
     this.copier = new ParallelCopier(heap, this.gc);
     this.sweeper = new ParallelSweeper(heap, this.gc);
     this.bitmap = this.gc.bitmap;

@@ -32,8 +32,9 @@ export class SerialMarker implements Marker {
     const bitmap = this.bitmap;
     const lo = young ? request.youngStart : 0;
     const hi = young ? request.youngEnd : this.heap.words.length;
-    // Only the traced range can hold marks; clear just that part of the bitmap.
-    bitmap.fill(0, lo >>> 5, (hi + 31) >>> 5);
+    // Only the traced range can hold marks, and no object lies past markedEnd:
+    // clear just that part of the bitmap.
+    bitmap.fill(0, lo >>> 5, (Math.min(hi, this.heap.markedEnd) + 31) >>> 5);
     const count = this.trace(request.roots, lo, hi, young);
     const result: MarkResult = {
       bitmap,

@@ -9,7 +9,8 @@
  *    clean card (the next young collection would not see it);
  *  - a dangling reference, from a root or from a reachable object: pointing outside
  *    the heap, into free eden or survivor space, into the empty survivor space, into
- *    a free chunk, or into the middle of an object.
+ *    a free chunk, or into the middle of an object;
+ *  - a card of the block offset table naming no block start at or before it.
  * `verifyMarks` compares any Marker's result with an independent CPU traversal and
  * names the first missing or extra object; the GPU markers' tests call it.
  * Both throw HeapVerificationError, whose message names the address and the fault.
@@ -221,7 +222,31 @@ export function verifyHeap(heap: HeapImpl): void {
       stack.push(v);
     });
   }
+  verifyBlockOffsets(heap);
   if (heap.graph !== null) verifyRefGraph(heap, headers);
+}
+
+/**
+ * The block offset table: each card names the start of a block (object or free
+ * block) at or before the card's first word, from which a walk reaches the card.
+ * A card naming the middle of an object or of a free chunk would send a dirty
+ * card's scan or a sweep region's walk through garbage. Tenured's blocks were
+ * checked by the walk already.
+ */
+function verifyBlockOffsets(heap: HeapImpl): void {
+  const base = heap.tenuredStart;
+  const starts = new Uint32Array((heap.tenuredEnd - base + 31) >>> 5);
+  for (let p = base; p < heap.tenuredEnd; p = blockEnd(heap.words, heap.types, p)) {
+    starts[(p - base) >>> 5]! |= 1 << ((p - base) & 31);
+  }
+  const ct = heap.cards;
+  for (let c = 0; c < ct.count; c++) {
+    const h = ct.blockStart[c]!;
+    const first = ct.cardStart(c);
+    if (h < base || h > first || (starts[(h - base) >>> 5]! & (1 << ((h - base) & 31))) === 0) {
+      fail(`block offset table: card ${c} (first word ${first}) names ${h}, which is no block start at or before it: ${describe(heap, h)}`);
+    }
+  }
 }
 
 /** The header bitmap of every object in eden, the occupied survivor and tenured;

@@ -26,8 +26,11 @@ export const CARD_DIRTY = 1;
 /** `CardTable.recordBlock` over a block offset table whose cards start at
  *  `base`, for a thread that has the table's memory but not the object. */
 export function recordBlockStart(blockStart: Int32Array, base: number, start: number, end: number): void {
+  const first = (start - base + CARD_WORDS - 1) >> CARD_SHIFT;
   const last = (end - 1 - base) >> CARD_SHIFT;
-  for (let c = (start - base + CARD_WORDS - 1) >> CARD_SHIFT; c <= last; c++) blockStart[c] = start;
+  // Most blocks are objects of a card or two; a free run may span millions of cards.
+  if (last - first < 8) for (let c = first; c <= last; c++) blockStart[c] = start;
+  else blockStart.fill(start, first, last + 1);
 }
 
 export class CardTable {
@@ -86,8 +89,26 @@ export class CardTable {
       if (next > target) break;
       p = next;
     }
-    this.blockStart[card] = p;
+    // A free chunk's start is written only over a prefix of its cards (recordJoined).
+    if (words[p]! !== FREE_CHUNK) this.blockStart[card] = p;
     return p;
+  }
+
+  /**
+   * Records the free block [start, end) that `FreeList.giveBack` made, joined to
+   * the chunk that began at `end` when it reaches `joinedEnd` past it. That chunk's
+   * cards naming `end` (no block start now) are a prefix of its cards: every
+   * record of a free chunk's start names it in all the chunk's cards, or in those
+   * of a joined block before the rest (here). They alone are rewritten; the later
+   * cards keep naming a block before `start`, from which a walk still reaches
+   * them, so a large free chunk's cards are not all written at every join.
+   */
+  recordJoined(start: number, end: number, joinedEnd: number): void {
+    this.recordBlock(start, end);
+    if (joinedEnd === end) return;
+    const bs = this.blockStart;
+    const last = (joinedEnd - 1 - this.base) >> CARD_SHIFT;
+    for (let c = (end - this.base + CARD_WORDS - 1) >> CARD_SHIFT; c <= last && bs[c] === end; c++) bs[c] = start;
   }
 }
 

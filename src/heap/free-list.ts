@@ -29,6 +29,8 @@ export class FreeList {
   private largestHint = 0;
   /** Total free words in tenured, listed or not. */
   freeWords = 0;
+  /** The end of the highest space ever allocated: no object lies above it. */
+  top = 0;
 
   constructor(private readonly words: Int32Array) {}
 
@@ -63,8 +65,8 @@ export class FreeList {
    * Returns [start, start + size), the unused end of an allocation, to the list:
    * joined to the chunk it was carved from when that chunk still begins right
    * after it (the parallel collector's promotion reserve), else listed anew.
-   * Returns the end of the free block that now begins at `start`, which the caller
-   * records in the block offset table (the joined chunk's old start is no block now).
+   * Returns the end of the free block that now begins at `start`, for the block
+   * offset table (CardTable.recordJoined: the joined chunk's old start is no block now).
    */
   giveBack(start: number, size: number): number {
     const i = this.rover;
@@ -99,6 +101,7 @@ export class FreeList {
         writeFreeBlock(this.words, s + size, rest);
         this.freeWords -= size;
         this.rover = i;
+        if (s + size > this.top) this.top = s + size;
         return s;
       }
       if (sz > largest) largest = sz;

@@ -320,6 +320,12 @@ export class HeapImpl implements Heap {
     return s;
   }
 
+  /** Returns [start, start + size), the unused end of tenured space a collector
+   *  took (a promotion reserve), to the free list and the block offset table. */
+  giveBackTenured(start: number, size: number): void {
+    this.cards.recordJoined(start, start + size, this.freeList.giveBack(start, size));
+  }
+
   get collectionPending(): boolean {
     return this.pending !== PENDING_NONE;
   }
@@ -403,6 +409,12 @@ export class HeapImpl implements Heap {
   /** The occupied young spaces as [start, end) pairs: eden and the survivor in use. */
   youngRanges(): number[] {
     return [this.edenStart, this.edenTop, this.fromStart, this.fromTop];
+  }
+
+  /** The end of the words a full mark can find objects in: young and tenured up to
+   *  the highest space it ever allocated. A marker clears its bitmap up to here. */
+  get markedEnd(): number {
+    return Math.max(this.youngEnd, this.freeList.top);
   }
 
   isYoung(addr: number): boolean {

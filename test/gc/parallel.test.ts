@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCollector } from '../../src/gc/index.js';
 import type { MarkRequest, MarkResult } from '../../src/gc/marker.js';
 import { ParallelMarker, defaultThreads } from '../../src/gc/parallel-marker.js';
+import { EPOCH } from '../../src/gc/parallel/shared.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { createHeap, type HeapImpl } from '../../src/heap/heap.js';
 import { alloc, allocArray, collect, rng, RootArray } from './helpers.js';
@@ -165,6 +166,34 @@ describe('parallel marker', () => {
         expect(Math.min(...parallel.lastScanned), seen.join(' | ')).toBeGreaterThan(0);
       }
     }
+  });
+
+  it('marks on the main thread alone when the heap in use is below soloWords, and only then', async () => {
+    const { heap, all } = randomHeap('sable', 7, 3000);
+    const used = heap.usedBytes() / 4;
+    const serial = new SerialMarker(heap);
+    const request: MarkRequest = { roots: Int32Array.from(all.slice(0, 50)), kind: 'full', youngStart: heap.youngStart, youngEnd: heap.youngEnd };
+    const n = heap.words.length;
+    const expected = snapshot(serial.mark(request), 0, n);
+    // A command for the workers bumps EPOCH (what they wait on); one run alone does not.
+    const epoch = (m: ParallelMarker): number => Atomics.load(m.gc.ctx.ctl, EPOCH);
+    const solo = new ParallelMarker(heap, 4, undefined, used + 1);
+    markers.push(solo);
+    await solo.prepare();
+    for (let i = 0; i < 3; i++) {
+      const before = epoch(solo);
+      expect(snapshot(await solo.mark(request), 0, n)).toEqual(expected);
+      expect(epoch(solo)).toBe(before);
+      expect(solo.lastScanned.slice(1)).toEqual([0, 0, 0]);
+      expect(solo.lastScanned[0]).toBe(expected.bits.length);
+    }
+    const woken = new ParallelMarker(heap, 4, undefined, used);
+    markers.push(woken);
+    await woken.prepare();
+    const before = epoch(woken);
+    expect(snapshot(await woken.mark(request), 0, n)).toEqual(expected);
+    expect(epoch(woken)).toBe(before + 1);
+    expect(woken.lastScanned.reduce((a, b) => a + b, 0)).toBe(expected.bits.length);
   });
 
   it('picks up types defined after the workers started (refgraph)', async () => {

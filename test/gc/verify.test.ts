@@ -72,6 +72,30 @@ describe('verifyHeap', () => {
     expect(() => verifyHeap(heap)).toThrow(/free list: /);
   });
 
+  it('catches a card of the block offset table that names no block start', async () => {
+    const { heap } = await smallGraph();
+    await collect(heap, 'full');
+    const [start, size] = heap.freeList.chunks().sort((x, y) => y[1] - x[1])[0]!;
+    const card = heap.cards.cardOf(start + size - 1);
+    expect(heap.cards.blockStart[card]).toBe(start);
+    heap.cards.blockStart[card] = start + 8;
+    expect(() => verifyHeap(heap)).toThrow(new RegExp(`block offset table: card ${card} .* names ${start + 8}, which is no block start`));
+  });
+
+  it('keeps the block offset table valid when given-back space joins the chunk after it', async () => {
+    const { heap } = await smallGraph();
+    await collect(heap, 'full');
+    // The second half of a carve goes back first: its cards name it, the chunk after
+    // it joins it. Then the first half goes back and joins them both.
+    const s = heap.allocTenured(2000);
+    expect(s).not.toBe(0);
+    heap.giveBackTenured(s + 1000, 1000);
+    expect(heap.cards.blockStart[heap.cards.cardOf(s + 1999)]).toBe(s + 1000);
+    heap.giveBackTenured(s, 1000);
+    expect(Array.from(heap.cards.blockStart)).not.toContain(s + 1000);
+    expect(() => verifyHeap(heap)).not.toThrow();
+  });
+
   it('catches free words in tenured that the free list does not count', async () => {
     const { heap } = await smallGraph();
     await collect(heap, 'full');

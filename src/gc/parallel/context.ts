@@ -71,6 +71,9 @@ export class GcContext {
   deqCtl!: Int32Array;
   deqBuf!: Int32Array;
   bitmap!: Int32Array;
+  /** The bitmap two words at a time, for clearing: a shared array is filled one
+   *  element at a time, so wider elements clear it faster. */
+  bitmap64!: Float64Array;
   roots!: Int32Array;
   ranges!: Int32Array;
   pieces!: Int32Array;
@@ -122,7 +125,10 @@ export class GcContext {
     if (b.stats) this.stats = new Int32Array(b.stats);
     if (b.deqCtl) this.deqCtl = new Int32Array(b.deqCtl);
     if (b.deqBuf) this.deqBuf = new Int32Array(b.deqBuf);
-    if (b.bitmap) this.bitmap = new Int32Array(b.bitmap);
+    if (b.bitmap) {
+      this.bitmap = new Int32Array(b.bitmap);
+      this.bitmap64 = new Float64Array(b.bitmap, 0, b.bitmap.byteLength >>> 3);
+    }
     if (b.roots) this.roots = new Int32Array(b.roots);
     if (b.ranges) this.ranges = new Int32Array(b.ranges);
     if (b.pieces) this.pieces = new Int32Array(b.pieces);

@@ -129,14 +129,9 @@ export class ParallelCopier implements YoungCopier {
     for (let i = this.pieceCount - 1; i >= from; i--) {
       const s = i === from ? Math.max(top, pieces[2 * i]!) : pieces[2 * i]!;
       const e = pieces[2 * i + 1]!;
-      if (e > s) this.free(s, e - s);
+      if (e > s) this.heap.giveBackTenured(s, e - s);
     }
     this.pieceCount = 0;
-  }
-
-  private free(start: number, size: number): void {
-    const h = this.heap;
-    h.cards.recordBlock(start, h.freeList.giveBack(start, size));
   }
 
   copy(roots: Int32Array, ranges: Int32Array): CopyResult {
@@ -175,7 +170,9 @@ export class ParallelCopier implements YoungCopier {
     ctl[PIECE] = 0;
     ctl[PIECE_TOP] = this.pieceCount > 0 ? c.pieces[0]! : 0;
     try {
-      gc.run(CMD_COPY);
+      let words = gc.youngWords();
+      for (let i = 0; i < ranges.length; i += 2) words += ranges[i + 1]! - ranges[i]!;
+      gc.run(CMD_COPY, words);
     } finally {
       this.takeBack();
     }
@@ -221,6 +218,6 @@ export class ParallelCopier implements YoungCopier {
     order.length = 0;
     for (let i = 0; i < nt; i++) order.push(i);
     order.sort((x, y) => tails[2 * y]! - tails[2 * x]!);
-    for (const i of order) this.free(tails[2 * i]!, tails[2 * i + 1]!);
+    for (const i of order) this.heap.giveBackTenured(tails[2 * i]!, tails[2 * i + 1]!);
   }
 }

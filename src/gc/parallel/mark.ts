@@ -15,7 +15,7 @@
 import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from '../../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
 import { GcContext, PeerFailed, SHARE_EVERY } from './context.js';
-import { CLEARED, ERROR, P_HI, P_LO, P_ROOTS, P_SABLE, P_YOUNG, RANGECUR, ROOTCUR, S_OBJECTS, STATS_WORDS } from './shared.js';
+import { CLEARED, ERROR, P_CLEAR_HI, P_HI, P_LO, P_ROOTS, P_SABLE, P_YOUNG, RANGECUR, ROOTCUR, S_OBJECTS, STATS_WORDS } from './shared.js';
 
 const ROOT_CHUNK = 64;
 /** Bitmap words a thread clears at a time before the mark. */
@@ -30,13 +30,18 @@ const CLEAR_WAIT_MS = 2;
  * and returns once every block is clear. The threads share the clearing of a
  * large heap's bitmap; a thread that wakes late finds it done and goes on.
  */
-function clearBitmap(ctl: Int32Array, bitmap: Int32Array, lo: number, hi: number): void {
+function clearBitmap(c: GcContext, lo: number, hi: number): void {
+  const ctl = c.ctl;
   const from = lo >>> 5;
   const to = (hi + 31) >>> 5;
   const blocks = Math.ceil((to - from) / CLEAR_BLOCK);
   for (let k = Atomics.add(ctl, RANGECUR, 1); k < blocks; k = Atomics.add(ctl, RANGECUR, 1)) {
-    const s = from + k * CLEAR_BLOCK;
-    bitmap.fill(0, s, Math.min(s + CLEAR_BLOCK, to));
+    let s = from + k * CLEAR_BLOCK;
+    let e = Math.min(s + CLEAR_BLOCK, to);
+    // Odd ends one word at a time, the rest two at a time (all-zero bits are +0).
+    if ((s & 1) !== 0) c.bitmap[s++] = 0;
+    if ((e & 1) !== 0 && e > s) c.bitmap[--e] = 0;
+    if (e > s) c.bitmap64.fill(0, s >>> 1, e >>> 1);
     if (Atomics.add(ctl, CLEARED, 1) + 1 === blocks) Atomics.notify(ctl, CLEARED);
   }
   // Only the blocks other threads hold are left: at most one each.
@@ -76,7 +81,7 @@ export function markPhase(c: GcContext): void {
   const shareEvery = SHARE_EVERY;
   let objects = 0;
   let nextShare = shareEvery;
-  clearBitmap(ctl, bitmap, lo, hi);
+  clearBitmap(c, lo, ctl[P_CLEAR_HI]!);
   c.begin();
   let stack: Int32Array = c.stack;
   let sp = 0;

@@ -48,11 +48,15 @@ export class WorkerPool {
   /** How long starting the workers took (reported apart from pauses). */
   startupMs = 0;
 
+  /** Thread 0 as the only thread, for commands run without the workers. */
+  private readonly solo: GcContext;
+
   constructor(
     readonly threads: number,
     private buffers: PoolBuffers,
   ) {
     this.main = new GcContext(0, threads, buffers);
+    this.solo = threads === 1 ? this.main : new GcContext(0, 1, buffers);
   }
 
   /** The command words: the one buffer a lent pool keeps (its workers wait on it). */
@@ -135,20 +139,26 @@ export class WorkerPool {
   /** Hands buffers to thread 0 now and to the workers before their next command. */
   private send(b: Partial<PoolBuffers>): void {
     this.main.update(b);
+    if (this.solo !== this.main) this.solo.update(b);
     for (const w of this.workers) w.port.postMessage({ buffers: b });
   }
 
   /**
    * Runs `cmd` on every thread (the caller set its parameters in `ctl`) and
-   * returns when all are done. A failure on any thread is thrown here.
+   * returns when all are done, or on the main thread alone (`alone`), the
+   * workers left asleep. A failure on any thread is thrown here.
    */
-  run(cmd: number): void {
+  run(cmd: number, alone = false): void {
     if (this.failure) throw this.failure;
     if (this.threads > 1 && !this.started) throw new Error('parallel collector: the worker pool was not started');
     const ctl = this.ctl;
     for (const i of [ERROR, DONE, IDLE, ROOTCUR, RANGECUR, CLEARED, OUTCUR, TAILCUR]) ctl[i] = 0;
     this.main.deqCtl.fill(0);
     this.main.stats.fill(0);
+    if (alone) {
+      runCommand(this.solo, cmd);
+      return;
+    }
     Atomics.store(ctl, CMD, cmd);
     Atomics.add(ctl, EPOCH, 1);
     Atomics.notify(ctl, EPOCH);

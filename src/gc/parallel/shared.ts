@@ -68,6 +68,8 @@ export const P_TEN_LAB = 31;
 /** Regions the sweep lists in `ranges` (sweep.ts): tenured is split every REGION_WORDS words. */
 export const P_REGIONS = 32;
 export const P_TENURED_END = 33;
+/** The end of the words whose marks the mark clears first (no object lies past it). */
+export const P_CLEAR_HI = 34;
 export const CTL_WORDS = 128;
 
 export const CMD_EXIT = 1;

@@ -78,7 +78,7 @@ export class ParallelSweeper implements TenuredSweeper {
     ctl[P_TENURED_END] = h.tenuredEnd;
     ctl[P_REGIONS] = swept.length;
     ctl[P_OUT_CAP] = c.out.length;
-    gc.run(CMD_SWEEP);
+    gc.run(CMD_SWEEP, swept.length * REGION_WORDS);
     this.lastInts = ctl[OUTCUR]!;
     if (this.lastInts > c.out.length) {
       this.overflows++;

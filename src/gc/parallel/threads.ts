@@ -13,6 +13,7 @@ import {
   CTL_WORDS,
   DEQ_CAP,
   DEQ_STRIDE,
+  P_CLEAR_HI,
   P_HI,
   P_LO,
   P_OUT_CAP,
@@ -26,6 +27,10 @@ import {
   type BufferName,
   type PoolBuffers,
 } from './shared.js';
+
+/** `--gc-solo-below`'s default: collections over less heap in use than this run
+ *  on the main thread alone (docs/decisions/s33-01-solo-collections.md). */
+export const DEFAULT_SOLO_BYTES = 256 * 1024;
 
 /** The default number of GC threads: every available core. */
 export function defaultThreads(): number {
@@ -49,11 +54,16 @@ export class GcThreads {
   readonly objects: number[];
   readonly steals: number[];
 
-  /** `pool`: another heap's started pool, lent to this one (WorkerPool.lend). */
+  /**
+   * `pool`: another heap's started pool, lent to this one (WorkerPool.lend).
+   * `soloWords`: commands over fewer heap words than this run on the main
+   * thread alone (0: every command on every thread).
+   */
   constructor(
     readonly heap: HeapImpl,
     readonly threads: number = defaultThreads(),
     pool?: WorkerPool,
+    readonly soloWords = 0,
   ) {
     const n = pool?.threads ?? Math.max(1, Math.floor(threads));
     this.threads = n;
@@ -140,9 +150,13 @@ export class GcThreads {
     this.ctx.ctl[P_ROOTS] = roots.length;
   }
 
-  /** Runs a command and records each thread's work. */
-  run(cmd: number): void {
-    this.pool.run(cmd);
+  /**
+   * Runs a command and records each thread's work. `words`: at most how many
+   * heap words it traces, copies or sweeps; below `soloWords` the main thread
+   * runs it alone, as waking the workers would cost more than they save.
+   */
+  run(cmd: number, words: number): void {
+    this.pool.run(cmd, words < this.soloWords);
     const st = this.ctx.stats;
     for (let i = 0; i < this.threads; i++) {
       this.objects[i] = st[i * STATS_WORDS + S_OBJECTS]!;
@@ -169,11 +183,19 @@ export class GcThreads {
     const ctl = c.ctl;
     ctl[P_LO] = lo;
     ctl[P_HI] = hi;
+    ctl[P_CLEAR_HI] = Math.min(hi, this.heap.markedEnd);
     ctl[P_YOUNG] = young ? 1 : 0;
     ctl[P_SABLE] = this.heap.layout.contiguousRefs ? 1 : 0;
     ctl[P_OUT_CAP] = c.out.length;
-    this.run(CMD_MARK);
+    const h = this.heap;
+    this.run(CMD_MARK, young ? this.youngWords() : h.usedBytes() / 4);
     return young ? c.out.subarray(0, compactResults(c)) : null;
+  }
+
+  /** Words in use in the young generation: eden and the survivor space in use. */
+  youngWords(): number {
+    const h = this.heap;
+    return h.edenTop - h.edenStart + (h.fromTop - h.fromStart);
   }
 
   /** Room for `n` results in `out`: each thread's last chunk may be part used. */
