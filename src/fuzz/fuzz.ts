@@ -60,7 +60,8 @@ export async function check(stmts: readonly Stmt[], config: FuzzConfig): Promise
   const expected = expectedOutput({ stmts });
   let stdout = '';
   let stderr = '';
-  const options = { ...defaultRunOptions(), ...config, verifyGc: true, threads: 2 };
+  // Every parallel collection on both threads: the fuzzer's heaps are small enough to run alone.
+  const options = { ...defaultRunOptions(), ...config, verifyGc: true, threads: 2, gcSoloBytes: 0 };
   try {
     const r = await runSource('fuzz.mini', render({ stmts }), options, {
       stdout: (t) => void (stdout += t),
