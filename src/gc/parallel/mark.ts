@@ -15,7 +15,7 @@
 import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from '../../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
 import { GcContext, PeerFailed, SHARE_EVERY } from './context.js';
-import { CLEARED, ERROR, P_CLEAR_HI, P_HI, P_LO, P_ROOTS, P_SABLE, P_YOUNG, RANGECUR, ROOTCUR, S_OBJECTS, STATS_WORDS } from './shared.js';
+import { CLEARED, ERROR, P_CLEAR, P_CLEARS, P_HI, P_LO, P_ROOTS, P_SABLE, P_YOUNG, RANGECUR, ROOTCUR, S_OBJECTS, STATS_WORDS } from './shared.js';
 
 const ROOT_CHUNK = 64;
 /** Bitmap words a thread clears at a time before the mark. */
@@ -26,18 +26,28 @@ const CLEAR_SPINS = 1024;
 const CLEAR_WAIT_MS = 2;
 
 /**
- * Clears the bitmap words of [lo, hi) a block at a time, claimed from RANGECUR,
- * and returns once every block is clear. The threads share the clearing of a
- * large heap's bitmap; a thread that wakes late finds it done and goes on.
+ * Clears the bitmap word ranges the command lists (P_CLEARS) a block at a time,
+ * claimed from RANGECUR, and returns once every block is clear. The threads
+ * share the clearing of a large heap's bitmap; a thread that wakes late finds it
+ * done and goes on.
  */
-function clearBitmap(c: GcContext, lo: number, hi: number): void {
+function clearBitmap(c: GcContext): void {
   const ctl = c.ctl;
-  const from = lo >>> 5;
-  const to = (hi + 31) >>> 5;
-  const blocks = Math.ceil((to - from) / CLEAR_BLOCK);
+  const n = ctl[P_CLEARS]!;
+  let blocks = 0;
+  for (let r = P_CLEAR; r < P_CLEAR + 2 * n; r += 2) blocks += Math.ceil((ctl[r + 1]! - ctl[r]!) / CLEAR_BLOCK);
   for (let k = Atomics.add(ctl, RANGECUR, 1); k < blocks; k = Atomics.add(ctl, RANGECUR, 1)) {
-    let s = from + k * CLEAR_BLOCK;
-    let e = Math.min(s + CLEAR_BLOCK, to);
+    // Block k of the ranges taken in order.
+    let r = P_CLEAR;
+    let j = k;
+    for (;;) {
+      const nb = Math.ceil((ctl[r + 1]! - ctl[r]!) / CLEAR_BLOCK);
+      if (j < nb) break;
+      j -= nb;
+      r += 2;
+    }
+    let s = ctl[r]! + j * CLEAR_BLOCK;
+    let e = Math.min(s + CLEAR_BLOCK, ctl[r + 1]!);
     // Odd ends one word at a time, the rest two at a time (all-zero bits are +0).
     if ((s & 1) !== 0) c.bitmap[s++] = 0;
     if ((e & 1) !== 0 && e > s) c.bitmap[--e] = 0;
@@ -81,7 +91,7 @@ export function markPhase(c: GcContext): void {
   const shareEvery = SHARE_EVERY;
   let objects = 0;
   let nextShare = shareEvery;
-  clearBitmap(c, lo, ctl[P_CLEAR_HI]!);
+  clearBitmap(c);
   c.begin();
   let stack: Int32Array = c.stack;
   let sp = 0;

@@ -68,8 +68,11 @@ export const P_TEN_LAB = 31;
 /** Regions the sweep lists in `ranges` (sweep.ts): tenured is split every REGION_WORDS words. */
 export const P_REGIONS = 32;
 export const P_TENURED_END = 33;
-/** The end of the words whose marks the mark clears first (no object lies past it). */
-export const P_CLEAR_HI = 34;
+/** The bitmap word ranges the mark clears first: how many (at most MAX_CLEARS),
+ *  then [from, to) pairs from P_CLEAR on. */
+export const P_CLEARS = 34;
+export const P_CLEAR = 35;
+export const MAX_CLEARS = 4;
 export const CTL_WORDS = 128;
 
 export const CMD_EXIT = 1;

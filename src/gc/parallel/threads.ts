@@ -13,7 +13,9 @@ import {
   CTL_WORDS,
   DEQ_CAP,
   DEQ_STRIDE,
-  P_CLEAR_HI,
+  MAX_CLEARS,
+  P_CLEAR,
+  P_CLEARS,
   P_HI,
   P_LO,
   P_OUT_CAP,
@@ -53,6 +55,9 @@ export class GcThreads {
   /** Per thread: objects (marked or copied) and steals in the last command. */
   readonly objects: number[];
   readonly steals: number[];
+  /** Per young space (by its start): the end of the words whose bits a mark may
+   *  have set since the space's bitmap was last cleared. */
+  private readonly markedTo = new Map<number, number>();
 
   /**
    * `pool`: another heap's started pool, lent to this one (WorkerPool.lend).
@@ -183,13 +188,43 @@ export class GcThreads {
     const ctl = c.ctl;
     ctl[P_LO] = lo;
     ctl[P_HI] = hi;
-    ctl[P_CLEAR_HI] = Math.min(hi, this.heap.markedEnd);
+    this.listClears(young);
     ctl[P_YOUNG] = young ? 1 : 0;
     ctl[P_SABLE] = this.heap.layout.contiguousRefs ? 1 : 0;
     ctl[P_OUT_CAP] = c.out.length;
     const h = this.heap;
     this.run(CMD_MARK, young ? this.youngWords() : h.usedBytes() / 4);
     return young ? c.out.subarray(0, compactResults(c)) : null;
+  }
+
+  /**
+   * Lists in `ctl` the parts of the bitmap the mark clears first: in each young
+   * space, up to the furthest its bits were set since it was last cleared (its
+   * top at each mark); for a full mark, tenured up to its highest allocation
+   * too. Nothing else can hold a mark, so the bitmap holds this mark's bits
+   * alone afterwards, as a whole clear would leave it.
+   */
+  private listClears(young: boolean): void {
+    const h = this.heap;
+    const ctl = this.ctx.ctl;
+    const spaces = [
+      [h.edenStart, h.edenTop],
+      [h.fromStart, h.fromTop],
+      [h.toStart, h.toStart],
+    ];
+    let n = 0;
+    const add = (from: number, to: number): void => {
+      ctl[P_CLEAR + 2 * n] = from >>> 5;
+      ctl[P_CLEAR + 2 * n + 1] = (to + 31) >>> 5;
+      n++;
+    };
+    for (const [start, top] of spaces) {
+      add(start, Math.max(top!, this.markedTo.get(start!) ?? start!));
+      this.markedTo.set(start!, top!);
+    }
+    if (!young) add(h.tenuredStart, h.markedEnd);
+    if (n > MAX_CLEARS) throw new Error('parallel collector: too many bitmap ranges to clear');
+    ctl[P_CLEARS] = n;
   }
 
   /** Words in use in the young generation: eden and the survivor space in use. */
