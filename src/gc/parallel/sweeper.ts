@@ -78,7 +78,8 @@ export class ParallelSweeper implements TenuredSweeper {
     ctl[P_TENURED_END] = h.tenuredEnd;
     ctl[P_REGIONS] = swept.length;
     ctl[P_OUT_CAP] = c.out.length;
-    gc.run(CMD_SWEEP, swept.length * REGION_WORDS);
+    // The sweep steps through tenured's objects one by one and over a free chunk at once.
+    gc.run(CMD_SWEEP, tenuredWords - h.freeList.freeWords + h.freeList.count);
     this.lastInts = ctl[OUTCUR]!;
     if (this.lastInts > c.out.length) {
       this.overflows++;
