@@ -20,8 +20,6 @@ const FIRST_RUNS_PER_WORD = 1 / 64;
 export class ParallelSweeper implements TenuredSweeper {
   /** Integers of `out` the last sweep needed. */
   private lastInts = -1;
-  /** Per region: wholly inside a free chunk (regionsToSweep). */
-  private inside = new Uint8Array(0);
   private readonly swept = new IntList();
   /** Sweeps the threads did, and those whose runs did not fit in `out` and were done again serially. */
   sweeps = 0;
@@ -34,30 +32,32 @@ export class ParallelSweeper implements TenuredSweeper {
 
   /**
    * The regions the threads sweep, in address order: all but those wholly inside
-   * one free chunk that starts before them: they hold no block of their own (the
-   * chunk's run belongs to the region it starts in). A region that a free chunk reaches into from before
-   * gets the chunk's start as its first card's block start: a chunk carved from
-   * its front leaves its later cards naming the chunk's old start, now the first
-   * of the objects carved there, which the region would otherwise walk through.
+   * one free chunk that starts before them, which hold no block of their own (the
+   * chunk's run belongs to the region it starts in). A region that a free chunk
+   * reaches into from before gets the chunk's start as its first card's block
+   * start: a chunk carved from its front leaves its later cards naming the chunk's
+   * old start, now the first of the objects carved there, which the region would
+   * otherwise walk through.
    */
   private regionsToSweep(regions: number): Int32Array {
     const h = this.heap;
     const base = h.tenuredStart;
     const blockStart = h.cards.blockStart;
-    if (this.inside.length < regions) this.inside = new Uint8Array(regions);
-    const inside = this.inside;
-    inside.fill(0, 0, regions);
-    for (const [start, size] of h.freeList.chunks()) {
-      const end = start + size;
-      // The region the chunk starts in lists its run; those after it, up to its end, have none.
-      let r = Math.floor((start - base) / REGION_WORDS) + 1;
-      for (; r < regions && Math.min(base + (r + 1) * REGION_WORDS, h.tenuredEnd) <= end; r++) inside[r] = 1;
-      const lo = base + r * REGION_WORDS;
-      if (r < regions && lo < end) blockStart[(lo - base) >> CARD_SHIFT] = start;
-    }
     const list = this.swept;
     list.clear();
-    for (let r = 0; r < regions; r++) if (inside[r] === 0) list.push(r);
+    let next = 0; // the first region not yet listed or skipped
+    for (const [start, size] of h.freeList.chunks().sort((x, y) => x[0] - y[0])) {
+      const end = start + size;
+      // Regions after the one the chunk starts in, up to the last that ends inside it.
+      const first = Math.floor((start - base) / REGION_WORDS) + 1;
+      let last = Math.floor((end - base) / REGION_WORDS);
+      if (end >= h.tenuredEnd) last = regions;
+      for (; next < Math.min(first, regions); next++) list.push(next);
+      if (last > next) next = last;
+      const lo = base + last * REGION_WORDS;
+      if (last < regions && lo > start && lo < end) blockStart[(lo - base) >> CARD_SHIFT] = start;
+    }
+    for (; next < regions; next++) list.push(next);
     return list.view();
   }
 
