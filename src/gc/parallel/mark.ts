@@ -63,11 +63,18 @@ function clearBitmap(c: GcContext): void {
   }
 }
 
-/** Sets the mark bit of `a`; true when this call set it. */
-function claim(bitmap: Int32Array, a: number): boolean {
+/** Sets the mark bit of `a`; true when this call set it. A thread marking alone
+ *  needs no atomic: no other thread writes the word between its load and store. */
+function claim(bitmap: Int32Array, a: number, alone: boolean): boolean {
   const w = a >>> 5;
   const b = 1 << (a & 31);
-  return (bitmap[w]! & b) === 0 && (Atomics.or(bitmap, w, b) & b) === 0;
+  const x = bitmap[w]!;
+  if ((x & b) !== 0) return false;
+  if (alone) {
+    bitmap[w] = x | b;
+    return true;
+  }
+  return (Atomics.or(bitmap, w, b) & b) === 0;
 }
 
 export function markPhase(c: GcContext): void {
@@ -89,6 +96,7 @@ export function markPhase(c: GcContext): void {
   const typeWord = TYPE_WORD;
   const scattered = SCATTERED;
   const shareEvery = SHARE_EVERY;
+  const alone = c.threads === 1;
   let objects = 0;
   let nextShare = shareEvery;
   clearBitmap(c);
@@ -104,7 +112,7 @@ export function markPhase(c: GcContext): void {
         const e = Math.min(s + ROOT_CHUNK, rootCount);
         for (let i = s; i < e; i++) {
           const v = roots[i]!;
-          if (v < lo || v >= hi || v === 0 || !claim(bitmap, v)) continue;
+          if (v < lo || v >= hi || v === 0 || !claim(bitmap, v, alone)) continue;
           if (young) c.emit(v);
           c.push(v);
         }
@@ -126,7 +134,7 @@ export function markPhase(c: GcContext): void {
     if (end !== scattered) {
       for (let s = a + header; s < end; s++) {
         const v = words[s]!;
-        if (v < lo || v >= hi || v === 0 || !claim(bitmap, v)) continue;
+        if (v < lo || v >= hi || v === 0 || !claim(bitmap, v, alone)) continue;
         if (young) c.emit(v);
         if (sp === stack.length) {
           c.sp = sp;
@@ -139,7 +147,7 @@ export function markPhase(c: GcContext): void {
       const e = refBegin[t]! + refCount[t]!;
       for (let j = refBegin[t]!; j < e; j++) {
         const v = words[a + refOffsets[j]!]!;
-        if (v < lo || v >= hi || v === 0 || !claim(bitmap, v)) continue;
+        if (v < lo || v >= hi || v === 0 || !claim(bitmap, v, alone)) continue;
         if (young) c.emit(v);
         if (sp === stack.length) {
           c.sp = sp;
