@@ -1,9 +1,10 @@
 /**
  * The main thread's side of the parallel sweep (sweep.ts): it hands the threads
- * the regions of tenured (those with blocks of their own), then joins the free runs they listed where two meet at
- * a region border and rebuilds the free list from them in address order, as the
- * serial sweep (gc/sweep.ts) does in its walk. The runs go through `out`, sized
- * from the last sweep's count; a sweep that overflows it is done again serially.
+ * the regions of tenured that hold blocks of their own, then joins the free runs
+ * they listed where two meet at a region border and rebuilds the free list from
+ * them in address order, as the serial sweep (gc/sweep.ts) does in its walk. The
+ * runs go through `out`, sized from the last sweep's count; a sweep that
+ * overflows it is done again serially.
  */
 
 import { CARD_SHIFT } from '../../heap/card-table.js';

@@ -178,7 +178,7 @@ export class GcThreads {
    * Marks from `roots`: a young mark (young = true) traces [lo, hi) only and
    * returns the live young objects, in no particular order (a view of `out`,
    * valid until the next command). The bitmap is the threads' shared one; they
-   * clear its part for [lo, hi) first.
+   * first clear the parts of it that can hold marks (listClears).
    */
   mark(roots: Int32Array, young: boolean, lo: number, hi: number): Int32Array | null {
     this.syncTypes();
