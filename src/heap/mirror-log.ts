@@ -38,10 +38,10 @@ export interface LoggedSpaces {
   readonly tenuredEnd: number;
 }
 
-/** A byte per 2^shift words of a `words`-long range, a multiple of 4 bytes long
- *  (`nextSetByte` reads it four bytes at a time). */
+/** A byte per 2^shift words of a `words`-long range, a multiple of 8 bytes long
+ *  (`nextSetByte` reads it eight bytes at a time). */
 function byteMap(words: number, shift: number): Uint8Array {
-  return new Uint8Array(((words >>> shift) + 4) & ~3);
+  return new Uint8Array(((words >>> shift) + 8) & ~7);
 }
 
 /** Sets the bytes of `map` (one per 2^shift words from `base`) covering [start, end). */
@@ -52,9 +52,9 @@ function markRange(map: Uint8Array, base: number, shift: number, start: number, 
   else map.fill(1, first, last + 1);
 }
 
-/** The bytes of `map`, four at a time (its length is a multiple of 4, see `byteMap`). */
-function words32(map: Uint8Array): Uint32Array {
-  return new Uint32Array(map.buffer, map.byteOffset, map.length >>> 2);
+/** The bytes of `map`, eight at a time (its length is a multiple of 8, see `byteMap`). */
+function words64(map: Uint8Array): Float64Array {
+  return new Float64Array(map.buffer, map.byteOffset, map.length >>> 3);
 }
 
 /** Appends the word ranges of the runs of set bytes of `map` in [from, to) to `out`
@@ -69,9 +69,9 @@ function pushRuns(
   from = 0,
   to = map.length,
   clear = false,
-  map32 = words32(map),
+  map64 = words64(map),
 ): void {
-  for (let pos = nextSetByte(map, map32, from, to); pos < to; pos = nextSetByte(map, map32, pos, to)) {
+  for (let pos = nextSetByte(map, map64, from, to); pos < to; pos = nextSetByte(map, map64, pos, to)) {
     const s = pos;
     while (pos < to && map[pos] !== 0) {
       if (clear) map[pos] = 0;
@@ -200,14 +200,14 @@ export class MirrorLog {
     this.survivorsMirrored = true;
     // The summary's set bytes name the chunks of cards to look at.
     const cards = this.cards;
-    const cards32 = words32(cards);
+    const cards64 = words64(cards);
     const summary = this.summary;
-    const summary32 = words32(summary);
-    for (let k = nextSetByte(summary, summary32, 0); k < summary.length; k = nextSetByte(summary, summary32, k + 1)) {
+    const summary64 = words64(summary);
+    for (let k = nextSetByte(summary, summary64, 0); k < summary.length; k = nextSetByte(summary, summary64, k + 1)) {
       summary[k] = 0;
       const from = k << SUMMARY_SHIFT;
       const to = Math.min(cards.length, from + (1 << SUMMARY_SHIFT));
-      pushRuns(cards, this.base, CARD_SHIFT, sp.tenuredEnd, out, from, to, true, cards32);
+      pushRuns(cards, this.base, CARD_SHIFT, sp.tenuredEnd, out, from, to, true, cards64);
     }
     return out;
   }
