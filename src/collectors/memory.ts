@@ -88,8 +88,10 @@ export interface RunStats {
   gpu: { adapter: string; vendor: string; options: string; startupMs: number; startup: GpuStartup | null } | null;
   /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
   parallel: { threads: number; startupMs: number } | null;
-  /** `--pretouch`: the bytes written page by page before the program ran, on how many threads, in how long. */
-  pretouch: { bytes: number; threads: number; ms: number } | null;
+  /** `--pretouch`: the heap's bytes written page by page before the program ran, and
+   *  the collector's tables' (card table, block offsets, the parallel collector's
+   *  bitmap and result buffers), on how many threads, in how long. */
+  pretouch: { bytes: number; tableBytes: number; threads: number; ms: number } | null;
   /** The collectors' warm-up on a scratch heap before the program ran (gc/warm-up.ts); null when off. */
   warmUp: { ms: number; collections: number } | null;
   /** gpu-dfs, gpu-bfs: the device fault after which the run went on on the CPU,
@@ -301,7 +303,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
   if (options.pretouch) {
     const threads = pretouchThreads(options);
     const ms = await pretouch([heap.words], threads);
-    pretouched = { bytes: heap.words.byteLength, threads, ms };
+    pretouched = { bytes: heap.words.byteLength, tableBytes: 0, threads, ms };
   }
   let fallback: GpuFallback | null = null;
   const warn = (line: string): void => {
@@ -333,6 +335,12 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
       throw e;
     }
     poolStartupMs = pool.gc.pool.startupMs;
+  }
+  // The collectors' own tables, once they exist: a first collection writes them too.
+  if (pretouched !== null) {
+    const side = [...heap.sideArrays(), ...(pool?.sideArrays() ?? [])];
+    pretouched.ms += await pretouch(side, pretouched.threads);
+    pretouched.tableBytes = side.reduce((s, a) => s + a.byteLength, 0);
   }
   let warmUp: RunStats['warmUp'];
   try {
@@ -446,7 +454,7 @@ export function formatStats(s: RunStats): string {
   if (s.warmUp) lines.push(`gc warm-up: ${s.warmUp.collections} collections of a scratch heap, ${statMs(s.warmUp.ms)} before the program ran`);
   if (s.pretouch) {
     const on = s.pretouch.threads === 1 ? 'one thread' : `${s.pretouch.threads} threads`;
-    lines.push(`pretouch: ${statSize(s.pretouch.bytes)} on ${on}, ${statMs(s.pretouch.ms)} before the program ran`);
+    lines.push(`pretouch: ${statSize(s.pretouch.bytes)} of heap and ${statSize(s.pretouch.tableBytes)} of collector tables on ${on}, ${statMs(s.pretouch.ms)} before the program ran`);
   }
   if (s.gpu) {
     const u = s.gpu.startup;

@@ -43,9 +43,18 @@ export class ParallelMarker implements CopyingMarker, SweepingMarker {
     return this.gc.objects;
   }
 
-  /** Starts the worker pool, before the program runs; marks start it otherwise. */
-  prepare(): Promise<void> {
-    return this.gc.start();
+  /** Starts the worker pool and makes the copy's result buffers, before the
+   *  program runs; marks start the pool otherwise. */
+  async prepare(): Promise<void> {
+    await this.gc.start();
+    this.copier.makeResults();
+  }
+
+  /** The memory the threads write in a collection besides the heap: the mark
+   *  bitmap and the copy's result buffers (for `--pretouch`, after `prepare`). */
+  sideArrays(): Int32Array[] {
+    const c = this.gc.ctx;
+    return [c.bitmap, c.out, c.from];
   }
 
   /** The returned bitmap and live list belong to the marker until its next `mark`. */

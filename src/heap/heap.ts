@@ -411,6 +411,12 @@ export class HeapImpl implements Heap {
     return [this.edenStart, this.edenTop, this.fromStart, this.fromTop];
   }
 
+  /** The memory every collection writes besides the words: the card table and
+   *  its block offset table (for `--pretouch`). */
+  sideArrays(): Int32Array[] {
+    return [new Int32Array(this.cards.cards.buffer), this.cards.blockStart];
+  }
+
   /** The end of the words a full mark can find objects in: young and tenured up to
    *  the highest space it ever allocated. A marker clears its bitmap up to here. */
   get markedEnd(): number {

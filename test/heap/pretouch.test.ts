@@ -52,14 +52,20 @@ describe('minivm run --pretouch', () => {
     expect(touched.status).toBe(0);
     expect(plain.status).toBe(0);
     expect(touched.stdout.startsWith(plain.stdout)).toBe(true);
-    expect(touched.stdout + touched.stderr).toMatch(/pretouch: 16\.0 MiB on one thread, [\d.]+ ms before the program ran/);
+    expect(touched.stdout + touched.stderr).toMatch(/pretouch: 16\.0 MiB of heap and [\d.]+ [KM]iB of collector tables on one thread, [\d.]+ ms before the program ran/);
   });
 
   it('touches on the threads that will write the heap: the parallel collector\'s, one for serial', () => {
+    const tables: Record<string, number> = {};
     for (const [gc, threads] of [['parallel', '2 threads'], ['serial', 'one thread']] as const) {
       const r = minivm(['run', 'programs/binary_trees.mini', '--heap', '16m', '--gc', gc, '--pretouch', '--threads', '2', '--stats']);
       expect(r.status).toBe(0);
-      expect(r.stderr).toMatch(new RegExp(`pretouch: 16\\.0 MiB on ${threads}, [\\d.]+ ms before the program ran`));
+      const m = new RegExp(`pretouch: 16\\.0 MiB of heap and ([\\d.]+) ([KM])iB of collector tables on ${threads}, [\\d.]+ ms before the program ran`).exec(r.stderr);
+      expect(m, r.stderr).not.toBeNull();
+      tables[gc] = Number(m![1]) * (m![2] === 'M' ? 1024 : 1);
     }
+    // Serial's: the card table and block offsets; parallel's also its bitmap and result buffers.
+    expect(tables.serial).toBeGreaterThan(0);
+    expect(tables.parallel).toBeGreaterThan(tables.serial! + 512);
   });
 });

@@ -67,6 +67,23 @@ export class ParallelCopier implements YoungCopier {
     private readonly gc: GcThreads,
   ) {}
 
+  /**
+   * Entries of the result buffers (`out`, `from`) a copy needs at most: one per
+   * object copied or filler written, at most one per header's worth of young
+   * words. Sized for the whole young generation, not what is in use, so the
+   * buffers are made once: a new one's pages are first written in a pause.
+   */
+  resultsFor(): number {
+    const h = this.heap;
+    return this.gc.resultsRoom(((h.youngEnd - h.youngStart) >>> 2) + 16);
+  }
+
+  /** Makes the result buffers before the program runs (`--pretouch` then maps them). */
+  makeResults(): void {
+    const n = this.resultsFor();
+    this.gc.ensure({ out: n, from: n });
+  }
+
   start(): Promise<void> {
     return this.gc.start();
   }
@@ -139,10 +156,7 @@ export class ParallelCopier implements YoungCopier {
     const gc = this.gc;
     gc.syncTypes();
     gc.setRoots(roots);
-    // A result per object copied or filler written: at most one per header's worth
-    // of young words. Sized for the whole young generation, not what is in use, so
-    // the buffers are made once: a new one's pages are first written in a pause.
-    const results = gc.resultsRoom(((h.youngEnd - h.youngStart) >>> 2) + 16);
+    const results = this.resultsFor();
     gc.ensure({
       ranges: ranges.length,
       out: results,
