@@ -101,8 +101,9 @@ describe('parallel sweep', () => {
   }, 60_000);
 
   it('sweeps again on one thread when the free runs overflow its buffer, with the same result', async () => {
-    // Small tenured objects, every other one dead: more runs than the first sweep expects.
-    const p = await parallelHeap({ heapBytes: 4 << 20, largeObjectBytes: 32 });
+    // Small tenured objects, every other one dead: more runs than the first sweep expects,
+    // and than the copy's result buffers (made for a small young generation) hold.
+    const p = await parallelHeap({ heapBytes: 4 << 20, youngBytes: 128 << 10, largeObjectBytes: 32 });
     const results: boolean[] = [];
     for (let r = 0; r < 3; r++) {
       await allocate(p, 200 + r, 40_000, 5, 9, true);
