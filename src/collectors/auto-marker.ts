@@ -234,7 +234,7 @@ export class AutoMarker implements YoungEvacuatingMarker {
     const t0 = performance.now();
     const startup0 = this.gpuStartupMs;
     const h = this.heap;
-    const youngWords = h.edenTop - h.edenStart + (h.fromTop - h.fromStart);
+    const youngWords = h.youngUsedWords();
     const used = Math.ceil(h.usedBytes() / 4);
     const copyWords = this.survival * youngWords;
     const features: Features = {

@@ -23,7 +23,7 @@ export const MIN_CHUNK_WORDS = 4;
 export class FreeList {
   private starts = new Int32Array(1024);
   private sizes = new Int32Array(1024);
-  private listed = 0;
+  private count = 0;
   private rover = 0;
   /** An upper bound on the largest listed chunk. */
   private largestHint = 0;
@@ -34,14 +34,9 @@ export class FreeList {
 
   constructor(private readonly words: Int32Array) {}
 
-  /** Listed chunks. */
-  get count(): number {
-    return this.listed;
-  }
-
   /** Forgets every chunk (before a sweep rebuilds the list). */
   reset(): void {
-    this.listed = 0;
+    this.count = 0;
     this.rover = 0;
     this.largestHint = 0;
     this.freeWords = 0;
@@ -52,17 +47,17 @@ export class FreeList {
     writeFreeBlock(this.words, start, size);
     this.freeWords += size;
     if (size < MIN_CHUNK_WORDS) return;
-    if (this.listed === this.starts.length) {
-      const s = new Int32Array(this.listed * 2);
+    if (this.count === this.starts.length) {
+      const s = new Int32Array(this.count * 2);
       s.set(this.starts);
       this.starts = s;
-      const z = new Int32Array(this.listed * 2);
+      const z = new Int32Array(this.count * 2);
       z.set(this.sizes);
       this.sizes = z;
     }
-    this.starts[this.listed] = start;
-    this.sizes[this.listed] = size;
-    this.listed++;
+    this.starts[this.count] = start;
+    this.sizes[this.count] = size;
+    this.count++;
     if (size > this.largestHint) this.largestHint = size;
   }
 
@@ -75,7 +70,7 @@ export class FreeList {
    */
   giveBack(start: number, size: number): number {
     const i = this.rover;
-    if (i < this.listed && this.starts[i] === start + size) {
+    if (i < this.count && this.starts[i] === start + size) {
       const total = size + this.sizes[i]!;
       this.starts[i] = start;
       this.sizes[i] = total;
@@ -93,7 +88,7 @@ export class FreeList {
     if (size > this.largestHint) return 0;
     const starts = this.starts;
     const sizes = this.sizes;
-    const n = this.listed;
+    const n = this.count;
     let i = this.rover;
     let largest = 0;
     for (let k = 0; k < n; k++) {
@@ -119,7 +114,7 @@ export class FreeList {
   /** The listed chunks as [start, size] pairs. */
   chunks(): Array<[number, number]> {
     const out: Array<[number, number]> = [];
-    for (let i = 0; i < this.listed; i++) {
+    for (let i = 0; i < this.count; i++) {
       if (this.sizes[i]! >= MIN_CHUNK_WORDS) out.push([this.starts[i]!, this.sizes[i]!]);
     }
     return out;

@@ -427,10 +427,15 @@ export class HeapImpl implements Heap {
     return addr >= this.youngStart && addr < this.youngEnd;
   }
 
-  /** Bytes in use: eden and the occupied survivor up to their tops, tenured minus free. */
+  /** Words in use in the young generation: eden and the occupied survivor up to their tops. */
+  youngUsedWords(): number {
+    return this.edenTop - this.edenStart + (this.fromTop - this.fromStart);
+  }
+
+  /** Bytes in use: the young generation's, and tenured minus free. */
   usedBytes(): number {
     const tenured = this.tenuredEnd - this.tenuredStart - this.freeList.freeWords;
-    return 4 * (this.edenTop - this.edenStart + (this.fromTop - this.fromStart) + tenured);
+    return 4 * (this.youngUsedWords() + tenured);
   }
 
   capacityBytes(): number {

@@ -88,16 +88,10 @@ export class ParallelCopier implements YoungCopier {
     return this.gc.start();
   }
 
-  /** Young words in use: an upper bound on what a copy can promote. */
-  private youngUsed(): number {
-    const h = this.heap;
-    return h.edenTop - h.edenStart + (h.fromTop - h.fromStart);
-  }
-
   reserve(): boolean {
     const h = this.heap;
     if (h.words.length > MAX_HEAP_WORDS || !this.gc.pool.started) return false;
-    const used = this.youngUsed();
+    const used = h.youngUsedWords();
     // Every thread that promotes carves a LAB and gives back its unused end,
     // a hole between the live copies of neighbouring LABs that only a sweep
     // can join again: LABs sized to the promotion expected (as HotSpot sizes
@@ -184,7 +178,7 @@ export class ParallelCopier implements YoungCopier {
     ctl[PIECE] = 0;
     ctl[PIECE_TOP] = this.pieceCount > 0 ? c.pieces[0]! : 0;
     try {
-      let words = gc.youngWords();
+      let words = h.youngUsedWords();
       for (let i = 0; i < ranges.length; i += 2) words += ranges[i + 1]! - ranges[i]!;
       gc.run(CMD_COPY, words);
     } finally {

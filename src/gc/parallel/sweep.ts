@@ -2,12 +2,12 @@
  * The parallel sweep of tenured after a full mark, run by every GC thread at once:
  * tenured is cut into regions of REGION_WORDS words; those the main thread lists
  * in `ranges` are claimed one at a time from a shared cursor. A region owns the
- * blocks (objects and free chunks) that start in it. Its thread finds the first of them from the block offset table's hint,
- * clears the live objects' marks and records their block starts, and lists the
- * region's free space (dead objects and free chunks, joined) as (start, end) runs
- * in address order. The main thread (sweeper.ts) joins the runs that meet at region
- * borders and rebuilds the free list from them: the same result as gc/sweep.ts's
- * walk on one thread.
+ * blocks (objects and free chunks) that start in it. Its thread finds the first
+ * of them from the block offset table's hint, clears the live objects' marks and
+ * records their block starts, and lists the region's free space (dead objects
+ * and free chunks, joined) as (start, end) runs in address order. The main
+ * thread (sweeper.ts) joins the runs that meet at region borders and rebuilds
+ * the free list from them: the same result as gc/sweep.ts's walk on one thread.
  *
  * The threads write nothing but mark bits and block starts that the serial sweep
  * would write too, so a sweep whose runs did not fit in `out` is simply done again

@@ -40,14 +40,14 @@ export class ParallelSweeper implements TenuredSweeper {
    * old start, now the first of the objects carved there, which the region would
    * otherwise walk through.
    */
-  private regionsToSweep(regions: number): Int32Array {
+  private regionsToSweep(regions: number, chunks: Array<[number, number]>): Int32Array {
     const h = this.heap;
     const base = h.tenuredStart;
     const blockStart = h.cards.blockStart;
     const list = this.swept;
     list.clear();
     let next = 0; // the first region not yet listed or skipped
-    for (const [start, size] of h.freeList.chunks().sort((x, y) => x[0] - y[0])) {
+    for (const [start, size] of chunks.sort((x, y) => x[0] - y[0])) {
       const end = start + size;
       // Regions after the one the chunk starts in, up to the last that ends inside it.
       const first = Math.floor((start - base) / REGION_WORDS) + 1;
@@ -69,7 +69,8 @@ export class ParallelSweeper implements TenuredSweeper {
     const tenuredWords = h.tenuredEnd - h.tenuredStart;
     const regions = Math.ceil(tenuredWords / REGION_WORDS);
     const want = this.lastInts < 0 ? 2 * Math.ceil(tenuredWords * FIRST_RUNS_PER_WORD) : 2 * this.lastInts;
-    const swept = this.regionsToSweep(regions);
+    const chunks = h.freeList.chunks();
+    const swept = this.regionsToSweep(regions, chunks);
     gc.syncTypes();
     gc.ensure({ ranges: swept.length, tails: 2 * regions, out: Math.max(4096, want) });
     const c = gc.ctx;
@@ -80,7 +81,7 @@ export class ParallelSweeper implements TenuredSweeper {
     ctl[P_REGIONS] = swept.length;
     ctl[P_OUT_CAP] = c.out.length;
     // The sweep steps through tenured's objects one by one and over a free chunk at once.
-    gc.run(CMD_SWEEP, tenuredWords - h.freeList.freeWords + h.freeList.count);
+    gc.run(CMD_SWEEP, tenuredWords - h.freeList.freeWords + chunks.length);
     this.lastInts = ctl[OUTCUR]!;
     if (this.lastInts > c.out.length) {
       this.overflows++;

@@ -192,8 +192,7 @@ export class GcThreads {
     ctl[P_YOUNG] = young ? 1 : 0;
     ctl[P_SABLE] = this.heap.layout.contiguousRefs ? 1 : 0;
     ctl[P_OUT_CAP] = c.out.length;
-    const h = this.heap;
-    this.run(CMD_MARK, young ? this.youngWords() : h.usedBytes() / 4);
+    this.run(CMD_MARK, young ? this.heap.youngUsedWords() : this.heap.usedBytes() / 4);
     return young ? c.out.subarray(0, compactResults(c)) : null;
   }
 
@@ -225,12 +224,6 @@ export class GcThreads {
     if (!young) add(h.tenuredStart, h.markedEnd);
     if (n > MAX_CLEARS) throw new Error('parallel collector: too many bitmap ranges to clear');
     ctl[P_CLEARS] = n;
-  }
-
-  /** Words in use in the young generation: eden and the survivor space in use. */
-  youngWords(): number {
-    const h = this.heap;
-    return h.edenTop - h.edenStart + (h.fromTop - h.fromStart);
   }
 
   /** Room for `n` results in `out`: each thread's last chunk may be part used. */
