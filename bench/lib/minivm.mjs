@@ -18,21 +18,19 @@ function newest(dir, ext) {
   return t;
 }
 
-/** Builds dist/ with tsc when it is missing or older than src/ (or tsconfig.json). */
+/** Builds dist/ (`npm run build`: tsc, then the entry points' bundles) when it is
+ *  missing or older than src/ (or tsconfig.json). */
 export function ensureBuilt(root, { force = false } = {}) {
   const main = join(root, 'dist', 'cli', 'main.js');
   const built = existsSync(main) ? statSync(main).mtimeMs : 0;
   const src = Math.max(newest(join(root, 'src'), '.ts'), statSync(join(root, 'tsconfig.json')).mtimeMs);
   if (!force && built >= src) return;
-  log(built ? 'dist/ is older than src/: building (tsc -p tsconfig.json)' : 'dist/ missing: building (tsc -p tsconfig.json)');
-  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const r = existsSync(tsc)
-    ? spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' })
-    : spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' });
+  log(built ? 'dist/ is older than src/: building (npm run build)' : 'dist/ missing: building (npm run build)');
+  const r = spawnSync('npm', ['run', 'build'], { cwd: root, encoding: 'utf8' });
   if (r.status !== 0) {
     process.stderr.write(`${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? `${r.error}\n` : ''}`);
-    if (!existsSync(main)) throw new Error('build failed and there is no dist/: run npm install, then npx tsc -p tsconfig.json');
-    log('warning: tsc reported errors (output above); going on with what it emitted');
+    if (!existsSync(main)) throw new Error('build failed and there is no dist/: run npm install, then npm run build');
+    log('warning: the build reported errors (output above); going on with what it emitted');
   }
 }
 

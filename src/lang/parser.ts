@@ -42,8 +42,10 @@ const errorMessageProvider: IParserErrorMessageProvider = {
 };
 
 export class MiniParser extends CstParser {
-  constructor() {
-    super(T.allTokens, { recoveryEnabled: true, errorMessageProvider, maxLookahead: 3 });
+  /** `validate`: run chevrotain's grammar checks (ambiguity, left recursion), which
+   *  a fixed grammar need not pay for at every start; the grammar test runs them. */
+  constructor(validate = false) {
+    super(T.allTokens, { recoveryEnabled: true, errorMessageProvider, maxLookahead: 3, skipValidations: !validate });
     this.performSelfAnalysis();
   }
 

@@ -41,8 +41,9 @@ describe('the npm package', () => {
   const work = mkdtempSync(join(tmpdir(), 'minivm-pack-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('builds dist before packing', () => {
-    expect(pkg.scripts['prepack']).toMatch(/^tsc -p tsconfig\.json$/);
+  it('builds dist, the entry points bundled, before packing', () => {
+    expect(pkg.scripts['prepack']).toBe('npm run build');
+    expect(pkg.scripts['build']).toBe('tsc -p tsconfig.json && node scripts/bundle.mjs');
   });
 
   it('packs dist, bin, the kernels, programs and docs, and not the tests or benchmarks', () => {
