@@ -10,6 +10,10 @@
 /** What a field or array element holds. `float` takes two words, the rest one. */
 export type FieldKind = 'ref' | 'int' | 'bool' | 'float';
 
+/** A float's two words hold its 8 bytes in the platform's byte order (what a
+ *  Float64Array over them reads); `Heap.floats` is read with this flag. */
+export const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 /** Where a class's instances keep each field; computed by the layout at class definition. */
 export interface ClassShape {
   readonly typeId: number;
@@ -42,6 +46,8 @@ export interface ScalarStoreLog {
 export interface Heap {
   /** The whole heap, 32-bit words; a reference is a word offset, 0 is null. Never reallocated. */
   readonly words: Int32Array;
+  /** The same memory as bytes: a float at word `a` is `floats.getFloat64(a * 4, LITTLE_ENDIAN)`. */
+  readonly floats: DataView;
   /** Word offset of an array's or string's first element relative to its reference. */
   readonly arrayDataOffset: number;
   /** Word offset of the type id word relative to a reference (same for every object). */

@@ -19,6 +19,7 @@
  */
 
 import { Op } from '../../bytecode/opcodes.js';
+import { LITTLE_ENDIAN } from '../../heap/api.js';
 import type { BytecodeProgram } from '../../bytecode/program.js';
 import type { LinkedProgram } from '../link.js';
 import { analyze, type Analysis, type Instr } from './analyze.js';
@@ -183,27 +184,27 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       case Op.GETFIELD_V: emit(nullCheck(i, R1)); return emit(`v${v} = words[${R1} + ${i.a}];`);
       case Op.GETFIELD_F:
         emit(nullCheck(i, R1));
-        return emit(`W2[0] = words[${R1} + ${i.a}]; W2[1] = words[${R1} + ${i.a + 1}]; v${v} = F64[0];`);
+        return emit(`v${v} = floats.getFloat64((${R1} + ${i.a}) * 4, ${LITTLE_ENDIAN});`);
       case Op.GETFIELD_R: emit(nullCheck(i, R1)); return emit(`${R1} = words[${R1} + ${i.a}];`);
       case Op.PUTFIELD_V:
         emit(nullCheck(i, R1));
         return emit(`words[${R1} + ${i.a}] = ${V1}; if (mirror !== null) mirror.noteScalar(${R1} + ${i.a});`);
       case Op.PUTFIELD_F:
         emit(nullCheck(i, R1));
-        return emit(`F64[0] = ${V1}; words[${R1} + ${i.a}] = W2[0]; words[${R1} + ${i.a + 1}] = W2[1];` +
+        return emit(`floats.setFloat64((${R1} + ${i.a}) * 4, ${V1}, ${LITTLE_ENDIAN});` +
           ` if (mirror !== null) { mirror.noteScalar(${R1} + ${i.a}); mirror.noteScalar(${R1} + ${i.a + 1}); }`);
       case Op.PUTFIELD_R: emit(nullCheck(i, R2)); return emit(`heap.writeRef(${R2}, ${i.a}, ${i.b}, ${R1});`);
       case Op.ALOAD_V: case Op.CHARAT: emit(indexCheck(i, R1, V1)); return emit(`${V1} = words[${R1} + ${dataOff} + ${V1}];`);
       case Op.ALOAD_F:
         emit(indexCheck(i, R1, V1));
-        return emit(`t = ${R1} + ${dataOff} + 2 * ${V1}; W2[0] = words[t]; W2[1] = words[t + 1]; ${V1} = F64[0];`);
+        return emit(`${V1} = floats.getFloat64((${R1} + ${dataOff} + 2 * ${V1}) * 4, ${LITTLE_ENDIAN});`);
       case Op.ALOAD_R: emit(indexCheck(i, R1, V1)); return emit(`${R1} = words[${R1} + ${dataOff} + ${V1}];`);
       case Op.ASTORE_V:
         emit(indexCheck(i, R1, V2));
         return emit(`t = ${R1} + ${dataOff} + ${V2}; words[t] = ${V1}; if (mirror !== null) mirror.noteScalar(t);`);
       case Op.ASTORE_F:
         emit(indexCheck(i, R1, V2));
-        return emit(`t = ${R1} + ${dataOff} + 2 * ${V2}; F64[0] = ${V1}; words[t] = W2[0]; words[t + 1] = W2[1];` +
+        return emit(`t = ${R1} + ${dataOff} + 2 * ${V2}; floats.setFloat64(t * 4, ${V1}, ${LITTLE_ENDIAN});` +
           ` if (mirror !== null) { mirror.noteScalar(t); mirror.noteScalar(t + 1); }`);
       case Op.ASTORE_R: emit(indexCheck(i, R2, V1)); return emit(`heap.writeRef(${R2}, ${dataOff} + ${V1}, ${V1}, ${R1});`);
       case Op.ALEN: emit(nullCheck(i, R1)); return emit(`v${v} = words[${R1} + ${lenOff}];`);

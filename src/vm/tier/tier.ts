@@ -71,8 +71,6 @@ export class Tier {
   /** Per function: block of each pc where an interpreted frame may enter, -1 elsewhere. */
   readonly osr: (Int32Array | null)[];
   readonly counts: Int32Array;
-  private readonly f64 = new Float64Array(1);
-  private readonly w2 = new Int32Array(this.f64.buffer);
   private readonly siteClasses: Set<number>[] = [];
   readonly stats: TierStats = {
     compiledFunctions: 0, compileMs: 0, compiledMs: 0, entries: 0, unwinds: 0,
@@ -128,9 +126,9 @@ export class Tier {
     const t0 = performance.now();
     const g = this.generate(fn, this.siteClasses.length);
     for (let k = 0; k < g.icSites; k++) this.siteClasses.push(new Set());
-    const factory = new Function('R', 'M', 'T', 'heap', 'IC', 'W2', 'F64', FACTORY_PRELUDE + g.source) as (...a: unknown[]) => [Body, Entry];
+    const factory = new Function('R', 'M', 'T', 'heap', 'IC', FACTORY_PRELUDE + g.source) as (...a: unknown[]) => [Body, Entry];
     const ic = new Int32Array(2 * g.icSites).fill(-1);
-    const [body, enter] = factory(this, this.m, this.table, this.m.heap, ic, this.w2, this.f64);
+    const [body, enter] = factory(this, this.m, this.table, this.m.heap, ic);
     this.table[fn] = body;
     this.entries[fn] = enter;
     const code = this.m.linked.code[fn]!;
@@ -299,6 +297,6 @@ export class Tier {
 
 /** Names the generated code reads, bound once per compiled function. */
 const FACTORY_PRELUDE = `'use strict';
-const vals = M.vals, refs = M.refs, words = heap.words, mirror = heap.mirror, frameFn = M.frameFn, framePc = M.framePc;
+const vals = M.vals, refs = M.refs, words = heap.words, floats = heap.floats, mirror = heap.mirror, frameFn = M.frameFn, framePc = M.framePc;
 const gv = M.globalVals, gr = M.globalRefs, consts = M.constRefs, vtables = M.vtables, vtableBase = M.vtableBase;
 `;
