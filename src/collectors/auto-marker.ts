@@ -35,6 +35,8 @@ import {
   type MarkResult,
   type Marker,
   type RememberedScan,
+  type SweepingMarker,
+  type TenuredSweeper,
   type YoungCopier,
   type YoungEvacuatingMarker,
   type YoungSpaces,
@@ -55,11 +57,13 @@ export const PARALLEL_MIN_THREADS = 4;
 /** Weight of the newest collection in the survival and live ratios (G1's 1 - alpha). */
 const RATIO_WEIGHT = 0.3;
 
-const PARALLEL_CONSTRAINTS: MarkerConstraints = Object.freeze({ ...HEAP_READER, copiesYoung: true });
 
 export interface AutoOptions {
   /** Marking threads (default: the available cores). */
   threads?: number;
+  /** `--gc-solo-below` in words: the parallel engine's collections bounded by fewer
+   *  run on the main thread alone, as under `--gc parallel` (default 0: never). */
+  soloWords?: number;
   /** Opens the GPU and says whether its adapter is a hardware one (false: none or software). */
   probeGpu?: () => Promise<boolean>;
   /** Makes the GPU marker of an engine, once the probe said yes. */
@@ -92,7 +96,7 @@ interface Pending {
   roots: number;
 }
 
-export class AutoMarker implements YoungEvacuatingMarker {
+export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   readonly threads: number;
   readonly model: PauseModel;
   /** The engine of the latest collection. */
@@ -124,7 +128,7 @@ export class AutoMarker implements YoungEvacuatingMarker {
     this.model = options.model ?? new PauseModel(this.threads, 'hardware', availableParallelism());
     this.serial = new SerialMarker(heap);
     // Made (and started by the CLI) before the program runs when it may be chosen.
-    if (this.threads >= PARALLEL_MIN_THREADS) this.parallel = new ParallelMarker(heap, this.threads);
+    if (this.threads >= PARALLEL_MIN_THREADS) this.parallel = new ParallelMarker(heap, this.threads, undefined, options.soloWords ?? 0);
     this.gpuState = options.probeGpu && options.gpuMarker ? 'unknown' : 'none';
   }
 
@@ -133,12 +137,13 @@ export class AutoMarker implements YoungEvacuatingMarker {
     return this.parallel;
   }
 
-  /** The chosen engine's: the parallel one copies young objects with its threads;
-   *  a GPU one that evacuates on its device keeps a copy and evacuates, but does
-   *  not replay the CPU's evacuations (the log tells both mirrors of those). */
+  /** The chosen engine's: the parallel one copies young objects and sweeps tenured
+   *  with its threads, as under `--gc parallel`; a GPU one that evacuates on its
+   *  device keeps a copy and evacuates, but does not replay the CPU's evacuations
+   *  (the log tells both mirrors of those). */
   get constraints(): MarkerConstraints {
     const e = this.current;
-    if (e === 'parallel' && this.parallel) return PARALLEL_CONSTRAINTS;
+    if (e === 'parallel' && this.parallel) return this.parallel.constraints;
     const evacuator = isGpu(e) ? this.evacuatingGpu() : null;
     return evacuator ? { ...evacuator.constraints, replaysEvacuation: false } : HEAP_READER;
   }
@@ -207,6 +212,11 @@ export class AutoMarker implements YoungEvacuatingMarker {
   /** The parallel engine's copier (read by the plan only while the choice is parallel). */
   get copier(): YoungCopier {
     return this.parallel!.copier;
+  }
+
+  /** The parallel engine's sweeper (read by the plan only while the choice is parallel). */
+  get sweeper(): TenuredSweeper {
+    return this.parallel!.sweeper;
   }
 
   get name(): string {

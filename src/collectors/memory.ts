@@ -38,7 +38,7 @@ export interface MemoryOptions {
   readonly gpuOpt: string;
   readonly gpuBenchmark: boolean;
   readonly threads: number | undefined;
-  /** `--gc-solo-below` (parallel): bytes in use below which a collection runs
+  /** `--gc-solo-below` (parallel, auto): bytes in use below which a collection runs
    *  on the main thread alone; undefined for the default. */
   readonly gcSoloBytes?: number | undefined;
   /** `--pretouch`: write every page of the heap before the program runs. */
@@ -192,6 +192,7 @@ function markerFor(
           : { 'gpu-dfs': input, 'gpu-bfs': { layout: 'refgraph', words: input.words, graphs: input.graphs } };
       return new AutoMarker(heap, {
         threads,
+        soloWords: soloWords(options),
         ...(options.pauseGoalMs === undefined ? {} : { pauseGoalMs: options.pauseGoalMs }),
         ...(hooks.autoModel ? { model: hooks.autoModel } : {}),
         probeGpu: async () => !(await gpuHost().adapter(benchmark)).software || hooks.autoAnyAdapter === true,

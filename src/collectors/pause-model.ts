@@ -12,7 +12,8 @@
  *   copy     per word copied, per copier+kind   parallel copies with its threads, a GPU
  *                                              engine's young ones on its device (sable),
  *                                              the others on the CPU
- *   sweep    per tenured word swept            full collections, shared
+ *   sweep    per tenured word swept            full collections: parallel sweeps with its
+ *                                              threads, the others on the CPU's main thread
  *   other    per collection, per kind          graph upkeep and the untimed rest
  *
  * A term's first run is cold (the JIT): its first sample is divided by a learned
@@ -65,7 +66,7 @@ export interface Observation extends Features {
 /** Default lines, in milliseconds and milliseconds per unit. */
 export interface Priors {
   roots: Line;
-  sweep: Line;
+  sweep: { cpu: Line; parallel: Line };
   other: Line;
   mark: Record<Engine, Line>;
   copy: { cpu: Line; parallel: Line; gpu: Line };
@@ -83,7 +84,7 @@ function cpuPriors(threads: number): Pick<Priors, 'roots' | 'sweep' | 'other'> &
   const share = 1 / Math.max(1, PARALLEL_EFFICIENCY * Math.min(PARALLEL_USEFUL_THREADS, Math.max(1, threads)));
   return {
     roots: { fixed: 0.02, perUnit: 2e-4 },
-    sweep: { fixed: 0.02, perUnit: 5e-7 },
+    sweep: { cpu: { fixed: 0.02, perUnit: 5e-7 }, parallel: { fixed: 0.2, perUnit: 5e-7 * share } },
     other: { fixed: 0.02, perUnit: 0 },
     serial: { fixed: 0.01, perUnit: 2e-6 },
     parallel: { fixed: 0.2, perUnit: 2e-6 * share },
@@ -221,7 +222,7 @@ export class PauseModel {
       case 'roots':
         return p.roots;
       case 'sweep':
-        return p.sweep;
+        return p.sweep[a as keyof Priors['sweep']];
       default:
         return p.other;
     }
@@ -244,7 +245,7 @@ export class PauseModel {
       mark: `mark:${engine}:${kind}`,
       copy: `copy:${engine === 'parallel' ? 'parallel' : isGpu(engine) && kind === 'young' ? 'gpu' : 'cpu'}:${kind}`,
       upload: isGpu(engine) ? `upload:${engine}` : null,
-      sweep: kind === 'full' ? 'sweep' : null,
+      sweep: kind === 'full' ? `sweep:${engine === 'parallel' ? 'parallel' : 'cpu'}` : null,
       other: `other:${kind}`,
     };
   }

@@ -158,17 +158,22 @@ describe('auto: the marker', () => {
     auto.dispose();
   });
 
-  it('while parallel is chosen, the plan sees a copying marker; otherwise a heap reader', async () => {
+  it('while parallel is chosen, the plan sees --gc parallel\'s marker (copying, sweeping, solo below the threshold); otherwise a heap reader', async () => {
     const { heap } = heapWith(0);
-    const auto = new AutoMarker(heap, { threads: PARALLEL_MIN_THREADS, model: taught(PARALLEL_MIN_THREADS, 'parallel', { kind: 'young' }) });
+    const auto = new AutoMarker(heap, { threads: PARALLEL_MIN_THREADS, soloWords: 12345, model: taught(PARALLEL_MIN_THREADS, 'parallel', { kind: 'young' }) });
     await auto.begin('young');
     expect(auto.name).toBe('auto(parallel)');
+    expect(auto.constraints).toEqual(auto.parallelEngine!.constraints);
     expect(auto.constraints.copiesYoung).toBe(true);
+    expect(auto.constraints.sweepsTenured).toBe(true);
     expect(auto.copier).toBe(auto.parallelEngine!.copier);
+    expect(auto.sweeper).toBe(auto.parallelEngine!.sweeper);
+    expect(auto.parallelEngine!.gc.soloWords).toBe(12345);
     auto.observe(record('young', 0.01));
     const serialOnly = new AutoMarker(heap, { threads: PARALLEL_MIN_THREADS - 1 });
     await serialOnly.begin('young');
     expect(serialOnly.constraints.copiesYoung).toBe(false);
+    expect(serialOnly.constraints.sweepsTenured).toBeFalsy();
     expect(serialOnly.parallelEngine).toBeNull();
     auto.dispose();
     serialOnly.dispose();
@@ -181,6 +186,21 @@ describe('auto: the marker', () => {
 });
 
 describe('auto: runs', () => {
+  it('full collections under auto(parallel) are swept by the parallel engine\'s threads', async () => {
+    let marker: Marker | undefined;
+    const model = new Alternating(PARALLEL_MIN_THREADS);
+    const run = await runWithHooks('programs/cycles.mini', { gc: 'auto', threads: PARALLEL_MIN_THREADS, gcSoloBytes: 0, heapBytes: 8 * 2 ** 20, verifyGc: true }, {
+      autoModel: model,
+      wrapMarker: (engine) => (marker = engine),
+    });
+    expect(run.exitCode).toBe(0);
+    const auto = marker as AutoMarker;
+    expect(auto).toBeInstanceOf(AutoMarker);
+    const fullParallel = run.stats!.collections.filter((r) => r.kind === 'full' && r.collector === 'auto(parallel)').length;
+    expect(fullParallel).toBeGreaterThan(0);
+    expect(auto.parallelEngine!.sweeper.sweeps).toBe(fullParallel);
+  });
+
   it('small collections run serial; the log line shows the prediction, --stats the error', async () => {
     const run = await runCaptured('programs/binary_trees.mini', { gc: 'auto', heapBytes: 8 * 2 ** 20, logGc: true, verifyGc: true, stats: true, threads: 2 });
     expect(run.exitCode).toBe(0);
