@@ -227,15 +227,22 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     return this.pending?.engine ?? this.lastEngine;
   }
 
-  /** The engines this run may choose now. */
-  private candidates(): Engine[] {
+  /**
+   * The engines this run may choose for a collection over `boundWords` heap
+   * words. Below the parallel engine's solo threshold that engine runs on the
+   * main thread alone, with none of serial's costs that grow with the heap rather
+   * than the work (docs/decisions/s34-02-auto-solo.md), so it stands for the
+   * CPU there and serial is not offered.
+   */
+  private candidates(boundWords: number): Engine[] {
     const gpus = this.options.gpuEngines;
+    const solo = this.parallel !== null && boundWords < this.parallel.gc.soloWords;
     return ENGINES.filter((e) =>
       e === 'parallel'
         ? this.parallel !== null
         : isGpu(e)
           ? this.gpuState !== 'none' && !this.unavailable.has(e) && (gpus === undefined || gpus.includes(e))
-          : true,
+          : !solo,
     );
   }
 
@@ -256,13 +263,16 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
       uploadWords: { 'gpu-dfs': this.uploadWords('gpu-dfs', used, youngWords), 'gpu-bfs': this.uploadWords('gpu-bfs', used, youngWords) },
     };
     const goal = this.options.pauseGoalMs === undefined ? {} : { pauseGoalMs: this.options.pauseGoalMs };
-    let choice = this.model.choose(features, this.candidates(), goal);
+    // What the parallel engine weighs to run alone (GcThreads.run): a young copy's
+    // bound adds the dirty cards' words, which the choice does not scan for.
+    const bound = kind === 'young' ? youngWords : used;
+    let choice = this.model.choose(features, this.candidates(bound), goal);
     if (isGpu(choice.engine) && this.gpuState === 'unknown') {
       await this.probe();
-      choice = this.model.choose(features, this.candidates(), goal);
+      choice = this.model.choose(features, this.candidates(bound), goal);
     }
     // A GPU engine that cannot be made (an adapter limit, say) is dropped, not fatal.
-    while (isGpu(choice.engine) && !(await this.gpuReady(choice.engine))) choice = this.model.choose(features, this.candidates(), goal);
+    while (isGpu(choice.engine) && !(await this.gpuReady(choice.engine))) choice = this.model.choose(features, this.candidates(bound), goal);
     const samples = this.model.samples(choice.engine, kind);
     this.pending = { engine: choice.engine, predictedMs: choice.predictedMs, samples, features, youngWords, roots: -1 };
     this.chooseMs += performance.now() - t0 - (this.gpuStartupMs - startup0);

@@ -179,6 +179,22 @@ describe('auto: the marker', () => {
     serialOnly.dispose();
   });
 
+  it('below the solo threshold the parallel engine, running alone, stands for the CPU: serial is not offered', async () => {
+    const { heap } = heapWith(0);
+    const used = Math.ceil(heap.usedBytes() / 4);
+    const serialFastest = () => taught(PARALLEL_MIN_THREADS, 'serial', { kind: 'young' });
+    const below = new AutoMarker(heap, { threads: PARALLEL_MIN_THREADS, soloWords: used + 1, model: serialFastest() });
+    await below.begin('young');
+    expect(below.name).toBe('auto(parallel)');
+    below.observe(record('young', 0.01));
+    const above = new AutoMarker(heap, { threads: PARALLEL_MIN_THREADS, soloWords: 1, model: serialFastest() });
+    await above.begin('young');
+    expect(above.name).toBe('auto(serial)');
+    above.observe(record('young', 0.01));
+    below.dispose();
+    above.dispose();
+  });
+
   it('the log line names the engine with its predicted and actual pause', () => {
     const r = { ...record('young', 9.43), collector: 'auto(gpu-dfs)', auto: { engine: 'gpu-dfs', predictedMs: 8.123, samples: 3 } };
     expect(formatGcRecord(r)).toMatch(/^\[gc 1\] young \(test\) auto\(gpu-dfs\) predicted 8\.1ms actual 9\.4ms 4M->1M\(256M\) 9\.43ms /);
