@@ -46,7 +46,7 @@ import { SerialMarker } from '../gc/serial-marker.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import type { CollectionKind, GcRecord } from '../heap/telemetry.js';
-import { ENGINES, isGpu, PauseModel, type Engine, type Features } from './pause-model.js';
+import { ENGINES, isGpu, PauseModel, warmUpModel, type Engine, type Features } from './pause-model.js';
 
 export type AutoEngine = Engine;
 
@@ -130,6 +130,11 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     // Made (and started by the CLI) before the program runs when it may be chosen.
     if (this.threads >= PARALLEL_MIN_THREADS) this.parallel = new ParallelMarker(heap, this.threads, undefined, options.soloWords ?? 0);
     this.gpuState = options.probeGpu && options.gpuMarker ? 'unknown' : 'none';
+  }
+
+  /** Compiles the choice's code before the program runs (the warm-up's share of auto). */
+  warmUp(): void {
+    warmUpModel(this.threads, this.model.adapterKind);
   }
 
   /** The parallel engine when this many threads may choose it, else null. */

@@ -251,7 +251,8 @@ const PARALLEL_WARM_UP_VOLUME = 8;
 /**
  * The collectors' warm-up (gc/warm-up.ts) before the program runs: the CPU code
  * of the chosen collector, serial's for the GPU collectors (whose CPU side is
- * the plan's, the roots' and the sweep's), and both CPU engines for auto.
+ * the plan's, the roots' and the sweep's), and both CPU engines for auto (whose
+ * choice's own code the caller warms up after them, AutoMarker.warmUp).
  */
 async function warmUpCollectors(options: MemoryOptions, pool: ParallelMarker | null): Promise<RunStats['warmUp']> {
   if (options.gc === 'none' || !(options.gcWarmUp ?? options.gc !== 'serial')) return null;
@@ -346,6 +347,11 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
   let warmUp: RunStats['warmUp'];
   try {
     warmUp = await warmUpCollectors(options, pool);
+    if (warmUp !== null && autoMarker !== null) {
+      const t = performance.now();
+      autoMarker.warmUp();
+      warmUp.ms += performance.now() - t;
+    }
   } catch (e) {
     collector.dispose();
     throw e;

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { COLLECTOR_NAMES, LAYOUT_NAMES, defaultRunOptions, type CollectorName, type LayoutName } from '../cli/options.js';
 import { isDawnLine } from '../cli/dawn-filter.js';
 import { releaseGpu } from '../collectors/index.js';
+import { PARALLEL_MIN_THREADS } from '../collectors/auto-marker.js';
 import { runSource } from '../cli/run.js';
 import { expectedOutput, generate, render, rng, type Stmt } from './generate.js';
 
@@ -60,8 +61,10 @@ export async function check(stmts: readonly Stmt[], config: FuzzConfig): Promise
   const expected = expectedOutput({ stmts });
   let stdout = '';
   let stderr = '';
-  // Every parallel collection on both threads: the fuzzer's heaps are small enough to run alone.
-  const options = { ...defaultRunOptions(), ...config, verifyGc: true, threads: 2, gcSoloBytes: 0 };
+  // Every parallel collection on every thread (the fuzzer's heaps are small enough
+  // to run alone); auto gets the threads it needs to offer its parallel engine.
+  const threads = config.gc === 'auto' ? PARALLEL_MIN_THREADS : 2;
+  const options = { ...defaultRunOptions(), ...config, verifyGc: true, threads, gcSoloBytes: 0 };
   try {
     const r = await runSource('fuzz.mini', render({ stmts }), options, {
       stdout: (t) => void (stdout += t),

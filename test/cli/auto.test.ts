@@ -195,6 +195,17 @@ describe('auto: the marker', () => {
     above.dispose();
   });
 
+  it('the warm-up runs the choice\'s code on a scratch model and leaves the run\'s model untouched', async () => {
+    const { heap } = heapWith(0);
+    const auto = new AutoMarker(heap, { threads: PARALLEL_MIN_THREADS });
+    auto.warmUp();
+    for (const e of ['serial', 'parallel', 'gpu-dfs', 'gpu-bfs'] as const) {
+      expect(auto.model.samples(e, 'young') + auto.model.samples(e, 'full')).toBe(0);
+    }
+    expect(auto.model.error().count).toBe(0);
+    auto.dispose();
+  });
+
   it('the log line names the engine with its predicted and actual pause', () => {
     const r = { ...record('young', 9.43), collector: 'auto(gpu-dfs)', auto: { engine: 'gpu-dfs', predictedMs: 8.123, samples: 3 } };
     expect(formatGcRecord(r)).toMatch(/^\[gc 1\] young \(test\) auto\(gpu-dfs\) predicted 8\.1ms actual 9\.4ms 4M->1M\(256M\) 9\.43ms /);
