@@ -57,7 +57,6 @@ export const PARALLEL_MIN_THREADS = 4;
 /** Weight of the newest collection in the survival and live ratios (G1's 1 - alpha). */
 const RATIO_WEIGHT = 0.3;
 
-
 export interface AutoOptions {
   /** Marking threads (default: the available cores). */
   threads?: number;

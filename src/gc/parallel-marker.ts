@@ -2,8 +2,9 @@
  * The parallel marker: the `Marker` of gc/marker.ts over the parallel
  * collector's threads (gc/parallel/): the main thread and a pool of workers,
  * started once, sharing the heap's SharedArrayBuffer and a mark bitmap, with
- * work stealing (gc/parallel/context.ts). `--gc parallel` pairs it with the
- * parallel copy (gc/parallel/copier.ts); `auto` uses it for marking alone.
+ * work stealing (gc/parallel/context.ts), with the parallel copy
+ * (gc/parallel/copier.ts) and sweep (gc/parallel/sweeper.ts); `--gc parallel`
+ * and `auto`, when it chooses parallel, use the whole of it.
  */
 
 import type { HeapImpl } from '../heap/heap.js';
