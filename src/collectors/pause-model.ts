@@ -17,7 +17,9 @@
  *   other    per collection, per kind          graph upkeep and the untimed rest
  *
  * A term's first run is cold (the JIT): its first sample is divided by a learned
- * warm-up factor, and a term never measured is predicted with it. An engine not
+ * warm-up factor, and a term never measured is predicted with it. A CPU engine's
+ * term never measured follows the other CPU engine's measurement of it, scaled
+ * by their defaults (`termCost`). An engine not
  * yet measured is tried only when the try is expected to pay for itself over
  * the collections expected to remain (explore-value.ts; docs/decisions/s28a-01).
  */
@@ -180,6 +182,23 @@ function summarize(errors: readonly number[]): ErrorSummary {
   return { count: e.length, median, worst: e[e.length - 1]! };
 }
 
+/** A line's value at `x`. */
+function lineAt(l: Line, x: number): number {
+  return l.fixed + l.perUnit * Math.max(0, x);
+}
+
+/** The key of the same term on the other CPU engine (serial's mark, copy and
+ *  sweep against parallel's), or null for a term no other engine shares. */
+function counterpart(key: string): string | null {
+  const [term, a, kind] = key.split(':');
+  if (term === 'mark' && (a === 'serial' || a === 'parallel')) return `mark:${a === 'serial' ? 'parallel' : 'serial'}:${kind}`;
+  if ((term === 'copy' || term === 'sweep') && (a === 'cpu' || a === 'parallel')) {
+    const other = a === 'cpu' ? 'parallel' : 'cpu';
+    return kind === undefined ? `${term}:${other}` : `${term}:${other}:${kind}`;
+  }
+  return null;
+}
+
 export class PauseModel {
   private readonly fits = new Map<string, DecayingFit>();
   private priors: Priors;
@@ -255,15 +274,33 @@ export class PauseModel {
     return this.fits.get(`mark:${engine}:${kind}`)?.samples ?? 0;
   }
 
-  /** The terms of `engine`'s collection of `f`, each with its fit and size. */
-  private terms(engine: Engine, f: Features): Array<[DecayingFit, number]> {
+  /** The terms of `engine`'s collection of `f`, each with its key, fit and size. */
+  private terms(engine: Engine, f: Features): Array<[string, DecayingFit, number]> {
     const k = this.keys(engine, f.kind);
-    const t: Array<[DecayingFit, number]> = [
-      [this.fit(k.roots), f.rootWork], [this.fit(k.mark), f.markWords], [this.fit(k.copy), f.copyWords], [this.fit(k.other), 0],
+    const t: Array<[string, DecayingFit, number]> = [
+      [k.roots, this.fit(k.roots), f.rootWork], [k.mark, this.fit(k.mark), f.markWords],
+      [k.copy, this.fit(k.copy), f.copyWords], [k.other, this.fit(k.other), 0],
     ];
-    if (k.sweep) t.push([this.fit(k.sweep), f.sweepWords]);
-    if (k.upload) t.push([this.fit(k.upload), f.uploadWords[engine] ?? 0]);
+    if (k.sweep) t.push([k.sweep, this.fit(k.sweep), f.sweepWords]);
+    if (k.upload) t.push([k.upload, this.fit(k.upload), f.uploadWords[engine] ?? 0]);
     return t;
+  }
+
+  /**
+   * A term's cost at size `x`. One never measured whose counterpart on the other
+   * CPU engine has been (serial's and parallel's mark, copy and sweep run the same
+   * algorithm, on one thread or several) is that measurement scaled by the ratio
+   * of their defaults: what makes this heap dear for one (its shape, this
+   * machine) makes it dear for the other, where the defaults alone know neither.
+   */
+  private termCost(key: string, fit: DecayingFit, x: number): number {
+    if (fit.samples > 0) return fit.predict(x);
+    const other = counterpart(key);
+    const measured = other === null ? undefined : this.fits.get(other);
+    if (measured === undefined || measured.samples === 0) return fit.predict(x);
+    const own = lineAt(this.priorOf(key), x);
+    const theirs = lineAt(this.priorOf(other!), x);
+    return theirs > 0 ? (measured.predict(x) * own) / theirs : fit.predict(x);
   }
 
   /**
@@ -290,8 +327,8 @@ export class PauseModel {
     const w = this.warmup();
     let ms = 0;
     let steady = 0;
-    for (const [fit, x] of this.terms(engine, f)) {
-      const y = fit.predict(x);
+    for (const [key, fit, x] of this.terms(engine, f)) {
+      const y = this.termCost(key, fit, x);
       steady += y;
       ms += fit.samples === 0 ? y * w : y;
     }
