@@ -251,10 +251,10 @@ const PARALLEL_WARM_UP_VOLUME = 8;
 /**
  * The collectors' warm-up (gc/warm-up.ts) before the program runs: the CPU code
  * of the chosen collector, serial's for the GPU collectors (whose CPU side is
- * the plan's, the roots' and the sweep's), and both CPU engines for auto (whose
- * choice's own code the caller warms up after them, AutoMarker.warmUp).
+ * the plan's, the roots' and the sweep's), and for auto both CPU engines and
+ * then its choice's own code (AutoMarker.warmUp).
  */
-async function warmUpCollectors(options: MemoryOptions, pool: ParallelMarker | null): Promise<RunStats['warmUp']> {
+async function warmUpCollectors(options: MemoryOptions, pool: ParallelMarker | null, auto: AutoMarker | null): Promise<RunStats['warmUp']> {
   if (options.gc === 'none' || !(options.gcWarmUp ?? options.gc !== 'serial')) return null;
   const runs: WarmUpSummary[] = [];
   const o = { layout: options.layout, verifyGc: options.verifyGc };
@@ -263,7 +263,10 @@ async function warmUpCollectors(options: MemoryOptions, pool: ParallelMarker | n
     const volume = pool.threads * PARALLEL_WARM_UP_VOLUME;
     runs.push(await warmUpCollector('parallel', { ...o, volume }, (scratch) => new ParallelMarker(scratch, pool.threads, pool.gc.pool)));
   }
-  return { ms: runs.reduce((t, r) => t + r.ms, 0), collections: runs.reduce((t, r) => t + r.young + r.full, 0) };
+  const t = performance.now();
+  auto?.warmUp();
+  const ms = runs.reduce((sum, r) => sum + r.ms, 0) + performance.now() - t;
+  return { ms, collections: runs.reduce((n, r) => n + r.young + r.full, 0) };
 }
 
 export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: MemoryHooks = {}): Promise<Memory> {
@@ -346,12 +349,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
   }
   let warmUp: RunStats['warmUp'];
   try {
-    warmUp = await warmUpCollectors(options, pool);
-    if (warmUp !== null && autoMarker !== null) {
-      const t = performance.now();
-      autoMarker.warmUp();
-      warmUp.ms += performance.now() - t;
-    }
+    warmUp = await warmUpCollectors(options, pool, autoMarker);
   } catch (e) {
     collector.dispose();
     throw e;

@@ -73,14 +73,14 @@ export class ParallelCopier implements YoungCopier {
    * words. Sized for the whole young generation, not what is in use, so the
    * buffers are made once: a new one's pages are first written in a pause.
    */
-  resultsFor(): number {
+  resultsCapacity(): number {
     const h = this.heap;
     return this.gc.resultsRoom(((h.youngEnd - h.youngStart) >>> 2) + 16);
   }
 
   /** Makes the result buffers before the program runs (`--pretouch` then maps them). */
   makeResults(): void {
-    const n = this.resultsFor();
+    const n = this.resultsCapacity();
     this.gc.ensure({ out: n, from: n });
   }
 
@@ -150,7 +150,7 @@ export class ParallelCopier implements YoungCopier {
     const gc = this.gc;
     gc.syncTypes();
     gc.setRoots(roots);
-    const results = this.resultsFor();
+    const results = this.resultsCapacity();
     gc.ensure({
       ranges: ranges.length,
       out: results,

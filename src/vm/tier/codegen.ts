@@ -81,6 +81,9 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   let icSites = 0;
 
   const fault = (i: Instr, msg: string): string => `throw R.fault(${msg}, ${fn}, ${i.pc}, fp);`;
+  // A float's two words, read and written as one (Heap.floats).
+  const getFloat = (addr: string): string => `floats.getFloat64((${addr}) * 4, ${LITTLE_ENDIAN})`;
+  const setFloat = (addr: string, v: string): string => `floats.setFloat64((${addr}) * 4, ${v}, ${LITTLE_ENDIAN});`;
   const nullCheck = (i: Instr, x: string): string => `if (${x} === 0) ${fault(i, "'null dereference'")}`;
   const indexCheck = (i: Instr, a: string, x: string): string =>
     `if (${a} === 0 || (${x} >>> 0) >= (words[${a} + ${lenOff}] >>> 0)) throw R.indexFault(${a}, ${x}, ${fn}, ${i.pc}, fp);`;
@@ -184,27 +187,27 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       case Op.GETFIELD_V: emit(nullCheck(i, R1)); return emit(`v${v} = words[${R1} + ${i.a}];`);
       case Op.GETFIELD_F:
         emit(nullCheck(i, R1));
-        return emit(`v${v} = floats.getFloat64((${R1} + ${i.a}) * 4, ${LITTLE_ENDIAN});`);
+        return emit(`v${v} = ${getFloat(`${R1} + ${i.a}`)};`);
       case Op.GETFIELD_R: emit(nullCheck(i, R1)); return emit(`${R1} = words[${R1} + ${i.a}];`);
       case Op.PUTFIELD_V:
         emit(nullCheck(i, R1));
         return emit(`words[${R1} + ${i.a}] = ${V1}; if (mirror !== null) mirror.noteScalar(${R1} + ${i.a});`);
       case Op.PUTFIELD_F:
         emit(nullCheck(i, R1));
-        return emit(`floats.setFloat64((${R1} + ${i.a}) * 4, ${V1}, ${LITTLE_ENDIAN});` +
+        return emit(setFloat(`${R1} + ${i.a}`, V1) +
           ` if (mirror !== null) { mirror.noteScalar(${R1} + ${i.a}); mirror.noteScalar(${R1} + ${i.a + 1}); }`);
       case Op.PUTFIELD_R: emit(nullCheck(i, R2)); return emit(`heap.writeRef(${R2}, ${i.a}, ${i.b}, ${R1});`);
       case Op.ALOAD_V: case Op.CHARAT: emit(indexCheck(i, R1, V1)); return emit(`${V1} = words[${R1} + ${dataOff} + ${V1}];`);
       case Op.ALOAD_F:
         emit(indexCheck(i, R1, V1));
-        return emit(`${V1} = floats.getFloat64((${R1} + ${dataOff} + 2 * ${V1}) * 4, ${LITTLE_ENDIAN});`);
+        return emit(`${V1} = ${getFloat(`${R1} + ${dataOff} + 2 * ${V1}`)};`);
       case Op.ALOAD_R: emit(indexCheck(i, R1, V1)); return emit(`${R1} = words[${R1} + ${dataOff} + ${V1}];`);
       case Op.ASTORE_V:
         emit(indexCheck(i, R1, V2));
         return emit(`t = ${R1} + ${dataOff} + ${V2}; words[t] = ${V1}; if (mirror !== null) mirror.noteScalar(t);`);
       case Op.ASTORE_F:
         emit(indexCheck(i, R1, V2));
-        return emit(`t = ${R1} + ${dataOff} + 2 * ${V2}; floats.setFloat64(t * 4, ${V1}, ${LITTLE_ENDIAN});` +
+        return emit(`t = ${R1} + ${dataOff} + 2 * ${V2}; ${setFloat('t', V1)}` +
           ` if (mirror !== null) { mirror.noteScalar(t); mirror.noteScalar(t + 1); }`);
       case Op.ASTORE_R: emit(indexCheck(i, R2, V1)); return emit(`heap.writeRef(${R2}, ${dataOff} + ${V1}, ${V1}, ${R1});`);
       case Op.ALEN: emit(nullCheck(i, R1)); return emit(`v${v} = words[${R1} + ${lenOff}];`);
