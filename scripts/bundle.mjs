@@ -1,36 +1,80 @@
-// Replaces each of dist/'s entry points (the CLI and the worker threads' scripts)
-// with one esbuild bundle of itself and the project's modules it imports, so that
-// Node loads one file at each start instead of about a hundred
-// (docs/decisions/s34-01-start-up.md). Packages stay external: chevrotain's own
-// bundle and webgpu load as before. Run after tsc (`npm run build` does both);
-// every other module in dist/ stays as tsc emitted it.
+// Bundles dist/'s entry points after tsc (`npm run build` runs both), so that Node
+// loads one file of the project's at each start instead of about a hundred
+// (docs/decisions/s34-01-start-up.md):
+// - the command-line program (dist/cli/cli.js) into dist/cli/cli.cjs, chevrotain
+//   included, one function that dist/cli/main.js starts through V8's code cache;
+//   a training run writes the cache (docs/decisions/s35-01-code-cache.md);
+// - each worker thread's script, in place, packages left external.
+// Every other module in dist/ stays as tsc emitted it.
 import { build } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 
-/** The modules Node starts from: the CLI (bin/minivm.js) and the scripts
- *  `workerScript` hands to worker threads. */
-export const ENTRY_POINTS = ['cli/main.js', 'gc/parallel/worker.js', 'gpu/worker/gpu-worker.js', 'heap/pretouch-worker.js'];
+/** The scripts `workerScript` hands to worker threads. */
+export const WORKER_SCRIPTS = ['gc/parallel/worker.js', 'gpu/worker/gpu-worker.js', 'heap/pretouch-worker.js'];
+/** The command-line program's bundle and the cache its training run writes (src/cli/code-cache.ts). */
+export const CLI_BUNDLE = 'cli/cli.cjs';
 
-const entryPoints = ENTRY_POINTS.map((p) => join(dist, p));
-for (const e of entryPoints) if (!existsSync(e)) throw new Error(`${e} is missing: run tsc -p tsconfig.json first`);
+const need = (p) => {
+  if (!existsSync(p)) throw new Error(`${p} is missing: run tsc -p tsconfig.json first`);
+  return p;
+};
 
-await build({
-  entryPoints,
-  outdir: dist,
-  outbase: dist,
-  allowOverwrite: true,
+const common = {
   bundle: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
   // Maps back through tsc's maps to src/ (esbuild reads each input's map).
   sourcemap: 'linked',
   minifyWhitespace: true,
   logLevel: 'warning',
+};
+
+await build({
+  ...common,
+  entryPoints: WORKER_SCRIPTS.map((p) => need(join(dist, p))),
+  outdir: dist,
+  outbase: dist,
+  allowOverwrite: true,
+  format: 'esm',
+  packages: 'external',
 });
+
+/** Chevrotain's single-file build beside its entry point (lib/src/api.js), which loads
+ *  faster than the entry point's modules (docs/decisions/0000-chevrotain-bundle.md). */
+function chevrotainBundle() {
+  const file = join(dirname(createRequire(import.meta.url).resolve('chevrotain')), '..', 'chevrotain.mjs');
+  return existsSync(file) ? { chevrotain: file } : {};
+}
+
+const bundle = join(dist, CLI_BUNDLE);
+await build({
+  ...common,
+  entryPoints: [need(join(dist, 'cli', 'cli.js'))],
+  outfile: bundle,
+  format: 'cjs',
+  alias: chevrotainBundle(),
+  // The bundle is one function of `require` and the URL of the module that starts it
+  // (src/cli/code-cache.ts), which every bundled module sees as its own.
+  define: { 'import.meta.url': '__minivmEntryUrl' },
+  banner: { js: '(function (require, __minivmEntryUrl) {"use strict";' },
+  footer: { js: '})' },
+});
+
+// The training run: the programs and their expected errors, in one process.
+const cache = `${bundle}.cache`;
+rmSync(cache, { force: true });
+const train = spawnSync(process.execPath, [join(root, 'bin', 'minivm.js'), 'test', join(root, 'programs')], {
+  env: { ...process.env, MINIVM_WRITE_CODE_CACHE: '1' },
+  encoding: 'utf8',
+});
+if (train.status !== 0 || !existsSync(cache)) {
+  rmSync(cache, { force: true });
+  process.stderr.write(`bundle: the code cache's training run failed (exit ${train.status}); minivm starts without it\n${train.stdout}${train.stderr}`);
+}

@@ -43,9 +43,11 @@ const errorMessageProvider: IParserErrorMessageProvider = {
 
 export class MiniParser extends CstParser {
   /** `validate`: run chevrotain's grammar checks (ambiguity, left recursion), which
-   *  a fixed grammar need not pay for at every start; the grammar test runs them. */
-  constructor(validate = false) {
-    super(T.allTokens, { recoveryEnabled: true, errorMessageProvider, maxLookahead: 3, skipValidations: !validate });
+   *  a fixed grammar need not pay for at every start; the grammar test runs them.
+   *  `recover`: go on after a syntax error to report the later ones too, at the cost
+   *  of computing every rule's follow sets when the parser is made. */
+  constructor(validate = false, recover = true) {
+    super(T.allTokens, { recoveryEnabled: recover, errorMessageProvider, maxLookahead: 3, skipValidations: !validate });
     this.performSelfAnalysis();
   }
 
@@ -441,10 +443,12 @@ export class MiniParser extends CstParser {
   });
 }
 
-/** One parser instance is reused: chevrotain parsers are expensive to build and reset by `input =`. */
-let parserInstance: MiniParser | undefined;
-export function getParser(): MiniParser {
-  return (parserInstance ??= new MiniParser());
+/** One parser instance of each kind is reused: chevrotain parsers are expensive to
+ *  build and reset by `input =`. A program is parsed without error recovery first;
+ *  only one with a syntax error is parsed again, recovering, for all its errors. */
+const parsers: { plain?: MiniParser; recovering?: MiniParser } = {};
+export function getParser(recover = false): MiniParser {
+  return recover ? (parsers.recovering ??= new MiniParser(false, true)) : (parsers.plain ??= new MiniParser(false, false));
 }
 
 export interface ParseResult {
@@ -459,9 +463,14 @@ export function parseCst(file: string, source: string): ParseResult {
   // Refused before the parser recurses into it (nesting.ts).
   const deep = checkNesting(lexed.tokens);
   if (deep !== null) return { cst: undefined, errors: [...errors, { file, ...deep }] };
-  const parser = getParser();
+  let parser = getParser();
   parser.input = lexed.tokens;
-  const cst = parser.program();
+  let cst = parser.program();
+  if (parser.errors.length > 0) {
+    parser = getParser(true);
+    parser.input = lexed.tokens;
+    cst = parser.program();
+  }
   const last = lexed.tokens[lexed.tokens.length - 1];
   for (const e of parser.errors) {
     // A missing ';' or ')' is reported just after the token it should follow when
