@@ -22,13 +22,13 @@ export class Vm extends Interpreter {
   async run(stop?: AbortSignal): Promise<void> {
     try {
       await this.internStrings();
-      let lastYield = performance.now();
+      this.lastYield = performance.now();
       for (let status = this.startMain(); status !== DONE; status = this.execute()) {
         if (status === COLLECT) await this.heap.collectPending();
-        else if (status === YIELD && performance.now() - lastYield >= YIELD_MS) {
+        else if (status === YIELD && performance.now() - this.lastYield >= YIELD_MS) {
           // Timers (output flushing) and signal handlers run here.
           await new Promise<void>((resume) => setImmediate(resume));
-          lastYield = performance.now();
+          this.lastYield = performance.now();
         }
         if (stop?.aborted) return await stopped();
       }

@@ -62,6 +62,8 @@ export class Machine implements RootProvider {
   readonly globalRefs: Int32Array;
   readonly constRefs: Int32Array;
   readonly startTime = performance.now();
+  /** When the driver last let the event loop run (performance.now()). */
+  lastYield = this.startTime;
   // Function metadata and vtables flattened into typed arrays, so a call reads no
   // JavaScript objects: per function [valParams, refParams, valLocals, refLocals],
   // and per heap type id the start of its class's vtable in `vtables`.

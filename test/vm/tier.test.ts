@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { miniFiles, readExpectations } from '../expectations.js';
 import { defaultRunOptions, parseArgs, type RunOptions } from '../../src/cli/args.js';
-import { runSource } from '../../src/cli/run.js';
+import { compileSource, disassembleJs, runSource } from '../../src/cli/run.js';
+import { YIELD_MS } from '../../src/vm/machine.js';
 
 /** Bench programs at small sizes: their upper-case size globals cut to at most 3. */
 function shrink(source: string): string {
@@ -120,5 +121,37 @@ print(forever(0));
       expect(got.stderr).toBe(want.stderr);
       expect(got.stderr).toMatch(/^runtime error: stack overflow\n  at forever \(deep.mini:4\)/);
     }
+  });
+});
+
+describe('compiled tier: leaving for the event loop', () => {
+  // Two loops in main, the first of 3 million back-edges: the interpreter's rhythm
+  // (every 16384 back-edges) would leave compiled code 183 times.
+  const loops = `
+var x = 0;
+for (var i = 0; i < 3000000; i = i + 1) { x = (x * 31 + i) % 1000003; }
+var k = 0;
+while (k < 1000) { x = x + 1; k = k + 1; }
+print(x);
+`;
+
+  it('leaves a compiled loop once early, then only when the event loop is due', async () => {
+    const want = await run('loops.mini', loops, { tier: 'interp' }, []);
+    const t0 = performance.now();
+    const got = await run('loops.mini', loops, { tier: 'compiled' }, []);
+    const ms = performance.now() - t0;
+    expect(got.stderr).toBe('');
+    expect(got.stdout).toBe(want.stdout);
+    // The first look at the clock leaves whatever the time, so that the leaving path has run before V8 optimizes.
+    expect(got.tier!.unwinds).toBeGreaterThanOrEqual(1);
+    expect(got.tier!.unwinds).toBeLessThanOrEqual(2 + ms / YIELD_MS);
+  });
+
+  it('looks at the clock in one place per function, whatever its number of loops', async () => {
+    const io = { stdout: () => undefined, stderr: (t: string) => { throw new Error(t); } };
+    const js = await disassembleJs(compileSource('loops.mini', loops, io)!, defaultRunOptions(), io);
+    const main = js.slice(js.indexOf('// fun #0 main'));
+    expect(main.match(/--R\.ticks === 0/g)).toHaveLength(2);
+    expect(main.match(/R\.yieldDue\(/g)).toHaveLength(1);
   });
 });

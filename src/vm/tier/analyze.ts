@@ -28,6 +28,8 @@ export interface Analysis {
   readonly maxR: number;
   /** Blocks an interpreted frame may enter at (a loop head with empty operand stacks). */
   readonly osrBlocks: number[];
+  /** Number of basic blocks (numbered from 0 in code order). */
+  readonly nBlocks: number;
 }
 
 const JUMPS = new Set<number>([Op.JMP, Op.JMPF, Op.JMPT]);
@@ -126,5 +128,5 @@ export function analyze(p: BytecodeProgram, code: Int32Array): Analysis {
     const i = instrs[at[pc]!]!;
     if (i.dv === 0 && i.dr === 0) osrBlocks.push(blockOf[pc]!);
   }
-  return { instrs, blockOf, maxV, maxR, osrBlocks };
+  return { instrs, blockOf, maxV, maxR, osrBlocks, nBlocks };
 }

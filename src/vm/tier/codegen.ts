@@ -102,6 +102,13 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   /** An allocating helper's result: 0 means collect first, with the operands still in place. */
   const allocated = (i: Instr, expr: string): string => `t = ${expr}; if (t === 0) ${unwind(i, i.pc, i.dv, i.dr, true)}`;
   const goto = (pc: number): string => `{ b = ${an.blockOf[pc]}; continue; }`;
+  /** Leaves for the driver's event-loop turn, to resume at loop head `pc` (`t` when the pc is in t). */
+  const yieldTo = (pc: number | 't', dv: number, dr: number): string =>
+    `{ ${spill(dv, dr)} return R.yieldAt(${fn}, ${pc}, fp, vb, rb, vb + ${nVL + dv}, rb + ${nRL + dr}); }`;
+  // The one place the back-edges with empty operand stacks (all that structured code
+  // makes) check the clock, so that one run of it before V8 optimizes the function
+  // gives the whole path type feedback (docs/decisions/s35-02-compiled-yields.md).
+  const tickBlock = an.nBlocks;
 
   const call = (i: Instr, callee: string, target: number): void => {
     const g = p.functions[target]!;
@@ -168,10 +175,13 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       case Op.RNE: return emit(`v${v} = ${R2} !== ${R1} ? 1 : 0;`);
       case Op.SEQ: return emit(`v${v} = M.stringsEqual(${R2}, ${R1}) ? 1 : 0;`);
       case Op.SNE: return emit(`v${v} = M.stringsEqual(${R2}, ${R1}) ? 0 : 1;`);
-      case Op.JMP:
+      case Op.JMP: {
         // A back-edge counts toward the exit to the event loop (signals, output flushing).
-        if (i.a < 0) emit(`if (--R.ticks === 0) { ${spill(v, r)} return R.yieldAt(${fn}, ${i.next + i.a}, fp, vb, rb, vb + ${nVL + v}, rb + ${nRL + r}); }`);
-        return emit(goto(i.next + i.a));
+        const to = i.next + i.a;
+        if (i.a < 0 && v === 0 && r === 0) emit(`if (--R.ticks === 0) { t = ${to}; y = ${an.blockOf[to]}; b = ${tickBlock}; continue; }`);
+        else if (i.a < 0) emit(`if (--R.ticks === 0 && R.yieldDue(false)) ${yieldTo(to, v, r)}`);
+        return emit(goto(to));
+      }
       case Op.ARGS: return emit(allocated(i, `M.argsArray(${i.a})`) + ` r${r} = t;`);
       case Op.PARSEINT:
         emit(`t = M.parseIntOf(${R1});`);
@@ -263,6 +273,7 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
     n === 0 ? '' : `let ${Array.from({ length: n }, (_, k) => `${prefix}${k} = ${init(k)}`).join(', ')};`;
   // The interpreter's bounds for a call (machine.ts), as limits on this frame's bases.
   const vLimit = STACK_SLOTS - OPERAND_MARGIN - nVL - nVP, rLimit = STACK_SLOTS - OPERAND_MARGIN - nRL - nRP;
+  emit('let cold = true;');
   emit(`const body = function ${jsName(p, fn)}(${['fp', 'vb', 'rb', 'b', ...params].join(', ')}) {`);
   // Too deep for the JavaScript stack or the machine's: the driver decides (tier.ts).
   emit(`if (fp >= R.lim || vb >= ${vLimit} || rb >= ${rLimit}) {`);
@@ -275,7 +286,7 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   emit(decl('a', nRL, (k) => (k < nRP ? `q${k}` : '0')));
   emit(decl('v', an.maxV, () => '0'));
   emit(decl('r', an.maxR, () => '0'));
-  emit('let t = 0;');
+  emit('let t = 0, y = 0;');
   // An interpreted frame entering at a loop head: its locals are on the machine's stacks.
   emit('if (b < 0) b = 0;');
   emit('else {');
@@ -295,6 +306,12 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
     body(i);
     if (i.op === Op.JMP || i.op === Op.RET || i.op === Op.RET_V || i.op === Op.RET_R) open = false;
   }
+  // A back-edge used up the ticks: `t` is the loop head's pc, `y` its block. The first
+  // time in each compiled function, the frames leave whether or not the event loop's
+  // turn has come, so that the leaving path too runs before V8 optimizes the function.
+  emit(`case ${tickBlock}:`);
+  emit(`if (R.yieldDue(cold)) { cold = false; ${yieldTo('t', 0, 0)} }`);
+  emit('b = y; continue;');
   // A function that falls off its end (the checker allows this only for void ones).
   emit('default: return 0;');
   emit('}');

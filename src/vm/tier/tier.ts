@@ -16,7 +16,7 @@
 
 import { OutOfMemoryError } from '../../heap/api.js';
 import { formatFloat, MiniRuntimeError } from '../format.js';
-import { COLLECT, indexError, MAX_FRAMES, OPERAND_MARGIN, RESUME, STACK_SLOTS, toIntError, YIELD, YIELD_TICKS, type Machine } from '../machine.js';
+import { COLLECT, indexError, MAX_FRAMES, OPERAND_MARGIN, RESUME, STACK_SLOTS, toIntError, YIELD, YIELD_MS, type Machine } from '../machine.js';
 import { generate, type Dispatch, type Generated } from './codegen.js';
 
 export const TIER_MODES = ['interp', 'compiled', 'auto'] as const;
@@ -35,6 +35,8 @@ export const DEFAULT_TIER: TierOptions = { mode: 'auto', threshold: 200, dispatc
 
 /** Compiled frames one chain may stack on the JavaScript stack before the interpreter takes the next call. */
 const CHAIN = 400;
+/** Back-edges of compiled loops between looks at the clock (yieldDue). */
+const TIER_TICKS = 1 << 10;
 
 export const UNWIND = 1;
 export const DEEP = 2;
@@ -61,8 +63,8 @@ export class Tier {
    *  innermost frame waits for a collection (an allocation returned 0, or gc()), YIELD when
    *  a compiled loop used up its back-edges (the event loop runs), else RESUME. */
   exit = RESUME;
-  /** Back-edges compiled loops may take before the next exit to the event loop. */
-  ticks = YIELD_TICKS;
+  /** Back-edges compiled loops may take before they next look at the clock (yieldDue). */
+  ticks = TIER_TICKS;
   /** Frame depth at which a compiled callee refuses to start (DEEP): CHAIN above the entry. */
   lim = 0;
   readonly table: Body[];
@@ -154,11 +156,21 @@ export class Tier {
     return 0;
   }
 
-  /** A compiled loop's back-edge used up `ticks`: leave for the driver as an allocation does. */
+  /** A compiled loop's back-edge used up `ticks`: whether its frames must leave for the
+   *  driver, because the event loop's turn has come (YIELD_MS since the driver's last
+   *  yield) or `force`. Leaving costs the frames' spills and their interpreted
+   *  resumption, and the first run of a leaving path throws V8's optimized code away;
+   *  so compiled frames leave only when the driver will yield, and look at the clock
+   *  every TIER_TICKS back-edges, soon enough that the look runs before V8 optimizes. */
+  yieldDue(force: boolean): boolean {
+    this.ticks = TIER_TICKS;
+    return force || performance.now() - this.m.lastYield >= YIELD_MS;
+  }
+
+  /** The event loop's turn has come in a compiled loop: leave for the driver as an allocation does. */
   yieldAt(fn: number, pc: number, fp: number, vb: number, rb: number, vsp: number, rsp: number): number {
     this.unwindAt(fn, pc, fp, vb, rb, vsp, rsp, false);
     this.exit = YIELD;
-    this.ticks = YIELD_TICKS;
     return 0;
   }
 
