@@ -544,6 +544,7 @@ export function compile(program: Program, mainLocals: readonly Local[]): Bytecod
       nValLocals: 0,
       nRefLocals: 0,
       returns: returnKindOf(fn.returnType),
+      hasThis: fn.owner !== undefined,
     };
     t.funIndex.set(fn, t.functions.length);
     t.functions.push(code);
@@ -551,7 +552,7 @@ export function compile(program: Program, mainLocals: readonly Local[]): Bytecod
   };
   const main: FunctionCode = {
     name: 'main', line: 1, code: new Int32Array(0), lines: new Int32Array(0),
-    nValParams: 0, nRefParams: 0, nValLocals: 0, nRefLocals: 0, returns: 'void',
+    nValParams: 0, nRefParams: 0, nValLocals: 0, nRefLocals: 0, returns: 'void', hasThis: false,
   };
   t.functions.push(main);
   for (const fn of program.functions) declare(fn, fn.name);

@@ -23,6 +23,8 @@ export interface FunctionCode {
   nValLocals: number; // params included
   nRefLocals: number; // params included
   readonly returns: ReturnKind;
+  /** A method or `init`: reference slot 0 holds `this`, which is never null and never assigned. */
+  readonly hasThis: boolean;
 }
 
 export interface ClassInfo {

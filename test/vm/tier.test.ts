@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { miniFiles, readExpectations } from '../expectations.js';
 import { defaultRunOptions, parseArgs, type RunOptions } from '../../src/cli/args.js';
 import { compileSource, disassembleJs, runSource } from '../../src/cli/run.js';
-import { YIELD_MS } from '../../src/vm/machine.js';
+import { TIER_YIELD_MS } from '../../src/vm/tier/tier.js';
 
 /** Bench programs at small sizes: their upper-case size globals cut to at most 3. */
 function shrink(source: string): string {
@@ -144,7 +144,7 @@ print(x);
     expect(got.stdout).toBe(want.stdout);
     // The first look at the clock leaves whatever the time, so that the leaving path has run before V8 optimizes.
     expect(got.tier!.unwinds).toBeGreaterThanOrEqual(1);
-    expect(got.tier!.unwinds).toBeLessThanOrEqual(2 + ms / YIELD_MS);
+    expect(got.tier!.unwinds).toBeLessThanOrEqual(2 + ms / TIER_YIELD_MS);
   });
 
   it('looks at the clock in one place per function, whatever its number of loops', async () => {

@@ -22,7 +22,8 @@ import { Op } from '../../bytecode/opcodes.js';
 import { LITTLE_ENDIAN } from '../../heap/api.js';
 import type { BytecodeProgram } from '../../bytecode/program.js';
 import type { LinkedProgram } from '../link.js';
-import { analyze, type Analysis, type Instr } from './analyze.js';
+import { analyze, effect, type Analysis, type Instr } from './analyze.js';
+import { NonNull } from './non-null.js';
 import { OPERAND_MARGIN, STACK_SLOTS } from '../machine.js';
 
 /** How INVOKE finds its target: see docs/decisions/i24-compiled-tier.md. */
@@ -77,16 +78,20 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   const nVL = f.nValLocals, nRL = f.nRefLocals, nVP = f.nValParams, nRP = f.nRefParams;
   const { typeOff, lenOff, dataOff } = lay;
   const out: string[] = [];
-  const emit = (s: string): void => void out.push(s);
+  const emit = (s: string): void => {
+    if (s !== '') out.push(s);
+  };
   let icSites = 0;
 
   const fault = (i: Instr, msg: string): string => `throw R.fault(${msg}, ${fn}, ${i.pc}, fp);`;
   // A float's two words, read and written as one (Heap.floats).
   const getFloat = (addr: string): string => `floats.getFloat64((${addr}) * 4, ${LITTLE_ENDIAN})`;
   const setFloat = (addr: string, v: string): string => `floats.setFloat64((${addr}) * 4, ${v}, ${LITTLE_ENDIAN});`;
-  const nullCheck = (i: Instr, x: string): string => `if (${x} === 0) ${fault(i, "'null dereference'")}`;
+  // `this` is never assigned in a method (the compiler keeps slot 0 for it); checked all the same.
+  const nn = new NonNull(f.hasThis && !an.instrs.some((i) => i.op === Op.RSTORE && i.a === 0) ? 'a0' : null);
+  const nullCheck = (i: Instr, x: string): string => (nn.needsCheck(x) ? `if (${x} === 0) ${fault(i, "'null dereference'")}` : '');
   const indexCheck = (i: Instr, a: string, x: string): string =>
-    `if (${a} === 0 || (${x} >>> 0) >= (words[${a} + ${lenOff}] >>> 0)) throw R.indexFault(${a}, ${x}, ${fn}, ${i.pc}, fp);`;
+    `if (${nn.needsCheck(a) ? `${a} === 0 || ` : ''}(${x} >>> 0) >= (words[${a} + ${lenOff}] >>> 0)) throw R.indexFault(${a}, ${x}, ${fn}, ${i.pc}, fp);`;
   /** Writes the frame to the machine's stacks in the interpreter's layout. */
   const spill = (dv: number, dr: number): string => {
     const s: string[] = [];
@@ -124,6 +129,12 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   };
 
   const body = (i: Instr): void => {
+    emitOp(i);
+    const [, , rp, ru] = effect(p, i.op, i.a, i.b);
+    nn.after(i, rp, ru);
+  };
+
+  const emitOp = (i: Instr): void => {
     const v = i.dv, r = i.dr;
     const V1 = `v${v - 1}`, V2 = `v${v - 2}`, R1 = `r${r - 1}`, R2 = `r${r - 2}`;
     const bin = (expr: string): void => emit(`${V2} = ${expr};`);
@@ -273,7 +284,11 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
     n === 0 ? '' : `let ${Array.from({ length: n }, (_, k) => `${prefix}${k} = ${init(k)}`).join(', ')};`;
   // The interpreter's bounds for a call (machine.ts), as limits on this frame's bases.
   const vLimit = STACK_SLOTS - OPERAND_MARGIN - nVL - nVP, rLimit = STACK_SLOTS - OPERAND_MARGIN - nRL - nRP;
-  emit('let cold = true;');
+  // A function without loops is never entered at a loop head and never yields; one of
+  // a single block needs no dispatch. Small functions stay small enough for V8 to inline.
+  const loops = an.instrs.some((i) => i.dv >= 0 && i.op === Op.JMP && i.a < 0);
+  const switched = loops || an.nBlocks > 1;
+  if (loops) emit('let cold = true;');
   emit(`const body = function ${jsName(p, fn)}(${['fp', 'vb', 'rb', 'b', ...params].join(', ')}) {`);
   // Too deep for the JavaScript stack or the machine's: the driver decides (tier.ts).
   emit(`if (fp >= R.lim || vb >= ${vLimit} || rb >= ${rLimit}) {`);
@@ -286,35 +301,46 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   emit(decl('a', nRL, (k) => (k < nRP ? `q${k}` : '0')));
   emit(decl('v', an.maxV, () => '0'));
   emit(decl('r', an.maxR, () => '0'));
-  emit('let t = 0, y = 0;');
-  // An interpreted frame entering at a loop head: its locals are on the machine's stacks.
-  emit('if (b < 0) b = 0;');
-  emit('else {');
-  for (let k = 0; k < nVL; k++) emit(`  l${k} = vals[vb + ${k}];`);
-  for (let k = 0; k < nRL; k++) emit(`  a${k} = refs[rb + ${k}];`);
-  emit('}');
-  emit('for (;;) switch (b) {');
-  let open = false;
+  emit(loops ? 'let t = 0, y = 0;' : 'let t = 0;');
+  if (loops) {
+    // An interpreted frame entering at a loop head: its locals are on the machine's stacks.
+    emit('if (b < 0) b = 0;');
+    emit('else {');
+    for (let k = 0; k < nVL; k++) emit(`  l${k} = vals[vb + ${k}];`);
+    for (let k = 0; k < nRL; k++) emit(`  a${k} = refs[rb + ${k}];`);
+    emit('}');
+  } else if (switched) {
+    emit('b = 0;');
+  }
+  if (switched) emit('for (;;) switch (b) {');
+  let open = !switched;
   for (const i of an.instrs) {
     if (i.dv < 0) continue; // unreachable
     const blk = an.blockOf[i.pc]!;
-    if (blk >= 0) {
+    if (blk >= 0 && switched) {
       emit(`case ${blk}: // pc ${i.pc}`);
       open = true;
+      nn.blockStart();
     }
     if (!open) continue;
     body(i);
     if (i.op === Op.JMP || i.op === Op.RET || i.op === Op.RET_V || i.op === Op.RET_R) open = false;
   }
-  // A back-edge used up the ticks: `t` is the loop head's pc, `y` its block. The first
-  // time in each compiled function, the frames leave whether or not the event loop's
-  // turn has come, so that the leaving path too runs before V8 optimizes the function.
-  emit(`case ${tickBlock}:`);
-  emit(`if (R.yieldDue(cold)) { cold = false; ${yieldTo('t', 0, 0)} }`);
-  emit('b = y; continue;');
+  if (loops) {
+    // A back-edge used up the ticks: `t` is the loop head's pc, `y` its block. The first
+    // time in each compiled function, the frames leave whether or not the event loop's
+    // turn has come, so that the leaving path too runs before V8 optimizes the function.
+    emit(`case ${tickBlock}:`);
+    emit(`if (R.yieldDue(cold)) { cold = false; ${yieldTo('t', 0, 0)} }`);
+    emit('b = y; continue;');
+  }
   // A function that falls off its end (the checker allows this only for void ones).
-  emit('default: return 0;');
-  emit('}');
+  if (switched) {
+    emit('default: return 0;');
+    emit('}');
+  } else if (open) {
+    emit('return 0;');
+  }
   emit('};');
   // The interpreter's way in: a call (b < 0, arguments on the machine's stacks) or a loop head.
   const fromStacks = [...Array.from({ length: nVP }, (_, k) => `vals[vb + ${k}]`), ...Array.from({ length: nRP }, (_, k) => `refs[rb + ${k}]`)];

@@ -16,7 +16,7 @@
 
 import { OutOfMemoryError } from '../../heap/api.js';
 import { formatFloat, MiniRuntimeError } from '../format.js';
-import { COLLECT, indexError, MAX_FRAMES, OPERAND_MARGIN, RESUME, STACK_SLOTS, toIntError, YIELD, YIELD_MS, type Machine } from '../machine.js';
+import { COLLECT, indexError, MAX_FRAMES, OPERAND_MARGIN, RESUME, STACK_SLOTS, toIntError, YIELD, type Machine } from '../machine.js';
 import { generate, type Dispatch, type Generated } from './codegen.js';
 
 export const TIER_MODES = ['interp', 'compiled', 'auto'] as const;
@@ -37,6 +37,10 @@ export const DEFAULT_TIER: TierOptions = { mode: 'auto', threshold: 200, dispatc
 const CHAIN = 400;
 /** Back-edges of compiled loops between looks at the clock (yieldDue). */
 const TIER_TICKS = 1 << 10;
+/** Compiled frames leave for the event loop when this long has passed since its last
+ *  turn: longer than the interpreter's YIELD_MS, since leaving unwinds every compiled
+ *  frame on the stack to be finished by the interpreter (s35-02). */
+export const TIER_YIELD_MS = 50;
 
 export const UNWIND = 1;
 export const DEEP = 2;
@@ -157,14 +161,14 @@ export class Tier {
   }
 
   /** A compiled loop's back-edge used up `ticks`: whether its frames must leave for the
-   *  driver, because the event loop's turn has come (YIELD_MS since the driver's last
-   *  yield) or `force`. Leaving costs the frames' spills and their interpreted
+   *  driver, because the event loop's turn has come (TIER_YIELD_MS since the driver's
+   *  last yield) or `force`. Leaving costs the frames' spills and their interpreted
    *  resumption, and the first run of a leaving path throws V8's optimized code away;
    *  so compiled frames leave only when the driver will yield, and look at the clock
    *  every TIER_TICKS back-edges, soon enough that the look runs before V8 optimizes. */
   yieldDue(force: boolean): boolean {
     this.ticks = TIER_TICKS;
-    return force || performance.now() - this.m.lastYield >= YIELD_MS;
+    return force || performance.now() - this.m.lastYield >= TIER_YIELD_MS;
   }
 
   /** The event loop's turn has come in a compiled loop: leave for the driver as an allocation does. */
