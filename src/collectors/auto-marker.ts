@@ -47,6 +47,7 @@ import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import type { CollectionKind, GcRecord } from '../heap/telemetry.js';
 import { ENGINES, isGpu, PauseModel, warmUpModel, type Engine, type Features } from './pause-model.js';
+import { DecayingRatio } from './decaying-fit.js';
 
 export type AutoEngine = Engine;
 
@@ -114,8 +115,12 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   private readonly unavailable = new Set<Engine>();
   private gpuState: 'unknown' | 'hardware' | 'none';
   private pending: Pending | null = null;
-  private survival = 0.1;
-  private fullLive = 0.5;
+  /** Before its first collection of a kind the program's survival is unknown:
+   *  the middle of [0, 1], since too low an estimate hands a collection that copies
+   *  much to the engine cheapest for little work, the dearer mistake
+   *  (docs/decisions/s35-04-auto-first-estimates.md). */
+  private readonly survival = new DecayingRatio(0.5, RATIO_WEIGHT);
+  private readonly fullLive = new DecayingRatio(0.5, RATIO_WEIGHT);
   /** Root references of the last mark of each kind (a young one's include the
    *  remembered set's referents). */
   private readonly lastRoots: Record<CollectionKind, number> = { young: 0, full: 0 };
@@ -257,11 +262,11 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     const h = this.heap;
     const youngWords = h.youngUsedWords();
     const used = Math.ceil(h.usedBytes() / 4);
-    const copyWords = this.survival * youngWords;
+    const copyWords = this.survival.value * youngWords;
     const features: Features = {
       kind,
       rootWork: this.lastRoots[kind],
-      markWords: kind === 'young' ? copyWords : this.fullLive * used,
+      markWords: kind === 'young' ? copyWords : this.fullLive.value * used,
       copyWords,
       sweepWords: kind === 'full' ? Math.max(0, used - youngWords) : 0,
       uploadWords: { 'gpu-dfs': this.uploadWords('gpu-dfs', used, youngWords), 'gpu-bfs': this.uploadWords('gpu-bfs', used, youngWords) },
@@ -399,9 +404,9 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     // A young prediction for a collection that became a full one is not checked.
     if (record.kind === p.features.kind) this.model.checkPrediction(p.predictedMs, record.pauseMs, p.samples);
     if (record.kind === 'young' && p.youngWords > 0) {
-      this.survival += RATIO_WEIGHT * (Math.min(1, copied / p.youngWords) - this.survival);
+      this.survival.observe(copied / p.youngWords);
     } else if (record.kind === 'full' && record.usedBefore > 0) {
-      this.fullLive += RATIO_WEIGHT * (record.usedAfter / record.usedBefore - this.fullLive);
+      this.fullLive.observe(record.usedAfter / record.usedBefore);
     }
     // The CPU's evacuation writes the survivors, which a GPU mirror takes next
     // time; a device's evacuation wrote them into its own mirror too.

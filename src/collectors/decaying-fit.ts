@@ -115,3 +115,21 @@ export class DecayingFit {
     return l.fixed + l.perUnit * Math.max(0, x);
   }
 }
+
+/**
+ * A ratio in [0, 1] (young survival, the live share of a full collection): the
+ * newest observation weighs `weight`, as G1's decaying averages do, except the
+ * first, which replaces the prior outright, since the prior is a guess and the
+ * first observation is this program's own.
+ */
+export class DecayingRatio {
+  private observed = false;
+
+  constructor(public value: number, private readonly weight: number) {}
+
+  observe(x: number): void {
+    const r = Math.min(1, Math.max(0, x));
+    this.value = this.observed ? this.value + this.weight * (r - this.value) : r;
+    this.observed = true;
+  }
+}

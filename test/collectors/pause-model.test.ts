@@ -1,7 +1,7 @@
 // auto's pause model (src/collectors/pause-model.ts, decaying-fit.ts), fed
 // synthetic phase costs: what it predicts, what it chooses, and how it learns.
 import { describe, expect, it } from 'vitest';
-import { DecayingFit, SHIFT_KEEP } from '../../src/collectors/decaying-fit.js';
+import { DecayingFit, DecayingRatio, SHIFT_KEEP } from '../../src/collectors/decaying-fit.js';
 import { expectedSaving, lognormalMean, normalCdf, remainingCollections, tryValue } from '../../src/collectors/explore-value.js';
 import {
   PauseModel,
@@ -124,6 +124,19 @@ describe('DecayingFit', () => {
     expect(fit.line().perUnit).toBeGreaterThanOrEqual(0);
     expect(fit.line().fixed).toBeGreaterThanOrEqual(0);
     expect(fit.predict(1e9)).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('DecayingRatio', () => {
+  it('takes its first observation whole, then leans on the newest by its weight, within [0, 1]', () => {
+    const r = new DecayingRatio(0.5, 0.3);
+    expect(r.value).toBe(0.5);
+    r.observe(0.04);
+    expect(r.value).toBe(0.04);
+    r.observe(1.04);
+    expect(r.value).toBeCloseTo(0.04 + 0.3 * (1 - 0.04), 12);
+    r.observe(-1);
+    expect(r.value).toBeCloseTo(0.328 * 0.7, 12);
   });
 });
 
