@@ -92,14 +92,15 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   const nullCheck = (i: Instr, x: string): string => (nn.needsCheck(x) ? `if (${x} === 0) ${fault(i, "'null dereference'")}` : '');
   const indexCheck = (i: Instr, a: string, x: string): string =>
     `if (${nn.needsCheck(a) ? `${a} === 0 || ` : ''}(${x} >>> 0) >= (words[${a} + ${lenOff}] >>> 0)) throw R.indexFault(${a}, ${x}, ${fn}, ${i.pc}, fp);`;
-  /** Writes the frame to the machine's stacks in the interpreter's layout. */
+  /** Writes the frame to the machine's stacks in the interpreter's layout: one call on
+   *  the leaving paths, so that they add little to the function V8 weighs for inlining. */
   const spill = (dv: number, dr: number): string => {
-    const s: string[] = [];
-    for (let k = 0; k < nVL; k++) s.push(`vals[vb + ${k}] = l${k};`);
-    for (let d = 0; d < dv; d++) s.push(`vals[vb + ${nVL + d}] = v${d};`);
-    for (let k = 0; k < nRL; k++) s.push(`refs[rb + ${k}] = a${k};`);
-    for (let d = 0; d < dr; d++) s.push(`refs[rb + ${nRL + d}] = r${d};`);
-    return s.join(' ');
+    const xs: string[] = [];
+    for (let k = 0; k < nVL; k++) xs.push(`l${k}`);
+    for (let d = 0; d < dv; d++) xs.push(`v${d}`);
+    for (let k = 0; k < nRL; k++) xs.push(`a${k}`);
+    for (let d = 0; d < dr; d++) xs.push(`r${d}`);
+    return xs.length === 0 ? '' : `R.spill(vb, rb, ${nVL + dv}, ${xs.join(', ')});`;
   };
   /** Leaves for the driver with this frame innermost at `pc`. */
   const unwind = (i: Instr, pc: number, dv: number, dr: number, gc: boolean): string =>

@@ -151,6 +151,14 @@ export class Tier {
 
   // ------------------------------------------------------------ leaving compiled code
 
+  /** A compiled frame leaving: its values (the first `nv` of `xs`) and references (the
+   *  rest) to the machine's stacks at its bases, in the interpreter's layout. */
+  spill(vb: number, rb: number, nv: number, ...xs: number[]): void {
+    const { vals, refs } = this.m;
+    for (let k = 0; k < nv; k++) vals[vb + k] = xs[k]!;
+    for (let k = nv; k < xs.length; k++) refs[rb + k - nv] = xs[k]!;
+  }
+
   /** The innermost frame has spilled itself: record its state and start unwinding. */
   unwindAt(fn: number, pc: number, fp: number, vb: number, rb: number, vsp: number, rsp: number, gc: boolean): number {
     this.m.saveState(fn, pc, fp, vb, rb, vsp, rsp);
