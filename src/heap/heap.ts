@@ -225,6 +225,10 @@ export class HeapImpl implements Heap {
     if (!(length >= 0) || Math.floor(length) !== length) throw new RangeError(`allocArray: bad length ${length}`);
     // An array larger than the whole heap can never be allocated: no collection helps.
     if (length > this.words.length) throw this.outOfMemory();
+    // A length read from the value stack (a Float64Array) may arrive as a double;
+    // kept so, it would make the heap's counters doubles, and V8 would then throw
+    // away every collector function optimized for the heap's earlier shape (s35-05).
+    length |= 0;
     const size = HEADER_WORDS + (kind === KIND_FLOAT_ARRAY ? 2 * length : length);
     if (this.stressInterval !== 0 && this.stressTick()) return 0;
     const a = this.allocWords(size);
