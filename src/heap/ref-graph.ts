@@ -123,8 +123,10 @@ export class GenerationGraph {
 export class RefGraph {
   young: GenerationGraph;
   tenured: GenerationGraph;
-  /** The graphs being rebuilt swap with these, so collections allocate nothing. */
-  private spareYoung: GenerationGraph;
+  /** A full collection's compaction moves the tenured graph into this one, and the
+   *  two swap, so collections allocate nothing. The young graph has no spare: its
+   *  rebuild reads only the heap, so it writes over itself, in memory the program's
+   *  allocations have already touched (docs/decisions/s35-06-one-young-graph.md). */
   private spareTenured: GenerationGraph;
   private remap = new Uint32Array(1024);
   edgeWrites = 0;
@@ -143,7 +145,6 @@ export class RefGraph {
     const tenuredWords = heap.words.length - heap.tenuredStart;
     const vertexWords = (words: number): number => Math.ceil(words / HEADER_WORDS) * VERTEX_WORDS;
     this.young = new GenerationGraph(vertexWords(youngWords), youngWords);
-    this.spareYoung = new GenerationGraph(vertexWords(youngWords), youngWords);
     this.tenured = new GenerationGraph(vertexWords(tenuredWords), tenuredWords);
     this.spareTenured = new GenerationGraph(vertexWords(tenuredWords), tenuredWords);
   }
@@ -250,7 +251,7 @@ export class RefGraph {
     const words = h.words;
     const { contiguous, kind, refBegin, refCount, refOffsets } = h.refSlots.view();
     const tenuredStart = h.tenuredStart;
-    const young = this.spareYoung.reset();
+    const young = this.young.reset();
     const tenured = this.tenured;
     // Pass 1: new ids for every moved object, so pass 2 can encode edges to them.
     for (let i = 0; i < count; i++) {
@@ -259,8 +260,6 @@ export class RefGraph {
       const n = end === SCATTERED ? refCount[words[a + TYPE_WORD]!]! : end - a - HEADER_WORDS;
       words[a + LAYOUT_WORD] = a >= tenuredStart ? tenured.appendVertex(a, n) : young.appendVertex(a, n);
     }
-    this.spareYoung = this.young;
-    this.young = young;
     // Pass 2: every edge of every moved vertex from its object's slots (encode inlined).
     for (let i = 0; i < count; i++) {
       const a = moved[i]!;
