@@ -3,8 +3,9 @@
  * module's whole source at every start, and each function again when it first runs;
  * a code cache written by one run of the same bundle holds the bytecode of every
  * function that run compiled, so a start skips both (docs/decisions/s35-01-code-cache.md).
- * V8 checks a cache against the source, its own version and its flags, and ignores
- * one that does not match: a stale or foreign cache costs only the time it saves.
+ * V8 checks a cache against its own version, its flags and the source's length, and
+ * ignores one that does not match; the build writes the bundle and its cache together
+ * (scripts/bundle.mjs), since a same-length edit of the bundle alone would pass.
  */
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
