@@ -12,7 +12,7 @@ import { formatDiagnostics, parseAndCheck } from '../lang/index.js';
 import { link } from '../vm/link.js';
 import { Vm } from '../vm/driver.js';
 import { MiniRuntimeError } from '../vm/format.js';
-import { generate } from '../vm/tier/codegen.js';
+import { generate, layoutOf } from '../vm/tier/codegen.js';
 import { DEFAULT_TIER, type TierOptions, type TierStats } from '../vm/tier/tier.js';
 import { UsageError, type RunOptions } from './options.js';
 import type { GcRecord } from '../heap/index.js';
@@ -91,9 +91,8 @@ export async function runSource(file: string, source: string, options: RunOption
 export async function disassembleJs(program: BytecodeProgram, options: RunOptions, io: Io): Promise<string> {
   const memory = await createMemory({ ...options, gc: 'none' }, io);
   try {
-    const h = memory.heap;
-    const linked = link(program, h);
-    const layout = { typeOff: h.typeWordOffset, lenOff: h.lengthWordOffset, dataOff: h.arrayDataOffset };
+    const linked = link(program, memory.heap);
+    const layout = layoutOf(memory.heap);
     return program.functions.map((f, fn) => `// fun #${fn} ${f.name}\n${generate(linked, layout, fn, options.dispatch).source}\n`).join('\n');
   } finally {
     await memory.dispose();

@@ -19,7 +19,7 @@
  */
 
 import { Op } from '../../bytecode/opcodes.js';
-import { LITTLE_ENDIAN } from '../../heap/api.js';
+import { LITTLE_ENDIAN, type Heap } from '../../heap/api.js';
 import type { BytecodeProgram } from '../../bytecode/program.js';
 import type { LinkedProgram } from '../link.js';
 import { analyze, effect, type Analysis, type Instr } from './analyze.js';
@@ -33,6 +33,13 @@ export interface Layout {
   readonly typeOff: number;
   readonly lenOff: number;
   readonly dataOff: number;
+  /** Whether scalar stores go to a GPU mirror's log: fixed before the heap's first
+   *  allocation (`attachMirrorLog`), so before anything is compiled. */
+  readonly mirrored: boolean;
+}
+
+export function layoutOf(h: Heap): Layout {
+  return { typeOff: h.typeWordOffset, lenOff: h.lengthWordOffset, dataOff: h.arrayDataOffset, mirrored: h.mirror !== null };
 }
 
 export interface Generated {
@@ -87,6 +94,9 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   // A float's two words, read and written as one (Heap.floats).
   const getFloat = (addr: string): string => `floats.getFloat64((${addr}) * 4, ${LITTLE_ENDIAN})`;
   const setFloat = (addr: string, v: string): string => `floats.setFloat64((${addr}) * 4, ${v}, ${LITTLE_ENDIAN});`;
+  /** A scalar store's note to the GPU mirror's log, where there is one: `n` words at `addr`. */
+  const noteScalar = (addr: string, n: 1 | 2): string =>
+    !lay.mirrored ? '' : n === 1 ? ` mirror.noteScalar(${addr});` : ` mirror.noteScalar(${addr}); mirror.noteScalar(${addr} + 1);`;
   // `this` is never assigned in a method (the compiler keeps slot 0 for it); checked all the same.
   const nn = new NonNull(f.hasThis && !an.instrs.some((i) => i.op === Op.RSTORE && i.a === 0) ? 'a0' : null);
   const nullCheck = (i: Instr, x: string): string => (nn.needsCheck(x) ? `if (${x} === 0) ${fault(i, "'null dereference'")}` : '');
@@ -213,11 +223,10 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       case Op.GETFIELD_R: emit(nullCheck(i, R1)); return emit(`${R1} = words[${R1} + ${i.a}];`);
       case Op.PUTFIELD_V:
         emit(nullCheck(i, R1));
-        return emit(`words[${R1} + ${i.a}] = ${V1}; if (mirror !== null) mirror.noteScalar(${R1} + ${i.a});`);
+        return emit(`words[${R1} + ${i.a}] = ${V1};${noteScalar(`${R1} + ${i.a}`, 1)}`);
       case Op.PUTFIELD_F:
         emit(nullCheck(i, R1));
-        return emit(setFloat(`${R1} + ${i.a}`, V1) +
-          ` if (mirror !== null) { mirror.noteScalar(${R1} + ${i.a}); mirror.noteScalar(${R1} + ${i.a + 1}); }`);
+        return emit(setFloat(`${R1} + ${i.a}`, V1) + noteScalar(`${R1} + ${i.a}`, 2));
       case Op.PUTFIELD_R: emit(nullCheck(i, R2)); return emit(`heap.writeRef(${R2}, ${i.a}, ${i.b}, ${R1});`);
       case Op.ALOAD_V: case Op.CHARAT: emit(indexCheck(i, R1, V1)); return emit(`${V1} = words[${R1} + ${dataOff} + ${V1}];`);
       case Op.ALOAD_F:
@@ -226,11 +235,10 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       case Op.ALOAD_R: emit(indexCheck(i, R1, V1)); return emit(`${R1} = words[${R1} + ${dataOff} + ${V1}];`);
       case Op.ASTORE_V:
         emit(indexCheck(i, R1, V2));
-        return emit(`t = ${R1} + ${dataOff} + ${V2}; words[t] = ${V1}; if (mirror !== null) mirror.noteScalar(t);`);
+        return emit(`t = ${R1} + ${dataOff} + ${V2}; words[t] = ${V1};${noteScalar('t', 1)}`);
       case Op.ASTORE_F:
         emit(indexCheck(i, R1, V2));
-        return emit(`t = ${R1} + ${dataOff} + 2 * ${V2}; ${setFloat('t', V1)}` +
-          ` if (mirror !== null) { mirror.noteScalar(t); mirror.noteScalar(t + 1); }`);
+        return emit(`t = ${R1} + ${dataOff} + 2 * ${V2}; ${setFloat('t', V1)}${noteScalar('t', 2)}`);
       case Op.ASTORE_R: emit(indexCheck(i, R2, V1)); return emit(`heap.writeRef(${R2}, ${dataOff} + ${V1}, ${V1}, ${R1});`);
       case Op.ALEN: emit(nullCheck(i, R1)); return emit(`v${v} = words[${R1} + ${lenOff}];`);
       case Op.SUBSTR: emit(allocated(i, `R.substring(${R1}, ${V2}, ${V1}, ${fn}, ${i.pc}, fp)`)); return emit(`${R1} = t;`);

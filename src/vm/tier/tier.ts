@@ -17,7 +17,7 @@
 import { OutOfMemoryError } from '../../heap/api.js';
 import { formatFloat, MiniRuntimeError } from '../format.js';
 import { COLLECT, indexError, MAX_FRAMES, OPERAND_MARGIN, RESUME, STACK_SLOTS, toIntError, YIELD, type Machine } from '../machine.js';
-import { generate, type Dispatch, type Generated } from './codegen.js';
+import { generate, layoutOf, type Dispatch, type Generated } from './codegen.js';
 
 export const TIER_MODES = ['interp', 'compiled', 'auto'] as const;
 export type TierMode = (typeof TIER_MODES)[number];
@@ -100,9 +100,7 @@ export class Tier {
 
   /** Generates a function's JavaScript without installing it (`minivm disasm --js`). */
   generate(fn: number, siteBase = 0): Generated {
-    const h = this.m.heap;
-    const layout = { typeOff: h.typeWordOffset, lenOff: h.lengthWordOffset, dataOff: h.arrayDataOffset };
-    return generate(this.m.linked, layout, fn, this.options.dispatch, siteBase);
+    return generate(this.m.linked, layoutOf(this.m.heap), fn, this.options.dispatch, siteBase);
   }
 
   /** Runs compiled code from the interpreter or the driver: frame `fp` at a call (b < 0) or
