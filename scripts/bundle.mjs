@@ -11,15 +11,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 
 /** The scripts `workerScript` hands to worker threads. */
-export const WORKER_SCRIPTS = ['gc/parallel/worker.js', 'gpu/worker/gpu-worker.js', 'heap/pretouch-worker.js'];
-/** The command-line program's bundle and the cache its training run writes (src/cli/code-cache.ts). */
-export const CLI_BUNDLE = 'cli/cli.cjs';
+const WORKER_SCRIPTS = ['gc/parallel/worker.js', 'gpu/worker/gpu-worker.js', 'heap/pretouch-worker.js'];
 
 const need = (p) => {
   if (!existsSync(p)) throw new Error(`${p} is missing: run tsc -p tsconfig.json first`);
@@ -53,7 +51,9 @@ function chevrotainBundle() {
   return existsSync(file) ? { chevrotain: file } : {};
 }
 
-const bundle = join(dist, CLI_BUNDLE);
+// The bundle's name, its cache's and the training switch: the loader's own (tsc has built it).
+const { CLI_BUNDLE, WRITE_CACHE_ENV, cacheFileOf } = await import(pathToFileURL(need(join(dist, 'cli', 'code-cache.js'))).href);
+const bundle = join(dist, 'cli', CLI_BUNDLE);
 await build({
   ...common,
   entryPoints: [need(join(dist, 'cli', 'cli.js'))],
@@ -68,10 +68,10 @@ await build({
 });
 
 // The training run: the programs and their expected errors, in one process.
-const cache = `${bundle}.cache`;
+const cache = cacheFileOf(bundle);
 rmSync(cache, { force: true });
 const train = spawnSync(process.execPath, [join(root, 'bin', 'minivm.js'), 'test', join(root, 'programs')], {
-  env: { ...process.env, MINIVM_WRITE_CODE_CACHE: '1' },
+  env: { ...process.env, [WRITE_CACHE_ENV]: '1' },
   encoding: 'utf8',
 });
 if (train.status !== 0 || !existsSync(cache)) {

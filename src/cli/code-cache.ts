@@ -12,6 +12,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Script } from 'node:vm';
 
+/** The bundle's file name, beside this module (scripts/bundle.mjs writes it there). */
+export const CLI_BUNDLE = 'cli.cjs';
+
 /** Set to 1, a run writes the bundle's cache as it exits (the build's training run, scripts/bundle.mjs). */
 export const WRITE_CACHE_ENV = 'MINIVM_WRITE_CODE_CACHE';
 

@@ -7,8 +7,8 @@
 
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { runBundle } from './code-cache.js';
+import { CLI_BUNDLE, runBundle } from './code-cache.js';
 
-const bundle = fileURLToPath(new URL('./cli.cjs', import.meta.url));
+const bundle = fileURLToPath(new URL(`./${CLI_BUNDLE}`, import.meta.url));
 if (existsSync(bundle)) runBundle(bundle, import.meta.url);
 else await import('./cli.js');

@@ -125,11 +125,15 @@ export class DecayingFit {
 export class DecayingRatio {
   private observed = false;
 
-  constructor(public value: number, private readonly weight: number) {}
+  constructor(private ratio: number, private readonly weight: number) {}
+
+  get value(): number {
+    return this.ratio;
+  }
 
   observe(x: number): void {
     const r = Math.min(1, Math.max(0, x));
-    this.value = this.observed ? this.value + this.weight * (r - this.value) : r;
+    this.ratio = this.observed ? this.ratio + this.weight * (r - this.ratio) : r;
     this.observed = true;
   }
 }

@@ -21,8 +21,8 @@ export const MAX_FRAMES = 20_000;
 /** Slots per stack; checked on every call with room for the callee's operands. */
 export const STACK_SLOTS = 1 << 20;
 export const OPERAND_MARGIN = 512;
-/** Back-edges and calls between the interpreter's (and compiled loops') exits to the
- *  event loop (YIELD). */
+/** Back-edges and calls between the interpreter's exits to the driver (YIELD); compiled
+ *  loops keep their own count (tier.ts TIER_TICKS). */
 export const YIELD_TICKS = 1 << 14;
 /** The driver re-enters at once after a YIELD unless YIELD_MS have passed, so a busy
  *  loop reaches the event loop (timers for output flushing, signal handlers) that often. */

@@ -12,7 +12,7 @@ import { Op } from '../../bytecode/opcodes.js';
 import type { Instr } from './analyze.js';
 
 /** Instructions whose reference result is a fresh object or a string constant. */
-const ALLOCATES = new Set<number>([
+const NON_NULL_RESULTS = new Set<number>([
   Op.NEW, Op.NEWARRAY, Op.SCONST, Op.ARGS, Op.SUBSTR, Op.CHR, Op.CONCAT, Op.TOSTR_I, Op.TOSTR_F, Op.TOSTR_B, Op.TOSTR_R,
 ]);
 
@@ -66,7 +66,7 @@ export class NonNull {
       if (this.known.has(top)) this.known.add(out);
       const from = this.loadedFrom.get(top);
       if (from !== undefined) this.loadedFrom.set(out, from);
-    } else if (ALLOCATES.has(i.op)) {
+    } else if (NON_NULL_RESULTS.has(i.op)) {
       this.known.add(out);
     }
   }

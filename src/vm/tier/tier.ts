@@ -39,7 +39,7 @@ const CHAIN = 400;
 const TIER_TICKS = 1 << 10;
 /** Compiled frames leave for the event loop when this long has passed since its last
  *  turn: longer than the interpreter's YIELD_MS, since leaving unwinds every compiled
- *  frame on the stack to be finished by the interpreter (s35-02). */
+ *  frame on the stack to be finished by the interpreter (s35-03). */
 export const TIER_YIELD_MS = 50;
 
 export const UNWIND = 1;
