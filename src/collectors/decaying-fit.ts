@@ -99,12 +99,16 @@ export class DecayingFit {
     let perUnit = det > 0 ? (w * sxy - sx * sy) / det : this.prior.perUnit;
     let fixed = (sy - perUnit * sx) / w;
     // Costs are never negative: a line that says so is noise; keep its other term.
+    // Both fallbacks are computed every time, so that the rare branches hold no
+    // arithmetic V8 has not seen (it would throw the optimized code away there).
+    const level = sy / w;
+    const throughZero = sxx > 0 ? sxy / sxx : this.prior.perUnit;
     if (perUnit < 0) {
       perUnit = 0;
-      fixed = sy / w;
+      fixed = level;
     } else if (fixed < 0) {
       fixed = 0;
-      perUnit = sxx > 0 ? sxy / sxx : this.prior.perUnit;
+      perUnit = throughZero;
     }
     this.cached = { fixed, perUnit };
     return this.cached;

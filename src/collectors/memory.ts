@@ -254,10 +254,10 @@ const PARALLEL_WARM_UP_VOLUME = 8;
  * the plan's, the roots' and the sweep's), and for auto both CPU engines and
  * then its choice's own code (AutoMarker.warmUp).
  */
-async function warmUpCollectors(options: MemoryOptions, pool: ParallelMarker | null, auto: AutoMarker | null): Promise<RunStats['warmUp']> {
+async function warmUpCollectors(heap: HeapImpl, options: MemoryOptions, pool: ParallelMarker | null, auto: AutoMarker | null): Promise<RunStats['warmUp']> {
   if (options.gc === 'none' || !(options.gcWarmUp ?? options.gc !== 'serial')) return null;
   const runs: WarmUpSummary[] = [];
-  const o = { layout: options.layout, verifyGc: options.verifyGc };
+  const o = { layout: options.layout, verifyGc: options.verifyGc, mirrorLog: heap.mirror !== null };
   if (options.gc !== 'parallel') runs.push(await warmUpCollector('serial', o, () => undefined));
   if (pool !== null) {
     const volume = pool.threads * PARALLEL_WARM_UP_VOLUME;
@@ -349,7 +349,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
   }
   let warmUp: RunStats['warmUp'];
   try {
-    warmUp = await warmUpCollectors(options, pool, autoMarker);
+    warmUp = await warmUpCollectors(heap, options, pool, autoMarker);
   } catch (e) {
     collector.dispose();
     throw e;

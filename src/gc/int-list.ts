@@ -4,11 +4,16 @@
  * JavaScript object per heap object.
  */
 
+/** The first capacity of the collectors' growable arrays: below what the
+ *  collector warm-up's scratch heap (gc/warm-up.ts) fills, so that its
+ *  collections take the growing branches before V8 optimizes them. */
+export const WARM_CAPACITY = 64;
+
 export class IntList {
   data: Int32Array;
   length = 0;
 
-  constructor(capacity = 1024) {
+  constructor(capacity = WARM_CAPACITY) {
     this.data = new Int32Array(capacity);
   }
 
@@ -28,9 +33,8 @@ export class IntList {
   }
 
   private grow(min: number): void {
-    let cap = this.data.length * 2;
-    while (cap < min) cap *= 2;
-    const d = new Int32Array(cap);
+    // No loop: a doubling the warm-up never needed twice would be a branch V8 has not seen.
+    const d = new Int32Array(Math.max(this.data.length * 2, min));
     d.set(this.data.subarray(0, this.length));
     this.data = d;
   }

@@ -12,14 +12,18 @@
 import type { HeapImpl } from '../heap/heap.js';
 import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from '../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../heap/ref-slots.js';
+import { WARM_CAPACITY } from './int-list.js';
 import { HEAP_READER, type MarkRequest, type MarkResult, type Marker } from './marker.js';
 
 export class SerialMarker implements Marker {
   readonly name = 'serial';
   readonly constraints = HEAP_READER;
   private readonly bitmap: Uint32Array;
-  private stack: Int32Array = new Int32Array(4096);
-  private live: Int32Array = new Int32Array(4096);
+  // Small at first, so that the warm-up's collections (gc/warm-up.ts) grow them
+  // as a program's first collection will: code V8 optimized on the scratch heap
+  // has then already taken the growing branches.
+  private stack: Int32Array = new Int32Array(WARM_CAPACITY);
+  private live: Int32Array = new Int32Array(WARM_CAPACITY);
 
   constructor(private readonly heap: HeapImpl) {
     this.bitmap = new Uint32Array((heap.words.length + 31) >>> 5);

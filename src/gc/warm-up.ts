@@ -35,12 +35,22 @@ export interface WarmUpSummary {
   overflowBytes: number;
   /** Dirty cards (old-to-young stores) the young collection after them found. */
   dirtyCards: number;
+  /** Collections that allocation asked for because eden was full. */
+  edenFull: number;
+  /** Dirty cards right after the collection that promoted objects holding young
+   *  references (the copies' own cards, dirtied by the evacuation). */
+  promotedDirtyCards: number;
 }
 
 /** The scratch heap: small, with a low tenure age so that promotion comes soon. */
 const SCRATCH_HEAP_BYTES = 256 << 10;
 const SCRATCH_TENURE_AGE = 2;
 const ROOTS = 64;
+/** The root of the warm-up's wide reference array, and its length (at most). */
+const FAN_ROOT = 21;
+const FAN_OUT = 600;
+/** At most this many tenured nodes per list are pointed at young objects. */
+const POINTED = 256;
 
 class ScratchRoots implements RootProvider {
   readonly slots = new Int32Array(ROOTS);
@@ -57,6 +67,10 @@ export interface WarmUpOptions {
    *  workload (default 1): enough objects for every thread of a pool to be given
    *  work and to run hot. */
   volume?: number;
+  /** The program's heap keeps a change log for a GPU mirror (heap/mirror-log.ts):
+   *  the scratch heap keeps one too, so that the log's branches in allocation,
+   *  stores and evacuation are warm. */
+  mirrorLog?: boolean;
 }
 
 /**
@@ -75,6 +89,7 @@ export async function warmUpCollector(
     verifyGc: options.verifyGc === true,
     ...(options.layout ? { layout: options.layout } : {}),
   });
+  if (options.mirrorLog === true) heap.attachMirrorLog();
   const roots = new ScratchRoots();
   heap.setRoots(roots);
   const marker = markerFor(heap);
@@ -96,6 +111,8 @@ export async function warmUpCollector(
     promotedBytes: s.bytesPromoted,
     overflowBytes: w.overflowBytes,
     dirtyCards: w.dirtyCards,
+    edenFull: w.edenFull,
+    promotedDirtyCards: w.promotedDirtyCards,
   };
 }
 
@@ -109,6 +126,8 @@ class Workload {
   private readonly refs: number;
   overflowBytes = 0;
   dirtyCards = 0;
+  edenFull = 0;
+  promotedDirtyCards = 0;
 
   constructor(
     private readonly heap: HeapImpl,
@@ -180,12 +199,63 @@ class Workload {
     slots[tmp] = 0;
   }
 
+  private countDirtyCards(): number {
+    let n = 0;
+    for (const c of this.heap.cards.cards) if (c === CARD_DIRTY) n++;
+    return n;
+  }
+
+  /** Allocates unreferenced nodes until eden is full: the allocator's own
+   *  "eden full" branch, which explicit collections never take. */
+  private async fillEden(): Promise<void> {
+    const h = this.heap;
+    while (h.allocInstance(this.node) !== 0) {
+      // garbage
+    }
+    await h.collectPending();
+    if (h.lastRecord?.cause === 'eden full') this.edenFull++;
+  }
+
+  /** A reference array of `FAN_OUT` young nodes into root `r`: a copy too large
+   *  for the copiers' word loops and their local buffers, spanning cards once
+   *  promoted, and a trace that pushes more entries at once than the markers'
+   *  stacks first hold. */
+  private async fan(r: number): Promise<void> {
+    const slots = this.roots.slots;
+    const length = Math.min(FAN_OUT, this.heap.largeObjectWords - 8);
+    slots[r] = await this.array(this.refs, length);
+    for (let i = 0; i < length; i++) {
+      let n = this.heap.allocInstance(this.node);
+      if (n === 0) n = await this.instance(this.node);
+      this.heap.writeRef(slots[r]!, this.heap.arrayDataOffset + i, i, n);
+    }
+  }
+
+  /** A new young object in element `i` of the fan array, which these collections
+   *  promote: a promoted array's copy that still refers to a young object. */
+  private async youngFanReferent(i: number): Promise<void> {
+    const y = await this.instance(this.node);
+    this.heap.writeRef(this.roots.slots[FAN_ROOT]!, this.heap.arrayDataOffset + i, i, y);
+  }
+
   async round(): Promise<void> {
     const slots = this.roots.slots;
     const survivorWords = this.heap.plan.survivorWords;
+    await this.fillEden();
     // Lists that age into tenured over a few young collections.
     for (let r = 0; r < 8; r++) await this.list(r, 12 * this.volume);
-    for (let c = 0; c <= SCRATCH_TENURE_AGE; c++) await this.collect('young');
+    for (let c = 0; c <= SCRATCH_TENURE_AGE; c++) {
+      // The collection that promotes the lists copies their heads with a
+      // reference to a new object, which stays young: the copy's card is dirtied.
+      if (c === SCRATCH_TENURE_AGE) {
+        for (let r = 0; r < 8; r++) {
+          const young = await this.instance(this.node);
+          this.store(slots[r]!, this.node, 2, young);
+        }
+      }
+      await this.collect('young');
+    }
+    this.promotedDirtyCards = this.countDirtyCards();
     // Old-to-young references: tenured nodes and a large array (in tenured from
     // the start) now point at young objects, through the write barrier.
     const big = await this.array(this.refs, this.heap.largeObjectWords + 64);
@@ -195,15 +265,20 @@ class Workload {
       this.store(slots[r]!, this.node, 1, young);
       for (let f = 0; f < 12; f += 3) this.store(young, this.wide, f, slots[(r + 1) % 8]!);
       const y2 = await this.instance(this.node);
-      this.heap.writeRef(slots[8]!, this.heap.arrayDataOffset + r * 7, r * 7, y2);
+      // Spread over the array: the remembered set's walk meets cards inside it, not only its first.
+      const at = r * Math.floor((this.heap.largeObjectWords + 64) / 8);
+      this.heap.writeRef(slots[8]!, this.heap.arrayDataOffset + at, at, y2);
     }
-    for (const c of this.heap.cards.cards) if (c === CARD_DIRTY) this.dirtyCards++;
+    this.dirtyCards = this.countDirtyCards();
+    await this.fan(FAN_ROOT);
     await this.collect('young');
     // More live young data than a survivor space holds: the overflow goes to tenured.
     const nodesPerList = Math.ceil((2 * survivorWords) / 8 / 4);
     for (let r = 9; r < 17; r++) await this.list(r, nodesPerList);
+    await this.youngFanReferent(0);
     await this.collect('young');
     this.overflowBytes += this.heap.lastRecord?.promotedBytes ?? 0;
+    await this.youngFanReferent(1);
     await this.collect('young');
     // Garbage in tenured, then full collections that sweep it and evacuate young.
     for (let r = 0; r < 9; r += 2) slots[r] = 0;
@@ -211,7 +286,34 @@ class Workload {
     await this.collect('full');
     for (let r = 9; r < 21; r += 3) slots[r] = 0;
     await this.collect('full');
+    // Young references from tenured objects beside the chunks the sweeps freed:
+    // the remembered set's walk of a dirty card crosses free chunks.
+    for (let r = 10; r < 21; r += 3) await this.pointAtYoung(r);
+    await this.collect('young');
     slots.fill(0);
     await this.collect('full');
+  }
+
+  /** Tenured nodes of the list in root `r` (up to POINTED) get a new young object in their pair field. */
+  private async pointAtYoung(r: number): Promise<void> {
+    const h = this.heap;
+    const slots = this.roots.slots;
+    const tmp = ROOTS - 1;
+    const next = this.node.offsets[1]!;
+    let count = 0;
+    for (let a = slots[r]!; a !== 0 && count < POINTED; a = h.words[a + next]!) if (a >= h.tenuredStart) count++;
+    if (count === 0) return;
+    // The young objects first, held by an array, so that no allocation moves the list while it is walked.
+    slots[tmp] = await this.array(this.refs, count);
+    for (let i = 0; i < count; i++) {
+      let y = h.allocInstance(this.node);
+      if (y === 0) y = await this.instance(this.node);
+      h.writeRef(slots[tmp]!, h.arrayDataOffset + i, i, y);
+    }
+    let i = 0;
+    for (let a = slots[r]!; a !== 0 && i < count; a = h.words[a + next]!) {
+      if (a >= h.tenuredStart) this.store(a, this.node, 2, h.words[slots[tmp]! + h.arrayDataOffset + i++]!);
+    }
+    slots[tmp] = 0;
   }
 }

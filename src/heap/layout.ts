@@ -173,7 +173,7 @@ export class TypeTable {
    * (gpu/mirror/replay.ts); the rule is the one `rightWords` and the evacuator use.
    */
   sizeTable(): Uint32Array {
-    if (this.sizes?.length === 4 * this.count) return this.sizes;
+    if (this.sizes.length === 4 * this.count) return this.sizes;
     const out = new Uint32Array(4 * this.count);
     for (let t = 1; t < this.count; t++) {
       const k = this.kind[t]!;
@@ -182,6 +182,9 @@ export class TypeTable {
       out[4 * t + 1] = HEADER_WORDS + this.right[t]!;
       out[4 * t + 2] = k === KIND_INSTANCE ? 0 : k === KIND_FLOAT_ARRAY ? 2 : 1;
     }
+    // The signed view is made with the table, so that sizeRules has no branch
+    // that a collector warmed up on another heap never took.
+    this.signedSizes = new Int32Array(out.buffer, out.byteOffset, out.length);
     return (this.sizes = out);
   }
 
@@ -189,14 +192,13 @@ export class TypeTable {
    *  Int32Array loads in small-integer arithmetic, where Uint32Array loads may
    *  turn a size computation into floating point. */
   sizeRules(): Int32Array {
-    const u = this.sizeTable();
-    if (this.signedSizes?.buffer !== u.buffer) this.signedSizes = new Int32Array(u.buffer, u.byteOffset, u.length);
+    this.sizeTable();
     return this.signedSizes;
   }
 
   /** `sizeTable`'s last answer; a new type makes it stale (its length tells). */
-  private sizes: Uint32Array | null = null;
-  private signedSizes: Int32Array | null = null;
+  private sizes = new Uint32Array(0);
+  private signedSizes = new Int32Array(0);
 
   isValid(typeId: number): boolean {
     return typeId > 0 && typeId < this.count;

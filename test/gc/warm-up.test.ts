@@ -23,6 +23,11 @@ describe('the warm-up workload', () => {
       // Promotion by age besides the overflow.
       expect(s.promotedBytes).toBeGreaterThan(s.overflowBytes);
       expect(s.dirtyCards).toBeGreaterThan(0);
+      // The branches a program's first collections would otherwise meet cold
+      // (docs/decisions/s36-01-warm-up-coverage.md): allocation finding eden full,
+      // and promoted copies that still refer to young objects.
+      expect(s.edenFull).toBe(1);
+      expect(s.promotedDirtyCards).toBeGreaterThan(0);
     });
   }
 });
