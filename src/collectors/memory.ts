@@ -261,7 +261,12 @@ async function warmUpCollectors(heap: HeapImpl, options: MemoryOptions, pool: Pa
   if (options.gc !== 'parallel') runs.push(await warmUpCollector('serial', o, () => undefined));
   if (pool !== null) {
     const volume = pool.threads * PARALLEL_WARM_UP_VOLUME;
-    runs.push(await warmUpCollector('parallel', { ...o, volume }, (scratch) => new ParallelMarker(scratch, pool.threads, pool.gc.pool)));
+    const marker = (scratch: HeapImpl): ParallelMarker => {
+      const m = new ParallelMarker(scratch, pool.threads, pool.gc.pool);
+      m.gc.alternateSolo = true;
+      return m;
+    };
+    runs.push(await warmUpCollector('parallel', { ...o, volume }, marker));
   }
   const t = performance.now();
   auto?.warmUp();

@@ -196,6 +196,27 @@ describe('parallel marker', () => {
     expect(woken.lastScanned.reduce((a, b) => a + b, 0)).toBe(expected.bits.length);
   });
 
+  it('with alternateSolo (the warm-up), runs every other command alone whatever its size, each marking as serial does', async () => {
+    const { heap, all } = randomHeap('sable', 11, 3000);
+    const serial = new SerialMarker(heap);
+    const request: MarkRequest = { roots: Int32Array.from(all.slice(0, 50)), kind: 'full', youngStart: heap.youngStart, youngEnd: heap.youngEnd };
+    const n = heap.words.length;
+    const expected = snapshot(serial.mark(request), 0, n);
+    const epoch = (m: ParallelMarker): number => Atomics.load(m.gc.ctx.ctl, EPOCH);
+    const m = new ParallelMarker(heap, 4);
+    markers.push(m);
+    await m.prepare();
+    m.gc.alternateSolo = true;
+    const woke: boolean[] = [];
+    for (let i = 0; i < 4; i++) {
+      const before = epoch(m);
+      expect(snapshot(await m.mark(request), 0, n)).toEqual(expected);
+      woke.push(epoch(m) !== before);
+    }
+    // A mark is one command: the first wakes the workers, the second runs alone, and so on.
+    expect(woke).toEqual([true, false, true, false]);
+  });
+
   it('picks up types defined after the workers started (refgraph)', async () => {
     const { heap, all } = randomHeap('refgraph', 42, 500);
     const serial = new SerialMarker(heap);

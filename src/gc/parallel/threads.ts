@@ -52,6 +52,11 @@ export class GcThreads {
   private typesShared = -1;
   private readonly ownsPool: boolean;
   private typesOffsets: Int32Array | null = null;
+  /** Every other command runs on the main thread alone, whatever its size: the
+   *  warm-up (gc/warm-up.ts) sets it, so that the main thread takes the solo
+   *  branches a program's small collections take as well as the shared ones. */
+  alternateSolo = false;
+  private commands = 0;
   /** Per thread: objects (marked or copied) and steals in the last command. */
   readonly objects: number[];
   readonly steals: number[];
@@ -161,7 +166,8 @@ export class GcThreads {
    * runs it alone, as waking the workers would cost more than they save.
    */
   run(cmd: number, words: number): void {
-    this.pool.run(cmd, words < this.soloWords);
+    const alone = words < this.soloWords || (this.alternateSolo && (++this.commands & 1) === 0);
+    this.pool.run(cmd, alone);
     const st = this.ctx.stats;
     for (let i = 0; i < this.threads; i++) {
       this.objects[i] = st[i * STATS_WORDS + S_OBJECTS]!;

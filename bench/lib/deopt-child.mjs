@@ -1,0 +1,29 @@
+// The child of bench/deopt-probe.mjs: runs one program as `minivm run` does (set-up
+// with the collector warm-up, then the program), writing a line between the two
+// on the same stream as V8's --trace-deopt, so that the probe can tell the
+// warm-up's own deoptimizations from the program's.
+//   node --trace-deopt-verbose bench/lib/deopt-child.mjs FILE [run flags...]
+import { writeSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from '../../dist/cli/args.js';
+import { compileSource, readSource, tierOptions } from '../../dist/cli/run.js';
+import { createMemory } from '../../dist/collectors/index.js';
+import { link } from '../../dist/vm/link.js';
+import { Vm } from '../../dist/vm/driver.js';
+
+export const PROGRAM_STARTS = '=== minivm program starts';
+
+// Imported by the probe for the line above; run as a program only as the entry point.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const cmd = parseArgs(['run', ...process.argv.slice(2)]);
+  const io = { stdout: () => {}, stderr: (t) => process.stderr.write(t) };
+  const program = compileSource(cmd.file, readSource(cmd.file), io);
+  if (!program) process.exit(65);
+  const memory = await createMemory({ ...cmd.run, logGc: false }, { stdout: io.stdout, stderr: io.stderr, warn: io.stderr });
+  // Straight to the file descriptor; the probe runs this under `stdbuf -o0`, so
+  // that V8's trace, written through C's stdio, is not held back in a buffer.
+  writeSync(1, `${PROGRAM_STARTS}\n`);
+  const vm = new Vm(link(program, memory.heap), memory.heap, { write: io.stdout }, tierOptions(cmd.run), { args: cmd.run.args });
+  await vm.run();
+  await memory.dispose();
+}
