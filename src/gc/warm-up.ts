@@ -2,9 +2,13 @@
  * The collector's warm-up: before the program runs, the collector's code runs
  * over a small scratch heap of the same layout, taking every path a program's
  * collections take (survivors ageing, promotion, survivor overflow into tenured,
- * remembered old-to-young slots, large arrays in tenured, full collections with a
- * sweep, each object kind), so that V8 has seen all of them before it optimizes
- * that code during the program's first collections.
+ * promoted copies still referring to young objects, remembered old-to-young slots
+ * in large arrays and beside swept chunks, a young array too large for the
+ * copiers' word loops, full collections with a sweep, each object kind, eden
+ * filled by allocation, the collectors' lists growing past their first capacity,
+ * the mirror change log when the program keeps one), so that V8 has seen all of
+ * them before it optimizes that code (bench/deopt-probe.mjs lists what it still
+ * throws away in a program).
  *
  * Why: V8 compiles a function with what its type feedback says so far; code
  * optimized during a first collection that met no promotion is thrown away
@@ -14,6 +18,8 @@
  *
  * The parallel collector's workers warm up too: the scratch heap borrows the
  * program's worker pool (WorkerPool.lend), which gets its own buffers back after.
+ * Each worker is an isolate with feedback of its own, and which worker meets
+ * which branch depends on stealing, so theirs are covered less surely.
  * Nothing of the program's heap is touched.
  */
 
