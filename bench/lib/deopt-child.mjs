@@ -2,21 +2,23 @@
 // with the collector warm-up, then the program), writing a line between the two
 // on the same stream as V8's --trace-deopt, so that the probe can tell the
 // warm-up's own deoptimizations from the program's.
-//   node --trace-deopt-verbose bench/lib/deopt-child.mjs FILE [run flags...]
+//   stdbuf -o0 node --trace-deopt-verbose bench/lib/deopt-child.mjs FILE [run flags...]
 import { writeSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from '../../dist/cli/args.js';
-import { compileSource, readSource, tierOptions } from '../../dist/cli/run.js';
-import { createMemory } from '../../dist/collectors/index.js';
-import { link } from '../../dist/vm/link.js';
-import { Vm } from '../../dist/vm/driver.js';
 
 export const PROGRAM_STARTS = '=== minivm program starts';
 
 // Imported by the probe for the line above; run as a program only as the entry point.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  // The built modules, found at run time (the harness is checked without a build).
+  const dist = (/** @type {string} */ path) => import(new URL(`../../dist/${path}`, import.meta.url).href);
+  const { parseArgs } = await dist('cli/args.js');
+  const { compileSource, readSource, tierOptions } = await dist('cli/run.js');
+  const { createMemory } = await dist('collectors/index.js');
+  const { link } = await dist('vm/link.js');
+  const { Vm } = await dist('vm/driver.js');
   const cmd = parseArgs(['run', ...process.argv.slice(2)]);
-  const io = { stdout: () => {}, stderr: (t) => process.stderr.write(t) };
+  const io = { stdout: () => {}, stderr: (/** @type {string} */ t) => process.stderr.write(t) };
   const program = compileSource(cmd.file, readSource(cmd.file), io);
   if (!program) process.exit(65);
   const memory = await createMemory({ ...cmd.run, logGc: false }, { stdout: io.stdout, stderr: io.stderr, warn: io.stderr });
