@@ -263,25 +263,24 @@ class Workload {
     }
     this.promotedDirtyCards = this.countDirtyCards();
     // Old-to-young references: tenured nodes and a large array (in tenured from
-    // the start) now point at young objects, through the write barrier.
-    const big = await this.array(this.refs, this.heap.largeObjectWords + 64);
-    slots[8] = big;
+    // the start) now point at young objects, through the write barrier. Every
+    // element of the array points at the young object of its eighth: thousands of
+    // remembered slots, in cards inside the array as well as its first, in each of
+    // the next young collections, so that the remembered set's loops run hot
+    // enough for V8 to optimize them before a program's first collection meets
+    // its own large arrays.
+    const h = this.heap;
+    const bigLength = h.largeObjectWords + 64;
+    const stride = Math.floor(bigLength / 8);
+    slots[8] = await this.array(this.refs, bigLength);
     for (let r = 0; r < 8; r++) {
       const young = await this.instance(this.wide);
       this.store(slots[r]!, this.node, 1, young);
       for (let f = 0; f < 12; f += 3) this.store(young, this.wide, f, slots[(r + 1) % 8]!);
       const y2 = await this.instance(this.node);
-      // Spread over the array: the remembered set's walk meets cards inside it, not only its first.
-      const at = r * Math.floor((this.heap.largeObjectWords + 64) / 8);
-      this.heap.writeRef(slots[8]!, this.heap.arrayDataOffset + at, at, y2);
+      h.writeRef(slots[8]!, h.arrayDataOffset + r * stride, r * stride, y2);
     }
-    // Then every element, each to the young object of its eighth: thousands of
-    // remembered slots in each of the next young collections, so that the
-    // remembered set's loops run hot enough for V8 to optimize them before a
-    // program's first collection meets its own large arrays.
-    const h = this.heap;
-    const stride = Math.floor((h.largeObjectWords + 64) / 8);
-    for (let i = 0; i < h.largeObjectWords + 64; i++) {
+    for (let i = 0; i < bigLength; i++) {
       const y = h.words[slots[8]! + h.arrayDataOffset + Math.min(7, Math.floor(i / stride)) * stride]!;
       h.writeRef(slots[8]!, h.arrayDataOffset + i, i, y);
     }
