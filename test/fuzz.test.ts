@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileSource } from '../src/cli/run.js';
+import { compileSource } from '../src/cli/compile-source.js';
 import { releaseGpu } from '../src/collectors/index.js';
 import { check, configsFor, fuzz, type FuzzConfig } from '../src/fuzz/fuzz.js';
 import { generate, render, rng } from '../src/fuzz/generate.js';

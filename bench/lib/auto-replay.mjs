@@ -38,7 +38,8 @@ async function record(root, program, heap, threads) {
   const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
   const { PauseModel } = await import(dist('collectors/pause-model.js'));
   const { defaultRunOptions, parseSize } = await import(dist('cli/options.js'));
-  const { compileSource, runProgram } = await import(dist('cli/run.js'));
+  const { compileSource } = await import(dist('cli/compile-source.js'));
+  const { runProgram } = await import(dist('cli/run.js'));
   const { releaseGpu } = await import(dist('collectors/memory.js'));
   const events = [];
   let pending = null;

@@ -13,7 +13,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   // The built modules, found at run time (the harness is checked without a build).
   const dist = (/** @type {string} */ path) => import(new URL(`../../dist/${path}`, import.meta.url).href);
   const { parseArgs } = await dist('cli/args.js');
-  const { compileSource, readSource, tierOptions } = await dist('cli/run.js');
+  const { compileSource } = await dist('cli/compile-source.js');
+  const { readSource, tierOptions } = await dist('cli/run.js');
   const { createMemory } = await dist('collectors/index.js');
   const { link } = await dist('vm/link.js');
   const { Vm } = await dist('vm/driver.js');

@@ -42,8 +42,8 @@ export async function interp(ctx) {
   /** @type {{ name: 'python' | 'lua', cmd: string | null, samples: 'py' | 'lua' }[]} */
   const peers = [{ name: 'python', cmd: python, samples: 'py' }, { name: 'lua', cmd: lua, samples: 'lua' }];
   const programs = interpPrograms(root);
-  /** @type {{ mini: number[], vmWall: number[], mutator: number[], interpTier: number[], py: number[], lua: number[], notes: Set<string> }[]} */
-  const rows = programs.map(() => ({ mini: [], vmWall: [], mutator: [], interpTier: [], py: [], lua: [], notes: new Set() }));
+  /** @type {{ mini: number[], vmWall: number[], mutator: number[], cold: number[], interpTier: number[], py: number[], lua: number[], notes: Set<string> }[]} */
+  const rows = programs.map(() => ({ mini: [], vmWall: [], mutator: [], cold: [], interpTier: [], py: [], lua: [], notes: new Set() }));
   for (let i = 0; i < repeat; i++) {
     for (const [j, p] of programs.entries()) {
       const row = rows[j];
@@ -56,6 +56,10 @@ export async function interp(ctx) {
         row.vmWall.push(m.stats?.wallMs);
         row.mutator.push(m.stats?.mutatorMs);
       }
+      // Without the compile cache: the front end runs, as in a program's first run.
+      const mc = await runMinivm(root, { ...interpSpec(p, quick), env: { MINIVM_COMPILE_CACHE: 'off' } }, i);
+      if (mc.error) row.notes.add(`minivm (no compile cache) ${mc.error}`);
+      else row.cold.push(mc.ms);
       // The interpreter alone (the default tier is auto: compiled once hot).
       const mi = await runMinivm(root, { ...interpSpec(p, quick), flags: ['--tier', 'interp'] }, i);
       if (mi.error) row.notes.add(`minivm --tier interp ${mi.error}`);
@@ -80,6 +84,7 @@ export async function interp(ctx) {
       minivmMs: median(r.mini),
       minivmVmWallMs: median(r.vmWall),
       minivmMutatorMs: median(r.mutator),
+      noCompileCacheMs: median(r.cold),
       interpTierMs: median(r.interpTier),
       pythonMs: median(r.py),
       luaMs: median(r.lua),
@@ -89,7 +94,7 @@ export async function interp(ctx) {
       size: quick && p.quick ? `${p.size}=${p.quick}` : 'default',
       ...medians,
       notes: [...r.notes],
-      samples: { minivm: r.mini, interpTier: r.interpTier, python: r.py, lua: r.lua },
+      samples: { minivm: r.mini, noCompileCache: r.cold, interpTier: r.interpTier, python: r.py, lua: r.lua },
       vsPython: ratio(medians.minivmMs, medians.pythonMs),
       vsLua: ratio(medians.minivmMs, medians.luaMs),
       vmWallVsPython: ratio(medians.minivmVmWallMs, medians.pythonMs),
@@ -99,6 +104,7 @@ export async function interp(ctx) {
       p.name,
       fmt(rec.minivmMs, 0),
       fmt(rec.minivmMutatorMs, 0),
+      fmt(rec.noCompileCacheMs, 0),
       fmt(rec.interpTierMs, 0),
       fmt(rec.pythonMs, 0),
       fmt(rec.luaMs, 0),
@@ -111,17 +117,19 @@ export async function interp(ctx) {
   const gPy = geomean(raw.map((r) => r.vsPython));
   const gLua = geomean(raw.map((r) => r.vsLua));
   const gVm = geomean(raw.map((r) => r.vmWallVsPython));
-  out.push(['geometric mean', '', '', '', '', '', fx(gPy), fx(gLua), fx(gVm), '']);
+  out.push(['geometric mean', '', '', '', '', '', '', fx(gPy), fx(gLua), fx(gVm), '']);
   const underPy = raw.filter((r) => r.vsPython !== null && r.vsPython <= 1).length;
   const withPy = raw.filter((r) => r.vsPython !== null).length;
   const text = [
     `### interp: minivm (--gc serial, default heap, default tier auto; also --tier interp) vs CPython and Lua, median of ${repeat} run(s)${quick ? ' (--quick sizes)' : ''}`,
     '',
-    'Times in ms, wall clock of the whole process (minivm includes Node start-up and compiling the program); "mutator" is minivm\'s own',
-    'mutator time from --json-stats (its wall time less GC pauses). Ratios are process times; "-": no twin or interpreter.',
+    'Times in ms, wall clock of the whole process (minivm includes Node start-up, and the program\'s bytecode from the compile cache,',
+    'which the first round fills); "mutator" is minivm\'s own mutator time from --json-stats (its wall time less GC pauses);',
+    '"no compile cache": MINIVM_COMPILE_CACHE=off, the front end compiling the program as in its first run. Ratios are',
+    'process times with the cache; "-": no twin or interpreter.',
     '"VM wall/CPython" uses minivm\'s own wall time (--json-stats wallMs: no Node start-up, no compile) against CPython\'s process time.',
     '',
-    table(['program', 'minivm ms', 'minivm mutator ms', '--tier interp ms', 'CPython ms', 'Lua ms', 'minivm/CPython', 'minivm/Lua', 'VM wall/CPython', 'notes'], out),
+    table(['program', 'minivm ms', 'minivm mutator ms', 'no compile cache ms', '--tier interp ms', 'CPython ms', 'Lua ms', 'minivm/CPython', 'minivm/Lua', 'VM wall/CPython', 'notes'], out),
     '',
     withPy
       ? `Bar (every program at or under CPython, geometric mean at or under Lua): ${underPy} of ${withPy} programs at or under CPython; ` +

@@ -67,15 +67,16 @@ export const harnessFlags = { minivm: /** @type {string[]} */ ([]), java: /** @t
 
 /**
  * One run of `minivm run PROGRAM` with the given options (spec: program, gc, layout,
- * heap, sizes, gpuBenchmark, gpuOpt, tag, threads, flags: more command-line options); `index` is the repeat number,
+ * heap, sizes, gpuBenchmark, gpuOpt, tag, threads, flags: more command-line options, env: more environment);
+ * `index` is the repeat number,
  * and a configuration's run with the same index is taken only once per harness run.
  * Result: { code, ms (process wall clock), stdout, stderr, stats (the --json-stats
  * object, or null), error (a line, when the run failed) }.
  */
 export async function runMinivm(root, spec, index) {
-  const { program, gc = 'serial', layout = 'sable', heap = null, sizes = null, gpuBenchmark = false, gpuOpt = null, tag = null, threads = null, flags = [] } = spec;
+  const { program, gc = 'serial', layout = 'sable', heap = null, sizes = null, gpuBenchmark = false, gpuOpt = null, tag = null, threads = null, flags = [], env = null } = spec;
   // tag: a section that must not share runs (e.g. to pair runs in time) gives its own.
-  const key = JSON.stringify({ program, gc, layout, heap, sizes, gpuBenchmark, gpuOpt, tag, threads, flags });
+  const key = JSON.stringify({ program, gc, layout, heap, sizes, gpuBenchmark, gpuOpt, tag, threads, flags, env });
   let runs = cache.get(key);
   if (!runs) cache.set(key, (runs = []));
   if (runs[index]) return runs[index];
@@ -89,7 +90,7 @@ export async function runMinivm(root, spec, index) {
   args.push(...flags, ...harnessFlags.minivm);
   const programArgs = sizeArgs(root, program, sizes);
   if (programArgs.length > 0) args.push('--', ...programArgs);
-  const r = await runTimed(process.execPath, args, { cwd: root });
+  const r = await runTimed(process.execPath, args, { cwd: root, env: env ? { ...process.env, ...env } : undefined });
   let stats = null;
   if (r.code === 0 && existsSync(json)) {
     try {

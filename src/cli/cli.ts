@@ -8,7 +8,7 @@
 import { parseArgs, UsageError, type Command } from './args.js';
 import { COMMAND_NAMES } from './options.js';
 import { disassemble } from '../bytecode/disasm.js';
-import { compileSource, disassembleJs, EXIT, readSource, runProgram, type Io } from './run.js';
+import { disassembleJs, EXIT, loadProgram, readSource, runProgram, type Io } from './run.js';
 import { formatTierStats } from './tier-stats.js';
 import { formatStats, releaseGpu } from '../collectors/index.js';
 import { BufferedOutput, exitOnSignals, writeAll } from './output.js';
@@ -80,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (cmd.command) {
     case 'disasm': {
-      const program = compileSource(cmd.file, source, io);
+      const program = await loadProgram(cmd.file, source, io);
       if (!program) return EXIT.compile;
       io.stdout(cmd.run.js ? await disassembleJs(program, cmd.run, io) : disassemble(program));
       return EXIT.ok;
@@ -95,7 +95,7 @@ async function main(argv: string[]): Promise<number> {
       return heapshapeCommand(cmd, source, io, { progress: stderrIsTty() });
     }
     default: {
-      const program = compileSource(cmd.file, source, io);
+      const program = await loadProgram(cmd.file, source, io);
       if (!program) return EXIT.compile;
       const outcome = await runProgram(program, cmd.run, io);
       if (outcome.stats) {

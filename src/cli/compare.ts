@@ -14,7 +14,7 @@
 
 import type { Command } from './args.js';
 import { COLLECTOR_NAMES, LAYOUT_NAMES, type CollectorName, type LayoutName } from './options.js';
-import { compileSource, EXIT, type Io, type TimedRunStats } from './run.js';
+import { EXIT, loadProgram, type Io, type TimedRunStats } from './run.js';
 import { runInChild, runInProcess, type OneRun } from './compare-runs.js';
 import { provenance } from './provenance.js';
 import { formatBytes } from '../heap/telemetry.js';
@@ -181,7 +181,7 @@ export async function runComparison(
   io: Io,
   deps: CommandDeps = {},
 ): Promise<{ exitCode: number; result?: CompareResult }> {
-  const program = compileSource(cmd.file, source, io);
+  const program = await loadProgram(cmd.file, source, io);
   if (!program) return { exitCode: EXIT.compile };
   const explicitGc = cmd.compare.gcs.length > 0;
   const gcs = explicitGc ? cmd.compare.gcs : [...COLLECTOR_NAMES];

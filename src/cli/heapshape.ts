@@ -12,7 +12,7 @@
  */
 
 import type { Command } from './args.js';
-import { compileSource, EXIT, runProgram, type Io, type RunOutcome } from './run.js';
+import { EXIT, loadProgram, runProgram, type Io, type RunOutcome } from './run.js';
 import type { Marker } from '../gc/index.js';
 import { NARROW_THRESHOLD, OUT_DEGREE_BINS, ShapeMarker, shapeVerdict, type GpuSizeThreshold } from '../gc/heap-shape.js';
 import { defaultPriors, ENGINES, isGpu } from '../collectors/pause-model.js';
@@ -66,7 +66,7 @@ export async function runHeapshape(
     io.stderr(`minivm: heapshape needs a collector that collects (--gc none never does; the default is serial)\n`);
     return { exitCode: EXIT.usage };
   }
-  const program = compileSource(cmd.file, source, io);
+  const program = await loadProgram(cmd.file, source, io);
   if (!program) return { exitCode: EXIT.compile };
   const progress = new Progress(io, deps.progress ?? false);
   let shapes: ShapeMarker | undefined;

@@ -6,9 +6,7 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { compile } from '../bytecode/compiler.js';
 import type { BytecodeProgram } from '../bytecode/program.js';
-import { formatDiagnostics, parseAndCheck } from '../lang/index.js';
 import { link } from '../vm/link.js';
 import { Vm } from '../vm/driver.js';
 import { MiniRuntimeError } from '../vm/format.js';
@@ -20,7 +18,7 @@ import { createMemory, isNoGpuError, MemorySetupError, type Memory, type MemoryH
 import { usageMessage } from './help.js';
 import { OutputStream } from './output-file.js';
 import { interruption, onInterrupt } from './output.js';
-import { compileOnLargeStack } from './compile-deep.js';
+import { cliCompileCache } from './compile-cache.js';
 import { GcLog, type TimedGcRecord } from './gc-log.js';
 
 export type { TimedGcRecord };
@@ -53,25 +51,20 @@ export function tierOptions(o: RunOptions): TierOptions {
   return { mode, threshold, dispatch: o.dispatch, timing: o.stats || o.jsonStats !== undefined };
 }
 
-/** Compiles a source text; on errors writes the diagnostics and returns undefined. */
-export function compileSource(file: string, source: string, io: Io): BytecodeProgram | undefined {
-  try {
-    const checked = parseAndCheck(file, source);
-    if ('errors' in checked) {
-      io.stderr(formatDiagnostics(checked.errors, source) + '\n');
-      return undefined;
-    }
-    return compile(checked.program, checked.mainLocals);
-  } catch (e) {
-    // The parser, checker and compiler recurse over the program's nesting: past
-    // what the default stack holds, the same on a large one (within MAX_NESTING).
-    if (!(e instanceof RangeError)) throw e;
-  }
-  const deep = compileOnLargeStack(file, source);
-  if ('program' in deep) return deep.program;
-  if ('diagnostics' in deep) io.stderr(deep.diagnostics + '\n');
-  else io.stderr(`${file}: error: the program is nested too deeply to compile (${deep.overflow})\n`);
-  return undefined;
+/**
+ * A program's bytecode: from the compile cache (compile-cache.ts) when this build
+ * compiled the same source before, else from the front end (compile-source.ts,
+ * loaded only then, with chevrotain); on errors writes the diagnostics and returns
+ * undefined.
+ */
+export async function loadProgram(file: string, source: string, io: Io): Promise<BytecodeProgram | undefined> {
+  const cache = cliCompileCache();
+  const cached = cache?.get(file, source);
+  if (cached !== undefined) return cached;
+  const { compileSource } = await import('./compile-source.js');
+  const program = compileSource(file, source, io);
+  if (program !== undefined) cache?.put(file, source, program);
+  return program;
 }
 
 export function readSource(file: string): string {
@@ -82,7 +75,7 @@ export function readSource(file: string): string {
 
 /** Runs a program's source under `options`; returns the exit status and statistics. */
 export async function runSource(file: string, source: string, options: RunOptions, io: Io): Promise<RunOutcome> {
-  const program = compileSource(file, source, io);
+  const program = await loadProgram(file, source, io);
   if (!program) return { exitCode: EXIT.compile, stats: undefined };
   return runProgram(program, options, io);
 }

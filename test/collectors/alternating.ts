@@ -8,7 +8,8 @@ import { expect } from 'vitest';
 import { PauseModel, type Choice, type ChoiceOptions, type Engine, type Features } from '../../src/collectors/pause-model.js';
 import type { MemoryHooks } from '../../src/collectors/memory.js';
 import { defaultRunOptions, type RunOptions } from '../../src/cli/options.js';
-import { compileSource, runProgram, type RunOutcome } from '../../src/cli/run.js';
+import { compileSource } from '../../src/cli/compile-source.js';
+import { runProgram, type RunOutcome } from '../../src/cli/run.js';
 
 export class Alternating extends PauseModel {
   private turn = 0;

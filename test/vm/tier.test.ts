@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { miniFiles, readExpectations } from '../expectations.js';
 import { defaultRunOptions, parseArgs, type RunOptions } from '../../src/cli/args.js';
-import { compileSource, disassembleJs, runSource } from '../../src/cli/run.js';
+import { compileSource } from '../../src/cli/compile-source.js';
+import { disassembleJs, runSource } from '../../src/cli/run.js';
 import { TIER_YIELD_MS } from '../../src/vm/tier/tier.js';
 
 /** Bench programs at small sizes: their upper-case size globals cut to at most 3. */
