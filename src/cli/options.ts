@@ -307,11 +307,11 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p, v, f) => void (p.run.pauseGoalMs = milliseconds(v, f)),
   },
   {
-    name: 'tier', arg: 'NAME', commands: RUNS, help: `execution tier: ${TIER_NAMES.join(' | ')} (default auto: compile hot functions)`,
+    name: 'tier', arg: 'NAME', commands: RUNS, help: `execution tier: ${TIER_NAMES.join(' | ')} (default auto: compile each function when called, or after --tier-threshold)`,
     apply: (p, v, f) => void (p.run.tier = oneOf(v, f, TIER_NAMES)),
   },
   {
-    name: 'tier-threshold', arg: 'N', commands: RUNS, help: 'calls or loop back-edges before a function is compiled (--tier auto; default 200)',
+    name: 'tier-threshold', arg: 'N', commands: RUNS, help: 'calls or loop back-edges before a function is compiled (--tier auto; default 0: at its first call)',
     apply: (p, v, f) => void (p.run.tierThreshold = integer(v, f, 0)),
   },
   {

@@ -31,7 +31,10 @@ export interface TierOptions {
   readonly timing: boolean;
 }
 
-export const DEFAULT_TIER: TierOptions = { mode: 'auto', threshold: 200, dispatch: 'ic', timing: false };
+/** `auto` compiles a function at its first call, main before it starts: every
+ *  threshold above 0 left more of the run to the interpreter, whose own optimization
+ *  V8 repeats in the background (docs/decisions/s37-02-tier-threshold.md). */
+export const DEFAULT_TIER: TierOptions = { mode: 'auto', threshold: 0, dispatch: 'ic', timing: false };
 
 /** Compiled frames one chain may stack on the JavaScript stack before the interpreter takes the next call. */
 const CHAIN = 400;
