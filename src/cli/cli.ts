@@ -8,7 +8,7 @@
 import { parseArgs, UsageError, type Command } from './args.js';
 import { COMMAND_NAMES } from './options.js';
 import { disassemble } from '../bytecode/disasm.js';
-import { disassembleJs, EXIT, loadProgram, readSource, runProgram, type Io } from './run.js';
+import { disassembleJs, EXIT, formatCompileInfo, loadProgram, readSource, runProgram, type Io } from './run.js';
 import { formatTierStats } from './tier-stats.js';
 import { formatStats, releaseGpu } from '../collectors/index.js';
 import { BufferedOutput, exitOnSignals, writeAll } from './output.js';
@@ -80,9 +80,9 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (cmd.command) {
     case 'disasm': {
-      const program = await loadProgram(cmd.file, source, io);
-      if (!program) return EXIT.compile;
-      io.stdout(cmd.run.js ? await disassembleJs(program, cmd.run, io) : disassemble(program));
+      const loaded = await loadProgram(cmd.file, source, io);
+      if (!loaded) return EXIT.compile;
+      io.stdout(cmd.run.js ? await disassembleJs(loaded.program, cmd.run, io) : disassemble(loaded.program));
       return EXIT.ok;
     }
     case 'compare': {
@@ -95,11 +95,11 @@ async function main(argv: string[]): Promise<number> {
       return heapshapeCommand(cmd, source, io, { progress: stderrIsTty() });
     }
     default: {
-      const program = await loadProgram(cmd.file, source, io);
-      if (!program) return EXIT.compile;
-      const outcome = await runProgram(program, cmd.run, io);
+      const loaded = await loadProgram(cmd.file, source, io);
+      if (!loaded) return EXIT.compile;
+      const outcome = await runProgram(loaded.program, cmd.run, io);
       if (outcome.stats) {
-        if (cmd.run.stats) io.stderr(formatStats(outcome.stats) + '\n');
+        if (cmd.run.stats) io.stderr(formatStats(outcome.stats) + '\n' + formatCompileInfo(loaded.compile) + '\n');
         if (cmd.run.stats && outcome.tier) io.stderr(formatTierStats(outcome.tier, outcome.stats.mutatorMs) + '\n');
         const stats = outcome.stats;
         // Each file is tried even when another could not be written; the first failure is reported.
@@ -112,7 +112,7 @@ async function main(argv: string[]): Promise<number> {
             failed ??= e;
           }
         };
-        write(cmd.run.jsonStats, () => JSON.stringify({ ...stats, tier: outcome.tier }, null, 2) + '\n');
+        write(cmd.run.jsonStats, () => JSON.stringify({ ...stats, tier: outcome.tier, compile: loaded.compile }, null, 2) + '\n');
         write(cmd.run.trace, () => JSON.stringify(traceOf(stats, outcome.readyMs ?? 0, cmd.file)) + '\n');
         if (failed !== undefined) throw failed;
       }

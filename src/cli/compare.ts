@@ -181,7 +181,7 @@ export async function runComparison(
   io: Io,
   deps: CommandDeps = {},
 ): Promise<{ exitCode: number; result?: CompareResult }> {
-  const program = await loadProgram(cmd.file, source, io);
+  const program = (await loadProgram(cmd.file, source, io))?.program;
   if (!program) return { exitCode: EXIT.compile };
   const explicitGc = cmd.compare.gcs.length > 0;
   const gcs = explicitGc ? cmd.compare.gcs : [...COLLECTOR_NAMES];

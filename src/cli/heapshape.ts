@@ -66,7 +66,7 @@ export async function runHeapshape(
     io.stderr(`minivm: heapshape needs a collector that collects (--gc none never does; the default is serial)\n`);
     return { exitCode: EXIT.usage };
   }
-  const program = await loadProgram(cmd.file, source, io);
+  const program = (await loadProgram(cmd.file, source, io))?.program;
   if (!program) return { exitCode: EXIT.compile };
   const progress = new Progress(io, deps.progress ?? false);
   let shapes: ShapeMarker | undefined;

@@ -19,6 +19,7 @@ import { usageMessage } from './help.js';
 import { OutputStream } from './output-file.js';
 import { interruption, onInterrupt } from './output.js';
 import { cliCompileCache } from './compile-cache.js';
+import { statMs } from '../heap/stat-units.js';
 import { GcLog, type TimedGcRecord } from './gc-log.js';
 
 export type { TimedGcRecord };
@@ -51,20 +52,36 @@ export function tierOptions(o: RunOptions): TierOptions {
   return { mode, threshold, dispatch: o.dispatch, timing: o.stats || o.jsonStats !== undefined };
 }
 
+/** Where a run's bytecode came from (`--stats`' `program:` line, `compile` in `--json-stats`). */
+export interface CompileInfo {
+  /** From the compile cache (true) or the front end. */
+  readonly cached: boolean;
+  /** Reading the entry, or parsing, checking and compiling. */
+  readonly ms: number;
+}
+
 /**
  * A program's bytecode: from the compile cache (compile-cache.ts) when this build
  * compiled the same source before, else from the front end (compile-source.ts,
  * loaded only then, with chevrotain); on errors writes the diagnostics and returns
  * undefined.
  */
-export async function loadProgram(file: string, source: string, io: Io): Promise<BytecodeProgram | undefined> {
+export async function loadProgram(file: string, source: string, io: Io): Promise<{ program: BytecodeProgram; compile: CompileInfo } | undefined> {
+  const t0 = performance.now();
   const cache = cliCompileCache();
   const cached = cache?.get(file, source);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined) return { program: cached, compile: { cached: true, ms: performance.now() - t0 } };
   const { compileSource } = await import('./compile-source.js');
   const program = compileSource(file, source, io);
-  if (program !== undefined) cache?.put(file, source, program);
-  return program;
+  if (program === undefined) return undefined;
+  const ms = performance.now() - t0;
+  cache?.put(file, source, program);
+  return { program, compile: { cached: false, ms } };
+}
+
+/** `--stats`' line for where the bytecode came from. */
+export function formatCompileInfo(c: CompileInfo): string {
+  return c.cached ? `program: bytecode from the compile cache in ${statMs(c.ms)}` : `program: compiled in ${statMs(c.ms)}`;
 }
 
 export function readSource(file: string): string {
@@ -75,9 +92,9 @@ export function readSource(file: string): string {
 
 /** Runs a program's source under `options`; returns the exit status and statistics. */
 export async function runSource(file: string, source: string, options: RunOptions, io: Io): Promise<RunOutcome> {
-  const program = await loadProgram(file, source, io);
-  if (!program) return { exitCode: EXIT.compile, stats: undefined };
-  return runProgram(program, options, io);
+  const loaded = await loadProgram(file, source, io);
+  if (!loaded) return { exitCode: EXIT.compile, stats: undefined };
+  return runProgram(loaded.program, options, io);
 }
 
 /** `minivm disasm --js`: the JavaScript the compiled tier generates for every function, for the run's layout. */

@@ -104,6 +104,18 @@ describe('the minivm command with its compile cache', () => {
     expect(entries(cache)).toHaveLength(1);
   });
 
+  it('says where the bytecode came from in --stats and --json-stats', () => {
+    const env = { MINIVM_CACHE_DIR: join(dir, 'stats') };
+    const file = program('stats.mini', SOURCE);
+    const json = join(dir, 'stats.json');
+    const first = minivm(['run', file, '--stats', '--json-stats', json], { env });
+    expect(first.stderr).toMatch(/^program: compiled in \d+\.\d\d ms$/m);
+    expect(JSON.parse(readFileSync(json, 'utf8')).compile).toMatchObject({ cached: false });
+    const second = minivm(['run', file, '--stats', '--json-stats', json], { env });
+    expect(second.stderr).toMatch(/^program: bytecode from the compile cache in \d+\.\d\d ms$/m);
+    expect(JSON.parse(readFileSync(json, 'utf8')).compile).toMatchObject({ cached: true });
+  });
+
   it('gives a runtime error the same message and frames from the cache', () => {
     const env = { MINIVM_CACHE_DIR: join(dir, 'frames') };
     const file = program('fault.mini', 'fun f(a: int[]): int {\n  return a[3];\n}\nprint(f(new int[2]));\n');
