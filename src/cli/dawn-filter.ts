@@ -7,7 +7,7 @@
  * turns the filter off.
  */
 
-import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import type { Command } from './args.js';
 
@@ -35,8 +35,11 @@ export function stderrIsTty(): boolean {
   return process.env[CHILD_MARK] === '1' ? process.env['MINIVM_STDERR_TTY'] === '1' : process.stderr.isTTY === true;
 }
 
-/** Runs this same command line as a child with stderr filtered; resolves to its exit status. */
+/** Runs this same command line as a child with stderr filtered; resolves to its exit status.
+ *  node:child_process is loaded here, not at start: most runs never start a child (a
+ *  require, because the bundle runs as a script, which has no dynamic import). */
 export function runFiltered(argv: readonly string[]): Promise<number> {
+  const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
   const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...argv], {
     stdio: ['inherit', 'inherit', 'pipe'],
     env: { ...process.env, [CHILD_MARK]: '1', MINIVM_STDERR_TTY: process.stderr.isTTY ? '1' : '0' },
