@@ -53,6 +53,7 @@ function chevrotainBundle() {
 
 // The bundle's name, its cache's and the training switch: the loader's own (tsc has built it).
 const { CLI_BUNDLE, WRITE_CACHE_ENV, cacheFileOf } = await import(pathToFileURL(need(join(dist, 'cli', 'code-cache.js'))).href);
+const { COMPILE_CACHE_ENV } = await import(pathToFileURL(need(join(dist, 'cli', 'compile-cache.js'))).href);
 const bundle = join(dist, 'cli', CLI_BUNDLE);
 await build({
   ...common,
@@ -72,7 +73,7 @@ await build({
 const cache = cacheFileOf(bundle);
 rmSync(cache, { force: true });
 const train = spawnSync(process.execPath, [join(root, 'bin', 'minivm.js'), 'test', join(root, 'programs')], {
-  env: { ...process.env, [WRITE_CACHE_ENV]: '1', MINIVM_COMPILE_CACHE: 'off' },
+  env: { ...process.env, [WRITE_CACHE_ENV]: '1', [COMPILE_CACHE_ENV]: 'off' },
   encoding: 'utf8',
 });
 if (train.status !== 0 || !existsSync(cache)) {

@@ -31,9 +31,9 @@ export interface TierOptions {
   readonly timing: boolean;
 }
 
-/** `auto` compiles a function at its first call, main before it starts: every
- *  threshold above 0 left more of the run to the interpreter, whose own optimization
- *  V8 repeats in the background (docs/decisions/s37-02-tier-threshold.md). */
+/** `auto` compiles a function at its first call, main before it starts: a threshold
+ *  above 0 leaves more of the run to the interpreter, whose dispatch loop V8 then
+ *  optimizes again at each opcode it had not seen (docs/decisions/s37-02-tier-threshold.md). */
 export const DEFAULT_TIER: TierOptions = { mode: 'auto', threshold: 0, dispatch: 'ic', timing: false };
 
 /** Compiled frames one chain may stack on the JavaScript stack before the interpreter takes the next call. */
