@@ -17,7 +17,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 
 /** The scripts `workerScript` hands to worker threads. */
-const WORKER_SCRIPTS = ['gc/parallel/worker.js', 'gpu/worker/gpu-worker.js', 'heap/pretouch-worker.js'];
+const WORKER_SCRIPTS = ['gc/parallel/worker.js', 'gpu/worker/gpu-worker.js', 'gpu/worker/heap-writer.js', 'heap/pretouch-worker.js'];
 
 const need = (p) => {
   if (!existsSync(p)) throw new Error(`${p} is missing: run tsc -p tsconfig.json first`);

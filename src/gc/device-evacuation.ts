@@ -139,6 +139,7 @@ export async function evacuateOnDevice(
     readbackMs: t.readback,
     readbackBytes: t.readbackBytes,
     writeMs: t.write,
+    writers: t.writers,
     fixMs,
     slots: runs.length === 0 ? 'none' : done.slotsWritten ? 'gpu' : 'cpu',
   };

@@ -232,6 +232,8 @@ export interface EvacuationTimes {
   readonly readbackBytes: number;
   /** Writing it into the heap's words (the forwarding headers included). */
   readonly write: number;
+  /** Threads besides the device's that wrote it (gpu/worker/heap-writers.ts). */
+  readonly writers: number;
 }
 
 /** What a device evacuation leaves for the CPU: the new addresses (parallel to

@@ -137,6 +137,11 @@ export interface GpuOptions {
    *  and the GPU replays the moves on its mirror (replay.ts); docs/decisions/s29-02.
    *  Not a marking optimization: `all` and `none` leave it alone. */
   evacuate: 'cpu' | 'gpu';
+  /** `evacuate=gpu`: threads besides the GPU worker that write the read-back into
+   *  the heap (gpu/worker/heap-writers.ts); 0: the GPU worker writes it alone;
+   *  below 0 (the default): chosen from the cores. Not a marking optimization:
+   *  `all` and `none` leave it alone. */
+  writers: number;
 }
 
 const OPTIMIZATIONS = ['atomic', 'hybrid', 'balance', 'vector', 'divergence', 'fallback'] as const;
@@ -168,6 +173,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   stealAreas: 'range',
   edenUpload: 'ahead',
   evacuate: 'gpu',
+  writers: -1,
 });
 
 /** The paper baselines: every optimization off, histogram offsets. */
@@ -195,6 +201,7 @@ const NUMERIC: Record<string, keyof GpuOptions> = {
   ahead: 'dfsAhead',
   'chunk-words': 'chunkWords',
   remset: 'remsetMinSlots',
+  writers: 'writers',
 };
 
 /** Settings that name one of a few values: `key=value`, the field and the values. */

@@ -94,6 +94,8 @@ export interface EvacuationRecord {
   readbackBytes?: number;
   /** Writing the read-back into the heap. */
   writeMs?: number;
+  /** Threads besides the device's that wrote it (0 or absent: the device's thread alone). */
+  writers?: number;
   /** The CPU's share after it: cards, roots, and the remembered slots unless the device wrote them. */
   fixMs?: number;
   /** Where the remembered slots were redirected in the heap's words (none: no remembered slots). */
@@ -199,7 +201,8 @@ export function formatGcRecord(r: GcRecord): string {
     parts.push(
       `evacuate=gpu assign=${ms(e.assignMs ?? 0)} copy+fix=${ms(e.copyMs ?? 0)} ` +
         `read-back=${formatBytes(e.readbackBytes ?? 0)}/${ms(e.readbackMs ?? 0)} write=${ms(e.writeMs ?? 0)} cpu-fix=${ms(e.fixMs ?? 0)}` +
-        (e.slots && e.slots !== 'none' ? ` slots=${e.slots}` : ''),
+        (e.slots && e.slots !== 'none' ? ` slots=${e.slots}` : '') +
+        (e.writers ? ` writers=${e.writers}` : ''),
     );
   } else if (e) {
     parts.push(`evacuate=cpu (${e.reason ?? 'cpu'})`);

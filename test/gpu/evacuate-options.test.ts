@@ -26,6 +26,11 @@ describe('evacuate option', () => {
       // Not a marking optimization: all and none leave it alone.
       expect(parseGpuOptions('evacuate=gpu,none', engine).evacuate).toBe('gpu');
       expect(() => parseGpuOptions('evacuate=fpga', engine)).toThrow(/evacuate=cpu or evacuate=gpu/);
+      // Writer threads: chosen from the cores unless a count is given; all and none leave them alone.
+      expect(DEFAULT_GPU_OPTIONS.writers).toBeLessThan(0);
+      expect(parseGpuOptions('writers=3', engine).writers).toBe(3);
+      expect(parseGpuOptions('writers=0,none', engine).writers).toBe(0);
+      expect(() => parseGpuOptions('writers=-2', engine)).toThrow(/bad setting 'writers=-2'/);
     }
   });
 
@@ -36,6 +41,8 @@ describe('evacuate option', () => {
     expect(gpu).toMatch(/ evacuate=gpu assign=0\.50ms copy\+fix=1\.25ms read-back=3M\/2\.00ms write=4\.00ms cpu-fix=0\.10ms$/);
     const slots = formatGcRecord(record({ evacuation: { where: 'gpu', writeMs: 4, fixMs: 0.1, slots: 'gpu' } }));
     expect(slots).toMatch(/ write=4\.00ms cpu-fix=0\.10ms slots=gpu$/);
+    const writers = formatGcRecord(record({ evacuation: { where: 'gpu', writeMs: 4, fixMs: 0.1, slots: 'gpu', writers: 4 } }));
+    expect(writers).toMatch(/ write=4\.00ms cpu-fix=0\.10ms slots=gpu writers=4$/);
     const cpu = formatGcRecord(record({ evacuation: { where: 'cpu', reason: 'no free chunk of 4096 bytes for the promotions' } }));
     expect(cpu).toMatch(/ evacuate=cpu \(no free chunk of 4096 bytes for the promotions\)$/);
     expect(formatGcRecord(record({}))).not.toMatch(/evacuate/);

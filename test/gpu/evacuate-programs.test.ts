@@ -22,6 +22,17 @@ describe('programs with evacuate=gpu', () => {
     expect(run.stderr).not.toMatch(/evacuate=gpu/);
   });
 
+  // The read-back written into the heap by writer threads beside the GPU worker.
+  it('programs/gc_stress.mini [gpu-dfs, writers=2]', async () => {
+    const run = await runCaptured('programs/gc_stress.mini', {
+      gc: 'gpu-dfs', layout: 'sable', gpuOpt: 'evacuate=gpu,writers=2,remset=0', heapBytes: 4 * 2 ** 20, gcStress: 400, verifyGc: true, logGc: true,
+    });
+    const serial = await runCaptured('programs/gc_stress.mini', { gc: 'serial', heapBytes: 4 * 2 ** 20 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toBe(serial.stdout);
+    expect(run.stderr).toMatch(/evacuate=gpu .* writers=2/);
+  }, 600_000);
+
   for (const file of files) {
     const exp = readExpectations(readFileSync(file, 'utf8'));
     if (exp.compileErrors.length > 0) continue;

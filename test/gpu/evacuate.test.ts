@@ -226,12 +226,14 @@ function compareHeaps(gpu: World, cpu: World, sameGeneration: boolean): void {
 }
 
 // The default settings, then the live list in the engines' own order and the
-// remembered set scanned on the GPU however small (its runs then come from the device).
+// remembered set scanned on the GPU however small (its runs then come from the
+// device), then the read-back written into the heap by writer threads.
 for (const [engine, options, seeds] of [
   ['gpu-dfs', 'evacuate=gpu', [1, 2]],
   ['gpu-bfs', 'evacuate=gpu', [3]],
   ['gpu-dfs', 'evacuate=gpu,order=mark,remset=0', [4]],
   ['gpu-bfs', 'evacuate=gpu,order=mark,remset=0', [5]],
+  ['gpu-dfs', 'evacuate=gpu,remset=0,writers=2', [8]],
 ] as const) {
   describe(`${engine} ${options}`, () => {
     for (const [name, run] of Object.entries(scenarios)) {

@@ -38,6 +38,7 @@ import {
 } from '../kernels/constants.js';
 import type { HeapMirror, StagingUploader } from '../mirror/mirror.js';
 import { deviceFaults } from '../faults.js';
+import type { HeapWriters } from '../worker/heap-writers.js';
 
 export interface AssignJob {
   /** The engine's device buffer holding the mark's live list, and how many of
@@ -145,6 +146,8 @@ export class DeviceEvacuation {
     private readonly uploader: StagingUploader,
     /** The remembered slots come back from the device (else the CPU redirects them). */
     private readonly slotsOnDevice: boolean,
+    /** Who writes the read-back into the heap. */
+    private readonly writers: Promise<HeapWriters>,
   ) {
     const d = ctx.device;
     const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
@@ -161,6 +164,11 @@ export class DeviceEvacuation {
     this.gather = new GrowableBuffer(d, rw, 'evacuation gathered slots', max);
     this.totals = new Readback(d, 'evacuation totals read-back');
     this.readback = new Readback(d, 'evacuation read-back');
+  }
+
+  /** Builds the kernels and starts the heap writers. */
+  async prepare(): Promise<void> {
+    await Promise.all([this.compile(), this.writers]);
   }
 
   compile(): Promise<Program> {
@@ -375,6 +383,7 @@ export class DeviceEvacuation {
     if (slotWords > 0) enc2.copyBufferToBuffer(this.gather.buffer, runCount * 4, target, at * 4, slotWords * 4);
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
+    const writers = await this.writers;
     let t2 = 0;
     let headers = true;
     await this.readback.readWith(bytes, async (view) => {
@@ -384,23 +393,23 @@ export class DeviceEvacuation {
       t2 = performance.now();
       const words = job.words;
       const w = u32View(words);
-      w.set(view.subarray(0, S), p.toStart);
-      w.set(view.subarray(S, S + T), job.base);
-      const f = view.subarray(S + T, S + T + n);
-      job.forward.set(new Int32Array(f.buffer, f.byteOffset, n));
-      // From here the new addresses are read from the heap-side copy: a mapped
-      // read-back buffer may be memory the CPU reads slowly one word at a time.
-      const forward = job.forward.subarray(0, n);
+      writers.copy(view, 0, w, p.toStart, S);
+      writers.copy(view, S, w, job.base, T);
+      writers.copy(view, S + T, u32View(job.forward), 0, n);
       cardBits.set(view.subarray(S + T + n, S + T + n + cardWords));
       // Runs that continue one another (a large array's, split at its cards) are one write.
       const back = slotsBack ? joinRuns(runs) : null;
       if (back) {
         let from = S + T + n + cardWords;
         for (let r = 0; r < back.length; r += 2) {
-          w.set(view.subarray(from, from + back[r + 1]!), back[r]!);
+          writers.copy(view, from, w, back[r]!, back[r + 1]!);
           from += back[r + 1]!;
         }
       }
+      writers.flush();
+      // From here the new addresses are read from the heap-side copy: a mapped
+      // read-back buffer may be memory the CPU reads slowly one word at a time.
+      const forward = job.forward.subarray(0, n);
       const live = p.live;
       // The CPU reads forwarding headers to redirect the slots it fixes itself,
       // and the roots unless it can search the live list (in address order).
@@ -413,7 +422,7 @@ export class DeviceEvacuation {
       cardFirst,
       slotsWritten: slotsBack,
       headersWritten: headers,
-      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2 },
+      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2, writers: writers.threads },
     };
   }
 
@@ -450,3 +459,4 @@ function writeForwardingHeaders(words: Int32Array, live: Int32Array, forward: In
     words[a + FORWARD_WORD] = forward[i]!;
   }
 }
+

@@ -25,6 +25,7 @@ import { EvacuationReplay } from '../mirror/replay.js';
 import type { GpuOptions } from '../options.js';
 import { optionsLabel } from '../options.js';
 import { gpuMarkerShape, type GpuMarkerConfig, type SableInput } from '../marker-shape.js';
+import { heapWriters } from './heap-writers.js';
 
 /** What the last mark did, for `--stats` and tests. */
 export interface GpuMarkStats {
@@ -379,7 +380,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     const t1 = performance.now();
     const created0 = pipelinesCreated();
     // Each program runs its pipelines once as it is built (device/shader.ts runOnce).
-    await Promise.all([this.engine!.prepare(), this.replay?.compile(), this.remset?.compile(), this.evacuation?.compile()]);
+    await Promise.all([this.engine!.prepare(), this.replay?.compile(), this.remset?.compile(), this.evacuation?.prepare()]);
     const t2 = performance.now();
     await this.warmUp();
     this.startup = {
@@ -446,7 +447,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
       const m = new HeapMirror(ctx, input.words.length, this.uploader, this.options.chunkWords);
       this.mirror = m;
       if (input.sizeTable) this.replay = new EvacuationReplay(ctx, m, this.uploader);
-      if (input.sizeTable && this.options.evacuate === 'gpu') this.evacuation = new DeviceEvacuation(ctx, m, this.uploader, this.options.evacuateSlots === 'gpu');
+      if (input.sizeTable && this.options.evacuate === 'gpu') this.evacuation = new DeviceEvacuation(ctx, m, this.uploader, this.options.evacuateSlots === 'gpu', heapWriters(this.options.writers));
       this.remset = new RemsetScan(ctx, m, this.uploader);
       target = {
         layout: 'sable',

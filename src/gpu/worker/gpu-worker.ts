@@ -14,6 +14,7 @@ import { currentGpu, destroyGpu, openGpu } from '../device/device.js';
 import { deviceFaults, GpuFault } from '../faults.js';
 import { STAGED_ROOTS } from '../engines/job.js';
 import { GpuMarker } from './gpu-marker.js';
+import { disposeHeapWriters } from './heap-writers.js';
 import type { RefGraphInput, SableInput } from '../marker-shape.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from '../mirror/mirror.js';
 import { sharedCapacity, sharedClock, type Changes, type HostReply, type HostRequest, type EvacFinishReply, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
@@ -303,6 +304,7 @@ port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => 
       for (const h of markers.values()) h.marker.dispose();
       markers.clear();
       await destroyGpu();
+      await disposeHeapWriters();
       port.postMessage({ closed: true });
       replies.close();
       port.close();

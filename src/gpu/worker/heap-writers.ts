@@ -1,0 +1,223 @@
+/**
+ * Threads that write a device read-back into the shared heap beside the GPU
+ * worker (docs/decisions/s38-01-read-back-written-by-several-threads.md).
+ *
+ * One thread writes a mapped read-back into the heap's SharedArrayBuffer far
+ * slower than it reads the mapping into plain memory: V8 copies into shared
+ * memory a word at a time. So with writers, the GPU worker only stages the
+ * mapping, a block at a time, into plain buffers that it transfers to the
+ * writer threads, and they write the blocks into the heap in parallel, behind
+ * the staging. Segments are queued with `copy` and are all in the heap when
+ * `flush` returns; with no writers, `copy` writes at once.
+ *
+ * A block holds consecutive segments; its message lists them as (destination,
+ * word, count) triples. A writer hands the buffer back on its port and then
+ * counts the block done in shared memory, so the GPU worker can wait without
+ * its event loop (it is inside a device callback) and take buffers back with
+ * receiveMessageOnPort.
+ */
+
+import { availableParallelism } from 'node:os';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { workerScript } from '../../heap/worker-script.js';
+
+/** Words of a staged block. */
+export const BLOCK_WORDS = 1 << 19;
+/** Blocks in flight per writer: one being written while the next is staged. */
+const BLOCKS_PER_WRITER = 2;
+/** A flush that does not end within this many ms has lost a writer. */
+const FLUSH_TIMEOUT_MS = 60_000;
+/** Control words: blocks written, and the first failed writer's id + 1. */
+export const DONE = 0;
+export const FAILED = 1;
+
+/** What a writer thread starts with. */
+export interface WriterStart {
+  readonly id: number;
+  readonly port: MessagePort;
+  readonly ctl: Int32Array;
+}
+
+/** A staged block: `segs` are (index into `dsts`, word, count) triples laid out one after another in `buf`. */
+export interface WriterBlock {
+  readonly buf: ArrayBuffer;
+  readonly dsts: SharedArrayBuffer[];
+  readonly segs: number[];
+}
+
+/** A writer's reply: its block's buffer back, or why it failed. */
+export type WriterReply = { readonly buf: ArrayBuffer } | { readonly error: string };
+
+/** The writer threads `--gpu-opt writers` asks for; below 0, chosen from the cores:
+ *  a quarter of them up to 4, none on a machine of fewer than 8 (the main thread
+ *  and the GPU worker take two, and the writers would take the program's cores). */
+export function writerCount(asked: number, cores = availableParallelism()): number {
+  if (asked >= 0) return Math.floor(asked);
+  return cores < 8 ? 0 : Math.min(4, cores >>> 2);
+}
+
+export class HeapWriters {
+  private readonly ports: MessagePort[] = [];
+  private readonly workers: Worker[] = [];
+  private readonly free: ArrayBuffer[] = [];
+  private readonly ctl = new Int32Array(new SharedArrayBuffer(8));
+  /** Blocks posted since the start; `ctl[DONE]` counts those written. */
+  private posted = 0;
+  private turn = 0;
+  /** The block being staged: its words, the next free word, and its segments. */
+  private block: Uint32Array | null = null;
+  private fill = 0;
+  private segs: number[] = [];
+  private dsts: SharedArrayBuffer[] = [];
+
+  private constructor(
+    readonly threads: number,
+    private readonly blockWords: number,
+  ) {}
+
+  /** Starts `threads` writers running `script` (none: every copy is written at once). */
+  static async start(script: string, threads: number, blockWords = BLOCK_WORDS): Promise<HeapWriters> {
+    const w = new HeapWriters(threads, blockWords);
+    const online: Promise<void>[] = [];
+    for (let id = 0; id < threads; id++) {
+      const { port1, port2 } = new MessageChannel();
+      const data: WriterStart = { id, port: port2, ctl: w.ctl };
+      const worker = new Worker(script, { workerData: data, transferList: [port2] });
+      w.workers.push(worker);
+      w.ports.push(port1);
+      online.push(
+        new Promise((resolve, reject) => {
+          worker.once('online', () => resolve());
+          worker.once('error', reject);
+        }),
+      );
+    }
+    try {
+      await Promise.all(online);
+    } catch (e) {
+      w.dispose();
+      throw e;
+    }
+    for (const worker of w.workers) worker.unref();
+    for (const p of w.ports) p.unref();
+    // The buffers' pages are mapped now, not at a pause's first staging.
+    for (let i = 0; i < BLOCKS_PER_WRITER * threads; i++) {
+      const buf = new ArrayBuffer(blockWords * 4);
+      new Uint32Array(buf).fill(1).fill(0);
+      w.free.push(buf);
+    }
+    return w;
+  }
+
+  /** Queues the copy of `src`'s words [from, from + n) to `dst` at word `at` (written at once unless `dst` is shared memory). */
+  copy(src: Uint32Array, from: number, dst: Uint32Array, at: number, n: number): void {
+    const shared = dst.buffer;
+    // Other threads can write only shared memory.
+    if (this.threads === 0 || !(shared instanceof SharedArrayBuffer)) {
+      dst.set(src.subarray(from, from + n), at);
+      return;
+    }
+    at += dst.byteOffset >>> 2;
+    while (n > 0) {
+      if (this.block === null) this.block = new Uint32Array(this.takeBuffer());
+      const k = Math.min(n, this.blockWords - this.fill);
+      this.block.set(src.subarray(from, from + k), this.fill);
+      let d = this.dsts.indexOf(shared);
+      if (d < 0) d = this.dsts.push(shared) - 1;
+      this.segs.push(d, at, k);
+      this.fill += k;
+      from += k;
+      at += k;
+      n -= k;
+      if (this.fill === this.blockWords) this.post();
+    }
+  }
+
+  /** Returns once every queued copy is in its destination. */
+  flush(): void {
+    if (this.threads === 0) return;
+    if (this.block !== null && this.segs.length > 0) this.post();
+    const t0 = performance.now();
+    for (let d = Atomics.load(this.ctl, DONE); d < this.posted; d = Atomics.load(this.ctl, DONE)) {
+      Atomics.wait(this.ctl, DONE, d, 100);
+      this.check();
+      if (performance.now() - t0 > FLUSH_TIMEOUT_MS) throw new Error(`heap writers: ${this.posted - d} block(s) not written within ${FLUSH_TIMEOUT_MS} ms`);
+    }
+    this.check();
+    this.drain();
+  }
+
+  private post(): void {
+    const block: WriterBlock = { buf: this.block!.buffer as ArrayBuffer, dsts: this.dsts, segs: this.segs };
+    this.ports[this.turn]!.postMessage(block, [block.buf]);
+    this.turn = (this.turn + 1) % this.threads;
+    this.posted++;
+    this.block = null;
+    this.fill = 0;
+    this.segs = [];
+    this.dsts = [];
+  }
+
+  /** A staging buffer: a free one, or the next one a writer hands back. */
+  private takeBuffer(): ArrayBuffer {
+    for (;;) {
+      this.drain();
+      const b = this.free.pop();
+      if (b !== undefined) return b;
+      const d = Atomics.load(this.ctl, DONE);
+      Atomics.wait(this.ctl, DONE, d, 100);
+      this.check();
+    }
+  }
+
+  /** Takes the buffers the writers handed back. */
+  private drain(): void {
+    for (const port of this.ports) {
+      for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) {
+        const reply = m.message as WriterReply;
+        if ('error' in reply) throw new Error(`heap writer failed: ${reply.error}`);
+        this.free.push(reply.buf);
+      }
+    }
+  }
+
+  private check(): void {
+    const failed = Atomics.load(this.ctl, FAILED);
+    if (failed === 0) return;
+    this.drain();
+    throw new Error(`heap writer ${failed - 1} failed`);
+  }
+
+  dispose(): void {
+    for (const w of this.workers) void w.terminate();
+    for (const p of this.ports) p.close();
+    this.workers.length = 0;
+    this.ports.length = 0;
+  }
+}
+
+/** The writer thread's script. */
+export function writerScript(): string {
+  return workerScript('gpu/worker/heap-writer.js', 'the heap writer script');
+}
+
+/** This thread's writers by count, shared by the markers it runs (they write one at a time). */
+const started = new Map<number, Promise<HeapWriters>>();
+
+/** Writers for `--gpu-opt writers=asked`, started once per count on this thread. */
+export function heapWriters(asked: number): Promise<HeapWriters> {
+  const n = writerCount(asked);
+  let w = started.get(n);
+  if (w === undefined) {
+    w = HeapWriters.start(n === 0 ? '' : writerScript(), n);
+    started.set(n, w);
+  }
+  return w;
+}
+
+/** Stops this thread's writers (the GPU worker closing). */
+export async function disposeHeapWriters(): Promise<void> {
+  const all = [...started.values()];
+  started.clear();
+  for (const w of await Promise.allSettled(all)) if (w.status === 'fulfilled') w.value.dispose();
+}

@@ -1,0 +1,59 @@
+// The threads that write a read-back into the heap (gpu/worker/heap-writers.ts):
+// every queued segment lands where it was sent, whatever the blocks it spans,
+// and a writer's failure surfaces in `flush` instead of a hang.
+import { afterEach, describe, expect, it } from 'vitest';
+import { HeapWriters, writerCount, writerScript } from '../../src/gpu/worker/heap-writers.js';
+
+function sharedWords(n: number): Uint32Array {
+  return new Uint32Array(new SharedArrayBuffer(n * 4));
+}
+
+let writers: HeapWriters | null = null;
+afterEach(() => {
+  writers?.dispose();
+  writers = null;
+});
+
+describe('heap writers', () => {
+  for (const threads of [0, 1, 3]) {
+    it(`${threads} thread(s): segments of any size land in their destinations`, async () => {
+      writers = await HeapWriters.start(threads === 0 ? '' : writerScript(), threads, 1000);
+      const src = new Uint32Array(20_000).map((_, i) => i * 7 + 1);
+      const heap = sharedWords(50_000);
+      // A view that starts inside its buffer: the writers add its offset.
+      const forward = new Uint32Array(new SharedArrayBuffer(4 * 9_000), 4 * 1_000, 8_000);
+      // Plain memory, which other threads cannot write: written at once.
+      const plain = new Uint32Array(300);
+      // Segments: one inside a block, one spanning several blocks, many small ones.
+      const segs: [Uint32Array, number, number, number][] = [[heap, 0, 30_000, 500], [heap, 500, 100, 4_321], [forward, 4_821, 0, 8_000], [plain, 2_000, 50, 250]];
+      for (let k = 0, from = 12_821; from + 37 <= src.length; k++, from += 37) segs.push([heap, from, 40_000 + k * 40, 37]);
+      for (const [dst, from, at, n] of segs) writers.copy(src, from, dst, at, n);
+      writers.flush();
+      for (const [dst, from, at, n] of segs) expect(Array.from(dst.subarray(at, at + n))).toEqual(Array.from(src.subarray(from, from + n)));
+      // Nothing outside the segments was written.
+      expect(heap[99]).toBe(0);
+      expect(new Uint32Array(forward.buffer)[999]).toBe(0);
+      // The buffers come back: a second round works as the first.
+      heap.fill(0);
+      for (const [dst, from, at, n] of segs) writers.copy(src, from, dst, at, n);
+      writers.flush();
+      expect(Array.from(heap.subarray(100, 4_421))).toEqual(Array.from(src.subarray(500, 4_821)));
+    });
+  }
+
+  it("a writer's failure is thrown by flush", async () => {
+    writers = await HeapWriters.start(writerScript(), 2, 1000);
+    const src = new Uint32Array(100).fill(5);
+    const small = sharedWords(10);
+    writers.copy(src, 0, small, 5, 100);
+    expect(() => writers!.flush()).toThrow(/heap writer/);
+  });
+
+  it('are chosen from the cores unless asked for', () => {
+    expect(writerCount(-1, 2)).toBe(0);
+    expect(writerCount(-1, 16)).toBe(4);
+    expect(writerCount(-1, 64)).toBe(4);
+    expect(writerCount(3, 2)).toBe(3);
+    expect(writerCount(0, 16)).toBe(0);
+  });
+});
