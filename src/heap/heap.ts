@@ -415,10 +415,11 @@ export class HeapImpl implements Heap {
     return [this.edenStart, this.edenTop, this.fromStart, this.fromTop];
   }
 
-  /** The memory every collection writes besides the words: the card table and
-   *  its block offset table (for `--pretouch`). */
+  /** The memory the program and every collection write besides the words (for
+   *  `--pretouch`): the card table, its block offset table, and the reference graphs. */
   sideArrays(): Int32Array[] {
-    return [new Int32Array(this.cards.cards.buffer), this.cards.blockStart];
+    const tables = [new Int32Array(this.cards.cards.buffer), this.cards.blockStart];
+    return this.graph === null ? tables : [...tables, ...this.graph.arrays()];
   }
 
   /** The end of the words a full mark can find objects in: young and tenured up to

@@ -68,4 +68,14 @@ describe('minivm run --pretouch', () => {
     expect(tables.serial).toBeGreaterThan(0);
     expect(tables.parallel).toBeGreaterThan(tables.serial! + 512);
   });
+
+  it("touches the refgraph layout's graphs too: the program writes a vertex at every allocation", () => {
+    const r = minivm(['run', 'programs/binary_trees.mini', '--heap', '16m', '--layout', 'refgraph', '--pretouch', '--stats']);
+    expect(r.status).toBe(0);
+    const m = /pretouch: 16\.0 MiB of heap and ([\d.]+) MiB of collector tables/.exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    // Three generation graphs (young, tenured and its compaction's spare), each of
+    // vertex and edge arrays reserved for its generation's most objects.
+    expect(Number(m![1])).toBeGreaterThan(3 * 16);
+  });
 });
