@@ -63,8 +63,10 @@ export interface MarkResult {
 
 /** What a young copier reports (see `YoungCopier`). */
 export interface CopyResult {
-  /** The new header addresses of the copies, and of fillers (objects nobody
-   *  refers to that keep the to-space walkable), in no particular order. */
+  /** Under the refgraph layout, the new header addresses of the copies, and of
+   *  fillers (objects nobody refers to that keep the to-space walkable), in no
+   *  particular order; else empty. The old objects' forwarding headers may be in
+   *  the one-word form (heap/object-model.ts forwardee). */
   readonly moved: Int32Array;
   /** Objects copied (fillers not counted). */
   readonly count: number;

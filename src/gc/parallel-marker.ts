@@ -52,10 +52,10 @@ export class ParallelMarker implements CopyingMarker, SweepingMarker {
   }
 
   /** The memory the threads write in a collection besides the heap: the mark
-   *  bitmap and the copy's result buffers (for `--pretouch`, after `prepare`). */
+   *  bitmap and the result buffer (for `--pretouch`, after `prepare`). */
   sideArrays(): Int32Array[] {
     const c = this.gc.ctx;
-    return [c.bitmap, c.out, c.from];
+    return [c.bitmap, c.out];
   }
 
   /** The returned bitmap and live list belong to the marker until its next `mark`. */

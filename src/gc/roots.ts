@@ -20,7 +20,7 @@
 
 import { CARD_WORDS, blockEnd } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
-import { FORWARD_WORD, HEADER_WORDS, STATUS_FORWARDED, TYPE_WORD, headerAt } from '../heap/object-model.js';
+import { forwardee, HEADER_WORDS, STATUS_FORWARDED, TYPE_WORD, headerAt } from '../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../heap/ref-slots.js';
 import { IntList } from './int-list.js';
 
@@ -237,11 +237,10 @@ export function fixRoots(heap: HeapImpl): void {
   const ye = heap.youngEnd;
   heap.roots.visitRoots((slots, from, to) => {
     const forwarded = STATUS_FORWARDED;
-    const forwardWord = FORWARD_WORD;
     for (let i = from; i < to; i++) {
       const v = slots[i]!;
       // The forwarded test makes a slot reported twice harmless.
-      if (v >= ys && v < ye && (words[v]! & forwarded) !== 0) slots[i] = words[v + forwardWord]!;
+      if (v >= ys && v < ye && (words[v]! & forwarded) !== 0) slots[i] = forwardee(words, v);
     }
   });
 }

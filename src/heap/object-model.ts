@@ -16,7 +16,10 @@
  *
  *   M  STATUS_MARK: a marker may mark in the header (the mark bitmap is the
  *      result; the sweep clears the bit); one that does must OR it in.
- *   F  STATUS_FORWARDED: the object was evacuated; a+1 holds its new header.
+ *   F  STATUS_FORWARDED: the object was evacuated; a+1 holds its new header, or,
+ *      where the parallel copy forwarded it, the status word itself does: bit 31
+ *      set, the new address in bits 2..30 (`forwardingStatus`; `forwardee` reads
+ *      both forms).
  *   age  bits 2..6 (AGE_SHIFT, AGE_MASK): young collections survived.
  *   T  HEADER_TAG: always set, so a heap walker can tell a header from a sable
  *      lead word (a small positive count) or free space (negative).
@@ -54,6 +57,29 @@ export const FORWARD_WORD = TYPE_WORD;
 /** Status bits (see the diagram). */
 export const STATUS_MARK = 1;
 export const STATUS_FORWARDED = 2;
+
+/** Bit 31 of a status word that holds its object's new address (bits 2..30). */
+const FORWARDED_IN_STATUS = 0x80000000 | 0;
+/** Heaps whose every address fits a status word's forwarding form. */
+export const MAX_STATUS_FORWARD_WORDS = 1 << 29;
+
+/** The one-word forwarding header of an object moved to `na`: a thread installs
+ *  it with one compare-and-exchange and leaves a+1 alone (gc/parallel/copy.ts). */
+export function forwardingStatus(na: number): number {
+  return FORWARDED_IN_STATUS | (na << 2) | STATUS_FORWARDED;
+}
+
+/** The new address a `forwardingStatus` word holds. */
+export function statusForwardee(s: number): number {
+  return (s & 0x7fffffff) >>> 2;
+}
+
+/** The new address of forwarded object `a`: from its status word's one-word form, else from a+1. */
+export function forwardee(words: Int32Array, a: number): number {
+  const s = words[a]!;
+  return s < 0 ? statusForwardee(s) : words[a + FORWARD_WORD]!;
+}
+
 export const AGE_SHIFT = 2;
 export const AGE_MASK = 31;
 /**

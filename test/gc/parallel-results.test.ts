@@ -22,7 +22,6 @@ function buffers(threads: number, outInts: number): PoolBuffers {
     ranges: sab(16),
     pieces: sab(16),
     out: sab(outInts),
-    from: sab(outInts),
     tails: sab(16),
     kind: sab(16),
     left: sab(16),
@@ -55,7 +54,7 @@ function emitAndCompact(counts: number[], seed: number): { got: number[]; want: 
     const id = Math.floor(next() * threads);
     const n = Math.min(left[id]!, 1 + Math.floor(next() * 1500));
     for (let i = 0; i < n; i++) {
-      ctxs[id]!.emitMoved(value, value + 1_000_000);
+      ctxs[id]!.emit(value);
       want.push(value++);
     }
     left[id] = left[id]! - n;

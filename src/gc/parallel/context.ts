@@ -15,7 +15,7 @@
  * JavaScript's Atomics are sequentially consistent, which is stronger than the
  * algorithm needs.
  *
- * Results (a young mark's live objects, a copy's new addresses) go straight into
+ * Results (a young mark's live objects, a copy's new addresses if listed) go straight into
  * the shared `out` buffer, each thread claiming a chunk of OUT_CHUNK entries at a
  * time: the pages written are the same from one collection to the next whichever
  * thread does the work, where per-thread lists would each grow (into fresh,
@@ -31,7 +31,6 @@
  * equals the number of threads no work exists or can appear: every thread ends.
  */
 
-import { IntList } from '../int-list.js';
 import {
   DEQ_CAP,
   DEQ_MASK,
@@ -78,7 +77,6 @@ export class GcContext {
   ranges!: Int32Array;
   pieces!: Int32Array;
   out!: Int32Array;
-  from!: Int32Array;
   tails!: Int32Array;
   kind!: Int32Array;
   left!: Int32Array;
@@ -97,8 +95,6 @@ export class GcContext {
   /** The results chunk in hand: the next entry and the chunk's end. */
   outAt = 0;
   outEnd = 0;
-  /** The start of each results chunk this thread claimed in the current phase. */
-  readonly chunks = new IntList(64);
   private readonly topIdx: number;
   private readonly botIdx: number;
   private readonly base: number;
@@ -133,7 +129,6 @@ export class GcContext {
     if (b.ranges) this.ranges = new Int32Array(b.ranges);
     if (b.pieces) this.pieces = new Int32Array(b.pieces);
     if (b.out) this.out = new Int32Array(b.out);
-    if (b.from) this.from = new Int32Array(b.from);
     if (b.tails) this.tails = new Int32Array(b.tails);
     if (b.kind) this.kind = new Int32Array(b.kind);
     if (b.left) this.left = new Int32Array(b.left);
@@ -151,7 +146,6 @@ export class GcContext {
     this.bottom = 0;
     this.steals = 0;
     this.outAt = this.outEnd = 0;
-    this.chunks.clear();
   }
 
   /** After a phase: this thread's steals, and the unused end of its last results chunk. */
@@ -168,26 +162,12 @@ export class GcContext {
     this.out[this.outAt++] = x;
   }
 
-  /** Appends a copy's result: its new address, and its old one (0: a filler). */
-  emitMoved(x: number, old: number): void {
-    if (this.outAt === this.outEnd) this.claimChunk();
-    const i = this.outAt++;
-    this.out[i] = x;
-    this.from[i] = old;
-  }
-
   private claimChunk(): void {
     const ctl = this.ctl;
     const at = Atomics.add(ctl, OUTCUR, OUT_CHUNK);
     if (at + OUT_CHUNK > ctl[P_OUT_CAP]!) throw new Error(`parallel collector: ${at + OUT_CHUNK} results overflow their buffer (${ctl[P_OUT_CAP]})`);
-    this.chunks.push(at);
     this.outAt = at;
     this.outEnd = at + OUT_CHUNK;
-  }
-
-  /** The end of the `k`th results chunk this thread claimed in the phase (the last one's used part). */
-  chunkEnd(k: number): number {
-    return k === this.chunks.length - 1 ? this.outAt : this.chunks.data[k]! + OUT_CHUNK;
   }
 
   push(a: number): void {

@@ -13,12 +13,14 @@
  */
 
 import type { HeapImpl } from '../../heap/heap.js';
+import { MAX_STATUS_FORWARD_WORDS } from '../../heap/object-model.js';
 import type { CopyResult, YoungCopier } from '../marker.js';
 import { compactResults } from './context.js';
 import type { GcThreads } from './threads.js';
 import {
   CMD_COPY,
   P_FILLER_TYPE,
+  P_LIST_MOVED,
   P_OUT_CAP,
   P_PIECES,
   P_RANGES,
@@ -32,7 +34,7 @@ import {
   P_YOUNG_START,
   PIECE,
   PIECE_TOP,
-  S_FILLERS,
+  S_OBJECTS,
   S_PROMOTED,
   S_CARVES,
   S_SURVIVED,
@@ -43,12 +45,12 @@ import {
   TO_TOP,
 } from './shared.js';
 
+const EMPTY = new Int32Array(0);
+
 /** Most pieces a reserve may take from a fragmented free list. */
 const MAX_PIECES = 64;
 /** The smallest piece worth reserving. */
 const MIN_PIECE = 1 << 12;
-/** Forwarding puts (new address << 2) in a status word: addresses below 2^29. */
-const MAX_HEAP_WORDS = 1 << 29;
 
 export class ParallelCopier implements YoungCopier {
   private pieceCount = 0;
@@ -68,20 +70,19 @@ export class ParallelCopier implements YoungCopier {
   ) {}
 
   /**
-   * Entries of the result buffers (`out`, `from`) a copy needs at most: one per
-   * object copied or filler written, at most one per header's worth of young
-   * words. Sized for the whole young generation, not what is in use, so the
-   * buffers are made once: a new one's pages are first written in a pause.
+   * Entries of the result buffer (`out`) a copy that lists its copies needs at
+   * most: one per object copied or filler written, at most one per header's worth
+   * of young words. Sized for the whole young generation, not what is in use, so
+   * the buffer is made once: a new one's pages are first written in a pause.
    */
   resultsCapacity(): number {
     const h = this.heap;
     return this.gc.resultsRoom(((h.youngEnd - h.youngStart) >>> 2) + 16);
   }
 
-  /** Makes the result buffers before the program runs (`--pretouch` then maps them). */
+  /** Makes the result buffer before the program runs (`--pretouch` then maps it). */
   makeResults(): void {
-    const n = this.resultsCapacity();
-    this.gc.ensure({ out: n, from: n });
+    this.gc.ensure({ out: this.resultsCapacity() });
   }
 
   start(): Promise<void> {
@@ -90,7 +91,8 @@ export class ParallelCopier implements YoungCopier {
 
   reserve(): boolean {
     const h = this.heap;
-    if (h.words.length > MAX_HEAP_WORDS || !this.gc.pool.started) return false;
+    // The threads forward in the status word, which holds addresses of so many words only.
+    if (h.words.length > MAX_STATUS_FORWARD_WORDS || !this.gc.pool.started) return false;
     const used = h.youngUsedWords();
     // Every thread that promotes carves a LAB and gives back its unused end,
     // a hole between the live copies of neighbouring LABs that only a sweep
@@ -150,11 +152,11 @@ export class ParallelCopier implements YoungCopier {
     const gc = this.gc;
     gc.syncTypes();
     gc.setRoots(roots);
-    const results = this.resultsCapacity();
+    // The refgraph layout rebuilds its young graph from the copies' list.
+    const list = h.graph !== null;
     gc.ensure({
       ranges: ranges.length,
-      out: results,
-      from: results,
+      out: list ? this.resultsCapacity() : 0,
       // A pair per carve (each takes at least a quarter LAB, at least 16 words),
       // per exhausted piece and per thread's last LAB.
       tails: (this.reserved >>> 3) + 4 * this.pieceCount + 8 * gc.threads + 64,
@@ -170,6 +172,7 @@ export class ParallelCopier implements YoungCopier {
     ctl[P_TO_END] = h.toEnd;
     ctl[P_TENURE_AGE] = h.tenureAge;
     ctl[P_FILLER_TYPE] = h.stringTypeId;
+    ctl[P_LIST_MOVED] = list ? 1 : 0;
     ctl[P_PIECES] = this.pieceCount;
     ctl[P_OUT_CAP] = c.out.length;
     ctl[P_TAILS_CAP] = c.tails.length;
@@ -186,19 +189,19 @@ export class ParallelCopier implements YoungCopier {
     }
     let survived = 0;
     let promoted = 0;
-    let fillers = 0;
+    let count = 0;
     this.lastCarves = 0;
     for (let i = 0; i < gc.threads; i++) {
       this.lastCarves += c.stats[i * STATS_WORDS + S_CARVES]!;
       survived += c.stats[i * STATS_WORDS + S_SURVIVED]!;
       promoted += c.stats[i * STATS_WORDS + S_PROMOTED]!;
-      fillers += c.stats[i * STATS_WORDS + S_FILLERS]!;
+      count += c.stats[i * STATS_WORDS + S_OBJECTS]!;
     }
     this.promotedLately = Math.max(promoted, this.promotedLately >>> 1);
-    const moved = c.out.subarray(0, compactResults(c));
+    const moved = list ? c.out.subarray(0, compactResults(c)) : EMPTY;
     return {
       moved,
-      count: moved.length - fillers,
+      count,
       toTop: ctl[TO_TOP]!,
       survivedWords: survived,
       promotedWords: promoted,

@@ -9,14 +9,13 @@
  * context.ts.
  *
  * Forwarding: a thread copies the object first, then installs the forwarding
- * header with one compare-and-exchange on the status word: (new address << 2) |
- * STATUS_FORWARDED. The loser of a race takes the winner's address from the
+ * header with one compare-and-exchange on the status word, which then holds the
+ * new address (heap/object-model.ts forwardingStatus; the roots' fix-up reads it
+ * with `forwardee`). The loser of a race takes the winner's address from the
  * status word and undoes its copy (its LAB top steps back). The type word a+1 is
- * left alone while threads copy, so every thread reads the object's size from
- * an intact header; once all threads are done, each writes a+1 of the objects it
- * won (listed, new address and old, in its chunks of the shared results),
- * giving the header the form the rest of the collector reads (status with
- * STATUS_FORWARDED, new address in a+1).
+ * left alone, so every thread reads the object's size from an intact header.
+ * The copies' new addresses are listed in the shared results only when the
+ * refgraph layout rebuilds its young graph from them (P_LIST_MOVED).
  *
  * Ageing and promotion as in gc/evacuate.ts: an object below the tenure age
  * goes to to-survivor while it has room, else to tenured; one tenured cannot
@@ -31,7 +30,7 @@ import { CARD_DIRTY, CARD_SHIFT, recordBlockStart } from '../../heap/card-table.
 import { MIN_CHUNK_WORDS } from '../../heap/free-list.js';
 import {
   ageOf,
-  FORWARD_WORD,
+  forwardingStatus,
   HEADER_TAG,
   HEADER_WORDS,
   KIND_FLOAT_ARRAY,
@@ -40,6 +39,7 @@ import {
   LENGTH_WORD,
   STATUS_FORWARDED,
   STATUS_WORD,
+  statusForwardee,
   statusWithAge,
   TYPE_WORD,
 } from '../../heap/object-model.js';
@@ -49,6 +49,7 @@ import { GcContext, SHARE_EVERY } from './context.js';
 import {
   LOCK,
   P_FILLER_TYPE,
+  P_LIST_MOVED,
   P_PIECES,
   P_RANGES,
   P_ROOTS,
@@ -64,7 +65,6 @@ import {
   PIECE_TOP,
   RANGECUR,
   ROOTCUR,
-  S_FILLERS,
   S_OBJECTS,
   S_PROMOTED,
   S_CARVES,
@@ -89,6 +89,8 @@ class CopyThread {
   toEnd = 0;
   tenureAge = 0;
   filler = 0;
+  /** The copies' new addresses go into the shared results (P_LIST_MOVED). */
+  list = false;
   /** Words of a tenured LAB (objects over a quarter of it are carved on their
    *  own; a LAB with an eighth of it left is kept when an object does not fit). */
   tenLab = 0;
@@ -100,7 +102,6 @@ class CopyThread {
   tenTop = 0;
   tenLim = 0;
   copied = 0;
-  fillers = 0;
   survived = 0;
   promoted = 0;
   /** Tenured space left unused: (start, size) pairs. */
@@ -116,10 +117,11 @@ class CopyThread {
     this.toEnd = ctl[P_TO_END]!;
     this.tenureAge = ctl[P_TENURE_AGE]!;
     this.filler = ctl[P_FILLER_TYPE]!;
+    this.list = ctl[P_LIST_MOVED]! !== 0;
     this.tenLab = ctl[P_TEN_LAB]!;
     this.carvedSinceGrowth = this.carves = 0;
     this.toTop = this.toLim = this.tenTop = this.tenLim = 0;
-    this.copied = this.fillers = this.survived = this.promoted = 0;
+    this.copied = this.survived = this.promoted = 0;
     this.tails.length = 0;
   }
 
@@ -131,8 +133,7 @@ class CopyThread {
     words[p + LAYOUT_WORD] = 0;
     words[p + LENGTH_WORD] = size - HEADER_WORDS;
     // Fillers are results too: they get refgraph vertices.
-    this.c.emitMoved(p, 0);
-    this.fillers++;
+    if (this.list) this.c.emit(p);
   }
 
   /** Claims up to `want` (at least `size`) words of to-space: their start (the
@@ -276,7 +277,7 @@ class CopyThread {
   evacuate(v: number): number {
     const words = this.words;
     const s = words[v]!;
-    if ((s & STATUS_FORWARDED) !== 0) return s >>> 2;
+    if ((s & STATUS_FORWARDED) !== 0) return statusForwardee(s);
     const c = this.c;
     const t = words[v + TYPE_WORD]!;
     const k = c.kind[t]!;
@@ -302,12 +303,12 @@ class CopyThread {
     else words.copyWithin(dst, src, src + size);
     const na = dst + left;
     words[na] = statusWithAge(age + 1);
-    const prev = Atomics.compareExchange(words, v, s, (na << 2) | STATUS_FORWARDED);
+    const prev = Atomics.compareExchange(words, v, s, forwardingStatus(na));
     if (prev !== s) {
       this.undo(dst, size);
-      return prev >>> 2;
+      return statusForwardee(prev);
     }
-    c.emitMoved(na, v);
+    if (this.list) c.emit(na);
     this.copied++;
     if (na >= this.tenuredStart) {
       this.promoted += size;
@@ -370,26 +371,14 @@ class CopyThread {
     }
   }
 
-  /** After every thread is done: retire the LABs, publish the forwarding
-   *  addresses in a+1, and hand the results to the main thread. */
+  /** After every thread is done: retire the LABs and hand the results to the main thread. */
   finish(): void {
     const c = this.c;
     const ctl = c.ctl;
-    const words = this.words;
     if (this.toLim > this.toTop) this.fill(this.toTop, this.toLim - this.toTop);
     if (this.tenLim > this.tenTop) {
       this.tails.push(this.tenTop);
       this.tails.push(this.tenLim - this.tenTop);
-    }
-    const out = c.out;
-    const from = c.from;
-    const chunks = c.chunks.data;
-    for (let k = 0; k < c.chunks.length; k++) {
-      const e = c.chunkEnd(k);
-      for (let i = chunks[k]!; i < e; i++) {
-        const v = from[i]!;
-        if (v !== 0) words[v + FORWARD_WORD] = out[i]!;
-      }
     }
     const nt = this.tails.length;
     if (nt > 0) {
@@ -399,7 +388,6 @@ class CopyThread {
     }
     const st = c.id * STATS_WORDS;
     c.stats[st + S_OBJECTS] = this.copied;
-    c.stats[st + S_FILLERS] = this.fillers;
     c.stats[st + S_SURVIVED] = this.survived;
     c.stats[st + S_PROMOTED] = this.promoted;
     c.stats[st + S_CARVES] = this.carves;

@@ -73,6 +73,8 @@ export const P_TENURED_END = 33;
 export const P_CLEARS = 34;
 export const P_CLEAR = 35;
 export const MAX_CLEARS = 4;
+/** A copy lists each copy's new address in `out` (1; the refgraph layout rebuilds its young graph from them) or not (0). */
+export const P_LIST_MOVED = P_CLEAR + 2 * MAX_CLEARS;
 export const CTL_WORDS = 128;
 
 export const CMD_EXIT = 1;
@@ -83,7 +85,7 @@ export const CMD_SWEEP = 4;
 /** Per-thread counters in `stats` (STATS_WORDS each). */
 export const S_OBJECTS = 0;
 export const S_STEALS = 1;
-export const S_FILLERS = 2;
+/** Stats word 2 is unused. */
 export const S_SURVIVED = 3;
 export const S_PROMOTED = 4;
 /** Carves of tenured space under the pieces' lock (LABs and objects alone). */
@@ -115,11 +117,9 @@ export interface PoolBuffers {
   ranges: SharedArrayBuffer;
   /** Tenured space reserved for promotion, (start, end) pairs (P_PIECES pairs). */
   pieces: SharedArrayBuffer;
-  /** Results: a young mark's live objects, a copy's new addresses (and fillers),
-   *  a sweep's free runs. */
+  /** Results: a young mark's live objects, a copy's new addresses (and fillers)
+   *  when P_LIST_MOVED asks for them, a sweep's free runs. */
   out: SharedArrayBuffer;
-  /** Beside a copy's results: the old address of each copied object (0 for a filler). */
-  from: SharedArrayBuffer;
   /** Tenured space a copy left unused, (start, size) pairs; a sweep's index of
    *  each region's runs in `out`, (offset, ints) pairs. */
   tails: SharedArrayBuffer;

@@ -88,7 +88,6 @@ export class GcThreads {
       ranges: shared(1024),
       pieces: shared(64),
       out: shared(1024),
-      from: shared(1024),
       tails: shared(256),
       kind: shared(64),
       left: shared(64),
