@@ -29,6 +29,7 @@ import {
   STATUS_FORWARDED,
   headerAt,
 } from '../heap/object-model.js';
+import { vertexAddress, vertexEdges, vertexFirst } from '../heap/ref-graph.js';
 import { RefSlots } from '../heap/ref-slots.js';
 import type { MarkRequest, MarkResult } from './marker.js';
 
@@ -292,9 +293,11 @@ const hex = (x: number): string => `0x${(x >>> 0).toString(16)}`;
 
 /**
  * refgraph: the reference graphs must equal the heap. Every object has a vertex in its
- * generation's graph that records its address and its edge count, each edge encodes
- * what the corresponding reference slot holds, edge runs start on 4-word boundaries,
- * and each graph has exactly one vertex per object (dead vertices dropped).
+ * generation's graph that records its address, whose derived edge count is the
+ * object's reference count padded to 4, each edge encodes what the corresponding
+ * reference slot holds and each padding edge is 0 (null), edge runs start on 4-word
+ * boundaries, each graph's sentinel after its last vertex is its edge count, and each
+ * graph has exactly one vertex per object (dead vertices dropped).
  */
 export function verifyRefGraph(heap: HeapImpl, headers: Uint32Array = objectHeaders(heap)): void {
   const graph = heap.graph;
@@ -317,16 +320,17 @@ export function verifyRefGraph(heap: HeapImpl, headers: Uint32Array = objectHead
       if (id < 0 || id >= g.vertexCount) {
         fail(`refgraph: ${what} has vertex id ${id}, but the ${gen} graph has ${g.vertexCount} vertices`);
       }
-      const o = id * 4;
-      if (g.vertices[o + 2] !== a) {
-        fail(`refgraph: ${what} claims ${gen} vertex ${id}, which records address ${g.vertices[o + 2]}`);
+      if (vertexAddress(g.vertices, id) !== a) {
+        fail(`refgraph: ${what} claims ${gen} vertex ${id}, which records address ${vertexAddress(g.vertices, id)}`);
       }
       const n = slots.refCount(words, a);
-      if (g.vertices[o + 1] !== n) {
-        fail(`refgraph: ${gen} vertex ${id} (${what}) has ${g.vertices[o + 1]} edges, the object has ${n} references`);
+      const padded = (n + 3) & ~3;
+      const count = vertexEdges(g.vertices, id);
+      if (count !== padded) {
+        fail(`refgraph: ${gen} vertex ${id} (${what}) has ${count} edges, the object has ${n} references (${padded} padded)`);
       }
-      const first = g.vertices[o]!;
-      if (first % 4 !== 0 || first + n > g.edgeCount) {
+      const first = vertexFirst(g.vertices, id);
+      if (first % 4 !== 0 || first + padded > g.edgeCount) {
         fail(`refgraph: ${gen} vertex ${id} (${what}) has its edges at ${first}, not a 4-word boundary within ${g.edgeCount}`);
       }
       for (let j = 0; j < n; j++) {
@@ -339,6 +343,17 @@ export function verifyRefGraph(heap: HeapImpl, headers: Uint32Array = objectHead
           );
         }
       }
+      for (let j = n; j < padded; j++) {
+        if (g.edges[first + j] !== 0) {
+          fail(`refgraph: padding edge ${j} of ${gen} vertex ${id} (${what}) is ${hex(g.edges[first + j]!)}, not 0`);
+        }
+      }
+    }
+  }
+  for (const [gen, g] of [['young', graph.young], ['tenured', graph.tenured]] as const) {
+    const sentinel = vertexFirst(g.vertices, g.vertexCount);
+    if (sentinel !== g.edgeCount) {
+      fail(`refgraph: the ${gen} graph's sentinel after its ${g.vertexCount} vertices is ${sentinel}, not its edge count ${g.edgeCount}`);
     }
   }
   if (counts[0] !== graph.young.vertexCount) {

@@ -5,9 +5,12 @@
  * instead of heap objects.
  *
  * A generation graph has
- *  - a vertex array of 4 u32 per vertex: first edge, edge count, object address, mark;
- *  - an edge array in which each vertex's edges start on a 4-word boundary (padding
- *    is 0), so a kernel reads them as vec4<u32> (FastCollect section 4.3).
+ *  - a vertex array of 2 u32 per vertex: first edge, object address. A vertex's edge
+ *    count is the next vertex's first edge minus its own (CSR), so the slot after the
+ *    last vertex holds a sentinel first edge, the graph's edge count;
+ *  - an edge array in which each vertex's edges start on a 4-word boundary, so a
+ *    kernel reads them as vec4<u32> (FastCollect section 4.3). The padding is 0, a
+ *    null edge, since the derived count includes it.
  * An edge value is 0 for null, v+1 for young vertex v, 0x80000000 | (v+1) for tenured
  * vertex v. The object's header word a+2 holds its vertex id in its generation.
  *
@@ -36,8 +39,35 @@ export interface GraphHeap {
 }
 
 export const TENURED_EDGE = 0x80000000;
-/** Words per vertex: first edge, edge count, address, mark. */
-export const VERTEX_WORDS = 4;
+/** Words per vertex: first edge, object address. The program writes a vertex at every
+ *  allocation, so the fewer its words, the fewer pages it touches. */
+export const VERTEX_WORDS = 2;
+/** Offsets of a vertex's words. */
+export const VERTEX_FIRST = 0;
+export const VERTEX_ADDRESS = 1;
+
+/** The first edge of vertex `v`. */
+export function vertexFirst(vertices: Uint32Array, v: number): number {
+  return vertices[v * VERTEX_WORDS + VERTEX_FIRST]!;
+}
+
+/** The edges of vertex `v`, padding included (a multiple of 4): up to the next
+ *  vertex's first edge, or the sentinel after the last vertex. */
+export function vertexEdges(vertices: Uint32Array, v: number): number {
+  return vertices[(v + 1) * VERTEX_WORDS + VERTEX_FIRST]! - vertices[v * VERTEX_WORDS + VERTEX_FIRST]!;
+}
+
+/** The heap address of vertex `v`'s object. */
+export function vertexAddress(vertices: Uint32Array, v: number): number {
+  return vertices[v * VERTEX_WORDS + VERTEX_ADDRESS]!;
+}
+
+/** Vertex words a GPU mirror or a copy must hold for `vertexCount` vertices: the
+ *  sentinel slot too, since the last vertex's count reads it. */
+export function vertexWordsInUse(vertexCount: number): number {
+  return (vertexCount + 1) * VERTEX_WORDS;
+}
+
 /** In-place tenured edge writes are tracked for GPU mirrors in blocks of 128 edges. */
 const EDGE_BLOCK_SHIFT = 7;
 const EDGE_BLOCK = 1 << EDGE_BLOCK_SHIFT;
@@ -60,20 +90,21 @@ export class GenerationGraph {
   edgeCount = 0;
 
   constructor(vertexWords = VERTEX_WORDS * 1024, edgeWords = 4096) {
-    this.vertices = sharedU32(vertexWords);
+    this.vertices = sharedU32(Math.max(vertexWords, VERTEX_WORDS));
     this.edges = sharedU32(edgeWords);
   }
 
   reset(): this {
     this.vertexCount = 0;
     this.edgeCount = 0;
+    this.vertices[VERTEX_FIRST] = 0;
     return this;
   }
 
   /** Appends a vertex for the object at `addr` with `edgeCount` null edges; returns its id. */
   addVertex(addr: number, edgeCount: number): number {
     const id = this.appendVertex(addr, edgeCount);
-    const first = this.vertices[id * VERTEX_WORDS]!;
+    const first = vertexFirst(this.vertices, id);
     const edges = this.edges;
     // A loop for an object's few edges: a call to fill costs more than the writes.
     if (edgeCount > 16) edges.fill(0, first, first + edgeCount);
@@ -88,7 +119,7 @@ export class GenerationGraph {
    */
   appendVertex(addr: number, edgeCount: number): number {
     const id = this.vertexCount;
-    if ((id + 1) * VERTEX_WORDS > this.vertices.length) {
+    if ((id + 2) * VERTEX_WORDS > this.vertices.length) {
       const v = sharedU32(this.vertices.length * 2);
       v.set(this.vertices);
       this.vertices = v;
@@ -106,17 +137,17 @@ export class GenerationGraph {
     for (let k = first + edgeCount; k < first + padded; k++) edges[k] = 0;
     const v = this.vertices;
     const o = id * VERTEX_WORDS;
-    v[o] = first;
-    v[o + 1] = edgeCount;
-    v[o + 2] = addr;
-    v[o + 3] = 0;
+    v[o + VERTEX_FIRST] = first;
+    v[o + VERTEX_ADDRESS] = addr;
+    // The sentinel: the next append writes the same value there.
+    v[o + VERTEX_WORDS + VERTEX_FIRST] = first + padded;
     this.vertexCount = id + 1;
     this.edgeCount = first + padded;
     return id;
   }
 
   bytesInUse(): number {
-    return 4 * (this.vertexCount * VERTEX_WORDS + this.edgeCount);
+    return 4 * (vertexWordsInUse(this.vertexCount) + this.edgeCount);
   }
 }
 
@@ -134,16 +165,16 @@ export class RefGraph {
 
   /**
    * Each graph is made as large as its generation can need, so it never grows: a
-   * generation of W words holds at most W / HEADER_WORDS objects (W vertex words) and
-   * at most W edge words (an object of n references has HEADER_WORDS + n words and
-   * n rounded up to 4 edges). The memory is reserved, not touched: growing by doubling
+   * generation of W words holds at most W / HEADER_WORDS objects (as many vertices,
+   * plus the sentinel's slot) and at most W edge words (an object of n references has
+   * HEADER_WORDS + n words and n rounded up to 4 edges). The memory is reserved, not touched: growing by doubling
    * wrote every page twice or more, and a first write to a page is the expensive part
    * of allocating under a virtual machine.
    */
   constructor(private readonly heap: GraphHeap) {
     const youngWords = heap.tenuredStart;
     const tenuredWords = heap.words.length - heap.tenuredStart;
-    const vertexWords = (words: number): number => Math.ceil(words / HEADER_WORDS) * VERTEX_WORDS;
+    const vertexWords = (words: number): number => vertexWordsInUse(Math.ceil(words / HEADER_WORDS));
     this.young = new GenerationGraph(vertexWords(youngWords), youngWords);
     this.tenured = new GenerationGraph(vertexWords(tenuredWords), tenuredWords);
     this.spareTenured = new GenerationGraph(vertexWords(tenuredWords), tenuredWords);
@@ -169,12 +200,12 @@ export class RefGraph {
     const id = h.words[obj + LAYOUT_WORD]!;
     if (obj >= h.tenuredStart) {
       const g = this.tenured;
-      const e = g.vertices[id * VERTEX_WORDS]! + edge;
+      const e = vertexFirst(g.vertices, id) + edge;
       g.edges[e] = this.encode(value);
       this.noteTenuredEdge(e);
     } else {
       const g = this.young;
-      g.edges[g.vertices[id * VERTEX_WORDS]! + edge] = this.encode(value);
+      g.edges[vertexFirst(g.vertices, id) + edge] = this.encode(value);
     }
     this.edgeWrites++;
   }
@@ -203,8 +234,9 @@ export class RefGraph {
    * Word ranges of the graph arrays written since the previous call, for GPU mirrors
    * (gpu/mirror/mirror.ts GraphDirty): the young graph is rebuilt by every collection and
    * grows with every allocation, so it is always uploaded whole (fields absent); the
-   * tenured graph reports its appended vertices and edges plus the edge blocks
-   * written in place, or everything after a full collection renumbered it.
+   * tenured graph reports its appended vertices (with the sentinel after them) and
+   * edges plus the edge blocks written in place, or everything after a full
+   * collection renumbered it.
    */
   takeDirtyGraphs(): { tenuredVertices?: number[]; tenuredEdges?: number[] } {
     const g = this.tenured;
@@ -222,7 +254,7 @@ export class RefGraph {
       }
       if (g.edgeCount > appended) edges.push(appended, g.edgeCount);
       out = {
-        tenuredVertices: g.vertexCount > this.takenVertexCount ? [this.takenVertexCount * VERTEX_WORDS, g.vertexCount * VERTEX_WORDS] : [],
+        tenuredVertices: g.vertexCount > this.takenVertexCount ? [this.takenVertexCount * VERTEX_WORDS, vertexWordsInUse(g.vertexCount)] : [],
         tenuredEdges: edges,
       };
     }
@@ -264,7 +296,7 @@ export class RefGraph {
     for (let i = 0; i < count; i++) {
       const a = moved[i]!;
       const g = a >= tenuredStart ? tenured : young;
-      let edge = g.vertices[words[a + LAYOUT_WORD]! * VERTEX_WORDS]!;
+      let edge = vertexFirst(g.vertices, words[a + LAYOUT_WORD]!);
       const edges = g.edges;
       const end = refRunEnd(words, kind, contiguous, a);
       // The scanner's two forms in loops of their own: one branch per object, not per edge.
@@ -283,7 +315,7 @@ export class RefGraph {
     }
     for (let k = 0; 2 * k < remRuns.length; k++) {
       const a = remObjects[k]!;
-      const first = tenured.vertices[words[a + LAYOUT_WORD]! * VERTEX_WORDS]!;
+      const first = vertexFirst(tenured.vertices, words[a + LAYOUT_WORD]!);
       const s0 = remRuns[2 * k]!;
       const s1 = s0 + remRuns[2 * k + 1]!;
       for (let s = s0; s < s1; s++) {
@@ -309,12 +341,12 @@ export class RefGraph {
     const words = this.heap.words;
     const old = this.spareTenured;
     const oldId = words[a + LAYOUT_WORD]!;
-    const o = oldId * VERTEX_WORDS;
-    const first = old.vertices[o]!;
-    const n = old.vertices[o + 1]!;
+    const first = vertexFirst(old.vertices, oldId);
+    const n = vertexEdges(old.vertices, oldId);
     const g = this.tenured;
-    const id = g.addVertex(a, n);
-    const nf = g.vertices[id * VERTEX_WORDS]!;
+    // The padded count: the copy brings the padding's zeros, so nothing is zeroed first.
+    const id = g.appendVertex(a, n);
+    const nf = vertexFirst(g.vertices, id);
     g.edges.set(old.edges.subarray(first, first + n), nf);
     this.remap[oldId] = id + 1;
     words[a + LAYOUT_WORD] = id;

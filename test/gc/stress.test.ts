@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { HeapImpl } from '../../src/heap/heap.js';
 import type { HeapOptions } from '../../src/heap/options.js';
 import type { MirrorLog } from '../../src/heap/mirror-log.js';
+import { vertexWordsInUse } from '../../src/heap/ref-graph.js';
 import { registerMarker } from '../../src/gc/index.js';
 import { HEAP_READER, type MarkRequest, type MarkResult, type Marker } from '../../src/gc/marker.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
@@ -76,9 +77,10 @@ class GraphMirrorMarker implements Marker {
       else for (let i = 0; i < ranges.length; i += 2) next.set(src.subarray(ranges[i]!, ranges[i + 1]!), ranges[i]!);
       return next;
     };
-    this.vertices = apply(this.vertices, g.vertices, g.vertexCount * 4, dirty.tenuredVertices);
+    // The sentinel's slot too: the last vertex's edge count reads it.
+    this.vertices = apply(this.vertices, g.vertices, vertexWordsInUse(g.vertexCount), dirty.tenuredVertices);
     this.edges = apply(this.edges, g.edges, g.edgeCount, dirty.tenuredEdges);
-    for (let i = 0; i < g.vertexCount * 4; i++) {
+    for (let i = 0; i < vertexWordsInUse(g.vertexCount); i++) {
       if (this.vertices[i] !== g.vertices[i]) throw new Error(`mirror: tenured vertex word ${i} is stale`);
     }
     for (let i = 0; i < g.edgeCount; i++) {

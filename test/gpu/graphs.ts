@@ -5,6 +5,7 @@
  */
 import type { MarkRequest, Marker, MarkResult } from '../../src/gc/marker.js';
 import type { CsrGraph, RefGraphs } from '../../src/gpu/mirror/mirror.js';
+import { VERTEX_ADDRESS, VERTEX_FIRST, VERTEX_WORDS, vertexWordsInUse } from '../../src/heap/ref-graph.js';
 import { rng } from '../gc/helpers.js';
 
 export { rng };
@@ -277,21 +278,23 @@ export function layoutRefgraph(g: ObjectGraph, seed = 1): LaidOut {
   words.push(0, 0, 0, 0);
   const build = (gen: number): CsrGraph => {
     const members = order(g).filter((i) => (g.young[i] ? 0 : 1) === gen);
-    const vertices = new Uint32Array(Math.max(4, members.length * 4 + 8));
+    // Junk past the sentinel's slot: a tracer must not read beyond it.
+    const vertices = new Uint32Array(vertexWordsInUse(members.length) + 2 * VERTEX_WORDS).fill(1);
     let edgeCount = 0;
     for (const i of members) edgeCount += Math.ceil(g.refs[i]!.length / 4) * 4;
     const edges = new Uint32Array(edgeCount + 4);
     let e = 0;
     for (const i of members) {
-      const v = vid[i]!;
-      vertices.set([e, g.refs[i]!.length, addr[i]!, 0], 4 * v);
+      const o = vid[i]! * VERTEX_WORDS;
+      vertices[o + VERTEX_FIRST] = e;
+      vertices[o + VERTEX_ADDRESS] = addr[i]!;
       g.refs[i]!.forEach((t, k) => {
         edges[e + k] = t < 0 ? 0 : g.young[t] ? vid[t]! + 1 : (0x80000000 | (vid[t]! + 1)) >>> 0;
       });
-      // Padding holds junk: a tracer must respect the edge count.
-      for (let k = g.refs[i]!.length; k % 4 !== 0; k++) edges[e + k] = 1;
+      // The padding stays 0 (null): the derived edge count includes it.
       e += Math.ceil(g.refs[i]!.length / 4) * 4;
     }
+    vertices[members.length * VERTEX_WORDS + VERTEX_FIRST] = edgeCount;
     return { vertices, vertexCount: members.length, edges, edgeCount };
   };
   return {

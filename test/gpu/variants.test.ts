@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { GpuMarker } from '../../src/gpu/worker/gpu-marker.js';
 import { destroyGpu } from '../../src/gpu/device/device.js';
+import { vertexFirst } from '../../src/heap/ref-graph.js';
 import type { GpuOptions } from '../../src/gpu/options.js';
 import type { ObjectGraph } from './graphs.js';
 import {
@@ -529,7 +530,7 @@ describe('markers reused across collections', () => {
             const t = youngIds[Math.floor(r() * youngIds.length)]!;
             rs[slot] = t;
             const v = heap.words[heap.addr[i]! + 2]!;
-            const e = graphs.young.vertices[4 * v]! + slot;
+            const e = vertexFirst(graphs.young.vertices, v) + slot;
             graphs.young.edges[e] = heap.words[heap.addr[t]! + 2]! + 1;
             dirtyEdges.push(e, e + 1);
           }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { verifyRefGraph } from '../../src/gc/verify.js';
-import { TENURED_EDGE } from '../../src/heap/ref-graph.js';
+import { TENURED_EDGE, VERTEX_ADDRESS, VERTEX_WORDS, vertexAddress, vertexEdges, vertexFirst } from '../../src/heap/ref-graph.js';
 import { formatGcStats } from '../../src/heap/telemetry.js';
 import { alloc, allocArray, collect, makeHeap } from '../gc/helpers.js';
 
@@ -12,14 +12,9 @@ function setup(options = {}) {
   const vertex = (a: number) => {
     const g = a >= heap.tenuredStart ? graph.tenured : graph.young;
     const id = heap.words[a + 2]!;
-    const o = id * 4;
-    return {
-      id,
-      first: g.vertices[o]!,
-      count: g.vertices[o + 1]!,
-      address: g.vertices[o + 2]!,
-      edges: Array.from(g.edges.subarray(g.vertices[o]!, g.vertices[o]! + g.vertices[o + 1]!)),
-    };
+    const first = vertexFirst(g.vertices, id);
+    const count = vertexEdges(g.vertices, id);
+    return { id, first, count, address: vertexAddress(g.vertices, id), edges: Array.from(g.edges.subarray(first, first + count)) };
   };
   return { heap, roots, node, val, left, right, graph, vertex };
 }
@@ -47,11 +42,26 @@ describe('reference graph maintenance', () => {
     const arr = await allocArray(heap, refs, 5);
     const b = await alloc(heap, node);
     expect(graph.young.vertexCount).toBe(3);
-    expect(vertex(a)).toEqual({ id: 0, first: 0, count: 2, address: a, edges: [0, 0] });
-    expect(vertex(arr)).toMatchObject({ id: 1, first: 4, count: 5, address: arr });
-    expect(vertex(b)).toMatchObject({ id: 2, first: 12, count: 2 });
+    // Counts are derived from the next vertex's first edge, so they include the padding.
+    expect(vertex(a)).toEqual({ id: 0, first: 0, count: 4, address: a, edges: [0, 0, 0, 0] });
+    expect(vertex(arr)).toMatchObject({ id: 1, first: 4, count: 8, address: arr });
+    expect(vertex(b)).toMatchObject({ id: 2, first: 12, count: 4 });
     expect(graph.young.edgeCount).toBe(16);
     expect(graph.vertexAppends).toBe(3);
+  });
+
+  it('keeps a sentinel first edge, the edge count, in the slot after the last vertex', async () => {
+    const { heap, node, graph } = setup();
+    const g = graph.young;
+    expect(vertexFirst(g.vertices, 0)).toBe(0);
+    await alloc(heap, node);
+    expect(vertexFirst(g.vertices, 1)).toBe(4);
+    await allocArray(heap, heap.defineArray('Node[]', 'ref'), 0);
+    expect(vertexFirst(g.vertices, 2)).toBe(4);
+    expect(vertexEdges(g.vertices, 1)).toBe(0);
+    await collect(heap, 'young');
+    expect(g.vertexCount).toBe(0);
+    expect(vertexFirst(g.vertices, 0)).toBe(0);
   });
 
   it('writes the edge with every reference store (young v+1, tenured 0x80000000|(v+1))', async () => {
@@ -59,12 +69,12 @@ describe('reference graph maintenance', () => {
     const a = await alloc(heap, node);
     const b = await alloc(heap, node);
     heap.writeRef(a, right, 1, b);
-    expect(vertex(a).edges).toEqual([0, 2]);
+    expect(vertex(a).edges).toEqual([0, 2, 0, 0]);
     const refs = heap.defineArray('Node[]', 'ref');
     const big = await allocArray(heap, refs, 100); // tenured
     expect(big).toBeGreaterThanOrEqual(heap.tenuredStart);
     heap.writeRef(a, left, 0, big);
-    expect(vertex(a).edges).toEqual([(TENURED_EDGE | 1) >>> 0, 2]);
+    expect(vertex(a).edges).toEqual([(TENURED_EDGE | 1) >>> 0, 2, 0, 0]);
     heap.writeRef(big, 4 + 7, 7, a);
     expect(vertex(big).edges[7]).toBe(1);
     heap.writeRef(a, left, 0, 0);
@@ -87,7 +97,7 @@ describe('reference graph maintenance', () => {
     const c = heap.words[p + right]!;
     expect(heap.words[c + val]).toBe(3);
     expect(vertex(p).address).toBe(p);
-    expect(vertex(p).edges).toEqual([0, vertex(c).id + 1]);
+    expect(vertex(p).edges).toEqual([0, vertex(c).id + 1, 0, 0]);
   });
 
   it('moves a promoted vertex to the tenured graph and keeps edges to and from it right', async () => {
@@ -102,7 +112,7 @@ describe('reference graph maintenance', () => {
     expect(graph.tenured.vertexCount).toBe(1);
     expect(graph.young.vertexCount).toBe(1);
     const c = heap.words[p + right]!;
-    expect(vertex(p)).toMatchObject({ address: p, edges: [0, vertex(c).id + 1] });
+    expect(vertex(p)).toMatchObject({ address: p, edges: [0, vertex(c).id + 1, 0, 0] });
     await collect(heap, 'young'); // child promoted: the old-to-young edge becomes old-to-old
     const c2 = heap.words[p + right]!;
     expect(c2).toBeGreaterThanOrEqual(heap.tenuredStart);
@@ -144,7 +154,8 @@ describe('reference graph maintenance', () => {
     heap.writeRef(roots.get(r), right, 1, await alloc(heap, node));
     await collect(heap, 'young');
     const s = heap.stats;
-    expect(s.layout.graphBytes).toBe(2 * 16 + 2 * 4 * 4);
+    // Young: 2 vertices and the sentinel's slot, 2 runs of 4 edges; tenured: its sentinel's slot.
+    expect(s.layout.graphBytes).toBe(3 * VERTEX_WORDS * 4 + 2 * 4 * 4 + VERTEX_WORDS * 4);
     expect(s.layout.edgeWrites).toBe(1);
     expect(formatGcStats(s)).toMatch(/refgraph: 64 B of graphs, 1 edge writes, 2 vertex appends, maintenance \d+\.\d\d ms/);
     expect(lines[0]).toMatch(/ graph=\d+\.\d\dms/);
@@ -175,10 +186,23 @@ describe('graph-vs-heap check', () => {
   it('catches a vertex whose address is stale and a graph with extra vertices', async () => {
     const { heap, roots, node, graph } = setup();
     const r = roots.push(await alloc(heap, node));
-    graph.young.vertices[2] = 12345;
+    graph.young.vertices[VERTEX_ADDRESS] = 12345;
     expect(() => verifyRefGraph(heap)).toThrow(new RegExp(`claims young vertex 0, which records address 12345`));
-    graph.young.vertices[2] = roots.get(r);
+    graph.young.vertices[VERTEX_ADDRESS] = roots.get(r);
     graph.young.addVertex(999, 0);
     expect(() => verifyRefGraph(heap)).toThrow(/the young graph has 2 vertices for 1 young objects/);
+  });
+
+  it('catches a padding edge that is not null and a sentinel that is not the edge count', async () => {
+    const { heap, roots, node, graph, vertex } = setup();
+    const p = roots.get(roots.push(await alloc(heap, node)));
+    graph.young.edges[vertex(p).first + 3] = 1;
+    expect(() => verifyRefGraph(heap)).toThrow(new RegExp(`padding edge 3 of young vertex 0 \\(the Node at ${p}\\) is 0x1, not 0`));
+    graph.young.edges[vertex(p).first + 3] = 0;
+    graph.young.vertices[VERTEX_WORDS] = 8;
+    expect(() => verifyRefGraph(heap)).toThrow(/young vertex 0 .* has 8 edges, the object has 2 references \(4 padded\)/);
+    graph.young.vertices[VERTEX_WORDS] = 4;
+    graph.young.edgeCount = 8;
+    expect(() => verifyRefGraph(heap)).toThrow(/the young graph's sentinel after its 1 vertices is 4, not its edge count 8/);
   });
 });

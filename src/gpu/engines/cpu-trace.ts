@@ -6,6 +6,7 @@
  * queue). The decode rules must match kernels/layout-*.wgsl exactly.
  */
 import { HEADER_WORDS } from '../../heap/object-model.js';
+import { vertexAddress, vertexEdges, vertexFirst } from '../../heap/ref-graph.js';
 import { sableRunEnd } from '../../heap/ref-slots.js';
 import type { CpuNodes } from './job.js';
 import type { RefGraphs } from '../mirror/mirror.js';
@@ -50,13 +51,13 @@ export function graphNodes(graphs: RefGraphs, young: boolean): CpuNodes {
     },
     refs(n: number, visit: (raw: number) => void): void {
       const [vertices, edges, v] = locate(n);
-      const first = vertices[4 * v]!;
-      const end = first + vertices[4 * v + 1]!;
+      const first = vertexFirst(vertices, v);
+      const end = first + vertexEdges(vertices, v);
       for (let i = first; i < end; i++) visit(edges[i]!);
     },
     address(n: number): number {
       const [vertices, , v] = locate(n);
-      return vertices[4 * v + 2]!;
+      return vertexAddress(vertices, v);
     },
   };
 }

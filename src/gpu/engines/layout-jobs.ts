@@ -5,6 +5,7 @@
  */
 import type { MarkRequest } from '../../gc/marker.js';
 import { LAYOUT_WORD } from '../../heap/object-model.js';
+import { vertexAddress } from '../../heap/ref-graph.js';
 import { u32View } from '../device/buffers.js';
 import type { RefGraphs } from '../mirror/mirror.js';
 import { graphNodes, sableNodes } from './cpu-trace.js';
@@ -105,7 +106,7 @@ export function graphJob(words: Int32Array, graphs: RefGraphs, req: MarkRequest)
  *  generation's graph holds it. */
 function rootEdge(words: Int32Array, graphs: RefGraphs, a: number): number {
   const v = words[a + LAYOUT_WORD]! >>> 0;
-  if (v < graphs.young.vertexCount && graphs.young.vertices[4 * v + 2] === a) return v + 1;
-  if (v < graphs.tenured.vertexCount && graphs.tenured.vertices[4 * v + 2] === a) return (0x80000000 | (v + 1)) >>> 0;
+  if (v < graphs.young.vertexCount && vertexAddress(graphs.young.vertices, v) === a) return v + 1;
+  if (v < graphs.tenured.vertexCount && vertexAddress(graphs.tenured.vertices, v) === a) return (0x80000000 | (v + 1)) >>> 0;
   throw new Error(`refgraph: root ${a} has no vertex (its layout word holds ${v})`);
 }

@@ -11,6 +11,7 @@
  */
 import { CARD_SHIFT } from '../../heap/card-table.js';
 import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../../heap/object-model.js';
+import { VERTEX_ADDRESS, VERTEX_FIRST, VERTEX_WORDS } from '../../heap/ref-graph.js';
 
 /** A uniform struct: u32 fields in memory order, each with what it holds. */
 type Struct = readonly (readonly [name: string, doc: string])[];
@@ -152,6 +153,9 @@ export const BFS = {
   WIDE: 16,
 } as const;
 
+/** layout-refgraph.wgsl: a vertex's words, as heap/ref-graph.ts lays them out. */
+export const REFGRAPH = { VERTEX_WORDS, VERTEX_FIRST, VERTEX_ADDRESS } as const;
+
 /** Slots of remset.wgsl's counts (`rsCtl`). */
 export const REMSET = { CTL_ROOTS: 0, CTL_RUNS: 1 } as const;
 /** Words of remset.wgsl's `rsCtl`. */
@@ -209,7 +213,7 @@ interface FileConstants {
 export const KERNEL_FILES = {
   common: { uniform: { binding: 'params', struct: 'Params', fields: PARAMS }, specialized: ['ATOMIC_OPT'] },
   'layout-sable': { specialized: ['YOUNG'] },
-  'layout-refgraph': { specialized: ['YOUNG'] },
+  'layout-refgraph': { values: REFGRAPH, specialized: ['YOUNG'] },
   dfs: {
     values: DFS,
     specialized: [

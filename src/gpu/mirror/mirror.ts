@@ -22,6 +22,7 @@ import type { GpuContext } from '../device/device.js';
 import { GpuAdapterLimitError } from '../device/adapter.js';
 import { bufferSize, floorPow2, GrowableBuffer, Readback, u32View } from '../device/buffers.js';
 import type { BindingSpec } from '../device/shader.js';
+import { vertexWordsInUse } from '../../heap/ref-graph.js';
 
 /** Word ranges as flat [start, end) pairs: [s0, e0, s1, e1, ...]. */
 export type DirtyRanges = ArrayLike<number>;
@@ -34,10 +35,12 @@ export interface UploadStats {
 
 /** One generation's reference graph in CSR form (FastCollect §3.1). */
 export interface CsrGraph {
-  /** 4 u32 per vertex: first edge, edge count, object address, mark (unused by the GPU). */
+  /** VERTEX_WORDS u32 per vertex (heap/ref-graph.ts): first edge, object address; then
+   *  a sentinel slot whose first edge is `edgeCount`, since a vertex's edge count is
+   *  the next vertex's first edge minus its own. */
   readonly vertices: Uint32Array;
   readonly vertexCount: number;
-  /** Edge targets; each vertex's edges start at a multiple of 4 (padded) so that
+  /** Edge targets; each vertex's edges start at a multiple of 4 (padded with 0) so that
    *  they load as vec4<u32>. 0 = null, young vertex v = v+1, tenured v = 0x80000000|(v+1). */
   readonly edges: Uint32Array;
   /** Words of `edges` in use (padding included). */
@@ -345,9 +348,9 @@ export class GraphMirror {
     const t0 = performance.now();
     let bytes = 0;
     const arrays = {
-      youngVertices: [graphs.young.vertices, graphs.young.vertexCount * 4],
+      youngVertices: [graphs.young.vertices, vertexWordsInUse(graphs.young.vertexCount)],
       youngEdges: [graphs.young.edges, Math.ceil(graphs.young.edgeCount / 4) * 4],
-      tenuredVertices: [graphs.tenured.vertices, graphs.tenured.vertexCount * 4],
+      tenuredVertices: [graphs.tenured.vertices, vertexWordsInUse(graphs.tenured.vertexCount)],
       tenuredEdges: [graphs.tenured.edges, Math.ceil(graphs.tenured.edgeCount / 4) * 4],
     } as const;
     for (const name of GRAPH_ARRAYS) {
@@ -366,9 +369,9 @@ export class GraphMirror {
   bindings(vector: boolean): BindingSpec[] {
     const edge = vector ? 'array<vec4<u32>>' : 'array<u32>';
     return [
-      { name: 'yv', kind: 'read-only-storage', type: 'array<vec4<u32>>' },
+      { name: 'yv', kind: 'read-only-storage', type: 'array<u32>' },
       { name: 'ye', kind: 'read-only-storage', type: edge },
-      { name: 'tv', kind: 'read-only-storage', type: 'array<vec4<u32>>' },
+      { name: 'tv', kind: 'read-only-storage', type: 'array<u32>' },
       { name: 'te', kind: 'read-only-storage', type: edge },
     ];
   }
