@@ -140,6 +140,7 @@ export async function evacuateOnDevice(
     readbackBytes: t.readbackBytes,
     writeMs: t.write,
     writers: t.writers,
+    writeWaitMs: t.writeWait,
     fixMs,
     slots: runs.length === 0 ? 'none' : done.slotsWritten ? 'gpu' : 'cpu',
   };

@@ -236,6 +236,8 @@ export interface EvacuationTimes {
   readonly write: number;
   /** Threads besides the device's that wrote it (gpu/worker/heap-writers.ts). */
   readonly writers: number;
+  /** Of `write`, the time the device's thread waited for them. */
+  readonly writeWait: number;
 }
 
 /** What a device evacuation leaves for the CPU: the new addresses (parallel to

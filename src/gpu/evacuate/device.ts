@@ -422,7 +422,7 @@ export class DeviceEvacuation {
       cardFirst,
       slotsWritten: slotsBack,
       headersWritten: headers,
-      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2, writers: writers.threads },
+      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2, writers: writers.threads, writeWait: writers.takeWaited() },
     };
   }
 

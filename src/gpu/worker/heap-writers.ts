@@ -69,6 +69,9 @@ export class HeapWriters {
   private fill = 0;
   private segs: number[] = [];
   private dsts: SharedArrayBuffer[] = [];
+  /** Milliseconds this thread waited, since the last `takeWaited`, for a staging
+   *  buffer or for the writers to finish: the rest of a write is its own staging. */
+  private waited = 0;
 
   private constructor(
     readonly threads: number,
@@ -143,8 +146,16 @@ export class HeapWriters {
       this.check();
       if (performance.now() - t0 > FLUSH_TIMEOUT_MS) throw new Error(`heap writers: ${this.posted - d} block(s) not written within ${FLUSH_TIMEOUT_MS} ms`);
     }
+    this.waited += performance.now() - t0;
     this.check();
     this.drain();
+  }
+
+  /** The milliseconds waited since the last call (see `waited`). */
+  takeWaited(): number {
+    const w = this.waited;
+    this.waited = 0;
+    return w;
   }
 
   private post(): void {
@@ -164,8 +175,10 @@ export class HeapWriters {
       this.drain();
       const b = this.free.pop();
       if (b !== undefined) return b;
+      const t0 = performance.now();
       const d = Atomics.load(this.ctl, DONE);
       Atomics.wait(this.ctl, DONE, d, 100);
+      this.waited += performance.now() - t0;
       this.check();
     }
   }
