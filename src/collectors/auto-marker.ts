@@ -41,7 +41,7 @@ import {
   type YoungEvacuatingMarker,
   type YoungSpaces,
 } from '../gc/marker.js';
-import { ParallelMarker } from '../gc/parallel-marker.js';
+import { defaultThreads, ParallelMarker } from '../gc/parallel-marker.js';
 import { SerialMarker } from '../gc/serial-marker.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
@@ -59,7 +59,7 @@ export const PARALLEL_MIN_THREADS = 4;
 const RATIO_WEIGHT = 0.3;
 
 export interface AutoOptions {
-  /** Marking threads (default: the available cores). */
+  /** Marking threads (default: the parallel collector's, gc/parallel/threads.ts defaultThreads). */
   threads?: number;
   /** `--gc-solo-below` in words: the parallel engine's collections bounded by fewer
    *  run on the main thread alone, as under `--gc parallel` (default 0: never). */
@@ -128,7 +128,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   private readonly behind: Record<'gpu-dfs' | 'gpu-bfs', number | null> = { 'gpu-dfs': null, 'gpu-bfs': null };
 
   constructor(private readonly heap: HeapImpl, private readonly options: AutoOptions = {}) {
-    this.threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
+    this.threads = Math.max(1, Math.floor(options.threads ?? defaultThreads()));
     this.model = options.model ?? new PauseModel(this.threads, 'hardware', availableParallelism());
     this.serial = new SerialMarker(heap);
     // Made (and started by the CLI) before the program runs when it may be chosen.

@@ -5,9 +5,8 @@
  * statistics for `--stats`, `--json-stats` and `compare`.
  */
 
-import { availableParallelism } from 'node:os';
 import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
-import { DEFAULT_SOLO_BYTES, ParallelMarker } from '../gc/parallel-marker.js';
+import { DEFAULT_SOLO_BYTES, defaultThreads, ParallelMarker } from '../gc/parallel-marker.js';
 import { pretouch } from '../heap/pretouch.js';
 import { warmUpCollector, type WarmUpSummary } from '../gc/warm-up.js';
 import { statMs, statPercent, statSize } from '../heap/stat-units.js';
@@ -176,7 +175,7 @@ function markerFor(
     case 'gpu-bfs':
       return new GpuFallbackMarker(new WorkerGpuMarker({ engine: gc, input: gpuInput(heap), options: gpuOpt, benchmark }), heap, onFallback);
     case 'parallel':
-      // Each run gets its own --threads (default: every available core).
+      // Each run gets its own --threads (default: gc/parallel/threads.ts defaultThreads).
       return new ParallelMarker(heap, threads, undefined, soloWords(options));
     case 'auto': {
       // Made now: the mirror log must see the heap from its first allocation.
@@ -240,7 +239,7 @@ function percentile(values: number[], p: number): number {
  *  (docs/decisions/s31-03-pretouch-by-the-writers.md). */
 function pretouchThreads(options: MemoryOptions): number {
   if (options.gc !== 'parallel' && options.gc !== 'auto') return 1;
-  return options.threads ?? availableParallelism();
+  return options.threads ?? defaultThreads();
 }
 
 /** The parallel warm-up's workload per GC thread, in multiples of serial's: each

@@ -95,8 +95,9 @@ afterEach(() => {
 });
 
 describe('parallel marker', () => {
-  it('defaults to every available core', () => {
-    expect(defaultThreads()).toBe(availableParallelism());
+  it('defaults to every core up to 8, then five of every eight more (HotSpot ParallelGCThreads)', () => {
+    expect([1, 2, 8, 9, 16, 64].map((c) => defaultThreads(c))).toEqual([1, 2, 8, 8, 13, 43]);
+    expect(defaultThreads()).toBe(defaultThreads(availableParallelism()));
   });
 
   for (const layout of ['sable', 'refgraph'] as const) {

@@ -34,9 +34,16 @@ import {
  *  on the main thread alone (docs/decisions/s33-01-solo-collections.md). */
 export const DEFAULT_SOLO_BYTES = 256 * 1024;
 
-/** The default number of GC threads: every available core. */
-export function defaultThreads(): number {
-  return Math.max(1, availableParallelism());
+/**
+ * The default number of GC threads for `cores` cores, as HotSpot sizes
+ * ParallelGCThreads: every core up to 8, then five of every eight more. The
+ * cores left over run what else is awake in a pause (V8's compiler and
+ * collector threads): a GC thread that loses its core holds up the others at
+ * the end of a phase (docs/decisions/s38-04-default-gc-threads.md).
+ */
+export function defaultThreads(cores = availableParallelism()): number {
+  const n = Math.max(1, cores);
+  return n <= 8 ? n : 8 + Math.floor(((n - 8) * 5) / 8);
 }
 
 function shared(ints: number): SharedArrayBuffer {
