@@ -101,7 +101,12 @@ export class HeapWriters {
       w.dispose();
       throw e;
     }
-    for (const worker of w.workers) worker.unref();
+    for (const [id, worker] of w.workers.entries()) {
+      worker.unref();
+      // A writer that dies fails the next wait instead of leaving it to its timeout.
+      worker.on('error', () => Atomics.compareExchange(w.ctl, FAILED, 0, id + 1));
+      worker.on('exit', () => Atomics.compareExchange(w.ctl, FAILED, 0, id + 1));
+    }
     for (const p of w.ports) p.unref();
     // The buffers' pages are mapped now, not at a pause's first staging.
     for (let i = 0; i < BLOCKS_PER_WRITER * threads; i++) {
@@ -171,6 +176,7 @@ export class HeapWriters {
 
   /** A staging buffer: a free one, or the next one a writer hands back. */
   private takeBuffer(): ArrayBuffer {
+    const start = performance.now();
     for (;;) {
       this.drain();
       const b = this.free.pop();
@@ -180,6 +186,7 @@ export class HeapWriters {
       Atomics.wait(this.ctl, DONE, d, 100);
       this.waited += performance.now() - t0;
       this.check();
+      if (t0 - start > FLUSH_TIMEOUT_MS) throw new Error(`heap writers: no staging buffer came back within ${FLUSH_TIMEOUT_MS} ms`);
     }
   }
 
@@ -202,7 +209,10 @@ export class HeapWriters {
   }
 
   dispose(): void {
-    for (const w of this.workers) void w.terminate();
+    for (const w of this.workers) {
+      w.removeAllListeners('exit');
+      void w.terminate();
+    }
     for (const p of this.ports) p.close();
     this.workers.length = 0;
     this.ports.length = 0;
