@@ -283,7 +283,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p) => void (p.run.gpuBenchmark = true),
   },
   {
-    name: 'threads', arg: 'N', commands: RUNS, help: 'marking threads of the parallel collector (default: the cores)',
+    name: 'threads', arg: 'N', commands: RUNS, help: 'GC threads of the parallel collector and auto (default: the cores up to 8, then 5 of every 8 more)',
     apply: (p, v, f) => void (p.run.threads = integer(v, f, 1)),
   },
   {
