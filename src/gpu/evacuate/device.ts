@@ -385,6 +385,7 @@ export class DeviceEvacuation {
     const cardBits = new Uint32Array(cardWords);
     const writers = await this.writers;
     let t2 = 0;
+    let writeWait = 0;
     let headers = true;
     await this.readback.readWith(bytes, async (view) => {
       // The last point where the device may fail this collection: from here on
@@ -406,7 +407,7 @@ export class DeviceEvacuation {
           from += back[r + 1]!;
         }
       }
-      writers.flush();
+      writeWait = writers.flush();
       // From here the new addresses are read from the heap-side copy: a mapped
       // read-back buffer may be memory the CPU reads slowly one word at a time.
       const forward = job.forward.subarray(0, n);
@@ -422,7 +423,7 @@ export class DeviceEvacuation {
       cardFirst,
       slotsWritten: slotsBack,
       headersWritten: headers,
-      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2, writers: writers.threads, writeWait: writers.takeWaited() },
+      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2, writers: writers.threads, writeWait },
     };
   }
 
@@ -459,4 +460,3 @@ function writeForwardingHeaders(words: Int32Array, live: Int32Array, forward: In
     words[a + FORWARD_WORD] = forward[i]!;
   }
 }
-

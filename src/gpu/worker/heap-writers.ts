@@ -69,7 +69,7 @@ export class HeapWriters {
   private fill = 0;
   private segs: number[] = [];
   private dsts: SharedArrayBuffer[] = [];
-  /** Milliseconds this thread waited, since the last `takeWaited`, for a staging
+  /** Milliseconds this thread waited since the last `flush`, for a staging
    *  buffer or for the writers to finish: the rest of a write is its own staging. */
   private waited = 0;
 
@@ -141,9 +141,10 @@ export class HeapWriters {
     }
   }
 
-  /** Returns once every queued copy is in its destination. */
-  flush(): void {
-    if (this.threads === 0) return;
+  /** Returns once every queued copy is in its destination, with the milliseconds
+   *  this thread waited for the writers since the last flush. */
+  flush(): number {
+    if (this.threads === 0) return 0;
     if (this.block !== null && this.segs.length > 0) this.post();
     const t0 = performance.now();
     for (let d = Atomics.load(this.ctl, DONE); d < this.posted; d = Atomics.load(this.ctl, DONE)) {
@@ -151,16 +152,11 @@ export class HeapWriters {
       this.check();
       if (performance.now() - t0 > FLUSH_TIMEOUT_MS) throw new Error(`heap writers: ${this.posted - d} block(s) not written within ${FLUSH_TIMEOUT_MS} ms`);
     }
-    this.waited += performance.now() - t0;
+    const waited = this.waited + performance.now() - t0;
+    this.waited = 0;
     this.check();
     this.drain();
-  }
-
-  /** The milliseconds waited since the last call (see `waited`). */
-  takeWaited(): number {
-    const w = this.waited;
-    this.waited = 0;
-    return w;
+    return waited;
   }
 
   private post(): void {
