@@ -23,6 +23,7 @@
 import type { DeviceAssignment, EvacuationTimes } from '../../gc/marker.js';
 import { CARD_SHIFT } from '../../heap/card-table.js';
 import { FORWARD_WORD, STATUS_FORWARDED } from '../../heap/object-model.js';
+import { atParityOf, bufferWord } from '../../heap/word-parity.js';
 import { bufferSize, destroyAll, GrowableBuffer, helperBigGroups, helperGroups, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
 import type { GpuContext } from '../device/device.js';
 import type { Program } from '../device/shader.js';
@@ -370,12 +371,15 @@ export class DeviceEvacuation {
 
     // Read back: to-survivor's new words, the promotion buffer, the new
     // addresses, the card bits and the fixed remembered slots, in that order.
-    const bytes = (S + T + n + cardWords + slotWords) * 4;
+    // The two spaces start at their heap words' parity, so that their copies
+    // into the shared heap go eight bytes at a time (heap/word-parity.ts).
+    const toAt = atParityOf(0, bufferWord(job.words, p.toStart));
+    const tenAt = atParityOf(toAt + S, bufferWord(job.words, job.base));
+    const bytes = (tenAt + T + n + cardWords + slotWords) * 4;
     const target = this.readback.target(bytes);
     const enc2 = device.createCommandEncoder({ label: 'evacuation read-back' });
-    let at = 0;
-    at = this.copyRange(enc2, p.toStart, p.toStart + S, target, at);
-    at = this.copyRange(enc2, job.base, job.base + T, target, at);
+    this.copyRange(enc2, p.toStart, p.toStart + S, target, toAt);
+    let at = this.copyRange(enc2, job.base, job.base + T, target, tenAt);
     if (n > 0) enc2.copyBufferToBuffer(this.fwd.buffer, 0, target, at * 4, n * 4);
     at += n;
     if (cardWords > 0) enc2.copyBufferToBuffer(this.ctl.buffer, CTL_BYTES, target, at * 4, cardWords * 4);
@@ -394,14 +398,15 @@ export class DeviceEvacuation {
       t2 = performance.now();
       const words = job.words;
       const w = u32View(words);
-      writers.copy(view, 0, w, p.toStart, S);
-      writers.copy(view, S, w, job.base, T);
-      writers.copy(view, S + T, u32View(job.forward), 0, n);
-      cardBits.set(view.subarray(S + T + n, S + T + n + cardWords));
+      writers.copy(view, toAt, w, p.toStart, S);
+      writers.copy(view, tenAt, w, job.base, T);
+      const fwdAt = tenAt + T;
+      writers.copy(view, fwdAt, u32View(job.forward), 0, n);
+      cardBits.set(view.subarray(fwdAt + n, fwdAt + n + cardWords));
       // Runs that continue one another (a large array's, split at its cards) are one write.
       const back = slotsBack ? joinRuns(runs) : null;
       if (back) {
-        let from = S + T + n + cardWords;
+        let from = fwdAt + n + cardWords;
         for (let r = 0; r < back.length; r += 2) {
           writers.copy(view, from, w, back[r]!, back[r + 1]!);
           from += back[r + 1]!;

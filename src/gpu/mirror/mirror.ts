@@ -23,6 +23,7 @@ import { GpuAdapterLimitError } from '../device/adapter.js';
 import { bufferSize, floorPow2, GrowableBuffer, Readback, u32View } from '../device/buffers.js';
 import type { BindingSpec } from '../device/shader.js';
 import { vertexWordsInUse } from '../../heap/ref-graph.js';
+import { atParityOf, bufferWord } from '../../heap/word-parity.js';
 
 /** Word ranges as flat [start, end) pairs: [s0, e0, s1, e1, ...]. */
 export type DirtyRanges = ArrayLike<number>;
@@ -116,15 +117,17 @@ export class StagingUploader {
     let done = 0;
     while (done < src.length) {
       const slot = await this.mapped();
-      const room = (this.slotBytes - slot.used) >> 2;
-      if (room === 0) {
+      // At the source's parity, a copy out of the shared heap goes eight bytes at a time.
+      const at = atParityOf(slot.used >> 2, bufferWord(src, done));
+      const room = (this.slotBytes >> 2) - at;
+      if (room <= 0) {
         this.submitSlot();
         continue;
       }
       const n = Math.min(room, src.length - done);
-      slot.view!.set(src.subarray(done, done + n), slot.used >> 2);
-      slot.copies.push({ srcByte: slot.used, dst, dstByte: (dstWord + done) * 4, bytes: n * 4 });
-      slot.used += n * 4;
+      slot.view!.set(src.subarray(done, done + n), at);
+      slot.copies.push({ srcByte: at * 4, dst, dstByte: (dstWord + done) * 4, bytes: n * 4 });
+      slot.used = (at + n) * 4;
       done += n;
     }
   }

@@ -15,11 +15,9 @@ port.on('message', (block: WriterBlock) => {
     const src = new Uint32Array(block.buf);
     const dsts = block.dsts.map((b) => new Uint32Array(b));
     const segs = block.segs;
-    let from = 0;
-    for (let i = 0; i < segs.length; i += 3) {
-      const n = segs[i + 2]!;
-      dsts[segs[i]!]!.set(src.subarray(from, from + n), segs[i + 1]!);
-      from += n;
+    for (let i = 0; i < segs.length; i += 4) {
+      const from = segs[i + 3]!;
+      dsts[segs[i]!]!.set(src.subarray(from, from + segs[i + 2]!), segs[i + 1]!);
     }
     reply = { buf: block.buf };
   } catch (e) {

@@ -2,16 +2,17 @@
  * Threads that write a device read-back into the shared heap beside the GPU
  * worker (docs/decisions/s38-01-read-back-written-by-several-threads.md).
  *
- * One thread writes a mapped read-back into the heap's SharedArrayBuffer far
- * slower than it reads the mapping into plain memory: V8 copies into shared
- * memory a word at a time. So with writers, the GPU worker only stages the
+ * One thread writes a mapped read-back into the heap's SharedArrayBuffer
+ * slower than it reads the mapping into plain memory (V8 copies into shared
+ * memory with atomic accesses). So with writers, the GPU worker only stages the
  * mapping, a block at a time, into plain buffers that it transfers to the
  * writer threads, and they write the blocks into the heap in parallel, behind
  * the staging. Segments are queued with `copy` and are all in the heap when
  * `flush` returns; with no writers, `copy` writes at once.
  *
- * A block holds consecutive segments; its message lists them as (destination,
- * word, count) triples. A writer hands the buffer back on its port and then
+ * A block holds segments one after another, each starting at its destination
+ * word's parity (heap/word-parity.ts); its message lists them as (destination,
+ * word, count, word in the block) quadruples. A writer hands the buffer back on its port and then
  * counts the block done in shared memory, so the GPU worker can wait without
  * its event loop (it is inside a device callback) and take buffers back with
  * receiveMessageOnPort.
@@ -19,6 +20,7 @@
 
 import { availableParallelism } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { atParityOf, bufferWord } from '../../heap/word-parity.js';
 import { workerScript } from '../../heap/worker-script.js';
 
 /** Words of a staged block. */
@@ -38,7 +40,7 @@ export interface WriterStart {
   readonly ctl: Int32Array;
 }
 
-/** A staged block: `segs` are (index into `dsts`, word, count) triples laid out one after another in `buf`. */
+/** A staged block: `segs` are (index into `dsts`, word, count, word in `buf`) quadruples. */
 export interface WriterBlock {
   readonly buf: ArrayBuffer;
   readonly dsts: SharedArrayBuffer[];
@@ -125,15 +127,21 @@ export class HeapWriters {
       dst.set(src.subarray(from, from + n), at);
       return;
     }
-    at += dst.byteOffset >>> 2;
+    at = bufferWord(dst, at);
     while (n > 0) {
       if (this.block === null) this.block = new Uint32Array(this.takeBuffer());
-      const k = Math.min(n, this.blockWords - this.fill);
-      this.block.set(src.subarray(from, from + k), this.fill);
+      // Staged at the destination's parity, the writer's copy goes eight bytes at a time.
+      const put = atParityOf(this.fill, at);
+      if (put >= this.blockWords) {
+        this.post();
+        continue;
+      }
+      const k = Math.min(n, this.blockWords - put);
+      this.block.set(src.subarray(from, from + k), put);
       let d = this.dsts.indexOf(shared);
       if (d < 0) d = this.dsts.push(shared) - 1;
-      this.segs.push(d, at, k);
-      this.fill += k;
+      this.segs.push(d, at, k, put);
+      this.fill = put + k;
       from += k;
       at += k;
       n -= k;

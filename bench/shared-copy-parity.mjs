@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// How fast V8 copies 4-byte words into and out of a SharedArrayBuffer when the two
+// ends have the same word parity and when they do not (docs/decisions/s39-01-*.md):
+// TypedArray set and copyWithin, against plain memory and a JavaScript loop. Best
+// of 5 per row, GB/s.
+//   node bench/shared-copy-parity.mjs [MiB, default 40]
+const mib = Number(process.argv[2] ?? 40);
+const n = (mib << 20) >>> 2;
+const shared = new Int32Array(new SharedArrayBuffer((n + 64) * 4)).fill(1);
+const plain = new Int32Array(n + 64).fill(7);
+const plain2 = new Int32Array(n + 64);
+
+function best(label, fn) {
+  let ms = Infinity;
+  for (let r = 0; r < 5; r++) {
+    const t = performance.now();
+    fn();
+    ms = Math.min(ms, performance.now() - t);
+  }
+  console.log(`${label.padEnd(42)} ${ms.toFixed(2).padStart(8)} ms ${((n * 4) / ms / 1e6).toFixed(2).padStart(6)} GB/s`);
+}
+
+function loop(d, at, s, from, count) {
+  for (let i = 0; i < count; i++) d[at + i] = s[from + i];
+}
+
+best('plain -> shared, same parity', () => shared.set(plain.subarray(0, n), 0));
+best('plain -> shared, parities differ', () => shared.set(plain.subarray(0, n), 1));
+best('plain -> shared, both odd', () => shared.set(plain.subarray(1, n + 1), 1));
+best('shared -> plain, same parity', () => plain2.set(shared.subarray(0, n), 0));
+best('shared -> plain, parities differ', () => plain2.set(shared.subarray(0, n), 1));
+best('shared copyWithin, even distance', () => shared.copyWithin(2, 0, n - 64));
+best('shared copyWithin, odd distance', () => shared.copyWithin(1, 0, n - 64));
+best('plain -> plain, parities differ', () => plain2.set(plain.subarray(0, n), 1));
+best('loop plain -> shared, parities differ', () => loop(shared, 1, plain, 0, n));
