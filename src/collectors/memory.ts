@@ -242,9 +242,9 @@ function pretouchThreads(options: MemoryOptions): number {
   return options.threads ?? defaultThreads();
 }
 
-/** The parallel warm-up's workload per GC thread, in multiples of serial's: each
- *  thread must run its share long enough for V8 to optimize it in its own isolate
- *  (docs/decisions/s31-01-gc-warm-up.md). */
+/** The parallel warm-up's workload, in multiples of serial's, which every worker
+ *  rehearses alone: long enough for V8 to optimize it in each worker's isolate
+ *  (docs/decisions/s31-01-gc-warm-up.md, s39-02-workers-rehearse-the-warm-up.md). */
 const PARALLEL_WARM_UP_VOLUME = 8;
 
 /**
@@ -259,10 +259,11 @@ async function warmUpCollectors(heap: HeapImpl, options: MemoryOptions, pool: Pa
   const o = { layout: options.layout, verifyGc: options.verifyGc, mirrorLog: heap.mirror !== null };
   if (options.gc !== 'parallel') runs.push(await warmUpCollector('serial', o, () => undefined));
   if (pool !== null) {
-    const volume = pool.threads * PARALLEL_WARM_UP_VOLUME;
+    const volume = PARALLEL_WARM_UP_VOLUME;
     const marker = (scratch: HeapImpl): ParallelMarker => {
       const m = new ParallelMarker(scratch, pool.threads, pool.gc.pool);
       m.gc.alternateSolo = true;
+      m.gc.rehearse = true;
       return m;
     };
     runs.push(await warmUpCollector('parallel', { ...o, volume }, marker));

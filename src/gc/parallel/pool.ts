@@ -19,12 +19,14 @@ import {
   CLEARED,
   CMD,
   CMD_EXIT,
+  CMD_REHEARSE,
   DONE,
   EPOCH,
   ERROR,
   IDLE,
   OUTCUR,
   RANGECUR,
+  REHEARSED,
   ROOTCUR,
   TAILCUR,
   type PoolBuffers,
@@ -147,24 +149,38 @@ export class WorkerPool {
    * Runs `cmd` on every thread (the caller set its parameters in `ctl`) and
    * returns when all are done, or on the main thread alone (`alone`), the
    * workers left asleep. A failure on any thread is thrown here.
+   *
+   * `rehearse` (the warm-up's): every worker first runs the command alone on a
+   * private copy of the buffers, all at once, while the main thread waits. With
+   * stealing, which worker meets which branch of a phase is chance, and a
+   * worker that first meets one in a program's pause throws its optimized code
+   * away there; alone, each meets every branch the command takes
+   * (docs/decisions/s39-02-workers-rehearse-the-warm-up.md).
    */
-  run(cmd: number, alone = false): void {
+  run(cmd: number, alone = false, rehearse = false): void {
     if (this.failure) throw this.failure;
     if (this.threads > 1 && !this.started) throw new Error('parallel collector: the worker pool was not started');
     const ctl = this.ctl;
-    for (const i of [ERROR, DONE, IDLE, ROOTCUR, RANGECUR, CLEARED, OUTCUR, TAILCUR]) ctl[i] = 0;
+    for (const i of [ERROR, DONE, REHEARSED, IDLE, ROOTCUR, RANGECUR, CLEARED, OUTCUR, TAILCUR]) ctl[i] = 0;
     this.main.deqCtl.fill(0);
     this.main.stats.fill(0);
-    if (alone) {
-      runCommand(this.solo, cmd);
-      return;
+    if (rehearse && this.threads > 1) {
+      this.round(cmd | CMD_REHEARSE, false);
+      ctl[DONE] = 0;
     }
+    if (alone) runCommand(this.solo, cmd);
+    else this.round(cmd, true);
+  }
+
+  /** Wakes the workers for `cmd`, runs thread 0's part (`withMain`), and waits for them. */
+  private round(cmd: number, withMain: boolean): void {
+    const ctl = this.ctl;
     Atomics.store(ctl, CMD, cmd);
     Atomics.add(ctl, EPOCH, 1);
     Atomics.notify(ctl, EPOCH);
     let own: unknown = null;
     try {
-      runCommand(this.main, cmd);
+      if (withMain) runCommand(this.main, cmd);
     } catch (e) {
       if (!(e instanceof PeerFailed)) {
         Atomics.compareExchange(ctl, ERROR, 0, 1);

@@ -22,6 +22,8 @@ export const CMD = 1;
 export const ERROR = 2;
 /** Workers that finished the current command. */
 export const DONE = 3;
+/** Objects the workers' rehearsals of the current command processed, all together (pool.ts). */
+export const REHEARSED = 4;
 /** Threads that found no work (the termination count, context.ts); with the
  *  words idle threads sleep on, on a cache line apart from the hot cursors. */
 export const IDLE = 48;
@@ -81,6 +83,9 @@ export const CMD_EXIT = 1;
 export const CMD_MARK = 2;
 export const CMD_COPY = 3;
 export const CMD_SWEEP = 4;
+/** Or'ed into a command: each worker rehearses it alone, on its own copy of the
+ *  buffers, and the shared ones stay as they were (the warm-up's; pool.ts). */
+export const CMD_REHEARSE = 1 << 8;
 
 /** Per-thread counters in `stats` (STATS_WORDS each). */
 export const S_OBJECTS = 0;

@@ -22,6 +22,7 @@ import {
   P_ROOTS,
   P_SABLE,
   P_YOUNG,
+  REHEARSED,
   S_OBJECTS,
   S_STEALS,
   STATS_WORDS,
@@ -63,6 +64,10 @@ export class GcThreads {
    *  warm-up (gc/warm-up.ts) sets it, so that the main thread takes the solo
    *  branches a program's small collections take as well as the shared ones. */
   alternateSolo = false;
+  /** The workers rehearse each command alone before it runs (WorkerPool.run): the warm-up sets it too. */
+  rehearse = false;
+  /** Objects the workers' rehearsals of the last command processed, all together. */
+  rehearsed = 0;
   private commands = 0;
   /** Per thread: objects (marked or copied) and steals in the last command. */
   readonly objects: number[];
@@ -173,7 +178,8 @@ export class GcThreads {
    */
   run(cmd: number, words: number): void {
     const alone = words < this.soloWords || (this.alternateSolo && (++this.commands & 1) === 0);
-    this.pool.run(cmd, alone);
+    this.pool.run(cmd, alone, this.rehearse);
+    this.rehearsed = this.ctx.ctl[REHEARSED]!;
     const st = this.ctx.stats;
     for (let i = 0; i < this.threads; i++) {
       this.objects[i] = st[i * STATS_WORDS + S_OBJECTS]!;

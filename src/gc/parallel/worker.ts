@@ -3,18 +3,48 @@
  * dist/. It sleeps in Atomics.wait on the EPOCH word; each bump is a command
  * (shared.ts), which it runs as GC thread `id` and then counts itself DONE.
  * New buffers arrive on its port and are drained, without waiting, before each
- * command. A failure sets ERROR, so the other threads stop, and its stack goes
- * back on the port.
+ * command. A rehearsed command (CMD_REHEARSE) runs on a private copy of them
+ * (rehearse).
+ * A failure sets ERROR, so the other threads stop, and its stack goes back on
+ * the port.
  */
 
 import { receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { runCommand } from './command.js';
 import { GcContext, PeerFailed } from './context.js';
-import { CMD, CMD_EXIT, DONE, EPOCH, ERROR, type PoolMessage, type WorkerStart } from './shared.js';
+import { CMD, CMD_EXIT, CMD_REHEARSE, DONE, EPOCH, ERROR, IDLE, REHEARSED, S_OBJECTS, STATS_WORDS, type BufferName, type PoolBuffers, type PoolMessage, type WorkerStart } from './shared.js';
 
 const start = workerData as WorkerStart;
-const ctx = new GcContext(start.id, start.threads, start.buffers);
+const buffers = { ...start.buffers };
+const ctx = new GcContext(start.id, start.threads, buffers);
 let seen = start.epoch;
+
+/** The rehearsals' private buffers, kept from one to the next. */
+const own: Partial<PoolBuffers> = {};
+/** Words every command starts from zero (the deques' ends, the counters), and
+ *  the deques' entries, which are read only between those ends: not copied. */
+const ZEROED: readonly BufferName[] = ['stats', 'deqCtl'];
+const UNREAD: readonly BufferName[] = ['deqBuf'];
+
+/**
+ * A command rehearsed on a private copy of every buffer, by this thread as if
+ * the others had already gone idle: it takes every branch of the shared code
+ * (sharing into its deque, stealing rounds over the others' empty ones, the
+ * atomic marks) but finds no peer to end the phase with.
+ */
+function rehearse(cmd: number): void {
+  for (const name of Object.keys(buffers) as BufferName[]) {
+    const b = buffers[name];
+    let c = own[name];
+    if (c === undefined || c.byteLength !== b.byteLength) c = own[name] = new SharedArrayBuffer(b.byteLength);
+    if (ZEROED.includes(name)) new Uint8Array(c).fill(0);
+    else if (!UNREAD.includes(name)) new Uint8Array(c).set(new Uint8Array(b));
+  }
+  const alone = new GcContext(start.id, start.threads, own as PoolBuffers);
+  alone.ctl[IDLE] = start.threads - 1;
+  runCommand(alone, cmd);
+  Atomics.add(ctx.ctl, REHEARSED, alone.stats[start.id * STATS_WORDS + S_OBJECTS]!);
+}
 
 for (;;) {
   Atomics.wait(ctx.ctl, EPOCH, seen);
@@ -22,12 +52,15 @@ for (;;) {
   if (epoch === seen) continue;
   seen = epoch;
   for (let m = receiveMessageOnPort(start.port); m !== undefined; m = receiveMessageOnPort(start.port)) {
-    ctx.update((m.message as PoolMessage).buffers);
+    const b = (m.message as PoolMessage).buffers;
+    Object.assign(buffers, b);
+    ctx.update(b);
   }
   const cmd = Atomics.load(ctx.ctl, CMD);
   if (cmd === CMD_EXIT) break;
   try {
-    runCommand(ctx, cmd);
+    if ((cmd & CMD_REHEARSE) !== 0) rehearse(cmd & ~CMD_REHEARSE);
+    else runCommand(ctx, cmd);
   } catch (e) {
     if (!(e instanceof PeerFailed)) {
       Atomics.compareExchange(ctx.ctl, ERROR, 0, start.id + 1);
