@@ -28,7 +28,9 @@ import { CARD_DIRTY } from '../heap/card-table.js';
 import { createHeap, type HeapImpl } from '../heap/heap.js';
 import type { Marker } from './marker.js';
 import { createCollector } from './index.js';
+import { IntList } from './int-list.js';
 import { ParallelMarker } from './parallel-marker.js';
+import { dirtyCardRanges, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
 
 /** What the warm-up's collections did, for tests and `--stats`. */
 export interface WarmUpSummary {
@@ -57,6 +59,8 @@ const FAN_ROOT = 21;
 const FAN_OUT = 600;
 /** At most this many tenured nodes per list are pointed at young objects. */
 const POINTED = 256;
+/** Walks of the remembered set that make V8 optimize it (walkRememberedSet). */
+const REMSET_WALKS = 64;
 
 class ScratchRoots implements RootProvider {
   readonly slots = new Int32Array(ROOTS);
@@ -211,6 +215,33 @@ class Workload {
     return n;
   }
 
+  /**
+   * The remembered set's walk over the dirty cards (gc/roots.ts), repeated until
+   * V8 optimizes it: the scratch heap's few dozen dirty cards never make it hot,
+   * and a program whose whole tenured space is dirty (CompleteGraph: over 100,000
+   * cards) would otherwise walk them unoptimized inside its first pauses. It only
+   * reads the heap; the lists are its own.
+   */
+  private walkRememberedSet(): void {
+    const h = this.heap;
+    const cards = new IntList();
+    const ranges = new IntList();
+    const objects = new IntList();
+    const runs = new RememberedRuns();
+    const roots = new YoungRoots();
+    for (let i = 0; i < REMSET_WALKS; i++) {
+      cards.clear();
+      ranges.clear();
+      objects.clear();
+      runs.clear();
+      roots.begin(h.youngStart, h.youngEnd);
+      // Both forms a plan asks for: with the ranges' objects (refgraph) and without.
+      dirtyCardRanges(h, cards, ranges, (i & 1) === 0 ? objects : null);
+      scanRanges(h, ranges.view(), (i & 1) === 0 ? objects.view() : null, runs, roots);
+      roots.end();
+    }
+  }
+
   /** Allocates unreferenced nodes until eden is full: the allocator's own
    *  "eden full" branch, which explicit collections never take. */
   private async fillEden(): Promise<void> {
@@ -285,6 +316,7 @@ class Workload {
       h.writeRef(slots[8]!, h.arrayDataOffset + i, i, y);
     }
     this.dirtyCards = this.countDirtyCards();
+    this.walkRememberedSet();
     await this.fan(FAN_ROOT);
     await this.collect('young');
     // More live young data than a survivor space holds: the overflow goes to tenured.
