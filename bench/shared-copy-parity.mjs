@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // How fast V8 copies 4-byte words into and out of a SharedArrayBuffer when the two
 // ends have the same word parity and when they do not (docs/decisions/s39-01-*.md):
-// TypedArray set and copyWithin, against plain memory and a JavaScript loop. Best
-// of 5 per row, GB/s.
+// TypedArray set and copyWithin, against plain memory, a JavaScript loop and
+// heap/word-parity.ts's copyWords. Best of 5 per row, GB/s. Build first (it
+// imports dist/).
 //   node bench/shared-copy-parity.mjs [MiB, default 40]
+import { copyWords } from '../dist/heap/word-parity.js';
+
 const mib = Number(process.argv[2] ?? 40);
 const n = (mib << 20) >>> 2;
 const shared = new Int32Array(new SharedArrayBuffer((n + 64) * 4)).fill(1);
@@ -31,5 +34,9 @@ best('shared -> plain, same parity', () => plain2.set(shared.subarray(0, n), 0))
 best('shared -> plain, parities differ', () => plain2.set(shared.subarray(0, n), 1));
 best('shared copyWithin, even distance', () => shared.copyWithin(2, 0, n - 64));
 best('shared copyWithin, odd distance', () => shared.copyWithin(1, 0, n - 64));
+best('copyWords, odd distance (staged)', () => copyWords(shared, 1, 0, n - 64));
+best('copyWords, odd distance, 4096-word objects', () => {
+  for (let at = 0; at + 4097 < n - 64; at += 4096) copyWords(shared, at + 1, at, 4096);
+});
 best('plain -> plain, parities differ', () => plain2.set(plain.subarray(0, n), 1));
 best('loop plain -> shared, parities differ', () => loop(shared, 1, plain, 0, n));

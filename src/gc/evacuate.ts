@@ -32,6 +32,7 @@ import {
   statusWithAge,
 } from '../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../heap/ref-slots.js';
+import { copyWords } from '../heap/word-parity.js';
 import { IntList } from './int-list.js';
 
 /** Entries of a streamed live list that assign waits for at a time. */
@@ -192,7 +193,7 @@ export class Evacuator {
       if (size <= 32) {
         for (let k = 0; k < size; k++) words[dst + k] = words[src + k]!;
       } else {
-        words.copyWithin(dst, src, src + size);
+        copyWords(words, dst, src, size);
       }
       words[na] = statusWithAge(ageOf(status) + 1);
       words[na + typeWord] = t;

@@ -21,3 +21,32 @@ export function bufferWord(a: ArrayBufferView, i: number): number {
 export function atParityOf(at: number, other: number): number {
   return at + ((at ^ other) & 1);
 }
+
+/** Copies at different parities shorter than this go a word at a time: staging them costs more. */
+const STAGE_MIN_WORDS = 256;
+/** Plain memory a staged copy passes through, grown as needed (one per isolate). */
+let scratch = new Int32Array(0);
+
+/**
+ * `words.copyWithin(dst, src, src + n)` at full speed in shared memory: when the
+ * two ends differ in parity, a large copy goes out to plain memory at the
+ * source's parity, moves there to the destination's (plain memory copies fast at
+ * any alignment), and comes back in.
+ */
+export function copyWords(words: Int32Array, dst: number, src: number, n: number): void {
+  const d = bufferWord(words, dst);
+  const s = bufferWord(words, src);
+  if (((d ^ s) & 1) === 0 || !(words.buffer instanceof SharedArrayBuffer)) {
+    words.copyWithin(dst, src, src + n);
+  } else if (n < STAGE_MIN_WORDS) {
+    if (dst > src && dst < src + n) for (let i = n - 1; i >= 0; i--) words[dst + i] = words[src + i]!;
+    else for (let i = 0; i < n; i++) words[dst + i] = words[src + i]!;
+  } else {
+    if (scratch.length < n + 1) scratch = new Int32Array(Math.max(n + 1, 2 * scratch.length));
+    const a = s & 1;
+    const b = d & 1;
+    scratch.set(words.subarray(src, src + n), a);
+    scratch.copyWithin(b, a, a + n);
+    words.set(scratch.subarray(b, b + n), dst);
+  }
+}

@@ -44,6 +44,7 @@ import {
   TYPE_WORD,
 } from '../../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
+import { copyWords } from '../../heap/word-parity.js';
 import { IntList } from '../int-list.js';
 import { GcContext, SHARE_EVERY } from './context.js';
 import {
@@ -300,7 +301,7 @@ class CopyThread {
     }
     const src = v - left;
     if (size <= 16) for (let i = 0; i < size; i++) words[dst + i] = words[src + i]!;
-    else words.copyWithin(dst, src, src + size);
+    else copyWords(words, dst, src, size);
     const na = dst + left;
     words[na] = statusWithAge(age + 1);
     const prev = Atomics.compareExchange(words, v, s, forwardingStatus(na));
