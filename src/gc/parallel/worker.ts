@@ -12,38 +12,35 @@
 import { receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { runCommand } from './command.js';
 import { GcContext, PeerFailed } from './context.js';
-import { CMD, CMD_EXIT, CMD_REHEARSE, DONE, EPOCH, ERROR, IDLE, REHEARSED, S_OBJECTS, STATS_WORDS, type BufferName, type PoolBuffers, type PoolMessage, type WorkerStart } from './shared.js';
+import { CMD, CMD_EXIT, CMD_REHEARSE, DONE, EPOCH, ERROR, IDLE, REHEARSED, S_OBJECTS, type BufferName, type PoolBuffers, type PoolMessage, type WorkerStart } from './shared.js';
 
 const start = workerData as WorkerStart;
 const buffers = { ...start.buffers };
 const ctx = new GcContext(start.id, start.threads, buffers);
 let seen = start.epoch;
 
-/** The rehearsals' private buffers, kept from one to the next. */
-const own: Partial<PoolBuffers> = {};
-/** Words every command starts from zero (the deques' ends, the counters), and
- *  the deques' entries, which are read only between those ends: not copied. */
-const ZEROED: readonly BufferName[] = ['stats', 'deqCtl'];
-const UNREAD: readonly BufferName[] = ['deqBuf'];
-
 /**
- * A command rehearsed on a private copy of every buffer, by this thread as if
- * the others had already gone idle: it takes every branch of the shared code
- * (sharing into its deque, stealing rounds over the others' empty ones, the
- * atomic marks) but finds no peer to end the phase with.
+ * A command rehearsed on a private copy of the buffers, as thread 0 of
+ * `threads` whose peers have all gone idle already: it takes every branch of the
+ * shared code (sharing into its deque, stealing rounds over the others' empty
+ * ones, the atomic marks) but finds no peer to end the phase with. The copies
+ * are dropped after it: a worker keeps no second heap through the program.
  */
 function rehearse(cmd: number): void {
+  const own = {} as PoolBuffers;
   for (const name of Object.keys(buffers) as BufferName[]) {
     const b = buffers[name];
-    let c = own[name];
-    if (c === undefined || c.byteLength !== b.byteLength) c = own[name] = new SharedArrayBuffer(b.byteLength);
-    if (ZEROED.includes(name)) new Uint8Array(c).fill(0);
-    else if (!UNREAD.includes(name)) new Uint8Array(c).set(new Uint8Array(b));
+    // Words every command starts from zero: all deques' ends (the others' stay
+    // empty), and thread 0's counters and deque entries, the only ones it uses.
+    const zero = name === 'stats' || name === 'deqCtl' || name === 'deqBuf';
+    const mine = name === 'stats' || name === 'deqBuf';
+    own[name] = new SharedArrayBuffer(mine ? b.byteLength / start.threads : b.byteLength);
+    if (!zero) new Uint8Array(own[name]).set(new Uint8Array(b));
   }
-  const alone = new GcContext(start.id, start.threads, own as PoolBuffers);
+  const alone = new GcContext(0, start.threads, own);
   alone.ctl[IDLE] = start.threads - 1;
   runCommand(alone, cmd);
-  Atomics.add(ctx.ctl, REHEARSED, alone.stats[start.id * STATS_WORDS + S_OBJECTS]!);
+  Atomics.add(ctx.ctl, REHEARSED, alone.stats[S_OBJECTS]!);
 }
 
 for (;;) {
