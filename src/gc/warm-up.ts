@@ -217,10 +217,10 @@ class Workload {
 
   /**
    * The remembered set's walk over the dirty cards (gc/roots.ts), repeated until
-   * V8 optimizes it: the scratch heap's few dozen dirty cards never make it hot,
-   * and a program whose whole tenured space is dirty (CompleteGraph: over 100,000
-   * cards) would otherwise walk them unoptimized inside its first pauses. It only
-   * reads the heap; the lists are its own.
+   * V8 optimizes it: the scratch heap's few dirty cards never make it hot, and a
+   * program whose whole tenured space is dirty would otherwise walk its cards
+   * unoptimized inside its first pauses. It only reads the heap; the lists are
+   * its own.
    */
   private walkRememberedSet(): void {
     const h = this.heap;

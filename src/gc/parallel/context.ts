@@ -114,8 +114,12 @@ export class GcContext {
     this.update(buffers);
   }
 
+  /** The buffers behind the views above (a worker's rehearsals copy them). */
+  readonly buffers = {} as PoolBuffers;
+
   /** Takes new buffers (all or some). */
   update(b: Partial<PoolBuffers>): void {
+    Object.assign(this.buffers, b);
     if (b.words) this.words = new Int32Array(b.words);
     if (b.ctl) this.ctl = new Int32Array(b.ctl);
     if (b.stats) this.stats = new Int32Array(b.stats);

@@ -4,9 +4,8 @@
  * (shared.ts), which it runs as GC thread `id` and then counts itself DONE.
  * New buffers arrive on its port and are drained, without waiting, before each
  * command. A rehearsed command (CMD_REHEARSE) runs on a private copy of them
- * (rehearse).
- * A failure sets ERROR, so the other threads stop, and its stack goes back on
- * the port.
+ * (rehearse). A failure sets ERROR, so the other threads stop, and its stack
+ * goes back on the port.
  */
 
 import { receiveMessageOnPort, workerData } from 'node:worker_threads';
@@ -15,8 +14,7 @@ import { GcContext, PeerFailed } from './context.js';
 import { CMD, CMD_EXIT, CMD_REHEARSE, DONE, EPOCH, ERROR, IDLE, REHEARSED, S_OBJECTS, type BufferName, type PoolBuffers, type PoolMessage, type WorkerStart } from './shared.js';
 
 const start = workerData as WorkerStart;
-const buffers = { ...start.buffers };
-const ctx = new GcContext(start.id, start.threads, buffers);
+const ctx = new GcContext(start.id, start.threads, start.buffers);
 let seen = start.epoch;
 
 /**
@@ -28,8 +26,8 @@ let seen = start.epoch;
  */
 function rehearse(cmd: number): void {
   const own = {} as PoolBuffers;
-  for (const name of Object.keys(buffers) as BufferName[]) {
-    const b = buffers[name];
+  for (const name of Object.keys(ctx.buffers) as BufferName[]) {
+    const b = ctx.buffers[name];
     // Words every command starts from zero: all deques' ends (the others' stay
     // empty), and thread 0's counters and deque entries, the only ones it uses.
     const zero = name === 'stats' || name === 'deqCtl' || name === 'deqBuf';
@@ -49,9 +47,7 @@ for (;;) {
   if (epoch === seen) continue;
   seen = epoch;
   for (let m = receiveMessageOnPort(start.port); m !== undefined; m = receiveMessageOnPort(start.port)) {
-    const b = (m.message as PoolMessage).buffers;
-    Object.assign(buffers, b);
-    ctx.update(b);
+    ctx.update((m.message as PoolMessage).buffers);
   }
   const cmd = Atomics.load(ctx.ctl, CMD);
   if (cmd === CMD_EXIT) break;

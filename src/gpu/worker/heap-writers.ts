@@ -12,10 +12,10 @@
  *
  * A block holds segments one after another, each starting at its destination
  * word's parity (heap/word-parity.ts); its message lists them as (destination,
- * word, count, word in the block) quadruples. A writer hands the buffer back on its port and then
- * counts the block done in shared memory, so the GPU worker can wait without
- * its event loop (it is inside a device callback) and take buffers back with
- * receiveMessageOnPort.
+ * word, count, word in the block) quadruples. A writer hands the buffer back on
+ * its port and then counts the block done in shared memory, so the GPU worker
+ * can wait without its event loop (it is inside a device callback) and take
+ * buffers back with receiveMessageOnPort.
  */
 
 import { availableParallelism } from 'node:os';
