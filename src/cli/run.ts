@@ -97,13 +97,18 @@ export async function runSource(file: string, source: string, options: RunOption
   return runProgram(loaded.program, options, io);
 }
 
-/** `minivm disasm --js`: the JavaScript the compiled tier generates for every function, for the run's layout. */
+/** `minivm disasm --js`: the JavaScript the compiled tier generates for every function, for the
+ *  run's layout, with the loop-head entry's form after the body of a function with loops. */
 export async function disassembleJs(program: BytecodeProgram, options: RunOptions, io: Io): Promise<string> {
   const memory = await createMemory({ ...options, gc: 'none' }, io);
   try {
     const linked = link(program, memory.heap);
     const layout = layoutOf(memory.heap);
-    return program.functions.map((f, fn) => `// fun #${fn} ${f.name}\n${generate(linked, layout, fn, options.dispatch).source}\n`).join('\n');
+    return program.functions.map((f, fn) => {
+      const g = generate(linked, layout, fn, options.dispatch);
+      const osr = g.loops ? `// fun #${fn} ${f.name}, entered at a loop head\n${generate(linked, layout, fn, options.dispatch, 0, 'osr').source}\n` : '';
+      return `// fun #${fn} ${f.name}\n${g.source}\n${osr}`;
+    }).join('\n');
   } finally {
     await memory.dispose();
   }

@@ -151,7 +151,7 @@ describe('exit statuses', () => {
     const r = minivm(['disasm', '--js', program('d.mini', 'class A { fun f(): int { return 1; } }\nprint(new A().f());\n')]);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('// fun #0 main');
-    expect(r.stdout).toContain('const body = function f1_A_f(fp, vb, rb, b, q0) {');
+    expect(r.stdout).toContain('const body = function f1_A_f(fp, vb, rb, q0) {');
     // The generated source is valid JavaScript.
     for (const part of r.stdout.split(/^\/\/ fun #\d+ .*$/m).slice(1)) {
       expect(() => new Function('R', 'M', 'T', 'heap', 'IC', 'W2', 'F64', part)).not.toThrow();

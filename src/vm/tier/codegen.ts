@@ -6,9 +6,12 @@
  * Every local and every operand-stack depth is a JavaScript variable (`l3` a value
  * local, `a1` a reference local, `v2`/`r0` operand depths), so V8 keeps them in
  * registers; ints are `|0` arithmetic, fields and elements are loads and stores of
- * the heap's words at the offsets the linker wrote into the code. Basic blocks are
- * the cases of a `for (;;) switch (b)`, which lets an interpreted frame enter at a
- * loop head (on-stack replacement).
+ * the heap's words at the offsets the linker wrote into the code. A function has two
+ * forms: its body, called by compiled code and the interpreter, whose basic blocks
+ * nest in JavaScript loops and labeled blocks (structure.ts); and, for a function
+ * with loops, the form an interpreted frame enters at a loop head (on-stack
+ * replacement), its blocks the cases of a `for (;;) switch (b)`. A body whose flow
+ * graph does not nest falls back to the dispatch loop too.
  *
  * Exact roots: no collection ever runs while compiled code is on the JavaScript
  * stack. An allocation that returns 0 spills the frame to the machine's stacks in
@@ -24,6 +27,7 @@ import type { BytecodeProgram } from '../../bytecode/program.js';
 import type { LinkedProgram } from '../link.js';
 import { analyze, effect, type Analysis, type Instr } from './analyze.js';
 import { NonNull } from './non-null.js';
+import { structure, type Scope, type Structure } from './structure.js';
 import { OPERAND_MARGIN, STACK_SLOTS } from '../machine.js';
 
 /** How INVOKE finds its target: see docs/decisions/i24-compiled-tier.md. */
@@ -45,8 +49,10 @@ export function layoutOf(h: Heap): Layout {
 export interface Generated {
   readonly source: string;
   readonly analysis: Analysis;
-  /** Inline-cache sites (INVOKEs that check a cached class). */
+  /** Inline-cache sites (INVOKEs that check a cached class); both forms number them alike. */
   readonly icSites: number;
+  /** Whether the function has loops, so an `osr` form. */
+  readonly loops: boolean;
 }
 
 /** The one target of vtable slot `slot` among the classes that can hold method `m`, or -1. */
@@ -77,7 +83,11 @@ export function jsName(p: BytecodeProgram, fn: number): string {
   return `f${fn}_${p.functions[fn]!.name.replace(/[^A-Za-z0-9_]/g, '_')}`;
 }
 
-export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Dispatch, siteBase = 0): Generated {
+/** `body`: the function called (its body and the interpreter's entry); `osr`: the
+ *  form an interpreted frame enters at a loop head. */
+export type Form = 'body' | 'osr';
+
+export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Dispatch, siteBase = 0, form: Form = 'body'): Generated {
   const p = L.program;
   const f = p.functions[fn]!;
   const code = L.code[fn]!;
@@ -98,7 +108,8 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   const noteScalar = (addr: string, n: 1 | 2): string =>
     !lay.mirrored ? '' : n === 1 ? ` mirror.noteScalar(${addr});` : ` mirror.noteScalar(${addr}); mirror.noteScalar(${addr} + 1);`;
   // `this` is never assigned in a method (the compiler keeps slot 0 for it); checked all the same.
-  const nn = new NonNull(f.hasThis && !an.instrs.some((i) => i.op === Op.RSTORE && i.a === 0) ? 'a0' : null);
+  const thisSlot = f.hasThis && !an.instrs.some((i) => i.op === Op.RSTORE && i.a === 0) ? 'a0' : null;
+  const nn = new NonNull(thisSlot);
   const nullCheck = (i: Instr, x: string): string => (nn.needsCheck(x) ? `if (${x} === 0) ${fault(i, "'null dereference'")}` : '');
   const indexCheck = (i: Instr, a: string, x: string): string =>
     `if (${nn.needsCheck(a) ? `${a} === 0 || ` : ''}(${x} >>> 0) >= (words[${a} + ${lenOff}] >>> 0)) throw R.indexFault(${a}, ${x}, ${fn}, ${i.pc}, fp);`;
@@ -117,19 +128,31 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
     `{ ${spill(dv, dr)} return R.unwindAt(${fn}, ${pc}, fp, vb, rb, vb + ${nVL + dv}, rb + ${nRL + dr}, ${gc}); }`;
   /** An allocating helper's result: 0 means collect first, with the operands still in place. */
   const allocated = (i: Instr, expr: string): string => `t = ${expr}; if (t === 0) ${unwind(i, i.pc, i.dv, i.dr, true)}`;
-  const goto = (pc: number): string => `{ b = ${an.blockOf[pc]}; continue; }`;
-  /** Leaves for the driver's event-loop turn, to resume at loop head `pc` (`t` when the pc is in t). */
-  const yieldTo = (pc: number | 't', dv: number, dr: number): string =>
-    `{ ${spill(dv, dr)} return R.yieldAt(${fn}, ${pc}, fp, vb, rb, vb + ${nVL + dv}, rb + ${nRL + dr}); }`;
-  // The one place the back-edges with empty operand stacks (all that structured code
-  // makes) check the clock, so that one run of it before V8 optimizes the function
-  // gives the whole path type feedback (docs/decisions/s35-02-compiled-yields.md).
+  // The form being written: structured (the call's body) or the dispatch loop (a loop-head entry, or a
+  // body whose flow graph did not nest), and the block being written.
+  let scopes: Structure | null = null;
+  let current = 0;
+  const goto = (pc: number): string =>
+    scopes !== null ? scopes.goto(current, an.blockOf[pc]!) : `{ b = ${an.blockOf[pc]}; continue; }`;
+  /** Leaves for the driver's event-loop turn, to resume at loop head `pc` (`t` when the pc is in t).
+   *  With `rehearse`, a flag that starts true: while it is, the path runs without leaving
+   *  (R.yieldAt returns 1), so that V8 has seen it run before it optimizes the function. */
+  const yieldTo = (pc: number | 't', dv: number, dr: number, rehearse?: string): string => {
+    const leave = `R.yieldAt(${fn}, ${pc}, fp, vb, rb, vb + ${nVL + dv}, rb + ${nRL + dr}${rehearse === undefined ? '' : `, ${rehearse}`})`;
+    return rehearse === undefined
+      ? `{ ${spill(dv, dr)} return ${leave}; }`
+      : `{ ${spill(dv, dr)} if (${leave} === 0) return 0; ${rehearse} = false; }`;
+  };
+  // The dispatch loop's one block where back-edges with empty operand stacks (all that
+  // structured code makes) look at the clock (docs/decisions/s35-02-compiled-yields.md).
   const tickBlock = an.nBlocks;
+  /** The structured body's rehearsal flags, one per back-edge. */
+  const rehearsals: string[] = [];
 
   const call = (i: Instr, callee: string, target: number): void => {
     const g = p.functions[target]!;
     const dv = i.dv - g.nValParams, dr = i.dr - g.nRefParams;
-    const args = ['fp + 1', `vb + ${nVL + dv}`, `rb + ${nRL + dr}`, '-1'];
+    const args = ['fp + 1', `vb + ${nVL + dv}`, `rb + ${nRL + dr}`];
     for (let k = 0; k < g.nValParams; k++) args.push(`v${dv + k}`);
     for (let k = 0; k < g.nRefParams; k++) args.push(`r${dr + k}`);
     emit(`frameFn[fp] = ${fn}; framePc[fp] = ${i.next};`);
@@ -200,8 +223,13 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       case Op.JMP: {
         // A back-edge counts toward the exit to the event loop (signals, output flushing).
         const to = i.next + i.a;
-        if (i.a < 0 && v === 0 && r === 0) emit(`if (--R.ticks === 0) { t = ${to}; y = ${an.blockOf[to]}; b = ${tickBlock}; continue; }`);
-        else if (i.a < 0) emit(`if (--R.ticks === 0 && R.yieldDue(false)) ${yieldTo(to, v, r)}`);
+        if (i.a < 0 && v === 0 && r === 0 && scopes !== null) {
+          const flag = `c${rehearsals.length}`;
+          rehearsals.push(flag);
+          emit(`if (--R.ticks === 0 && R.yieldDue(${flag})) ${yieldTo(to, 0, 0, flag)}`);
+        } else if (i.a < 0 && v === 0 && r === 0) {
+          emit(`if (--R.ticks === 0) { t = ${to}; y = ${an.blockOf[to]}; b = ${tickBlock}; continue; }`);
+        } else if (i.a < 0) emit(`if (--R.ticks === 0 && R.yieldDue(false)) ${yieldTo(to, v, r)}`);
         return emit(goto(to));
       }
       case Op.ARGS: return emit(allocated(i, `M.argsArray(${i.a})`) + ` r${r} = t;`);
@@ -285,7 +313,6 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
     }
   };
 
-  // The body: one case per basic block, falling through in code order.
   const params: string[] = [];
   for (let k = 0; k < nVP; k++) params.push(`p${k}`);
   for (let k = 0; k < nRP; k++) params.push(`q${k}`);
@@ -293,12 +320,68 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
     n === 0 ? '' : `let ${Array.from({ length: n }, (_, k) => `${prefix}${k} = ${init(k)}`).join(', ')};`;
   // The interpreter's bounds for a call (machine.ts), as limits on this frame's bases.
   const vLimit = STACK_SLOTS - OPERAND_MARGIN - nVL - nVP, rLimit = STACK_SLOTS - OPERAND_MARGIN - nRL - nRP;
-  // A function without loops is never entered at a loop head and never yields; one of
-  // a single block needs no dispatch. Small functions stay small enough for V8 to inline.
+  // A function without loops is never entered at a loop head and never yields.
   const loops = an.instrs.some((i) => i.dv >= 0 && i.op === Op.JMP && i.a < 0);
-  const switched = loops || an.nBlocks > 1;
-  if (loops) emit('let cold = true;');
-  emit(`const body = function ${jsName(p, fn)}(${['fp', 'vb', 'rb', 'b', ...params].join(', ')}) {`);
+  const structured = form === 'body' ? structure(an) : null;
+
+  /** Every reachable instruction in code order, `open` at each block start. */
+  const emitBlocks = (open: (b: number, pc: number) => void): void => {
+    let live = true;
+    let last: Instr | null = null;
+    for (const i of an.instrs) {
+      if (i.dv < 0) continue; // unreachable
+      const blk = an.blockOf[i.pc]!;
+      if (blk >= 0) {
+        if (live && last !== null && scopes !== null) emit(scopes.goto(current, blk));
+        open(blk, i.pc);
+        current = blk;
+        live = true;
+        nn.blockStart();
+      }
+      if (!live) continue;
+      body(i);
+      last = i;
+      if (i.op === Op.JMP || i.op === Op.RET || i.op === Op.RET_V || i.op === Op.RET_R) live = false;
+    }
+    // A function that falls off its end (the checker allows this only for void ones).
+    if (live && scopes !== null) emit(scopes.goto(current, an.nBlocks));
+    else if (live) emit('return 0;');
+  };
+
+  /** The blocks as the cases of a dispatch loop on `b`, which can start at any block. */
+  const emitDispatch = (): void => {
+    emit('for (;;) switch (b) {');
+    emitBlocks((blk, pc) => emit(`case ${blk}: // pc ${pc}`));
+    if (loops) {
+      // A back-edge used up the ticks: `t` is the loop head's pc, `y` its block.
+      emit(`case ${tickBlock}:`);
+      emit(`if (R.yieldDue(cold)) ${yieldTo('t', 0, 0, 'cold')}`);
+      emit('b = y; continue;');
+    }
+    emit('default: return 0;');
+    emit('}');
+  };
+  const temporaries = (): void => {
+    emit(decl('v', an.maxV, () => '0'));
+    emit(decl('r', an.maxR, () => '0'));
+    emit(loops ? 'let t = 0, y = 0;' : 'let t = 0;');
+  };
+
+  if (form === 'osr') {
+    // The way in at a loop head for an interpreted frame, whose locals are on the
+    // machine's stacks: the blocks behind a dispatch on the block number.
+    emit('let cold = true;');
+    emit(`return function ${jsName(p, fn)}_osr(fp, vb, rb, b) {`);
+    emit(decl('l', nVL, (k) => `vals[vb + ${k}]`));
+    emit(decl('a', nRL, (k) => `refs[rb + ${k}]`));
+    temporaries();
+    emitDispatch();
+    emit('};');
+    return { source: out.join('\n'), analysis: an, icSites, loops };
+  }
+  // The call's body: structured where the flow graph nests, entered only at its start.
+  const flagsAt = out.length;
+  emit(`const body = function ${jsName(p, fn)}(${['fp', 'vb', 'rb', ...params].join(', ')}) {`);
   // Too deep for the JavaScript stack or the machine's: the driver decides (tier.ts).
   emit(`if (fp >= R.lim || vb >= ${vLimit} || rb >= ${rLimit}) {`);
   emit(`  R.overflow(fp, vb, rb, ${fn});`);
@@ -308,55 +391,36 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   emit('}');
   emit(decl('l', nVL, (k) => (k < nVP ? `p${k}` : '0')));
   emit(decl('a', nRL, (k) => (k < nRP ? `q${k}` : '0')));
-  emit(decl('v', an.maxV, () => '0'));
-  emit(decl('r', an.maxR, () => '0'));
-  emit(loops ? 'let t = 0, y = 0;' : 'let t = 0;');
-  if (loops) {
-    // An interpreted frame entering at a loop head: its locals are on the machine's stacks.
-    emit('if (b < 0) b = 0;');
-    emit('else {');
-    for (let k = 0; k < nVL; k++) emit(`  l${k} = vals[vb + ${k}];`);
-    for (let k = 0; k < nRL; k++) emit(`  a${k} = refs[rb + ${k}];`);
-    emit('}');
-  } else if (switched) {
-    emit('b = 0;');
-  }
-  if (switched) emit('for (;;) switch (b) {');
-  let open = !switched;
-  for (const i of an.instrs) {
-    if (i.dv < 0) continue; // unreachable
-    const blk = an.blockOf[i.pc]!;
-    if (blk >= 0 && switched) {
-      emit(`case ${blk}: // pc ${i.pc}`);
-      open = true;
-      nn.blockStart();
-    }
-    if (!open) continue;
-    body(i);
-    if (i.op === Op.JMP || i.op === Op.RET || i.op === Op.RET_V || i.op === Op.RET_R) open = false;
-  }
-  if (loops) {
-    // A back-edge used up the ticks: `t` is the loop head's pc, `y` its block. The first
-    // time in each compiled function, the frames leave whether or not the event loop's
-    // turn has come, so that the leaving path too runs before V8 optimizes the function.
-    emit(`case ${tickBlock}:`);
-    emit(`if (R.yieldDue(cold)) { cold = false; ${yieldTo('t', 0, 0)} }`);
-    emit('b = y; continue;');
-  }
-  // A function that falls off its end (the checker allows this only for void ones).
-  if (switched) {
-    emit('default: return 0;');
-    emit('}');
-  } else if (open) {
-    emit('return 0;');
+  temporaries();
+  if (structured !== null) {
+    scopes = structured;
+    const stack: Scope[] = [];
+    emitBlocks((blk) => {
+      while (stack.length > 0 && stack[stack.length - 1]!.end === blk) {
+        stack.pop();
+        emit('}');
+      }
+      if (stack.some((s) => s.end === blk)) throw new Error(`tier: scopes ending at block ${blk} do not nest`);
+      for (const s of structured.opening[blk]!) {
+        emit(s.kind === 'loop' ? `L${blk}: for (;;) {` : `B${s.end}: {`);
+        stack.push(s);
+      }
+    });
+    for (; stack.length > 0; stack.pop()) emit('}');
+    if (rehearsals.length > 0) out.splice(flagsAt, 0, `let ${rehearsals.map((c) => `${c} = true`).join(', ')};`);
+  } else {
+    emit('let b = 0;');
+    emitDispatch();
+    if (loops) out.splice(flagsAt, 0, 'let cold = true;');
   }
   emit('};');
-  // The interpreter's way in: a call (b < 0, arguments on the machine's stacks) or a loop head.
+  // The interpreter's way in: a call (b < 0, arguments on the machine's stacks) or a
+  // loop head, through the dispatch form, made at the first such entry (tier.ts).
   const fromStacks = [...Array.from({ length: nVP }, (_, k) => `vals[vb + ${k}]`), ...Array.from({ length: nRP }, (_, k) => `refs[rb + ${k}]`)];
-  const zeros = params.map(() => '0');
+  const called = `body(${['fp', 'vb', 'rb', ...fromStacks].join(', ')})`;
   emit('const enter = function (fp, vb, rb, b) {');
-  emit(`  return b < 0 ? body(${['fp', 'vb', 'rb', '-1', ...fromStacks].join(', ')}) : body(${['fp', 'vb', 'rb', 'b', ...zeros].join(', ')});`);
+  emit(`  return ${loops ? `b < 0 ? ${called} : R.enterLoop(${fn}, fp, vb, rb, b)` : called};`);
   emit('};');
   emit('return [body, enter];');
-  return { source: out.join('\n'), analysis: an, icSites };
+  return { source: out.join('\n'), analysis: an, icSites, loops };
 }

@@ -17,7 +17,7 @@
 import { OutOfMemoryError } from '../../heap/api.js';
 import { formatFloat, MiniRuntimeError } from '../format.js';
 import { COLLECT, indexError, MAX_FRAMES, OPERAND_MARGIN, RESUME, STACK_SLOTS, toIntError, YIELD, type Machine } from '../machine.js';
-import { generate, layoutOf, type Dispatch, type Generated } from './codegen.js';
+import { generate, layoutOf, type Dispatch, type Form, type Generated } from './codegen.js';
 
 export const TIER_MODES = ['interp', 'compiled', 'auto'] as const;
 export type TierMode = (typeof TIER_MODES)[number];
@@ -48,8 +48,10 @@ export const TIER_YIELD_MS = 50;
 export const UNWIND = 1;
 export const DEEP = 2;
 
-/** The body: (fp, vb, rb, block or -1, value params..., reference params...) -> the result. */
+/** The body: (fp, vb, rb, value params..., reference params...) -> the result. */
 type Body = (...args: number[]) => number;
+/** A function's loop-head form: (fp, vb, rb, block). */
+type Osr = (fp: number, vb: number, rb: number, b: number) => number;
 /** The interpreter's way in: (fp, vb, rb, block or -1 for a call). */
 export type Entry = (fp: number, vb: number, rb: number, b: number) => number;
 
@@ -81,6 +83,10 @@ export class Tier {
   readonly osr: (Int32Array | null)[];
   readonly counts: Int32Array;
   private readonly siteClasses: Set<number>[] = [];
+  /** Per compiled function: its first inline-cache site and its caches, which its loop-head form shares. */
+  private readonly sites: ({ siteBase: number; ic: Int32Array } | undefined)[] = [];
+  /** Per function: its loop-head form once an interpreted frame has entered it. */
+  private readonly loopEntries: (Osr | undefined)[] = [];
   readonly stats: TierStats = {
     compiledFunctions: 0, compileMs: 0, compiledMs: 0, entries: 0, unwinds: 0,
     icSites: { monomorphic: 0, polymorphic: 0, megamorphic: 0 },
@@ -102,8 +108,14 @@ export class Tier {
   }
 
   /** Generates a function's JavaScript without installing it (`minivm disasm --js`). */
-  generate(fn: number, siteBase = 0): Generated {
-    return generate(this.m.linked, layoutOf(this.m.heap), fn, this.options.dispatch, siteBase);
+  generate(fn: number, siteBase = 0, form: Form = 'body'): Generated {
+    return generate(this.m.linked, layoutOf(this.m.heap), fn, this.options.dispatch, siteBase, form);
+  }
+
+  /** Makes a function out of generated source, bound to this tier and the function's inline caches. */
+  private instantiate<F>(g: Generated, ic: Int32Array): F {
+    const factory = new Function('R', 'M', 'T', 'heap', 'IC', FACTORY_PRELUDE + g.source) as (...a: unknown[]) => F;
+    return factory(this, this.m, this.table, this.m.heap, ic);
   }
 
   /** Runs compiled code from the interpreter or the driver: frame `fp` at a call (b < 0) or
@@ -131,11 +143,12 @@ export class Tier {
     const done = this.entries[fn];
     if (done) return done;
     const t0 = performance.now();
-    const g = this.generate(fn, this.siteClasses.length);
+    const siteBase = this.siteClasses.length;
+    const g = this.generate(fn, siteBase);
     for (let k = 0; k < g.icSites; k++) this.siteClasses.push(new Set());
-    const factory = new Function('R', 'M', 'T', 'heap', 'IC', FACTORY_PRELUDE + g.source) as (...a: unknown[]) => [Body, Entry];
     const ic = new Int32Array(2 * g.icSites).fill(-1);
-    const [body, enter] = factory(this, this.m, this.table, this.m.heap, ic);
+    const [body, enter] = this.instantiate<[Body, Entry]>(g, ic);
+    this.sites[fn] = { siteBase, ic };
     this.table[fn] = body;
     this.entries[fn] = enter;
     const code = this.m.linked.code[fn]!;
@@ -148,6 +161,20 @@ export class Tier {
     this.stats.compiledFunctions++;
     this.stats.compileMs += performance.now() - t0;
     return enter;
+  }
+
+  /** An interpreted frame of `fn` entering compiled code at loop head `b`: through the
+   *  function's dispatch form, generated at its first such entry (most never have one). */
+  enterLoop(fn: number, fp: number, vb: number, rb: number, b: number): number {
+    let osr = this.loopEntries[fn];
+    if (osr === undefined) {
+      const t0 = performance.now();
+      const { siteBase, ic } = this.sites[fn]!;
+      osr = this.instantiate<Osr>(this.generate(fn, siteBase, 'osr'), ic);
+      this.loopEntries[fn] = osr;
+      this.stats.compileMs += performance.now() - t0;
+    }
+    return osr(fp, vb, rb, b);
   }
 
   // ------------------------------------------------------------ leaving compiled code
@@ -171,17 +198,20 @@ export class Tier {
 
   /** A compiled loop's back-edge used up `ticks`: whether its frames must leave for the
    *  driver, because the event loop's turn has come (TIER_YIELD_MS since the driver's
-   *  last yield) or `force`. Leaving costs the frames' spills and their interpreted
-   *  resumption, and the first run of a leaving path throws V8's optimized code away;
-   *  so compiled frames leave only when the driver will yield, and look at the clock
-   *  every TIER_TICKS back-edges, soon enough that the look runs before V8 optimizes. */
+   *  last yield) or `force` (a leaving path's rehearsal). Leaving costs the frames' spills
+   *  and their interpreted resumption, and the first run of a path V8 never saw run throws
+   *  its optimized code away; so compiled frames leave only when the driver will yield, and
+   *  look at the clock every TIER_TICKS back-edges, soon enough that the look and the
+   *  rehearsed leaving path run before V8 optimizes. */
   yieldDue(force: boolean): boolean {
     this.ticks = TIER_TICKS;
     return force || performance.now() - this.m.lastYield >= TIER_YIELD_MS;
   }
 
-  /** The event loop's turn has come in a compiled loop: leave for the driver as an allocation does. */
-  yieldAt(fn: number, pc: number, fp: number, vb: number, rb: number, vsp: number, rsp: number): number {
+  /** The event loop's turn has come in a compiled loop: leave for the driver as an allocation
+   *  does, or, in a rehearsal (the path's first run), return 1 and let the loop go on. */
+  yieldAt(fn: number, pc: number, fp: number, vb: number, rb: number, vsp: number, rsp: number, rehearse = false): number {
+    if (rehearse) return 1;
     this.unwindAt(fn, pc, fp, vb, rb, vsp, rsp, false);
     this.exit = YIELD;
     return 0;
