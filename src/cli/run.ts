@@ -98,7 +98,7 @@ export async function runSource(file: string, source: string, options: RunOption
 }
 
 /** `minivm disasm --js`: the JavaScript the compiled tier generates for every function, for the
- *  run's layout, with the loop-head entry's form after the body of a function with loops. */
+ *  run's layout, with the form for each loop head after the body of a function with loops. */
 export async function disassembleJs(program: BytecodeProgram, options: RunOptions, io: Io): Promise<string> {
   const memory = await createMemory({ ...options, gc: 'none' }, io);
   try {
@@ -106,8 +106,9 @@ export async function disassembleJs(program: BytecodeProgram, options: RunOption
     const layout = layoutOf(memory.heap);
     return program.functions.map((f, fn) => {
       const g = generate(linked, layout, fn, options.dispatch);
-      const osr = g.loops ? `// fun #${fn} ${f.name}, entered at a loop head\n${generate(linked, layout, fn, options.dispatch, 0, 'osr').source}\n` : '';
-      return `// fun #${fn} ${f.name}\n${g.source}\n${osr}`;
+      const heads = g.analysis.osrBlocks.map((b) =>
+        `// fun #${fn} ${f.name}, entered at loop head ${b}\n${generate(linked, layout, fn, options.dispatch, 0, 'osr', b).source}\n`);
+      return [`// fun #${fn} ${f.name}\n${g.source}\n`, ...heads].join('');
     }).join('\n');
   } finally {
     await memory.dispose();

@@ -147,20 +147,28 @@ print(x);
     expect(got.tier!.unwinds).toBeLessThanOrEqual(1 + ms / TIER_YIELD_MS);
   });
 
-  it('looks at the clock at each back-edge of the body, and in one place of the loop-head form', async () => {
+  it('looks at the clock at each back-edge, and enters a loop head through a form of its own', async () => {
     const io = { stdout: () => undefined, stderr: (t: string) => { throw new Error(t); } };
-    const js = await disassembleJs(compileSource('loops.mini', loops, io)!, defaultRunOptions(), io);
-    const body = js.slice(js.indexOf('// fun #0 main\n'), js.indexOf('// fun #0 main, entered at a loop head'));
-    const osr = js.slice(js.indexOf('// fun #0 main, entered at a loop head'));
-    // Structured: each loop is a JavaScript loop, and each back-edge rehearses its own leaving path once.
+    const nested = 'var s = 0;\nfor (var i = 0; i < 10; i = i + 1) { for (var j = 0; j < i; j = j + 1) { s = s + j; } }\nprint(s);\n';
+    const js = await disassembleJs(compileSource('loops.mini', loops + nested, io)!, defaultRunOptions(), io);
+    const forms = js.split(/^(?=\/\/ fun #0 main)/m).filter((x) => x !== '');
+    const [body, ...heads] = forms;
+    // The body is structured: each loop a JavaScript loop; each back-edge looks at the clock and
+    // rehearses its own leaving path once, the first when the tick count runs out, the others when armed by it.
     expect(body).not.toContain('switch (b)');
-    expect(body.match(/continue L\d+;/g)).toHaveLength(2);
-    expect(body).toContain('let c0 = true, c1 = true;');
-    expect(body.match(/--R\.ticks === 0 && R\.yieldDue\(c[01]\)/g)).toHaveLength(2);
-    expect(body.match(/R\.yieldAt\(0, \d+, fp, vb, rb, vb \+ \d+, rb \+ \d+, c[01]\) === 0\) return 0; c[01] = false;/g)).toHaveLength(2);
-    // The loop-head form dispatches on the block and shares one look at the clock.
-    expect(osr).toContain('switch (b)');
-    expect(osr.match(/--R\.ticks === 0/g)).toHaveLength(2);
-    expect(osr.match(/R\.yieldDue\(/g)).toHaveLength(1);
+    expect(body!.match(/continue L\d+;/g)).toHaveLength(4);
+    expect(body).toContain('let arm = 0, done = 0;');
+    for (const bit of [1, 2, 4, 8]) {
+      expect(body).toContain(`if ((--R.ticks === 0 || (arm & ${bit}) !== 0) && R.yieldDue((done & ${bit}) === 0))`);
+      expect(body).toContain(`=== 0) return 0; done |= ${bit}; arm = 15 & ~done; }`);
+    }
+    // A form per loop head: structured from a loop at the top level on; behind the dispatch,
+    // with one look at the clock, for a loop inside another.
+    expect(heads).toHaveLength(4);
+    for (const h of heads) expect(h.split('\n')[0]).toMatch(/^\/\/ fun #0 main, entered at loop head \d+$/);
+    const dispatched = heads.filter((h) => h.includes('switch (b)'));
+    expect(dispatched).toHaveLength(1);
+    expect(dispatched[0]!.match(/R\.yieldDue\(/g)).toHaveLength(1);
+    for (const h of heads.filter((x) => !x.includes('switch (b)'))) expect(h).toMatch(/^L\d+: for \(;;\) \{$/m);
   });
 });

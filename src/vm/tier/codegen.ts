@@ -6,12 +6,12 @@
  * Every local and every operand-stack depth is a JavaScript variable (`l3` a value
  * local, `a1` a reference local, `v2`/`r0` operand depths), so V8 keeps them in
  * registers; ints are `|0` arithmetic, fields and elements are loads and stores of
- * the heap's words at the offsets the linker wrote into the code. A function has two
- * forms: its body, called by compiled code and the interpreter, whose basic blocks
- * nest in JavaScript loops and labeled blocks (structure.ts); and, for a function
- * with loops, the form an interpreted frame enters at a loop head (on-stack
- * replacement), its blocks the cases of a `for (;;) switch (b)`. A body whose flow
- * graph does not nest falls back to the dispatch loop too.
+ * the heap's words at the offsets the linker wrote into the code. A function's body,
+ * called by compiled code and the interpreter, nests its basic blocks in JavaScript
+ * loops and labeled blocks (structure.ts). A function with loops has a form for each
+ * loop head where an interpreted frame enters (on-stack replacement): the blocks from
+ * that head on, structured where the head is a loop at the top level, else the cases
+ * of a `for (;;) switch (b)` (as is a body whose flow graph does not nest).
  *
  * Exact roots: no collection ever runs while compiled code is on the JavaScript
  * stack. An allocation that returns 0 spills the frame to the machine's stacks in
@@ -75,6 +75,18 @@ export function singleTarget(p: BytecodeProgram, slot: number, m: number): numbe
   return m;
 }
 
+/** Instructions without effects, which the generated code folds into their users' expressions. */
+const PURE = new Set<number>([
+  Op.NOP, Op.I2F, Op.VPOP, Op.RPOP, Op.ICONST, Op.FCONST, Op.VLOAD, Op.GVLOAD, Op.SCONST, Op.NULL, Op.RLOAD, Op.GRLOAD,
+  Op.RDUP, Op.IADD, Op.ISUB, Op.IMUL, Op.IAND, Op.IOR, Op.IXOR, Op.ISHL, Op.ISHR, Op.IUSHR, Op.INEG, Op.INOT, Op.FADD,
+  Op.FSUB, Op.FMUL, Op.FDIV, Op.FMOD, Op.FNEG, Op.SQRT, Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ, Op.NE, Op.NOT, Op.REQ, Op.RNE,
+]);
+/** Instructions that may leave for a collection with their operands still on the stacks,
+ *  to run again (the allocating ones, and gc() calls). */
+const SPILLS_OPERANDS = new Set<number>([
+  Op.NEW, Op.NEWARRAY, Op.ARGS, Op.SUBSTR, Op.CHR, Op.CONCAT, Op.TOSTR_I, Op.TOSTR_F, Op.TOSTR_B, Op.TOSTR_R, Op.GC, Op.MINORGC,
+]);
+
 function lit(x: number): string {
   return Object.is(x, -0) ? '-0' : String(x);
 }
@@ -84,10 +96,10 @@ export function jsName(p: BytecodeProgram, fn: number): string {
 }
 
 /** `body`: the function called (its body and the interpreter's entry); `osr`: the
- *  form an interpreted frame enters at a loop head. */
+ *  form an interpreted frame enters at loop head `entry` (a block). */
 export type Form = 'body' | 'osr';
 
-export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Dispatch, siteBase = 0, form: Form = 'body'): Generated {
+export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Dispatch, siteBase = 0, form: Form = 'body', entry = 0): Generated {
   const p = L.program;
   const f = p.functions[fn]!;
   const code = L.code[fn]!;
@@ -98,7 +110,14 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   const emit = (s: string): void => {
     if (s !== '') out.push(s);
   };
-  let icSites = 0;
+  // Inline-cache sites numbered in code order, so that both forms of a function share them.
+  const icSiteOf = new Map<number, number>();
+  for (const i of an.instrs) {
+    if (i.dv >= 0 && i.op === Op.INVOKE && dispatch !== 'vtable' && (dispatch !== 'devirt' || singleTarget(p, i.a, i.b) < 0)) {
+      icSiteOf.set(i.pc, icSiteOf.size);
+    }
+  }
+  const icSites = icSiteOf.size;
 
   const fault = (i: Instr, msg: string): string => `throw R.fault(${msg}, ${fn}, ${i.pc}, fp);`;
   // A float's two words, read and written as one (Heap.floats).
@@ -110,9 +129,6 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   // `this` is never assigned in a method (the compiler keeps slot 0 for it); checked all the same.
   const thisSlot = f.hasThis && !an.instrs.some((i) => i.op === Op.RSTORE && i.a === 0) ? 'a0' : null;
   const nn = new NonNull(thisSlot);
-  const nullCheck = (i: Instr, x: string): string => (nn.needsCheck(x) ? `if (${x} === 0) ${fault(i, "'null dereference'")}` : '');
-  const indexCheck = (i: Instr, a: string, x: string): string =>
-    `if (${nn.needsCheck(a) ? `${a} === 0 || ` : ''}(${x} >>> 0) >= (words[${a} + ${lenOff}] >>> 0)) throw R.indexFault(${a}, ${x}, ${fn}, ${i.pc}, fp);`;
   /** Writes the frame to the machine's stacks in the interpreter's layout: one call on
    *  the leaving paths, so that they add little to the function V8 weighs for inlining. */
   const spill = (dv: number, dr: number): string => {
@@ -135,26 +151,101 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   const goto = (pc: number): string =>
     scopes !== null ? scopes.goto(current, an.blockOf[pc]!) : `{ b = ${an.blockOf[pc]}; continue; }`;
   /** Leaves for the driver's event-loop turn, to resume at loop head `pc` (`t` when the pc is in t).
-   *  With `rehearse`, a flag that starts true: while it is, the path runs without leaving
-   *  (R.yieldAt returns 1), so that V8 has seen it run before it optimizes the function. */
-  const yieldTo = (pc: number | 't', dv: number, dr: number, rehearse?: string): string => {
-    const leave = `R.yieldAt(${fn}, ${pc}, fp, vb, rb, vb + ${nVL + dv}, rb + ${nRL + dr}${rehearse === undefined ? '' : `, ${rehearse}`})`;
+   *  With `rehearse`, while its test holds the path runs without leaving (R.yieldAt returns 1)
+   *  and then its `done` statement: V8 throws optimized code away at a call it never saw run,
+   *  so each leaving path runs once before V8 optimizes the function (s35-02, s40-01). */
+  const yieldTo = (pc: number | 't', dv: number, dr: number, rehearse?: { test: string; done: string }): string => {
+    const leave = `R.yieldAt(${fn}, ${pc}, fp, vb, rb, vb + ${nVL + dv}, rb + ${nRL + dr}${rehearse === undefined ? '' : `, ${rehearse.test}`})`;
     return rehearse === undefined
       ? `{ ${spill(dv, dr)} return ${leave}; }`
-      : `{ ${spill(dv, dr)} if (${leave} === 0) return 0; ${rehearse} = false; }`;
+      : `{ ${spill(dv, dr)} if (${leave} === 0) return 0; ${rehearse.done} }`;
   };
   // The dispatch loop's one block where back-edges with empty operand stacks (all that
   // structured code makes) look at the clock (docs/decisions/s35-02-compiled-yields.md).
   const tickBlock = an.nBlocks;
-  /** The structured body's rehearsal flags, one per back-edge. */
-  const rehearsals: string[] = [];
+  // The structured body's back-edges each look at the clock. The first look of any of them
+  // (after TIER_TICKS back-edges: V8 keeps type feedback by then) rehearses its leaving
+  // path and arms the others, which rehearse theirs where they next run: bit k of `arm`
+  // and `done` stands for back-edge k (modulo 30).
+  let backEdges = 0;
+  const allBackEdges = an.instrs.filter((i) => i.dv === 0 && i.dr === 0 && i.op === Op.JMP && i.a < 0).length;
+  const allBits = allBackEdges >= 30 ? 0x3fffffff : (1 << allBackEdges) - 1;
+
+  // The operand stacks as expressions: a pure instruction (a constant, a local or global
+  // load, arithmetic, a comparison) pushes an expression instead of writing a variable,
+  // and the instruction that uses it reads it in place. Anything else first writes the
+  // pending values below its operands to their variables (`flush`), since it may change
+  // what they read or spill them; a block's end writes all. V8's interpreter and
+  // baseline compiler, which run the code until V8 optimizes it, then execute fewer
+  // bytecodes per instruction.
+  interface Pending { readonly e: string; readonly c: string | null }
+  const pv: (Pending | null)[] = [];
+  const pr: (string | null)[] = [];
+  // Read twice at no cost: a variable, a number, an element at a constant index.
+  const SIMPLE = /^(?:[A-Za-z_]\w*|\(?-?[\d.]+(?:e[-+]?\d+)?\)?|-?Infinity|NaN|\w+\[\d+\])$/;
+  const valueOf = (x: Pending): string => (x.c !== null ? `(${x.c} ? 1 : 0)` : x.e);
+  const val = (d: number): string => {
+    const x = pv[d];
+    return x ? valueOf(x) : `v${d}`;
+  };
+  const ref = (d: number): string => pr[d] ?? `r${d}`;
+  const writeV = (d: number): void => {
+    const x = pv[d];
+    if (x) emit(`v${d} = ${valueOf(x)};`);
+    pv[d] = null;
+  };
+  const writeR = (d: number): void => {
+    const x = pr[d];
+    if (x != null) emit(`r${d} = ${x};`);
+    pr[d] = null;
+  };
+  /** Writes the pending operands below depths dv and dr: values first, since a value (a
+   *  reference comparison) may read a reference variable. */
+  const flush = (dv: number, dr: number): void => {
+    for (let d = 0; d < dv; d++) writeV(d);
+    for (let d = 0; d < dr; d++) writeR(d);
+  };
+  const flushAll = (): void => flush(an.maxV + 1, an.maxR + 1);
+  /** Value depth d for a use that reads it more than once. */
+  const simpleV = (d: number): string => {
+    if (pv[d] && !SIMPLE.test(val(d))) writeV(d);
+    return val(d);
+  };
+  /** Reference depth d for a use that needs it non-null: checked unless known (non-null.ts
+   *  keeps facts about locals and registers, so a pending constant or global is asked
+   *  about by its register, and written there to be checked). */
+  const nonNull = (i: Instr, d: number): string => {
+    const x = pr[d];
+    const name = x != null && /^a\d+$/.test(x) ? x : `r${d}`;
+    if (nn.needsCheck(name)) {
+      if (name !== x) writeR(d);
+      emit(`if (${name} === 0) ${fault(i, "'null dereference'")}`);
+    }
+    return name === x ? x : ref(d);
+  };
+  /** An element access's array (reference depth ad) and index (value depth xd), with the checks. */
+  const indexed = (i: Instr, ad: number, xd: number): [string, string] => {
+    const x = simpleV(xd);
+    const held = pr[ad];
+    const name = held != null && /^a\d+$/.test(held) ? held : `r${ad}`;
+    const checkNull = nn.needsCheck(name);
+    if (name !== held) writeR(ad);
+    const a = ref(ad);
+    emit(`if (${checkNull ? `${a} === 0 || ` : ''}(${x} >>> 0) >= (words[${a} + ${lenOff}] >>> 0)) throw R.indexFault(${a}, ${x}, ${fn}, ${i.pc}, fp);`);
+    return [a, x];
+  };
+  /** A conditional jump to `pc`; nothing where control gets there anyway. */
+  const branch = (cond: string, pc: number): void => {
+    const g = goto(pc);
+    if (g !== '') emit(`if (${cond}) ${g}`);
+  };
 
   const call = (i: Instr, callee: string, target: number): void => {
     const g = p.functions[target]!;
     const dv = i.dv - g.nValParams, dr = i.dr - g.nRefParams;
     const args = ['fp + 1', `vb + ${nVL + dv}`, `rb + ${nRL + dr}`];
-    for (let k = 0; k < g.nValParams; k++) args.push(`v${dv + k}`);
-    for (let k = 0; k < g.nRefParams; k++) args.push(`r${dr + k}`);
+    for (let k = 0; k < g.nValParams; k++) args.push(val(dv + k));
+    for (let k = 0; k < g.nRefParams; k++) args.push(ref(dr + k));
     emit(`frameFn[fp] = ${fn}; framePc[fp] = ${i.next};`);
     emit(`t = ${callee}(${args.join(', ')});`);
     emit(`if (R.st !== 0) { ${spill(dv, dr)} return R.up(${fn}, ${i.pc}, fp, vb, rb); }`);
@@ -163,147 +254,208 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   };
 
   const body = (i: Instr): void => {
-    emitOp(i);
-    const [, , rp, ru] = effect(p, i.op, i.a, i.b);
+    const [vp, vu, rp, ru] = effect(p, i.op, i.a, i.b);
+    const v = i.dv, r = i.dr;
+    if (PURE.has(i.op)) {
+      pure(i);
+    } else {
+      // An allocation that must collect first spills its operands too, to run again;
+      // a return leaves nothing behind.
+      if (SPILLS_OPERANDS.has(i.op)) flush(v, r);
+      else if (i.op !== Op.RET_V && i.op !== Op.RET_R && i.op !== Op.RET) flush(v - vp, r - rp);
+      emitOp(i);
+      for (let d = v - vp; d < Math.max(v, v - vp + vu); d++) pv[d] = null;
+      for (let d = r - rp; d < Math.max(r, r - rp + ru); d++) pr[d] = null;
+    }
     nn.after(i, rp, ru);
   };
 
+  /** A pure instruction: its result as an expression, written nowhere yet. */
+  const pure = (i: Instr): void => {
+    const v = i.dv, r = i.dr;
+    const V1 = val(v - 1), V2 = val(v - 2);
+    const num = (x: string): string => (x.startsWith('-') ? `(${x})` : x);
+    const pushV = (d: number, e: string, c: string | null = null): void => {
+      for (let k = d; k < v; k++) pv[k] = null;
+      pv[d] = { e, c };
+    };
+    const bin = (e: string): void => pushV(v - 2, e);
+    const compare = (op: string): void => pushV(v - 2, '', `${V2} ${op} ${V1}`);
+    switch (i.op) {
+      case Op.NOP: case Op.I2F: return;
+      case Op.VPOP: pv[v - 1] = null; return;
+      case Op.RPOP: pr[r - 1] = null; return;
+      case Op.ICONST: return pushV(v, num(String(i.a)));
+      case Op.FCONST: return pushV(v, num(lit(p.floatConstants[i.a]!)));
+      case Op.VLOAD: return pushV(v, `l${i.a}`);
+      case Op.GVLOAD: return pushV(v, `gv[${i.a}]`);
+      case Op.SCONST: pr[r] = `consts[${i.a}]`; return;
+      case Op.NULL: pr[r] = '0'; return;
+      case Op.RLOAD: pr[r] = `a${i.a}`; return;
+      case Op.GRLOAD: pr[r] = `gr[${i.a}]`; return;
+      case Op.RDUP: pr[r] = ref(r - 1); return;
+      case Op.IADD: return bin(`((${V2} + ${V1}) | 0)`);
+      case Op.ISUB: return bin(`((${V2} - ${V1}) | 0)`);
+      case Op.IMUL: return bin(`Math.imul(${V2}, ${V1})`);
+      case Op.IAND: return bin(`(${V2} & ${V1})`);
+      case Op.IOR: return bin(`(${V2} | ${V1})`);
+      case Op.IXOR: return bin(`(${V2} ^ ${V1})`);
+      case Op.ISHL: return bin(`(${V2} << ${V1})`);
+      case Op.ISHR: return bin(`(${V2} >> ${V1})`);
+      case Op.IUSHR: return bin(`((${V2} >>> ${V1}) | 0)`);
+      case Op.INEG: return pushV(v - 1, `(-${V1} | 0)`);
+      case Op.INOT: return pushV(v - 1, `(~${V1})`);
+      case Op.FADD: return bin(`(${V2} + ${V1})`);
+      case Op.FSUB: return bin(`(${V2} - ${V1})`);
+      case Op.FMUL: return bin(`(${V2} * ${V1})`);
+      case Op.FDIV: return bin(`(${V2} / ${V1})`);
+      case Op.FMOD: return bin(`(${V2} % ${V1})`);
+      case Op.FNEG: return pushV(v - 1, `(-${V1})`);
+      case Op.SQRT: return pushV(v - 1, `Math.sqrt(${V1})`);
+      case Op.LT: return compare('<');
+      case Op.LE: return compare('<=');
+      case Op.GT: return compare('>');
+      case Op.GE: return compare('>=');
+      case Op.EQ: return compare('===');
+      case Op.NE: return compare('!==');
+      case Op.NOT: {
+        const x = pv[v - 1];
+        return pushV(v - 1, '', x && x.c !== null ? `!(${x.c})` : `${V1} === 0`);
+      }
+      case Op.REQ: case Op.RNE: {
+        const c = `${ref(r - 2)} ${i.op === Op.REQ ? '===' : '!=='} ${ref(r - 1)}`;
+        pr[r - 1] = pr[r - 2] = null;
+        return pushV(v, '', c);
+      }
+      default:
+        throw new Error(`tier: opcode ${i.op} is not pure`);
+    }
+  };
+
+  /** Any other instruction, its pending operands below written: its operands read in place. */
   const emitOp = (i: Instr): void => {
     const v = i.dv, r = i.dr;
-    const V1 = `v${v - 1}`, V2 = `v${v - 2}`, R1 = `r${r - 1}`, R2 = `r${r - 2}`;
-    const bin = (expr: string): void => emit(`${V2} = ${expr};`);
+    const V1 = (): string => val(v - 1), V2 = (): string => val(v - 2), R1 = (): string => ref(r - 1);
     switch (i.op) {
-      case Op.NOP: case Op.I2F: case Op.VPOP: case Op.RPOP: return;
-      case Op.ICONST: return emit(`v${v} = ${i.a};`);
-      case Op.FCONST: return emit(`v${v} = ${lit(p.floatConstants[i.a]!)};`);
-      case Op.SCONST: return emit(`r${r} = consts[${i.a}];`);
-      case Op.NULL: return emit(`r${r} = 0;`);
-      case Op.VLOAD: return emit(`v${v} = l${i.a};`);
-      case Op.VSTORE: return emit(`l${i.a} = ${V1};`);
-      case Op.RLOAD: return emit(`r${r} = a${i.a};`);
-      case Op.RSTORE: return emit(`a${i.a} = ${R1};`);
-      case Op.GVLOAD: return emit(`v${v} = gv[${i.a}];`);
-      case Op.GVSTORE: return emit(`gv[${i.a}] = ${V1};`);
-      case Op.GRLOAD: return emit(`r${r} = gr[${i.a}];`);
-      case Op.GRSTORE: return emit(`gr[${i.a}] = ${R1};`);
-      case Op.RDUP: return emit(`r${r} = ${R1};`);
-      case Op.IADD: return bin(`(${V2} + ${V1}) | 0`);
-      case Op.ISUB: return bin(`(${V2} - ${V1}) | 0`);
-      case Op.IMUL: return bin(`Math.imul(${V2}, ${V1})`);
-      case Op.IDIV: emit(`if (${V1} === 0) ${fault(i, "'division by zero'")}`); return bin(`(${V2} / ${V1}) | 0`);
-      case Op.IMOD: emit(`if (${V1} === 0) ${fault(i, "'division by zero'")}`); return bin(`(${V2} % ${V1}) | 0`);
-      case Op.INEG: return emit(`${V1} = -${V1} | 0;`);
-      case Op.IAND: return bin(`${V2} & ${V1}`);
-      case Op.IOR: return bin(`${V2} | ${V1}`);
-      case Op.IXOR: return bin(`${V2} ^ ${V1}`);
-      case Op.ISHL: return bin(`${V2} << ${V1}`);
-      case Op.ISHR: return bin(`${V2} >> ${V1}`);
-      case Op.IUSHR: return bin(`(${V2} >>> ${V1}) | 0`);
-      case Op.INOT: return emit(`${V1} = ~${V1};`);
-      case Op.FADD: return bin(`${V2} + ${V1}`);
-      case Op.FSUB: return bin(`${V2} - ${V1}`);
-      case Op.FMUL: return bin(`${V2} * ${V1}`);
-      case Op.FDIV: return bin(`${V2} / ${V1}`);
-      case Op.FMOD: return bin(`${V2} % ${V1}`);
-      case Op.FNEG: return emit(`${V1} = -${V1};`);
-      case Op.F2I:
-        emit(`if (!(${V1} < 2147483648 && ${V1} > -2147483649)) throw R.toIntFault(${V1}, ${fn}, ${i.pc}, fp);`);
-        return emit(`${V1} = ${V1} | 0;`);
-      case Op.LT: return bin(`${V2} < ${V1} ? 1 : 0`);
-      case Op.LE: return bin(`${V2} <= ${V1} ? 1 : 0`);
-      case Op.GT: return bin(`${V2} > ${V1} ? 1 : 0`);
-      case Op.GE: return bin(`${V2} >= ${V1} ? 1 : 0`);
-      case Op.EQ: return bin(`${V2} === ${V1} ? 1 : 0`);
-      case Op.NE: return bin(`${V2} !== ${V1} ? 1 : 0`);
-      case Op.NOT: return emit(`${V1} = ${V1} === 0 ? 1 : 0;`);
-      case Op.REQ: return emit(`v${v} = ${R2} === ${R1} ? 1 : 0;`);
-      case Op.RNE: return emit(`v${v} = ${R2} !== ${R1} ? 1 : 0;`);
-      case Op.SEQ: return emit(`v${v} = M.stringsEqual(${R2}, ${R1}) ? 1 : 0;`);
-      case Op.SNE: return emit(`v${v} = M.stringsEqual(${R2}, ${R1}) ? 0 : 1;`);
+      case Op.VSTORE: return emit(`l${i.a} = ${V1()};`);
+      case Op.RSTORE: return emit(`a${i.a} = ${R1()};`);
+      case Op.GVSTORE: return emit(`gv[${i.a}] = ${V1()};`);
+      case Op.GRSTORE: return emit(`gr[${i.a}] = ${R1()};`);
+      case Op.IDIV: case Op.IMOD: {
+        const d = simpleV(v - 1);
+        if (!/^\(?-?[1-9]\d*\)?$/.test(d)) emit(`if (${d} === 0) ${fault(i, "'division by zero'")}`);
+        return emit(`v${v - 2} = (${V2()} ${i.op === Op.IDIV ? '/' : '%'} ${d}) | 0;`);
+      }
+      case Op.F2I: {
+        const x = simpleV(v - 1);
+        emit(`if (!(${x} < 2147483648 && ${x} > -2147483649)) throw R.toIntFault(${x}, ${fn}, ${i.pc}, fp);`);
+        return emit(`v${v - 1} = ${x} | 0;`);
+      }
+      case Op.SEQ: return emit(`v${v} = M.stringsEqual(${ref(r - 2)}, ${R1()}) ? 1 : 0;`);
+      case Op.SNE: return emit(`v${v} = M.stringsEqual(${ref(r - 2)}, ${R1()}) ? 0 : 1;`);
       case Op.JMP: {
         // A back-edge counts toward the exit to the event loop (signals, output flushing).
         const to = i.next + i.a;
         if (i.a < 0 && v === 0 && r === 0 && scopes !== null) {
-          const flag = `c${rehearsals.length}`;
-          rehearsals.push(flag);
-          emit(`if (--R.ticks === 0 && R.yieldDue(${flag})) ${yieldTo(to, 0, 0, flag)}`);
+          const bit = 1 << backEdges++ % 30;
+          const rehearsal = { test: `(done & ${bit}) === 0`, done: `done |= ${bit}; arm = ${allBits} & ~done;` };
+          emit(`if ((--R.ticks === 0 || (arm & ${bit}) !== 0) && R.yieldDue(${rehearsal.test})) ${yieldTo(to, 0, 0, rehearsal)}`);
         } else if (i.a < 0 && v === 0 && r === 0) {
           emit(`if (--R.ticks === 0) { t = ${to}; y = ${an.blockOf[to]}; b = ${tickBlock}; continue; }`);
         } else if (i.a < 0) emit(`if (--R.ticks === 0 && R.yieldDue(false)) ${yieldTo(to, v, r)}`);
         return emit(goto(to));
       }
+      case Op.JMPF: case Op.JMPT: {
+        const x = pv[v - 1];
+        const holds = x && x.c !== null ? x.c : `${val(v - 1)} !== 0`;
+        return branch(i.op === Op.JMPT ? holds : x && x.c !== null ? `!(${x.c})` : `${val(v - 1)} === 0`, i.next + i.a);
+      }
       case Op.ARGS: return emit(allocated(i, `M.argsArray(${i.a})`) + ` r${r} = t;`);
       case Op.PARSEINT:
-        emit(`t = M.parseIntOf(${R1});`);
-        return emit(`if (t !== t) ${fault(i, `M.parseIntFault(${R1})`)} v${v} = t;`);
-      case Op.JMPF: return emit(`if (${V1} === 0) ${goto(i.next + i.a)}`);
-      case Op.JMPT: return emit(`if (${V1} !== 0) ${goto(i.next + i.a)}`);
+        emit(`t = M.parseIntOf(${R1()});`);
+        return emit(`if (t !== t) ${fault(i, `M.parseIntFault(${R1()})`)} v${v} = t;`);
       case Op.NEW:
         emit(allocated(i, `R.newInstance(${i.a}, ${fn}, ${i.pc}, fp)`));
         return emit(`r${r} = t;`);
       case Op.NEWARRAY:
-        emit(allocated(i, `R.newArray(${i.a}, ${V1}, ${fn}, ${i.pc}, fp)`));
+        emit(allocated(i, `R.newArray(${i.a}, ${V1()}, ${fn}, ${i.pc}, fp)`));
         return emit(`r${r} = t;`);
-      case Op.GETFIELD_V: emit(nullCheck(i, R1)); return emit(`v${v} = words[${R1} + ${i.a}];`);
-      case Op.GETFIELD_F:
-        emit(nullCheck(i, R1));
-        return emit(`v${v} = ${getFloat(`${R1} + ${i.a}`)};`);
-      case Op.GETFIELD_R: emit(nullCheck(i, R1)); return emit(`${R1} = words[${R1} + ${i.a}];`);
-      case Op.PUTFIELD_V:
-        emit(nullCheck(i, R1));
-        return emit(`words[${R1} + ${i.a}] = ${V1};${noteScalar(`${R1} + ${i.a}`, 1)}`);
-      case Op.PUTFIELD_F:
-        emit(nullCheck(i, R1));
-        return emit(setFloat(`${R1} + ${i.a}`, V1) + noteScalar(`${R1} + ${i.a}`, 2));
-      case Op.PUTFIELD_R: emit(nullCheck(i, R2)); return emit(`heap.writeRef(${R2}, ${i.a}, ${i.b}, ${R1});`);
-      case Op.ALOAD_V: case Op.CHARAT: emit(indexCheck(i, R1, V1)); return emit(`${V1} = words[${R1} + ${dataOff} + ${V1}];`);
-      case Op.ALOAD_F:
-        emit(indexCheck(i, R1, V1));
-        return emit(`${V1} = ${getFloat(`${R1} + ${dataOff} + 2 * ${V1}`)};`);
-      case Op.ALOAD_R: emit(indexCheck(i, R1, V1)); return emit(`${R1} = words[${R1} + ${dataOff} + ${V1}];`);
-      case Op.ASTORE_V:
-        emit(indexCheck(i, R1, V2));
-        return emit(`t = ${R1} + ${dataOff} + ${V2}; words[t] = ${V1};${noteScalar('t', 1)}`);
-      case Op.ASTORE_F:
-        emit(indexCheck(i, R1, V2));
-        return emit(`t = ${R1} + ${dataOff} + 2 * ${V2}; ${setFloat('t', V1)}${noteScalar('t', 2)}`);
-      case Op.ASTORE_R: emit(indexCheck(i, R2, V1)); return emit(`heap.writeRef(${R2}, ${dataOff} + ${V1}, ${V1}, ${R1});`);
-      case Op.ALEN: emit(nullCheck(i, R1)); return emit(`v${v} = words[${R1} + ${lenOff}];`);
-      case Op.SUBSTR: emit(allocated(i, `R.substring(${R1}, ${V2}, ${V1}, ${fn}, ${i.pc}, fp)`)); return emit(`${R1} = t;`);
-      case Op.CHR: emit(allocated(i, `R.chr(${V1}, ${fn}, ${i.pc}, fp)`)); return emit(`r${r} = t;`);
-      case Op.CONCAT: emit(allocated(i, `R.concat(${R2}, ${R1}, ${fn}, ${i.pc}, fp)`)); return emit(`${R2} = t;`);
-      case Op.TOSTR_I: emit(allocated(i, `R.str(String(${V1}), ${fn}, ${i.pc}, fp)`)); return emit(`r${r} = t;`);
-      case Op.TOSTR_F: emit(allocated(i, `R.str(R.formatFloat(${V1}), ${fn}, ${i.pc}, fp)`)); return emit(`r${r} = t;`);
-      case Op.TOSTR_B: emit(allocated(i, `R.str(${V1} !== 0 ? 'true' : 'false', ${fn}, ${i.pc}, fp)`)); return emit(`r${r} = t;`);
-      case Op.TOSTR_R: emit(allocated(i, `R.str(M.refText(${R1}), ${fn}, ${i.pc}, fp)`)); return emit(`${R1} = t;`);
+      case Op.GETFIELD_V: return emit(`v${v} = words[${nonNull(i, r - 1)} + ${i.a}];`);
+      case Op.GETFIELD_F: return emit(`v${v} = ${getFloat(`${nonNull(i, r - 1)} + ${i.a}`)};`);
+      case Op.GETFIELD_R: return emit(`r${r - 1} = words[${nonNull(i, r - 1)} + ${i.a}];`);
+      case Op.PUTFIELD_V: {
+        const o = nonNull(i, r - 1);
+        return emit(`words[${o} + ${i.a}] = ${V1()};${noteScalar(`${o} + ${i.a}`, 1)}`);
+      }
+      case Op.PUTFIELD_F: {
+        const o = nonNull(i, r - 1);
+        return emit(setFloat(`${o} + ${i.a}`, V1()) + noteScalar(`${o} + ${i.a}`, 2));
+      }
+      case Op.PUTFIELD_R: {
+        const o = nonNull(i, r - 2);
+        return emit(`heap.writeRef(${o}, ${i.a}, ${i.b}, ${R1()});`);
+      }
+      case Op.ALOAD_V: case Op.CHARAT: {
+        const [a, x] = indexed(i, r - 1, v - 1);
+        return emit(`v${v - 1} = words[${a} + ${dataOff} + ${x}];`);
+      }
+      case Op.ALOAD_F: {
+        const [a, x] = indexed(i, r - 1, v - 1);
+        return emit(`v${v - 1} = ${getFloat(`${a} + ${dataOff} + 2 * ${x}`)};`);
+      }
+      case Op.ALOAD_R: {
+        const [a, x] = indexed(i, r - 1, v - 1);
+        return emit(`r${r - 1} = words[${a} + ${dataOff} + ${x}];`);
+      }
+      case Op.ASTORE_V: {
+        const [a, x] = indexed(i, r - 1, v - 2);
+        return emit(`t = ${a} + ${dataOff} + ${x}; words[t] = ${V1()};${noteScalar('t', 1)}`);
+      }
+      case Op.ASTORE_F: {
+        const [a, x] = indexed(i, r - 1, v - 2);
+        return emit(`t = ${a} + ${dataOff} + 2 * ${x}; ${setFloat('t', V1())}${noteScalar('t', 2)}`);
+      }
+      case Op.ASTORE_R: {
+        const [a, x] = indexed(i, r - 2, v - 1);
+        return emit(`heap.writeRef(${a}, ${dataOff} + ${x}, ${x}, ${R1()});`);
+      }
+      case Op.ALEN: return emit(`v${v} = words[${nonNull(i, r - 1)} + ${lenOff}];`);
+      case Op.SUBSTR: emit(allocated(i, `R.substring(${R1()}, ${V2()}, ${V1()}, ${fn}, ${i.pc}, fp)`)); return emit(`r${r - 1} = t;`);
+      case Op.CHR: emit(allocated(i, `R.chr(${V1()}, ${fn}, ${i.pc}, fp)`)); return emit(`r${r} = t;`);
+      case Op.CONCAT: emit(allocated(i, `R.concat(${ref(r - 2)}, ${R1()}, ${fn}, ${i.pc}, fp)`)); return emit(`r${r - 2} = t;`);
+      case Op.TOSTR_I: emit(allocated(i, `R.str(String(${V1()}), ${fn}, ${i.pc}, fp)`)); return emit(`r${r} = t;`);
+      case Op.TOSTR_F: emit(allocated(i, `R.str(R.formatFloat(${V1()}), ${fn}, ${i.pc}, fp)`)); return emit(`r${r} = t;`);
+      case Op.TOSTR_B: emit(allocated(i, `R.str(${V1()} !== 0 ? 'true' : 'false', ${fn}, ${i.pc}, fp)`)); return emit(`r${r} = t;`);
+      case Op.TOSTR_R: emit(allocated(i, `R.str(M.refText(${R1()}), ${fn}, ${i.pc}, fp)`)); return emit(`r${r - 1} = t;`);
       case Op.CALL: return call(i, `T[${i.a}]`, i.a);
       case Op.INVOKE: {
         const m = p.functions[i.b]!;
-        const recv = `r${r - m.nRefParams}`;
-        emit(nullCheck(i, recv));
+        const recv = nonNull(i, r - m.nRefParams);
         const one = dispatch === 'devirt' ? singleTarget(p, i.a, i.b) : -1;
         if (one >= 0) return call(i, `T[${one}]`, i.b);
         if (dispatch === 'vtable') {
           emit(`t = vtables[vtableBase[words[${recv} + ${typeOff}]] + ${i.a}];`);
         } else {
           // A monomorphic inline cache: the class seen last and its target.
-          const s = 2 * icSites;
+          const site = icSiteOf.get(i.pc)!;
+          const s = 2 * site;
           emit(`t = words[${recv} + ${typeOff}];`);
-          emit(`t = t === IC[${s}] ? IC[${s + 1}] : R.icMiss(IC, ${s}, t, ${i.a}, ${siteBase + icSites});`);
-          icSites++;
+          emit(`t = t === IC[${s}] ? IC[${s + 1}] : R.icMiss(IC, ${s}, t, ${i.a}, ${siteBase + site});`);
         }
         return call(i, 'T[t]', i.b);
       }
       case Op.RET: return emit('return 0;');
-      case Op.RET_V: return emit(`return ${V1};`);
-      case Op.RET_R: return emit(`return ${R1};`);
-      case Op.INSTANCEOF: return emit(`v${v} = M.isInstance(${R1}, ${i.a}) ? 1 : 0;`);
-      case Op.CHECKCAST: return emit(`if (${R1} !== 0 && !M.isInstance(${R1}, ${i.a})) throw R.castFault(${R1}, ${i.a}, ${fn}, ${i.pc}, fp);`);
-      case Op.PRINT_I: return emit(`M.print(String(${V1}));`);
-      case Op.PRINT_F: return emit(`M.print(R.formatFloat(${V1}));`);
-      case Op.PRINT_B: return emit(`M.print(${V1} !== 0 ? 'true' : 'false');`);
-      case Op.PRINT_R: return emit(`M.print(M.refText(${R1}));`);
-      case Op.SQRT: return emit(`${V1} = Math.sqrt(${V1});`);
+      case Op.RET_V: return emit(`return ${V1()};`);
+      case Op.RET_R: return emit(`return ${R1()};`);
+      case Op.INSTANCEOF: return emit(`v${v} = M.isInstance(${R1()}, ${i.a}) ? 1 : 0;`);
+      case Op.CHECKCAST: {
+        const x = ref(r - 1);
+        return emit(`if (${x} !== 0 && !M.isInstance(${x}, ${i.a})) throw R.castFault(${x}, ${i.a}, ${fn}, ${i.pc}, fp);`);
+      }
+      case Op.PRINT_I: return emit(`M.print(String(${V1()}));`);
+      case Op.PRINT_F: return emit(`M.print(R.formatFloat(${V1()}));`);
+      case Op.PRINT_B: return emit(`M.print(${V1()} !== 0 ? 'true' : 'false');`);
+      case Op.PRINT_R: return emit(`M.print(M.refText(${R1()}));`);
       case Op.CLOCK: return emit(`v${v} = (performance.now() - M.startTime) / 1000;`);
       case Op.GC: case Op.MINORGC:
         emit(`heap.requestCollection(${i.op === Op.GC ? "'full', 'gc() call'" : "'young', 'minorGc() call'"});`);
@@ -322,17 +474,24 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   const vLimit = STACK_SLOTS - OPERAND_MARGIN - nVL - nVP, rLimit = STACK_SLOTS - OPERAND_MARGIN - nRL - nRP;
   // A function without loops is never entered at a loop head and never yields.
   const loops = an.instrs.some((i) => i.dv >= 0 && i.op === Op.JMP && i.a < 0);
-  const structured = form === 'body' ? structure(an) : null;
+  const structured = structure(an, form === 'body' ? 0 : entry);
 
-  /** Every reachable instruction in code order, `open` at each block start. */
-  const emitBlocks = (open: (b: number, pc: number) => void): void => {
+  /** Every reachable instruction in code order from block `from`, `open` at each block start. */
+  const emitBlocks = (from: number, open: (b: number, pc: number) => void): void => {
     let live = true;
     let last: Instr | null = null;
+    let skipping = from > 0;
     for (const i of an.instrs) {
       if (i.dv < 0) continue; // unreachable
       const blk = an.blockOf[i.pc]!;
+      if (skipping && (blk < 0 || blk < from)) continue;
+      skipping = false;
       if (blk >= 0) {
-        if (live && last !== null && scopes !== null) emit(scopes.goto(current, blk));
+        if (live && last !== null) {
+          flushAll(); // the block's code reads its operands from their variables
+          if (scopes !== null) emit(scopes.goto(current, blk));
+        }
+        pv.length = pr.length = 0;
         open(blk, i.pc);
         current = blk;
         live = true;
@@ -351,11 +510,11 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   /** The blocks as the cases of a dispatch loop on `b`, which can start at any block. */
   const emitDispatch = (): void => {
     emit('for (;;) switch (b) {');
-    emitBlocks((blk, pc) => emit(`case ${blk}: // pc ${pc}`));
+    emitBlocks(0, (blk, pc) => emit(`case ${blk}: // pc ${pc}`));
     if (loops) {
       // A back-edge used up the ticks: `t` is the loop head's pc, `y` its block.
       emit(`case ${tickBlock}:`);
-      emit(`if (R.yieldDue(cold)) ${yieldTo('t', 0, 0, 'cold')}`);
+      emit(`if (R.yieldDue(cold)) ${yieldTo('t', 0, 0, { test: 'cold', done: 'cold = false;' })}`);
       emit('b = y; continue;');
     }
     emit('default: return 0;');
@@ -367,20 +526,44 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
     emit(loops ? 'let t = 0, y = 0;' : 'let t = 0;');
   };
 
+  /** The blocks from `from` on in their scopes, or else behind the dispatch (on `b`). */
+  const emitCode = (from: number): void => {
+    if (structured !== null) {
+      scopes = structured;
+      const stack: Scope[] = [];
+      emitBlocks(from, (blk) => {
+        while (stack.length > 0 && stack[stack.length - 1]!.end === blk) {
+          stack.pop();
+          emit('}');
+        }
+        if (stack.some((s) => s.end === blk)) throw new Error(`tier: scopes ending at block ${blk} do not nest`);
+        for (const s of structured.opening[blk]!) {
+          emit(s.kind === 'loop' ? `L${blk}: for (;;) {` : `B${s.end}: {`);
+          stack.push(s);
+        }
+      });
+      for (; stack.length > 0; stack.pop()) emit('}');
+      scopes = null;
+      if (backEdges > 0) out.splice(0, 0, 'let arm = 0, done = 0;');
+    } else {
+      if (form === 'body') emit('let b = 0;');
+      emitDispatch();
+      if (loops) out.splice(0, 0, 'let cold = true;');
+    }
+  };
+
   if (form === 'osr') {
     // The way in at a loop head for an interpreted frame, whose locals are on the
-    // machine's stacks: the blocks behind a dispatch on the block number.
-    emit('let cold = true;');
+    // machine's stacks: the blocks from that head on where they nest, else the dispatch.
     emit(`return function ${jsName(p, fn)}_osr(fp, vb, rb, b) {`);
     emit(decl('l', nVL, (k) => `vals[vb + ${k}]`));
     emit(decl('a', nRL, (k) => `refs[rb + ${k}]`));
     temporaries();
-    emitDispatch();
+    emitCode(entry);
     emit('};');
     return { source: out.join('\n'), analysis: an, icSites, loops };
   }
-  // The call's body: structured where the flow graph nests, entered only at its start.
-  const flagsAt = out.length;
+  // The call's body, entered only at its start.
   emit(`const body = function ${jsName(p, fn)}(${['fp', 'vb', 'rb', ...params].join(', ')}) {`);
   // Too deep for the JavaScript stack or the machine's: the driver decides (tier.ts).
   emit(`if (fp >= R.lim || vb >= ${vLimit} || rb >= ${rLimit}) {`);
@@ -392,27 +575,7 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   emit(decl('l', nVL, (k) => (k < nVP ? `p${k}` : '0')));
   emit(decl('a', nRL, (k) => (k < nRP ? `q${k}` : '0')));
   temporaries();
-  if (structured !== null) {
-    scopes = structured;
-    const stack: Scope[] = [];
-    emitBlocks((blk) => {
-      while (stack.length > 0 && stack[stack.length - 1]!.end === blk) {
-        stack.pop();
-        emit('}');
-      }
-      if (stack.some((s) => s.end === blk)) throw new Error(`tier: scopes ending at block ${blk} do not nest`);
-      for (const s of structured.opening[blk]!) {
-        emit(s.kind === 'loop' ? `L${blk}: for (;;) {` : `B${s.end}: {`);
-        stack.push(s);
-      }
-    });
-    for (; stack.length > 0; stack.pop()) emit('}');
-    if (rehearsals.length > 0) out.splice(flagsAt, 0, `let ${rehearsals.map((c) => `${c} = true`).join(', ')};`);
-  } else {
-    emit('let b = 0;');
-    emitDispatch();
-    if (loops) out.splice(flagsAt, 0, 'let cold = true;');
-  }
+  emitCode(0);
   emit('};');
   // The interpreter's way in: a call (b < 0, arguments on the machine's stacks) or a
   // loop head, through the dispatch form, made at the first such entry (tier.ts).

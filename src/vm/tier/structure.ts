@@ -31,9 +31,11 @@ export interface Structure {
 const JUMPS = new Set<number>([Op.JMP, Op.JMPF, Op.JMPT]);
 const ENDS = new Set<number>([Op.JMP, Op.RET, Op.RET_V, Op.RET_R]);
 
-/** The scopes of a function's blocks, or null where its flow graph is not nested as
- *  structured code makes it (the caller then keeps the dispatch loop). */
-export function structure(an: Analysis): Structure | null {
+/** The scopes of a function's blocks from block `entry` on (a loop head where an
+ *  interpreted frame enters; the blocks before it are left out), or null where that
+ *  part of the flow graph is not nested as structured code makes it, or jumps back
+ *  before `entry` (a loop around it): the caller then keeps the dispatch loop. */
+export function structure(an: Analysis, entry = 0): Structure | null {
   const n = an.nBlocks;
   // Edges (from, to) between blocks: jumps, and falls into the next block.
   const edges: [number, number][] = [];
@@ -48,6 +50,11 @@ export function structure(an: Analysis): Structure | null {
     }
     if (JUMPS.has(i.op)) edges.push([block, an.blockOf[i.next + i.a]!]);
     last = i;
+  }
+  if (entry > 0) {
+    const kept = edges.filter(([from]) => from >= entry);
+    if (kept.some(([, to]) => to < entry)) return null;
+    edges.splice(0, edges.length, ...kept);
   }
   // Loops: a head and the last block that jumps back to it.
   const loopEnd = new Int32Array(n).fill(-1);

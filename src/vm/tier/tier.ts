@@ -85,8 +85,8 @@ export class Tier {
   private readonly siteClasses: Set<number>[] = [];
   /** Per compiled function: its first inline-cache site and its caches, which its loop-head form shares. */
   private readonly sites: ({ siteBase: number; ic: Int32Array } | undefined)[] = [];
-  /** Per function: its loop-head form once an interpreted frame has entered it. */
-  private readonly loopEntries: (Osr | undefined)[] = [];
+  /** Per function: its forms for the loop heads where interpreted frames have entered it. */
+  private readonly loopEntries: (Map<number, Osr> | undefined)[] = [];
   readonly stats: TierStats = {
     compiledFunctions: 0, compileMs: 0, compiledMs: 0, entries: 0, unwinds: 0,
     icSites: { monomorphic: 0, polymorphic: 0, megamorphic: 0 },
@@ -108,8 +108,8 @@ export class Tier {
   }
 
   /** Generates a function's JavaScript without installing it (`minivm disasm --js`). */
-  generate(fn: number, siteBase = 0, form: Form = 'body'): Generated {
-    return generate(this.m.linked, layoutOf(this.m.heap), fn, this.options.dispatch, siteBase, form);
+  generate(fn: number, siteBase = 0, form: Form = 'body', entry = 0): Generated {
+    return generate(this.m.linked, layoutOf(this.m.heap), fn, this.options.dispatch, siteBase, form, entry);
   }
 
   /** Makes a function out of generated source, bound to this tier and the function's inline caches. */
@@ -164,14 +164,16 @@ export class Tier {
   }
 
   /** An interpreted frame of `fn` entering compiled code at loop head `b`: through the
-   *  function's dispatch form, generated at its first such entry (most never have one). */
+   *  function's form for that head, generated at its first such entry (most never have one). */
   enterLoop(fn: number, fp: number, vb: number, rb: number, b: number): number {
-    let osr = this.loopEntries[fn];
+    let forms = this.loopEntries[fn];
+    if (forms === undefined) this.loopEntries[fn] = forms = new Map();
+    let osr = forms.get(b);
     if (osr === undefined) {
       const t0 = performance.now();
       const { siteBase, ic } = this.sites[fn]!;
-      osr = this.instantiate<Osr>(this.generate(fn, siteBase, 'osr'), ic);
-      this.loopEntries[fn] = osr;
+      osr = this.instantiate<Osr>(this.generate(fn, siteBase, 'osr', b), ic);
+      forms.set(b, osr);
       this.stats.compileMs += performance.now() - t0;
     }
     return osr(fp, vb, rb, b);
