@@ -97,7 +97,7 @@ async function main(argv: string[]): Promise<number> {
     default: {
       const loaded = await loadProgram(cmd.file, source, io);
       if (!loaded) return EXIT.compile;
-      const outcome = await runProgram(loaded.program, cmd.run, io);
+      const outcome = await runProgram(loaded.program, cmd.run, io, {}, loaded.code);
       if (outcome.stats) {
         if (cmd.run.stats) io.stderr(formatStats(outcome.stats) + '\n' + formatCompileInfo(loaded.compile) + '\n');
         if (cmd.run.stats && outcome.tier) io.stderr(formatTierStats(outcome.tier, outcome.stats.mutatorMs) + '\n');

@@ -7,7 +7,8 @@
  * One entry per program file (by its absolute path), replaced when the source
  * changes; an entry holds the build's identity, the file name as given and the
  * whole source, and is used only when all three match, so a stale or foreign
- * entry is a miss, never a wrong program. Programs that do not compile are never
+ * entry is a miss, never a wrong program. A run that compiled functions the entry
+ * did not hold adds the compiled tier's code to it (s40-02). Programs that do not compile are never
  * cached: their diagnostics come from the front end every time.
  *
  * Only the bundled CLI (the `minivm` command) uses it: its build is one file whose
@@ -22,6 +23,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import type { BytecodeProgram } from '../bytecode/program.js';
+import type { TierCode } from '../vm/tier/tier.js';
 
 /** Turns the cache off when set to `off` (or `0`). */
 export const COMPILE_CACHE_ENV = 'MINIVM_COMPILE_CACHE';
@@ -29,13 +31,21 @@ export const COMPILE_CACHE_ENV = 'MINIVM_COMPILE_CACHE';
 export const CACHE_DIR_ENV = 'MINIVM_CACHE_DIR';
 
 /** Bumped when an entry's form changes. */
-const FORMAT = 1;
+const FORMAT = 2;
 
 interface Entry {
   readonly build: string;
   readonly file: string;
   readonly source: string;
   readonly program: BytecodeProgram;
+  /** The compiled tier's code from the program's runs (s40-02). */
+  readonly tier?: Map<string, TierCode>;
+}
+
+/** What an entry gives a run. */
+export interface Cached {
+  readonly program: BytecodeProgram;
+  readonly tier: Map<string, TierCode> | undefined;
 }
 
 export class CompileCache {
@@ -50,8 +60,8 @@ export class CompileCache {
     return join(this.dir, `${pathKey(resolve(file))}.bin`);
   }
 
-  /** The cached bytecode of `source` as file `file`, or undefined. */
-  get(file: string, source: string): BytecodeProgram | undefined {
+  /** The cached bytecode (and compiled code) of `source` as file `file`, or undefined. */
+  get(file: string, source: string): Cached | undefined {
     let entry: Entry;
     try {
       entry = deserialize(readFileSync(this.entryPath(file))) as Entry;
@@ -60,17 +70,18 @@ export class CompileCache {
     }
     if (entry === null || typeof entry !== 'object') return undefined;
     if (entry.build !== this.build || entry.file !== file || entry.source !== source) return undefined;
-    return entry.program;
+    return { program: entry.program, tier: entry.tier instanceof Map ? entry.tier : undefined };
   }
 
-  /** Keeps `program`, compiled from `source` as file `file`; false if it could not be written. */
-  put(file: string, source: string, program: BytecodeProgram): boolean {
+  /** Keeps `program`, compiled from `source` as file `file`, and the compiled tier's code
+   *  if given; false if it could not be written. */
+  put(file: string, source: string, program: BytecodeProgram, tier?: Map<string, TierCode>): boolean {
     const path = this.entryPath(file);
     // Written aside and renamed: a run reading the entry meanwhile sees the old one or the new one.
     const tmp = `${path}.${process.pid}.tmp`;
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      writeFileSync(tmp, serialize({ build: this.build, file, source, program } satisfies Entry), { mode: 0o600 });
+      writeFileSync(tmp, serialize({ build: this.build, file, source, program, tier } satisfies Entry), { mode: 0o600 });
       renameSync(tmp, path);
       return true;
     } catch {

@@ -11,7 +11,7 @@ import { link } from '../vm/link.js';
 import { Vm } from '../vm/driver.js';
 import { MiniRuntimeError } from '../vm/format.js';
 import { generate, layoutOf } from '../vm/tier/codegen.js';
-import { DEFAULT_TIER, type TierOptions, type TierStats } from '../vm/tier/tier.js';
+import { DEFAULT_TIER, type TierCode, type TierCodeStore, type TierOptions, type TierStats } from '../vm/tier/tier.js';
 import { UsageError, type RunOptions } from './options.js';
 import type { GcRecord } from '../heap/index.js';
 import { createMemory, isNoGpuError, MemorySetupError, type Memory, type MemoryHooks, type RunStats } from '../collectors/index.js';
@@ -60,23 +60,38 @@ export interface CompileInfo {
   readonly ms: number;
 }
 
+/** The compiled tier's code kept with a program's entry in the compile cache, and the
+ *  way to keep what a run adds to it. */
+export interface ProgramCode {
+  readonly store: TierCodeStore | undefined;
+  keep(code: Map<string, TierCode>): void;
+}
+
 /**
  * A program's bytecode: from the compile cache (compile-cache.ts) when this build
  * compiled the same source before, else from the front end (compile-source.ts,
  * loaded only then, with chevrotain); on errors writes the diagnostics and returns
- * undefined.
+ * undefined. `code` is the compiled tier's part of the cache entry, where there is a cache.
  */
-export async function loadProgram(file: string, source: string, io: Io): Promise<{ program: BytecodeProgram; compile: CompileInfo } | undefined> {
+export async function loadProgram(
+  file: string,
+  source: string,
+  io: Io,
+): Promise<{ program: BytecodeProgram; compile: CompileInfo; code?: ProgramCode } | undefined> {
   const t0 = performance.now();
   const cache = cliCompileCache();
   const cached = cache?.get(file, source);
-  if (cached !== undefined) return { program: cached, compile: { cached: true, ms: performance.now() - t0 } };
+  const code = (program: BytecodeProgram, store: TierCodeStore | undefined): ProgramCode | undefined =>
+    cache ? { store, keep: (tier) => void cache.put(file, source, program, tier) } : undefined;
+  if (cached !== undefined) {
+    return { program: cached.program, compile: { cached: true, ms: performance.now() - t0 }, code: code(cached.program, cached.tier) };
+  }
   const { compileSource } = await import('./compile-source.js');
   const program = compileSource(file, source, io);
   if (program === undefined) return undefined;
   const ms = performance.now() - t0;
   cache?.put(file, source, program);
-  return { program, compile: { cached: false, ms } };
+  return { program, compile: { cached: false, ms }, code: code(program, undefined) };
 }
 
 /** `--stats`' line for where the bytecode came from. */
@@ -94,7 +109,7 @@ export function readSource(file: string): string {
 export async function runSource(file: string, source: string, options: RunOptions, io: Io): Promise<RunOutcome> {
   const loaded = await loadProgram(file, source, io);
   if (!loaded) return { exitCode: EXIT.compile, stats: undefined };
-  return runProgram(loaded.program, options, io);
+  return runProgram(loaded.program, options, io, {}, loaded.code);
 }
 
 /** `minivm disasm --js`: the JavaScript the compiled tier generates for every function, for the
@@ -107,7 +122,7 @@ export async function disassembleJs(program: BytecodeProgram, options: RunOption
     return program.functions.map((f, fn) => {
       const g = generate(linked, layout, fn, options.dispatch);
       const heads = g.analysis.osrBlocks.map((b) =>
-        `// fun #${fn} ${f.name}, entered at loop head ${b}\n${generate(linked, layout, fn, options.dispatch, 0, 'osr', b).source}\n`);
+        `// fun #${fn} ${f.name}, entered at loop head ${b}\n${generate(linked, layout, fn, options.dispatch, 'osr', b).source}\n`);
       return [`// fun #${fn} ${f.name}\n${g.source}\n`, ...heads].join('');
     }).join('\n');
   } finally {
@@ -115,8 +130,15 @@ export async function disassembleJs(program: BytecodeProgram, options: RunOption
   }
 }
 
-/** Runs a compiled program; `hooks` let `heapshape` look at every collection. */
-export async function runProgram(program: BytecodeProgram, options: RunOptions, io: Io, hooks: MemoryHooks = {}): Promise<RunOutcome> {
+/** Runs a compiled program; `hooks` let `heapshape` look at every collection; `code` is
+ *  the compiled tier's code kept from earlier runs, and takes what this run adds. */
+export async function runProgram(
+  program: BytecodeProgram,
+  options: RunOptions,
+  io: Io,
+  hooks: MemoryHooks = {},
+  code?: ProgramCode,
+): Promise<RunOutcome> {
   let memory: Memory | undefined;
   let vm: Vm | undefined;
   let stopOnInterrupt = (): void => {};
@@ -147,19 +169,28 @@ export async function runProgram(program: BytecodeProgram, options: RunOptions, 
     return { ...stats, collections };
   };
   const tierStats = (): TierStats | undefined => vm && { ...vm.tier.stats, icSites: vm.tier.siteCensus() };
+  /** Keeps the compiled code of a run that ended (well or with the program's fault). */
+  const keepCode = (): void => {
+    const keep = code && vm?.tier.codeToKeep();
+    if (keep) code!.keep(keep);
+  };
   try {
     log?.start(options);
     memory = await createMemory({ ...options, logGc: false }, memoryIo, hooks);
     readyMs = performance.now() - t0;
     const m = memory;
     stopOnInterrupt = onInterrupt(() => m.dispose());
-    vm = new Vm(link(program, memory.heap), memory.heap, { write: io.stdout }, tierOptions(options), { args: options.args });
+    vm = new Vm(link(program, memory.heap), memory.heap, { write: io.stdout }, tierOptions(options), { args: options.args, tierCode: code?.store });
     await vm.run(interruption.signal);
-    return { exitCode: EXIT.ok, stats: finish(memory), tier: tierStats(), readyMs };
+    const outcome = { exitCode: EXIT.ok, stats: finish(memory), tier: tierStats(), readyMs };
+    keepCode();
+    return outcome;
   } catch (e) {
     if (e instanceof MiniRuntimeError) {
       io.stderr(e.format(program.file) + '\n');
-      return { exitCode: EXIT.runtime, stats: memory && finish(memory), tier: tierStats(), readyMs };
+      const outcome = { exitCode: EXIT.runtime, stats: memory && finish(memory), tier: tierStats(), readyMs };
+      keepCode();
+      return outcome;
     }
     if (e instanceof UsageError || e instanceof MemorySetupError) {
       io.stderr(usageMessage(e.message, 'run'));

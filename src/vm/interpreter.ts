@@ -23,7 +23,7 @@ import { formatFloat, MiniRuntimeError } from './format.js';
 import {
   COLLECT, DONE, indexError, Machine, MAX_FRAMES, OPERAND_MARGIN, RESUME, STACK_SLOTS, toIntError, YIELD, YIELD_TICKS, type VmOutput,
 } from './machine.js';
-import { DEFAULT_TIER, Tier, type TierOptions } from './tier/tier.js';
+import { DEFAULT_TIER, Tier, type TierCodeStore, type TierOptions } from './tier/tier.js';
 
 /** Throws the program's error for a null array (or string) or an index outside it. */
 function checkIndex(words: Int32Array, a: number, lenOff: number, i: number): void {
@@ -33,6 +33,8 @@ function checkIndex(words: Int32Array, a: number, lenOff: number, i: number): vo
 export interface VmOptions {
   /** The program's arguments, returned by the `args()` built-in. */
   args?: readonly string[];
+  /** The compiled tier's code kept from earlier runs of the program. */
+  tierCode?: TierCodeStore;
 }
 
 export class Interpreter extends Machine {
@@ -42,7 +44,7 @@ export class Interpreter extends Machine {
 
   constructor(linked: LinkedProgram, heap: Heap, out: VmOutput, tier: TierOptions = DEFAULT_TIER, options: VmOptions = {}) {
     super(linked, heap, out, options.args ?? []);
-    this.tier = new Tier(this, tier);
+    this.tier = new Tier(this, tier, options.tierCode);
     this.retKind = Int8Array.from(linked.program.functions, (f) => (f.returns === 'void' ? 0 : f.returns === 'val' ? 1 : 2));
   }
 

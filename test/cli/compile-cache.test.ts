@@ -3,6 +3,7 @@
 // name and source; anything else (an edit, a corrupt or foreign file, a directory
 // that cannot be written) costs a compile, never a wrong program or a crash.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { deserialize, serialize } from 'node:v8';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultRunOptions } from '../../src/cli/options.js';
@@ -28,10 +29,20 @@ describe('CompileCache', () => {
     const p = compiled(SOURCE);
     expect(cache.get('p.mini', SOURCE)).toBeUndefined();
     expect(cache.put('p.mini', SOURCE, p)).toBe(true);
-    expect(cache.get('p.mini', SOURCE)).toEqual(p);
+    expect(cache.get('p.mini', SOURCE)).toEqual({ program: p, tier: undefined });
     expect(cache.get('p.mini', SOURCE.replace('21', '22'))).toBeUndefined();
     expect(cache.get('./p.mini', SOURCE)).toBeUndefined();
     expect(new CompileCache(join(dir, 'unit'), 'build-2').get('p.mini', SOURCE)).toBeUndefined();
+  });
+
+  it('keeps the compiled tier\'s code with the program', () => {
+    const cache = new CompileCache(join(dir, 'tier'), 'b');
+    const p = compiled(SOURCE);
+    const tier = new Map([['k', { source: 'return 1;', icSites: 2, heads: [4, 1], data: Uint8Array.of(1, 2, 3) }]]);
+    expect(cache.put('p.mini', SOURCE, p, tier)).toBe(true);
+    const got = cache.get('p.mini', SOURCE)!;
+    expect(got.program).toEqual(p);
+    expect(got.tier).toEqual(tier);
   });
 
   it('keeps one entry per file, replaced when the source changes', () => {
@@ -41,7 +52,7 @@ describe('CompileCache', () => {
     cache.put('p.mini', edited, compiled(edited));
     expect(readdirSync(join(dir, 'one'))).toHaveLength(1);
     expect(cache.get('p.mini', SOURCE)).toBeUndefined();
-    expect(cache.get('p.mini', edited)?.floatConstants).toEqual(compiled(edited).floatConstants);
+    expect(cache.get('p.mini', edited)?.program.floatConstants).toEqual(compiled(edited).floatConstants);
   });
 
   it('treats a corrupt or foreign entry as a miss', () => {
@@ -102,6 +113,34 @@ describe('the minivm command with its compile cache', () => {
     writeFileSync(file, SOURCE.replace('21', '50'));
     expect(minivm(['run', file], { env })).toMatchObject({ status: 0, stdout: '100\n' });
     expect(entries(cache)).toHaveLength(1);
+  });
+
+  it('keeps the compiled tier\'s code, and a run whose kept code V8 refuses compiles it again', () => {
+    const cache = join(dir, 'tier-code');
+    const env = { MINIVM_CACHE_DIR: cache };
+    const loops = 'class B { var next: B; var v: int; }\nfun sum(n: int): int {\n  var b = new B();\n  for (var i = 0; i < n; i = i + 1) { b.v = b.v + i; b.next = b; }\n  return b.v;\n}\nprint(sum(10000));\n';
+    const file = program('tier-code.mini', loops);
+    expect(minivm(['run', file], { env })).toMatchObject({ status: 0, stdout: '49995000\n' });
+    const path = join(cache, entries(cache)[0]!);
+    const entry = deserialize(readFileSync(path)) as { tier?: Map<string, { source: string; data?: Uint8Array }> };
+    // main and sum, each with its source and V8's code cache.
+    expect([...entry.tier!.keys()].filter((k) => k.endsWith(':body:0'))).toHaveLength(2);
+    for (const code of entry.tier!.values()) {
+      expect(code.source).toContain('return');
+      expect(code.data!.length).toBeGreaterThan(0);
+    }
+    // V8 refuses a code cache that is not its own; the run compiles the source instead and keeps fresh data.
+    for (const code of entry.tier!.values()) code.data = Uint8Array.from({ length: 64 }, (_, k) => k);
+    writeFileSync(path, serialize(entry));
+    const stats = minivm(['run', file, '--stats'], { env });
+    expect(stats).toMatchObject({ status: 0, stdout: '49995000\n' });
+    expect(stats.stderr).toMatch(/^program: bytecode from the compile cache/m);
+    const rewritten = deserialize(readFileSync(path)) as typeof entry;
+    for (const code of rewritten.tier!.values()) expect(code.data!.length).toBeGreaterThan(64);
+    // Another layout links other field offsets: its code is kept beside, under other keys.
+    expect(minivm(['run', file, '--layout', 'refgraph'], { env })).toMatchObject({ status: 0, stdout: '49995000\n' });
+    const both = deserialize(readFileSync(path)) as typeof entry;
+    expect(both.tier!.size).toBeGreaterThan(rewritten.tier!.size);
   });
 
   it('says where the bytecode came from in --stats and --json-stats', () => {

@@ -1,7 +1,7 @@
 /**
  * The code generator of the compiled tier: one function's linked bytecode to the
  * source of a JavaScript function, which tier.ts turns into a function once with
- * `new Function`.
+ * a `vm.Script`.
  *
  * Every local and every operand-stack depth is a JavaScript variable (`l3` a value
  * local, `a1` a reference local, `v2`/`r0` operand depths), so V8 keeps them in
@@ -47,6 +47,8 @@ export function layoutOf(h: Heap): Layout {
 }
 
 export interface Generated {
+  /** A factory's body: given R, M, T, heap, IC (the inline caches) and SB (their first
+   *  site's number), it returns the function (tier.ts). */
   readonly source: string;
   readonly analysis: Analysis;
   /** Inline-cache sites (INVOKEs that check a cached class); both forms number them alike. */
@@ -99,7 +101,7 @@ export function jsName(p: BytecodeProgram, fn: number): string {
  *  form an interpreted frame enters at loop head `entry` (a block). */
 export type Form = 'body' | 'osr';
 
-export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Dispatch, siteBase = 0, form: Form = 'body', entry = 0): Generated {
+export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Dispatch, form: Form = 'body', entry = 0): Generated {
   const p = L.program;
   const f = p.functions[fn]!;
   const code = L.code[fn]!;
@@ -440,7 +442,7 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
           const site = icSiteOf.get(i.pc)!;
           const s = 2 * site;
           emit(`t = words[${recv} + ${typeOff}];`);
-          emit(`t = t === IC[${s}] ? IC[${s + 1}] : R.icMiss(IC, ${s}, t, ${i.a}, ${siteBase + site});`);
+          emit(`t = t === IC[${s}] ? IC[${s + 1}] : R.icMiss(IC, ${s}, t, ${i.a}, SB + ${site});`);
         }
         return call(i, 'T[t]', i.b);
       }

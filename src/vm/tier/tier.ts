@@ -1,6 +1,6 @@
 /**
- * The compiled tier's runtime: compiles functions (codegen.ts, then `new Function`
- * once), keeps the table through which compiled code calls (a stub compiles its
+ * The compiled tier's runtime: compiles functions (codegen.ts, then a `vm.Script`
+ * once, or the code and V8's code cache kept from an earlier run), keeps the table through which compiled code calls (a stub compiles its
  * function on first use), and gives compiled code the helpers that are too large
  * to inline: allocations with their checks, faults with their stack traces, the
  * inline caches' miss handler, and the way back to the interpreter.
@@ -17,6 +17,7 @@
 import { OutOfMemoryError } from '../../heap/api.js';
 import { formatFloat, MiniRuntimeError } from '../format.js';
 import { COLLECT, indexError, MAX_FRAMES, OPERAND_MARGIN, RESUME, STACK_SLOTS, toIntError, YIELD, type Machine } from '../machine.js';
+import { Script } from 'node:vm';
 import { generate, layoutOf, type Dispatch, type Form, type Generated } from './codegen.js';
 
 export const TIER_MODES = ['interp', 'compiled', 'auto'] as const;
@@ -65,6 +66,19 @@ export interface TierStats {
   icSites: { monomorphic: number; polymorphic: number; megamorphic: number };
 }
 
+/** A generated form kept between runs of a program (the CLI's compile cache, s40-02): its
+ *  factory's source, what compiling it needs besides, and V8's code cache for it. */
+export interface TierCode {
+  readonly source: string;
+  readonly icSites: number;
+  /** (pc, block) of each loop head where an interpreted frame may enter. */
+  readonly heads: readonly number[];
+  readonly data?: Uint8Array;
+}
+
+/** Kept forms by `Tier.codeKey`. */
+export type TierCodeStore = ReadonlyMap<string, TierCode>;
+
 export class Tier {
   /** Non-zero while compiled frames unwind: UNWIND or DEEP. */
   st = 0;
@@ -93,9 +107,14 @@ export class Tier {
   };
   readonly formatFloat = formatFloat;
 
+  /** The forms this run made, with the scripts whose code cache to keep (null: kept whole). */
+  private readonly made: { key: string; code: TierCode; script: Script | null }[] = [];
+
   constructor(
     private readonly m: Machine,
     readonly options: TierOptions,
+    /** Code kept from earlier runs of the program, if any. */
+    private readonly store?: TierCodeStore,
   ) {
     const n = m.linked.program.functions.length;
     this.entries = new Array<Entry | null>(n).fill(null);
@@ -107,15 +126,58 @@ export class Tier {
     });
   }
 
-  /** Generates a function's JavaScript without installing it (`minivm disasm --js`). */
-  generate(fn: number, siteBase = 0, form: Form = 'body', entry = 0): Generated {
-    return generate(this.m.linked, layoutOf(this.m.heap), fn, this.options.dispatch, siteBase, form, entry);
+  /** Generates a function's JavaScript without installing it. */
+  generate(fn: number, form: Form = 'body', entry = 0): Generated {
+    return generate(this.m.linked, layoutOf(this.m.heap), fn, this.options.dispatch, form, entry);
   }
 
-  /** Makes a function out of generated source, bound to this tier and the function's inline caches. */
-  private instantiate<F>(g: Generated, ic: Int32Array): F {
-    const factory = new Function('R', 'M', 'T', 'heap', 'IC', FACTORY_PRELUDE + g.source) as (...a: unknown[]) => F;
-    return factory(this, this.m, this.table, this.m.heap, ic);
+  /** Names a form among kept code. Generated code depends on the program (the store is
+   *  the program's), the function's linked code (the layout's field offsets are in it),
+   *  the layout's header offsets, whether the heap has a mirror, and the dispatch. */
+  private codeKey(fn: number, form: Form, entry: number): string {
+    const l = layoutOf(this.m.heap);
+    const code = this.m.linked.code[fn]!;
+    let h = 0x811c9dc5;
+    for (let k = 0; k < code.length; k++) h = Math.imul(h ^ code[k]!, 0x01000193);
+    return `${l.typeOff},${l.lenOff},${l.dataOff},${l.mirrored ? 1 : 0},${this.options.dispatch}:${(h >>> 0).toString(16)}:${fn}:${form}:${entry}`;
+  }
+
+  /** A form's code: kept from an earlier run, or generated now. */
+  private codeOf(fn: number, form: Form, entry: number): { key: string; code: TierCode; kept: boolean } {
+    const key = this.codeKey(fn, form, entry);
+    const kept = this.store?.get(key);
+    if (kept !== undefined) return { key, code: kept, kept: true };
+    const g = this.generate(fn, form, entry);
+    const heads: number[] = [];
+    for (const b of g.analysis.osrBlocks) heads.push(g.analysis.blockOf.indexOf(b), b);
+    return { key, code: { source: g.source, icSites: g.icSites, heads }, kept: false };
+  }
+
+  /** Makes a form's function, bound to this tier and the function's inline caches, from
+   *  V8's code cache where it was kept and V8 takes it. */
+  private instantiate<F>(key: string, code: TierCode, ic: Int32Array, siteBase: number): F {
+    const script = new Script(`(function (R, M, T, heap, IC, SB) {${FACTORY_PRELUDE}${code.source}\n})`, {
+      filename: `minivm-tier:${key}`,
+      cachedData: code.data,
+    });
+    const fresh = code.data === undefined || script.cachedDataRejected === true;
+    this.made.push({ key, code, script: fresh ? script : null });
+    const factory = script.runInThisContext() as (...a: unknown[]) => F;
+    return factory(this, this.m, this.table, this.m.heap, ic, siteBase);
+  }
+
+  /**
+   * The code to keep for the next run, or null when every form this run used came
+   * whole from the store: each form made now, with V8's code cache taken now (it then
+   * holds the functions V8 compiled while the program ran), beside the store's others.
+   */
+  codeToKeep(): Map<string, TierCode> | null {
+    if (!this.made.some((x) => x.script !== null)) return null;
+    const out = new Map(this.store ?? []);
+    for (const { key, code, script } of this.made) {
+      if (script !== null) out.set(key, { source: code.source, icSites: code.icSites, heads: code.heads, data: script.createCachedData() });
+    }
+    return out;
   }
 
   /** Runs compiled code from the interpreter or the driver: frame `fp` at a call (b < 0) or
@@ -144,19 +206,15 @@ export class Tier {
     if (done) return done;
     const t0 = performance.now();
     const siteBase = this.siteClasses.length;
-    const g = this.generate(fn, siteBase);
-    for (let k = 0; k < g.icSites; k++) this.siteClasses.push(new Set());
-    const ic = new Int32Array(2 * g.icSites).fill(-1);
-    const [body, enter] = this.instantiate<[Body, Entry]>(g, ic);
+    const { key, code } = this.codeOf(fn, 'body', 0);
+    for (let k = 0; k < code.icSites; k++) this.siteClasses.push(new Set());
+    const ic = new Int32Array(2 * code.icSites).fill(-1);
+    const [body, enter] = this.instantiate<[Body, Entry]>(key, code, ic, siteBase);
     this.sites[fn] = { siteBase, ic };
     this.table[fn] = body;
     this.entries[fn] = enter;
-    const code = this.m.linked.code[fn]!;
-    const osr = new Int32Array(code.length).fill(-1);
-    for (const b of g.analysis.osrBlocks) {
-      const pc = g.analysis.blockOf.indexOf(b);
-      osr[pc] = b;
-    }
+    const osr = new Int32Array(this.m.linked.code[fn]!.length).fill(-1);
+    for (let k = 0; k < code.heads.length; k += 2) osr[code.heads[k]!] = code.heads[k + 1]!;
     this.osr[fn] = osr;
     this.stats.compiledFunctions++;
     this.stats.compileMs += performance.now() - t0;
@@ -172,7 +230,8 @@ export class Tier {
     if (osr === undefined) {
       const t0 = performance.now();
       const { siteBase, ic } = this.sites[fn]!;
-      osr = this.instantiate<Osr>(this.generate(fn, siteBase, 'osr', b), ic);
+      const { key, code } = this.codeOf(fn, 'osr', b);
+      osr = this.instantiate<Osr>(key, code, ic, siteBase);
       forms.set(b, osr);
       this.stats.compileMs += performance.now() - t0;
     }
