@@ -78,7 +78,7 @@ export function defaultRunOptions(): RunOptions {
     gc: 'serial', layout: 'sable', heapBytes: 256 * 1024 ** 2, youngBytes: undefined, survivorRatio: 8,
     tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, logGcFile: undefined, logFormat: undefined, trace: undefined, stats: false,
     jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, gcSoloBytes: undefined, pretouch: false, gcWarmUp: undefined, pauseGoalMs: undefined, tier: undefined,
-    tierThreshold: undefined, dispatch: 'ic', js: false, args: [],
+    tierThreshold: undefined, dispatch: 'devirt', js: false, args: [],
   };
 }
 
@@ -315,7 +315,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (p, v, f) => void (p.run.tierThreshold = integer(v, f, 0)),
   },
   {
-    name: 'dispatch', arg: 'NAME', commands: [...RUNS, 'disasm'], help: `compiled virtual calls: ${DISPATCH_NAMES.join(' | ')} (default ic)`,
+    name: 'dispatch', arg: 'NAME', commands: [...RUNS, 'disasm'], help: `compiled virtual calls: ${DISPATCH_NAMES.join(' | ')} (default devirt)`,
     apply: (p, v, f) => void (p.run.dispatch = oneOf(v, f, DISPATCH_NAMES)),
   },
   {

@@ -99,6 +99,42 @@ var c = new Circle(); c.r = 2; shapes[3] = c;
 print(total(shapes));
 `;
 
+  it('inlines a small method where class-hierarchy analysis finds one target, with the frames of a call', async () => {
+    const inlining = `
+class Vec {
+  var items: int[];
+  var first: int;
+  init(n: int) { this.items = new int[n]; }
+  fun at(i: int): int { return this.items[this.first + i]; }
+  fun size(): int { return this.items.length - this.first; }
+}
+class Box { var v: Vec; }
+fun vecOf(b: Box): Vec { return b.v; }
+var v = new Vec(4);
+var s = 0;
+for (var i = 0; i < v.size(); i = i + 1) s = s + v.at(i) + i;
+print(s);
+var b = new Box();
+b.v = v;
+print(vecOf(b).size());
+if (args().length > 0) print(v.at(parseInt(args()[0])));
+else print(vecOf(null).size());
+`;
+    const io = { stdout: () => undefined, stderr: (t: string) => { throw new Error(t); } };
+    const js = await disassembleJs(compileSource('inline.mini', inlining, io)!, defaultRunOptions(), io);
+    const main = js.slice(js.indexOf('// fun #0 main\n'), js.indexOf('// fun #1'));
+    // No call to at, size or vecOf is left in main: their loads and checks are in place.
+    expect(main).not.toMatch(/T\[t\]|R\.icMiss/);
+    expect(main).toContain('R.indexFault(');
+    for (const args of [[], ['7']]) {
+      const want = await run('inline.mini', inlining, { tier: 'interp', args }, []);
+      const got = await run('inline.mini', inlining, { tier: 'compiled', args }, []);
+      expect(want.stdout).toBe('6\n4\n');
+      expect(want.stderr).toMatch(/^runtime error: (null dereference\n  at vecOf|index 7 out of bounds for length 4\n  at Vec\.at)/);
+      expect(got).toMatchObject({ stdout: want.stdout, stderr: want.stderr, exitCode: want.exitCode });
+    }
+  });
+
   it('keeps an inline cache correct when its site meets a second class', async () => {
     for (const dispatch of ['ic', 'vtable', 'devirt'] as const) {
       const r = await run('ic.mini', icProgram, { tier: 'compiled', dispatch }, []);

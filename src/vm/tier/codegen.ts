@@ -89,6 +89,66 @@ const SPILLS_OPERANDS = new Set<number>([
   Op.NEW, Op.NEWARRAY, Op.ARGS, Op.SUBSTR, Op.CHR, Op.CONCAT, Op.TOSTR_I, Op.TOSTR_F, Op.TOSTR_B, Op.TOSTR_R, Op.GC, Op.MINORGC,
 ]);
 
+/** Binary value operators as expressions of their operands (a below b). */
+const BINARY = new Map<number, (a: string, b: string) => string>([
+  [Op.IADD, (a, b) => `((${a} + ${b}) | 0)`],
+  [Op.ISUB, (a, b) => `((${a} - ${b}) | 0)`],
+  [Op.IMUL, (a, b) => `Math.imul(${a}, ${b})`],
+  [Op.IAND, (a, b) => `(${a} & ${b})`],
+  [Op.IOR, (a, b) => `(${a} | ${b})`],
+  [Op.IXOR, (a, b) => `(${a} ^ ${b})`],
+  [Op.ISHL, (a, b) => `(${a} << ${b})`],
+  [Op.ISHR, (a, b) => `(${a} >> ${b})`],
+  [Op.IUSHR, (a, b) => `((${a} >>> ${b}) | 0)`],
+  [Op.FADD, (a, b) => `(${a} + ${b})`],
+  [Op.FSUB, (a, b) => `(${a} - ${b})`],
+  [Op.FMUL, (a, b) => `(${a} * ${b})`],
+  [Op.FDIV, (a, b) => `(${a} / ${b})`],
+  [Op.FMOD, (a, b) => `(${a} % ${b})`],
+]);
+/** Unary value operators. */
+const UNARY = new Map<number, (a: string) => string>([
+  [Op.INEG, (a) => `(-${a} | 0)`],
+  [Op.INOT, (a) => `(~${a})`],
+  [Op.FNEG, (a) => `(-${a})`],
+  [Op.SQRT, (a) => `Math.sqrt(${a})`],
+]);
+/** Comparisons: a condition whose value is 1 or 0. */
+const COMPARE = new Map<number, string>([[Op.LT, '<'], [Op.LE, '<='], [Op.GT, '>'], [Op.GE, '>='], [Op.EQ, '==='], [Op.NE, '!==']]);
+
+/** A literal operand: a negative one parenthesized, so that `-` before it stays an operator. */
+const num = (x: string): string => (x.startsWith('-') ? `(${x})` : x);
+
+/** Instructions a method may hold to be inlined where its one target is known: loads of its
+ *  parameters, constants, globals, fields and elements, and arithmetic; no store, no call,
+ *  no allocation, no jump. */
+const INLINABLE = new Set<number>([
+  Op.NOP, Op.I2F, Op.ICONST, Op.FCONST, Op.VLOAD, Op.RLOAD, Op.GVLOAD, Op.GRLOAD, Op.NULL, Op.SCONST,
+  ...BINARY.keys(), ...UNARY.keys(), ...COMPARE.keys(), Op.NOT, Op.REQ, Op.RNE,
+  Op.GETFIELD_V, Op.GETFIELD_F, Op.GETFIELD_R, Op.ALEN, Op.ALOAD_V, Op.ALOAD_F, Op.ALOAD_R, Op.CHARAT,
+]);
+/** The most instructions an inlined method has, its return included. */
+const INLINE_MAX = 16;
+
+/** The instructions of function `fn` if it is small enough and simple enough to inline
+ *  (INLINABLE, one block ending in its return), else null; worked out once per program. */
+const inlineCodes = new WeakMap<LinkedProgram, Map<number, Instr[] | null>>();
+function inlineCode(L: LinkedProgram, fn: number): Instr[] | null {
+  let known = inlineCodes.get(L);
+  if (known === undefined) inlineCodes.set(L, (known = new Map()));
+  let code = known.get(fn);
+  if (code === undefined) {
+    const instrs = analyze(L.program, L.code[fn]!).instrs.filter((i) => i.dv >= 0);
+    const last = instrs[instrs.length - 1];
+    const ok = last !== undefined && instrs.length <= INLINE_MAX
+      && (last.op === Op.RET_V || last.op === Op.RET_R)
+      && instrs.slice(0, -1).every((i) => INLINABLE.has(i.op));
+    code = ok ? instrs : null;
+    known.set(fn, code);
+  }
+  return code;
+}
+
 function lit(x: number): string {
   return Object.is(x, -0) ? '-0' : String(x);
 }
@@ -276,13 +336,14 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   const pure = (i: Instr): void => {
     const v = i.dv, r = i.dr;
     const V1 = val(v - 1), V2 = val(v - 2);
-    const num = (x: string): string => (x.startsWith('-') ? `(${x})` : x);
     const pushV = (d: number, e: string, c: string | null = null): void => {
       for (let k = d; k < v; k++) pv[k] = null;
       pv[d] = { e, c };
     };
-    const bin = (e: string): void => pushV(v - 2, e);
-    const compare = (op: string): void => pushV(v - 2, '', `${V2} ${op} ${V1}`);
+    const binary = BINARY.get(i.op), unary = UNARY.get(i.op), compare = COMPARE.get(i.op);
+    if (binary) return pushV(v - 2, binary(V2, V1));
+    if (unary) return pushV(v - 1, unary(V1));
+    if (compare) return pushV(v - 2, '', `${V2} ${compare} ${V1}`);
     switch (i.op) {
       case Op.NOP: case Op.I2F: return;
       case Op.VPOP: pv[v - 1] = null; return;
@@ -296,30 +357,6 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       case Op.RLOAD: pr[r] = `a${i.a}`; return;
       case Op.GRLOAD: pr[r] = `gr[${i.a}]`; return;
       case Op.RDUP: pr[r] = ref(r - 1); return;
-      case Op.IADD: return bin(`((${V2} + ${V1}) | 0)`);
-      case Op.ISUB: return bin(`((${V2} - ${V1}) | 0)`);
-      case Op.IMUL: return bin(`Math.imul(${V2}, ${V1})`);
-      case Op.IAND: return bin(`(${V2} & ${V1})`);
-      case Op.IOR: return bin(`(${V2} | ${V1})`);
-      case Op.IXOR: return bin(`(${V2} ^ ${V1})`);
-      case Op.ISHL: return bin(`(${V2} << ${V1})`);
-      case Op.ISHR: return bin(`(${V2} >> ${V1})`);
-      case Op.IUSHR: return bin(`((${V2} >>> ${V1}) | 0)`);
-      case Op.INEG: return pushV(v - 1, `(-${V1} | 0)`);
-      case Op.INOT: return pushV(v - 1, `(~${V1})`);
-      case Op.FADD: return bin(`(${V2} + ${V1})`);
-      case Op.FSUB: return bin(`(${V2} - ${V1})`);
-      case Op.FMUL: return bin(`(${V2} * ${V1})`);
-      case Op.FDIV: return bin(`(${V2} / ${V1})`);
-      case Op.FMOD: return bin(`(${V2} % ${V1})`);
-      case Op.FNEG: return pushV(v - 1, `(-${V1})`);
-      case Op.SQRT: return pushV(v - 1, `Math.sqrt(${V1})`);
-      case Op.LT: return compare('<');
-      case Op.LE: return compare('<=');
-      case Op.GT: return compare('>');
-      case Op.GE: return compare('>=');
-      case Op.EQ: return compare('===');
-      case Op.NE: return compare('!==');
       case Op.NOT: {
         const x = pv[v - 1];
         return pushV(v - 1, '', x && x.c !== null ? `!(${x.c})` : `${V1} === 0`);
@@ -332,6 +369,105 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       default:
         throw new Error(`tier: opcode ${i.op} is not pure`);
     }
+  };
+
+  // ---- Inlining (s40-03): a small method without calls or stores, at a call site whose
+  // one target it is, becomes its loads and checks in place, its result written to the
+  // caller's operand variable. A fault inside it reports the method's frame, as a call would.
+  let inlineTemps = 0;
+  const inlined = (i: Instr, target: number): boolean => {
+    const code = inlineCode(L, target);
+    if (code === null) return false;
+    const g = p.functions[target]!;
+    const dv = i.dv - g.nValParams, dr = i.dr - g.nRefParams;
+    let temps = 0;
+    /** `x`, or a temporary holding it where it is read more than once. */
+    const once = (x: string): string => {
+      if (SIMPLE.test(x)) return x;
+      const tmp = `x${temps++}`;
+      emit(`${tmp} = ${x};`);
+      return tmp;
+    };
+    const vals: string[] = [], refs: string[] = [];
+    const params = [...Array.from({ length: g.nValParams }, (_, k) => once(val(dv + k)))];
+    const refParams = [...Array.from({ length: g.nRefParams }, (_, k) => once(ref(dr + k)))];
+    // The receiver was checked at the call.
+    const known = new Set<string>(g.hasThis ? [refParams[0]!] : []);
+    const leave = (ci: Instr, thrown: string): string => `{ frameFn[fp] = ${fn}; framePc[fp] = ${i.next}; throw ${thrown}; }`;
+    const object = (ci: Instr): string => {
+      const o = once(refs.pop()!);
+      if (!known.has(o)) {
+        emit(`if (${o} === 0) ${leave(ci, `R.fault('null dereference', ${target}, ${ci.pc}, fp + 1)`)}`);
+        known.add(o);
+      }
+      return o;
+    };
+    const element = (ci: Instr): [string, string] => {
+      const x = once(vals.pop()!);
+      const a = once(refs.pop()!);
+      const isNull = known.has(a) ? '' : `${a} === 0 || `;
+      emit(`if (${isNull}(${x} >>> 0) >= (words[${a} + ${lenOff}] >>> 0)) ${leave(ci, `R.indexFault(${a}, ${x}, ${target}, ${ci.pc}, fp + 1)`)}`);
+      known.add(a);
+      return [a, x];
+    };
+    for (const ci of code) {
+      const binary = BINARY.get(ci.op), unary = UNARY.get(ci.op), compare = COMPARE.get(ci.op);
+      if (binary) {
+        const b = vals.pop()!;
+        vals.push(binary(vals.pop()!, b));
+        continue;
+      }
+      if (unary) {
+        vals.push(unary(vals.pop()!));
+        continue;
+      }
+      if (compare) {
+        const b = vals.pop()!;
+        vals.push(`(${vals.pop()!} ${compare} ${b} ? 1 : 0)`);
+        continue;
+      }
+      switch (ci.op) {
+        case Op.NOP: case Op.I2F: break;
+        case Op.ICONST: vals.push(num(String(ci.a))); break;
+        case Op.FCONST: vals.push(num(lit(p.floatConstants[ci.a]!))); break;
+        case Op.VLOAD: vals.push(params[ci.a]!); break;
+        case Op.RLOAD: refs.push(refParams[ci.a]!); break;
+        case Op.GVLOAD: vals.push(`gv[${ci.a}]`); break;
+        case Op.GRLOAD: refs.push(`gr[${ci.a}]`); break;
+        case Op.NULL: refs.push('0'); break;
+        case Op.SCONST: refs.push(`consts[${ci.a}]`); break;
+        case Op.NOT: vals.push(`(${vals.pop()!} === 0 ? 1 : 0)`); break;
+        case Op.REQ: case Op.RNE: {
+          const b = refs.pop()!;
+          vals.push(`(${refs.pop()!} ${ci.op === Op.REQ ? '===' : '!=='} ${b} ? 1 : 0)`);
+          break;
+        }
+        case Op.GETFIELD_V: vals.push(`words[${object(ci)} + ${ci.a}]`); break;
+        case Op.GETFIELD_F: vals.push(getFloat(`${object(ci)} + ${ci.a}`)); break;
+        case Op.GETFIELD_R: refs.push(`words[${object(ci)} + ${ci.a}]`); break;
+        case Op.ALEN: vals.push(`words[${object(ci)} + ${lenOff}]`); break;
+        case Op.ALOAD_V: case Op.CHARAT: {
+          const [a, x] = element(ci);
+          vals.push(`words[${a} + ${dataOff} + ${x}]`);
+          break;
+        }
+        case Op.ALOAD_F: {
+          const [a, x] = element(ci);
+          vals.push(getFloat(`${a} + ${dataOff} + 2 * ${x}`));
+          break;
+        }
+        case Op.ALOAD_R: {
+          const [a, x] = element(ci);
+          refs.push(`words[${a} + ${dataOff} + ${x}]`);
+          break;
+        }
+        case Op.RET_V: emit(`v${dv} = ${vals.pop()!};`); break;
+        case Op.RET_R: emit(`r${dr} = ${refs.pop()!};`); break;
+        default: throw new Error(`tier: cannot inline opcode ${ci.op}`);
+      }
+    }
+    inlineTemps = Math.max(inlineTemps, temps);
+    return true;
   };
 
   /** Any other instruction, its pending operands below written: its operands read in place. */
@@ -429,11 +565,12 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       case Op.TOSTR_F: emit(allocated(i, `R.str(R.formatFloat(${V1()}), ${fn}, ${i.pc}, fp)`)); return emit(`r${r} = t;`);
       case Op.TOSTR_B: emit(allocated(i, `R.str(${V1()} !== 0 ? 'true' : 'false', ${fn}, ${i.pc}, fp)`)); return emit(`r${r} = t;`);
       case Op.TOSTR_R: emit(allocated(i, `R.str(M.refText(${R1()}), ${fn}, ${i.pc}, fp)`)); return emit(`r${r - 1} = t;`);
-      case Op.CALL: return call(i, `T[${i.a}]`, i.a);
+      case Op.CALL: if (dispatch === 'devirt' && inlined(i, i.a)) return; return call(i, `T[${i.a}]`, i.a);
       case Op.INVOKE: {
         const m = p.functions[i.b]!;
         const recv = nonNull(i, r - m.nRefParams);
         const one = dispatch === 'devirt' ? singleTarget(p, i.a, i.b) : -1;
+        if (one >= 0 && inlined(i, one)) return;
         if (one >= 0) return call(i, `T[${one}]`, i.b);
         if (dispatch === 'vtable') {
           emit(`t = vtables[vtableBase[words[${recv} + ${typeOff}]] + ${i.a}];`);
@@ -522,10 +659,16 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
     emit('default: return 0;');
     emit('}');
   };
+  let tempsAt = -1;
   const temporaries = (): void => {
     emit(decl('v', an.maxV, () => '0'));
     emit(decl('r', an.maxR, () => '0'));
     emit(loops ? 'let t = 0, y = 0;' : 'let t = 0;');
+    tempsAt = out.length;
+  };
+  /** Declares the inlined methods' temporaries where the others are, once the code is written. */
+  const declareTemps = (): void => {
+    if (inlineTemps > 0) out.splice(tempsAt, 0, decl('x', inlineTemps, () => '0'));
   };
 
   /** The blocks from `from` on in their scopes, or else behind the dispatch (on `b`). */
@@ -546,10 +689,12 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       });
       for (; stack.length > 0; stack.pop()) emit('}');
       scopes = null;
+      declareTemps();
       if (backEdges > 0) out.splice(0, 0, 'let arm = 0, done = 0;');
     } else {
       if (form === 'body') emit('let b = 0;');
       emitDispatch();
+      declareTemps();
       if (loops) out.splice(0, 0, 'let cold = true;');
     }
   };

@@ -35,7 +35,7 @@ export interface TierOptions {
 /** `auto` compiles a function at its first call, main before it starts: a threshold
  *  above 0 leaves more of the run to the interpreter, whose dispatch loop V8 then
  *  optimizes again at each opcode it had not seen (docs/decisions/s37-02-tier-threshold.md). */
-export const DEFAULT_TIER: TierOptions = { mode: 'auto', threshold: 0, dispatch: 'ic', timing: false };
+export const DEFAULT_TIER: TierOptions = { mode: 'auto', threshold: 0, dispatch: 'devirt', timing: false };
 
 /** Compiled frames one chain may stack on the JavaScript stack before the interpreter takes the next call. */
 const CHAIN = 400;
