@@ -82,6 +82,7 @@ const huge: Array<[string, () => string, number, RegExp]> = [
   ['5,000 nested ifs', () => `var x = 1;\n${'if (x > 0) '.repeat(5000)}print(1);\n`, 65, /^\S+:2:\d+: error: nesting deeper than 1000 levels$/m],
   ['500 nested parentheses compile', () => `print(${'('.repeat(500)}7${')'.repeat(500)});\n`, 0, /^7\n$/],
   ['a 50,000-term sum on one line', () => `print(${Array(50_000).fill('1').join('+')});\n`, 0, /^50000\n$/],
+  ['990 nested loops with breaks', () => `var x = 1;\nvar s = 0;\n${'while (x > 0) { s = s + 1; if (s > 5) break; '.repeat(990)}${'x = 0; }'.repeat(990)}\nprint(s);\n`, 0, /^6\n$/],
   ['a 20,000-term string concatenation', () => `print(${Array(20_000).fill('"a"').join(' + ')});\n`, 0, /^a{20000}\n$/],
   ['a 100,000-character line with an error at its end', () => `var s = "${'x'.repeat(100_000)}";\nprint(s.length)\n`, 65, /^\S+:2:16: error: expected ';'/m],
   ['an integer literal past the range', () => 'print(4294967296);\n', 65, /^\S+:1:7: error: integer literal 4294967296 does not fit in 32 bits$/m],

@@ -116,6 +116,9 @@ const UNARY = new Map<number, (a: string) => string>([
 /** Comparisons: a condition whose value is 1 or 0. */
 const COMPARE = new Map<number, string>([[Op.LT, '<'], [Op.LE, '<='], [Op.GT, '>'], [Op.GE, '>='], [Op.EQ, '==='], [Op.NE, '!==']]);
 
+/** Characters of a pending operand expression past which it is written to its variable. */
+const LONGEST_EXPRESSION = 400;
+
 /** A literal operand: a negative one parenthesized, so that `-` before it stays an operator. */
 const num = (x: string): string => (x.startsWith('-') ? `(${x})` : x);
 
@@ -339,6 +342,8 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
     const pushV = (d: number, e: string, c: string | null = null): void => {
       for (let k = d; k < v; k++) pv[k] = null;
       pv[d] = { e, c };
+      // A long chain of operators (a 50,000-term sum) would nest deeper than V8's parser goes.
+      if (e.length + (c?.length ?? 0) > LONGEST_EXPRESSION) writeV(d);
     };
     const binary = BINARY.get(i.op), unary = UNARY.get(i.op), compare = COMPARE.get(i.op);
     if (binary) return pushV(v - 2, binary(V2, V1));

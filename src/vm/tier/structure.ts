@@ -28,6 +28,21 @@ export interface Structure {
   goto(from: number, to: number): string;
 }
 
+/** Deeper nesting than this keeps the dispatch loop: V8's parser recurses per level, and
+ *  mini's 1,000 levels of loops with breaks nest twice as deep in JavaScript. */
+const MAX_NESTING = 500;
+
+/** How many scopes enclose the most deeply nested block. */
+function deepestNesting(scopes: readonly Scope[]): number {
+  const events: [number, number][] = [];
+  for (const s of scopes) events.push([s.start, 1], [s.end, -1]);
+  // At the same block, scopes that end there close before others open.
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let depth = 0, deepest = 0;
+  for (const [, d] of events) deepest = Math.max(deepest, (depth += d));
+  return deepest;
+}
+
 const JUMPS = new Set<number>([Op.JMP, Op.JMPF, Op.JMPT]);
 const ENDS = new Set<number>([Op.JMP, Op.RET, Op.RET_V, Op.RET_R]);
 
@@ -93,6 +108,7 @@ export function structure(an: Analysis, entry = 0): Structure | null {
     }
     scopes.push({ kind: 'block', start, end: target });
   }
+  if (deepestNesting(scopes) > MAX_NESTING) return null;
   const opening: Scope[][] = Array.from({ length: n }, () => []);
   for (const s of scopes) opening[s.start]!.push(s);
   // Outermost first: the later end, and a block before a loop with the same span.
