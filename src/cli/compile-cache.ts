@@ -8,8 +8,8 @@
  * changes; an entry holds the build's identity, the file name as given and the
  * whole source, and is used only when all three match, so a stale or foreign
  * entry is a miss, never a wrong program. A run that compiled functions the entry
- * did not hold adds the compiled tier's code to it (s40-02). Programs that do not compile are never
- * cached: their diagnostics come from the front end every time.
+ * did not hold adds the compiled tier's code to it (s40-02). Programs that do not
+ * compile are never cached: their diagnostics come from the front end every time.
  *
  * Only the bundled CLI (the `minivm` command) uses it: its build is one file whose
  * size and modification time name the compiler. `MINIVM_COMPILE_CACHE=off` turns

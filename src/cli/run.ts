@@ -171,8 +171,8 @@ export async function runProgram(
   const tierStats = (): TierStats | undefined => vm && { ...vm.tier.stats, icSites: vm.tier.siteCensus() };
   /** Keeps the compiled code of a run that ended (well or with the program's fault). */
   const keepCode = (): void => {
-    const keep = code && vm?.tier.codeToKeep();
-    if (keep) code!.keep(keep);
+    const keep = code && vm ? vm.tier.codeToKeep() : null;
+    if (keep) code?.keep(keep);
   };
   try {
     log?.start(options);

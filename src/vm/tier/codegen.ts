@@ -53,8 +53,6 @@ export interface Generated {
   readonly analysis: Analysis;
   /** Inline-cache sites (INVOKEs that check a cached class); both forms number them alike. */
   readonly icSites: number;
-  /** Whether the function has loops, so an `osr` form. */
-  readonly loops: boolean;
 }
 
 /** The one target of vtable slot `slot` among the classes that can hold method `m`, or -1. */
@@ -121,6 +119,8 @@ const LONGEST_EXPRESSION = 400;
 
 /** A literal operand: a negative one parenthesized, so that `-` before it stays an operator. */
 const num = (x: string): string => (x.startsWith('-') ? `(${x})` : x);
+/** A condition's value: 1 or 0. */
+const asValue = (c: string): string => `(${c} ? 1 : 0)`;
 
 /** Instructions a method may hold to be inlined where its one target is known: loads of its
  *  parameters, constants, globals, fields and elements, and arithmetic; no store, no call,
@@ -191,6 +191,23 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   /** A scalar store's note to the GPU mirror's log, where there is one: `n` words at `addr`. */
   const noteScalar = (addr: string, n: 1 | 2): string =>
     !lay.mirrored ? '' : n === 1 ? ` mirror.noteScalar(${addr});` : ` mirror.noteScalar(${addr}); mirror.noteScalar(${addr} + 1);`;
+  /** A constant, global or string constant an instruction pushes (the same in a caller and an inlined method). */
+  const constant = (i: Instr): string => {
+    switch (i.op) {
+      case Op.ICONST: return num(String(i.a));
+      case Op.FCONST: return num(lit(p.floatConstants[i.a]!));
+      case Op.GVLOAD: return `gv[${i.a}]`;
+      case Op.GRLOAD: return `gr[${i.a}]`;
+      case Op.SCONST: return `consts[${i.a}]`;
+      default: return '0'; // NULL
+    }
+  };
+  /** Element `x` of array `a`: a word, or a float's two words. */
+  const wordAt = (a: string, x: string): string => `words[${a} + ${dataOff} + ${x}]`;
+  const floatAt = (a: string, x: string): string => getFloat(`${a} + ${dataOff} + 2 * ${x}`);
+  /** Whether index `x` is outside array `a` (or `a` is null, when `checkNull`). */
+  const outside = (a: string, x: string, checkNull: boolean): string =>
+    `${checkNull ? `${a} === 0 || ` : ''}(${x} >>> 0) >= (words[${a} + ${lenOff}] >>> 0)`;
   // `this` is never assigned in a method (the compiler keeps slot 0 for it); checked all the same.
   const thisSlot = f.hasThis && !an.instrs.some((i) => i.op === Op.RSTORE && i.a === 0) ? 'a0' : null;
   const nn = new NonNull(thisSlot);
@@ -248,7 +265,7 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   const pr: (string | null)[] = [];
   // Read twice at no cost: a variable, a number, an element at a constant index.
   const SIMPLE = /^(?:[A-Za-z_]\w*|\(?-?[\d.]+(?:e[-+]?\d+)?\)?|-?Infinity|NaN|\w+\[\d+\])$/;
-  const valueOf = (x: Pending): string => (x.c !== null ? `(${x.c} ? 1 : 0)` : x.e);
+  const valueOf = (x: Pending): string => (x.c !== null ? asValue(x.c) : x.e);
   const val = (d: number): string => {
     const x = pv[d];
     return x ? valueOf(x) : `v${d}`;
@@ -279,9 +296,13 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   /** Reference depth d for a use that needs it non-null: checked unless known (non-null.ts
    *  keeps facts about locals and registers, so a pending constant or global is asked
    *  about by its register, and written there to be checked). */
+  const factName = (d: number): string => {
+    const x = pr[d];
+    return x != null && /^a\d+$/.test(x) ? x : `r${d}`;
+  };
   const nonNull = (i: Instr, d: number): string => {
     const x = pr[d];
-    const name = x != null && /^a\d+$/.test(x) ? x : `r${d}`;
+    const name = factName(d);
     if (nn.needsCheck(name)) {
       if (name !== x) writeR(d);
       emit(`if (${name} === 0) ${fault(i, "'null dereference'")}`);
@@ -291,12 +312,11 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   /** An element access's array (reference depth ad) and index (value depth xd), with the checks. */
   const indexed = (i: Instr, ad: number, xd: number): [string, string] => {
     const x = simpleV(xd);
-    const held = pr[ad];
-    const name = held != null && /^a\d+$/.test(held) ? held : `r${ad}`;
+    const name = factName(ad);
     const checkNull = nn.needsCheck(name);
-    if (name !== held) writeR(ad);
+    if (name !== pr[ad]) writeR(ad);
     const a = ref(ad);
-    emit(`if (${checkNull ? `${a} === 0 || ` : ''}(${x} >>> 0) >= (words[${a} + ${lenOff}] >>> 0)) throw R.indexFault(${a}, ${x}, ${fn}, ${i.pc}, fp);`);
+    emit(`if (${outside(a, x, checkNull)}) throw R.indexFault(${a}, ${x}, ${fn}, ${i.pc}, fp);`);
     return [a, x];
   };
   /** A conditional jump to `pc`; nothing where control gets there anyway. */
@@ -353,14 +373,10 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       case Op.NOP: case Op.I2F: return;
       case Op.VPOP: pv[v - 1] = null; return;
       case Op.RPOP: pr[r - 1] = null; return;
-      case Op.ICONST: return pushV(v, num(String(i.a)));
-      case Op.FCONST: return pushV(v, num(lit(p.floatConstants[i.a]!)));
+      case Op.ICONST: case Op.FCONST: case Op.GVLOAD: return pushV(v, constant(i));
       case Op.VLOAD: return pushV(v, `l${i.a}`);
-      case Op.GVLOAD: return pushV(v, `gv[${i.a}]`);
-      case Op.SCONST: pr[r] = `consts[${i.a}]`; return;
-      case Op.NULL: pr[r] = '0'; return;
+      case Op.SCONST: case Op.NULL: case Op.GRLOAD: pr[r] = constant(i); return;
       case Op.RLOAD: pr[r] = `a${i.a}`; return;
-      case Op.GRLOAD: pr[r] = `gr[${i.a}]`; return;
       case Op.RDUP: pr[r] = ref(r - 1); return;
       case Op.NOT: {
         const x = pv[v - 1];
@@ -394,8 +410,8 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       return tmp;
     };
     const vals: string[] = [], refs: string[] = [];
-    const params = [...Array.from({ length: g.nValParams }, (_, k) => once(val(dv + k)))];
-    const refParams = [...Array.from({ length: g.nRefParams }, (_, k) => once(ref(dr + k)))];
+    const params = Array.from({ length: g.nValParams }, (_, k) => once(val(dv + k)));
+    const refParams = Array.from({ length: g.nRefParams }, (_, k) => once(ref(dr + k)));
     // The receiver was checked at the call.
     const known = new Set<string>(g.hasThis ? [refParams[0]!] : []);
     const leave = (ci: Instr, thrown: string): string => `{ frameFn[fp] = ${fn}; framePc[fp] = ${i.next}; throw ${thrown}; }`;
@@ -410,8 +426,7 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
     const element = (ci: Instr): [string, string] => {
       const x = once(vals.pop()!);
       const a = once(refs.pop()!);
-      const isNull = known.has(a) ? '' : `${a} === 0 || `;
-      emit(`if (${isNull}(${x} >>> 0) >= (words[${a} + ${lenOff}] >>> 0)) ${leave(ci, `R.indexFault(${a}, ${x}, ${target}, ${ci.pc}, fp + 1)`)}`);
+      emit(`if (${outside(a, x, !known.has(a))}) ${leave(ci, `R.indexFault(${a}, ${x}, ${target}, ${ci.pc}, fp + 1)`)}`);
       known.add(a);
       return [a, x];
     };
@@ -428,44 +443,28 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       }
       if (compare) {
         const b = vals.pop()!;
-        vals.push(`(${vals.pop()!} ${compare} ${b} ? 1 : 0)`);
+        vals.push(asValue(`${vals.pop()!} ${compare} ${b}`));
         continue;
       }
       switch (ci.op) {
         case Op.NOP: case Op.I2F: break;
-        case Op.ICONST: vals.push(num(String(ci.a))); break;
-        case Op.FCONST: vals.push(num(lit(p.floatConstants[ci.a]!))); break;
+        case Op.ICONST: case Op.FCONST: case Op.GVLOAD: vals.push(constant(ci)); break;
+        case Op.GRLOAD: case Op.NULL: case Op.SCONST: refs.push(constant(ci)); break;
         case Op.VLOAD: vals.push(params[ci.a]!); break;
         case Op.RLOAD: refs.push(refParams[ci.a]!); break;
-        case Op.GVLOAD: vals.push(`gv[${ci.a}]`); break;
-        case Op.GRLOAD: refs.push(`gr[${ci.a}]`); break;
-        case Op.NULL: refs.push('0'); break;
-        case Op.SCONST: refs.push(`consts[${ci.a}]`); break;
-        case Op.NOT: vals.push(`(${vals.pop()!} === 0 ? 1 : 0)`); break;
+        case Op.NOT: vals.push(asValue(`${vals.pop()!} === 0`)); break;
         case Op.REQ: case Op.RNE: {
           const b = refs.pop()!;
-          vals.push(`(${refs.pop()!} ${ci.op === Op.REQ ? '===' : '!=='} ${b} ? 1 : 0)`);
+          vals.push(asValue(`${refs.pop()!} ${ci.op === Op.REQ ? '===' : '!=='} ${b}`));
           break;
         }
         case Op.GETFIELD_V: vals.push(`words[${object(ci)} + ${ci.a}]`); break;
         case Op.GETFIELD_F: vals.push(getFloat(`${object(ci)} + ${ci.a}`)); break;
         case Op.GETFIELD_R: refs.push(`words[${object(ci)} + ${ci.a}]`); break;
         case Op.ALEN: vals.push(`words[${object(ci)} + ${lenOff}]`); break;
-        case Op.ALOAD_V: case Op.CHARAT: {
-          const [a, x] = element(ci);
-          vals.push(`words[${a} + ${dataOff} + ${x}]`);
-          break;
-        }
-        case Op.ALOAD_F: {
-          const [a, x] = element(ci);
-          vals.push(getFloat(`${a} + ${dataOff} + 2 * ${x}`));
-          break;
-        }
-        case Op.ALOAD_R: {
-          const [a, x] = element(ci);
-          refs.push(`words[${a} + ${dataOff} + ${x}]`);
-          break;
-        }
+        case Op.ALOAD_V: case Op.CHARAT: vals.push(wordAt(...element(ci))); break;
+        case Op.ALOAD_F: vals.push(floatAt(...element(ci))); break;
+        case Op.ALOAD_R: refs.push(wordAt(...element(ci))); break;
         case Op.RET_V: emit(`v${dv} = ${vals.pop()!};`); break;
         case Op.RET_R: emit(`r${dr} = ${refs.pop()!};`); break;
         default: throw new Error(`tier: cannot inline opcode ${ci.op}`);
@@ -538,18 +537,9 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
         const o = nonNull(i, r - 2);
         return emit(`heap.writeRef(${o}, ${i.a}, ${i.b}, ${R1()});`);
       }
-      case Op.ALOAD_V: case Op.CHARAT: {
-        const [a, x] = indexed(i, r - 1, v - 1);
-        return emit(`v${v - 1} = words[${a} + ${dataOff} + ${x}];`);
-      }
-      case Op.ALOAD_F: {
-        const [a, x] = indexed(i, r - 1, v - 1);
-        return emit(`v${v - 1} = ${getFloat(`${a} + ${dataOff} + 2 * ${x}`)};`);
-      }
-      case Op.ALOAD_R: {
-        const [a, x] = indexed(i, r - 1, v - 1);
-        return emit(`r${r - 1} = words[${a} + ${dataOff} + ${x}];`);
-      }
+      case Op.ALOAD_V: case Op.CHARAT: return emit(`v${v - 1} = ${wordAt(...indexed(i, r - 1, v - 1))};`);
+      case Op.ALOAD_F: return emit(`v${v - 1} = ${floatAt(...indexed(i, r - 1, v - 1))};`);
+      case Op.ALOAD_R: return emit(`r${r - 1} = ${wordAt(...indexed(i, r - 1, v - 1))};`);
       case Op.ASTORE_V: {
         const [a, x] = indexed(i, r - 1, v - 2);
         return emit(`t = ${a} + ${dataOff} + ${x}; words[t] = ${V1()};${noteScalar('t', 1)}`);
@@ -713,7 +703,7 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
     temporaries();
     emitCode(entry);
     emit('};');
-    return { source: out.join('\n'), analysis: an, icSites, loops };
+    return { source: out.join('\n'), analysis: an, icSites };
   }
   // The call's body, entered only at its start.
   emit(`const body = function ${jsName(p, fn)}(${['fp', 'vb', 'rb', ...params].join(', ')}) {`);
@@ -737,5 +727,5 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
   emit(`  return ${loops ? `b < 0 ? ${called} : R.enterLoop(${fn}, fp, vb, rb, b)` : called};`);
   emit('};');
   emit('return [body, enter];');
-  return { source: out.join('\n'), analysis: an, icSites, loops };
+  return { source: out.join('\n'), analysis: an, icSites };
 }

@@ -53,7 +53,7 @@ const ENDS = new Set<number>([Op.JMP, Op.RET, Op.RET_V, Op.RET_R]);
 export function structure(an: Analysis, entry = 0): Structure | null {
   const n = an.nBlocks;
   // Edges (from, to) between blocks: jumps, and falls into the next block.
-  const edges: [number, number][] = [];
+  let edges: [number, number][] = [];
   let block = -1;
   let last: (typeof an.instrs)[number] | null = null;
   for (const i of an.instrs) {
@@ -67,20 +67,26 @@ export function structure(an: Analysis, entry = 0): Structure | null {
     last = i;
   }
   if (entry > 0) {
-    const kept = edges.filter(([from]) => from >= entry);
-    if (kept.some(([, to]) => to < entry)) return null;
-    edges.splice(0, edges.length, ...kept);
+    edges = edges.filter(([from]) => from >= entry);
+    if (edges.some(([, to]) => to < entry)) return null;
   }
-  // Loops: a head and the last block that jumps back to it.
+  // Loops, in order of their heads: a head and the last block that jumps back to it.
   const loopEnd = new Int32Array(n).fill(-1);
   for (const [from, to] of edges) if (to <= from) loopEnd[to] = Math.max(loopEnd[to]!, from + 1);
-  const scopes: Scope[] = [];
-  for (let h = 0; h < n; h++) if (loopEnd[h]! > 0) scopes.push({ kind: 'loop', start: h, end: loopEnd[h]! });
-  for (const a of scopes) {
-    for (const b of scopes) if (a.start < b.start && b.start < a.end && a.end < b.end) return null;
+  const loops: Scope[] = [];
+  for (let h = 0; h < n; h++) if (loopEnd[h]! > 0) loops.push({ kind: 'loop', start: h, end: loopEnd[h]! });
+  // They must nest: a loop that starts inside another ends inside it.
+  const open: Scope[] = [];
+  for (const l of loops) {
+    while (open.length > 0 && open[open.length - 1]!.end <= l.start) open.pop();
+    if (open.length > 0 && open[open.length - 1]!.end < l.end) return null;
+    open.push(l);
   }
+  // The innermost loop around each block, its head left out (inner loops come later).
+  const around: (Scope | undefined)[] = new Array(n + 1);
+  for (const l of loops) for (let b = l.start + 1; b < l.end; b++) around[b] = l;
   const loopEndsAt = new Uint8Array(n + 1);
-  for (const s of scopes) loopEndsAt[s.end] = 1;
+  for (const l of loops) loopEndsAt[l.end] = 1;
   const falls = (from: number, to: number): boolean => to === from + 1 && loopEndsAt[to] === 0;
   // Labeled blocks: one per forward target that control cannot fall into, from its
   // earliest source, widened until it nests with every other scope.
@@ -89,24 +95,26 @@ export function structure(an: Analysis, entry = 0): Structure | null {
     if (to <= from || to >= n || falls(from, to)) continue;
     if (firstSource[to]! < 0 || from < firstSource[to]!) firstSource[to] = from;
   }
+  const scopes: Scope[] = [...loops];
+  // The earliest start of the blocks placed so far (all end before the next target)
+  // that hold each block strictly inside.
+  const heldFrom = new Int32Array(n + 1).fill(n + 1);
   for (let target = 0; target < n; target++) {
     let start = firstSource[target]!;
     if (start < 0) continue;
-    for (let moved = true; moved; ) {
-      moved = false;
-      for (const s of scopes) {
-        // A scope that starts before and ends inside this one: start with it. A
-        // loop ending where this block ends must end inside it, or a break out of
-        // the block would land at the loop's end and go round again.
-        if (s.start < start && start < s.end && (s.end < target || (s.kind === 'loop' && s.end === target))) {
-          start = s.start;
-          moved = true;
-        }
-        // A jump into a loop from outside, past its head: not structured code.
-        if (start < s.start && s.start < target && target < s.end) return null;
-      }
+    for (;;) {
+      // A loop around the start that ends inside this block, or where it ends (a break
+      // out of the block would land at the loop's end and go round again): start with it.
+      const l = around[start];
+      if (l !== undefined && l.end <= target) start = l.start;
+      else if (heldFrom[start]! < start) start = heldFrom[start]!;
+      else break;
     }
+    // A jump into a loop from outside, past its head: not structured code.
+    const into = around[target];
+    if (into !== undefined && start < into.start) return null;
     scopes.push({ kind: 'block', start, end: target });
+    for (let b = start + 1; b < target; b++) if (start < heldFrom[b]!) heldFrom[b] = start;
   }
   if (deepestNesting(scopes) > MAX_NESTING) return null;
   const opening: Scope[][] = Array.from({ length: n }, () => []);

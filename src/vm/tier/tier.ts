@@ -1,9 +1,10 @@
 /**
  * The compiled tier's runtime: compiles functions (codegen.ts, then a `vm.Script`
- * once, or the code and V8's code cache kept from an earlier run), keeps the table through which compiled code calls (a stub compiles its
- * function on first use), and gives compiled code the helpers that are too large
- * to inline: allocations with their checks, faults with their stack traces, the
- * inline caches' miss handler, and the way back to the interpreter.
+ * once, or the code and V8's code cache kept from an earlier run), keeps the table
+ * through which compiled code calls (a stub compiles its function on first use),
+ * and gives compiled code the helpers that are too large to inline: allocations
+ * with their checks, faults with their stack traces, the inline caches' miss
+ * handler, and the way back to the interpreter.
  *
  * Leaving compiled code (docs/decisions/i24-compiled-tier.md): `st` is UNWIND once a
  * frame has spilled itself and recorded the innermost state in the machine; every
@@ -126,8 +127,7 @@ export class Tier {
     });
   }
 
-  /** Generates a function's JavaScript without installing it. */
-  generate(fn: number, form: Form = 'body', entry = 0): Generated {
+  private generate(fn: number, form: Form = 'body', entry = 0): Generated {
     return generate(this.m.linked, layoutOf(this.m.heap), fn, this.options.dispatch, form, entry);
   }
 
@@ -143,14 +143,14 @@ export class Tier {
   }
 
   /** A form's code: kept from an earlier run, or generated now. */
-  private codeOf(fn: number, form: Form, entry: number): { key: string; code: TierCode; kept: boolean } {
+  private codeOf(fn: number, form: Form, entry: number): { key: string; code: TierCode } {
     const key = this.codeKey(fn, form, entry);
     const kept = this.store?.get(key);
-    if (kept !== undefined) return { key, code: kept, kept: true };
+    if (kept !== undefined) return { key, code: kept };
     const g = this.generate(fn, form, entry);
     const heads: number[] = [];
     for (const b of g.analysis.osrBlocks) heads.push(g.analysis.blockOf.indexOf(b), b);
-    return { key, code: { source: g.source, icSites: g.icSites, heads }, kept: false };
+    return { key, code: { source: g.source, icSites: g.icSites, heads } };
   }
 
   /** Makes a form's function, bound to this tier and the function's inline caches, from
@@ -175,7 +175,7 @@ export class Tier {
     if (!this.made.some((x) => x.script !== null)) return null;
     const out = new Map(this.store ?? []);
     for (const { key, code, script } of this.made) {
-      if (script !== null) out.set(key, { source: code.source, icSites: code.icSites, heads: code.heads, data: script.createCachedData() });
+      if (script !== null) out.set(key, { ...code, data: script.createCachedData() });
     }
     return out;
   }
