@@ -31,6 +31,7 @@ const common = {
   // Maps back through tsc's maps to src/ (esbuild reads each input's map).
   sourcemap: 'linked',
   minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
 };
 

@@ -17,6 +17,9 @@ import { checkOutputPath, OutputWriteError, writeOutputFile } from './output-fil
 import { traceOf } from './trace.js';
 import { runFiltered, stderrIsTty, wantsFilter } from './dawn-filter.js';
 import { csvPathFor } from './report/csv.js';
+import { testCommand } from './test-command.js';
+import { compareCommand } from './compare.js';
+import { heapshapeCommand } from './heapshape.js';
 
 // The reader went away (`minivm run prog.mini | head`): stop quietly, as
 // command-line tools do on SIGPIPE.
@@ -66,7 +69,6 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (cmd.command === 'test') {
-    const { testCommand } = await import('./test-command.js');
     return testCommand(cmd, io, { progress: stderrIsTty() });
   }
   let source: string;
@@ -86,12 +88,9 @@ async function main(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     case 'compare': {
-      // Loaded on demand: `run` should not pay for the comparison and report code.
-      const { compareCommand } = await import('./compare.js');
       return compareCommand(cmd, source, io, { progress: stderrIsTty() });
     }
     case 'heapshape': {
-      const { heapshapeCommand } = await import('./heapshape.js');
       return heapshapeCommand(cmd, source, io, { progress: stderrIsTty() });
     }
     default: {

@@ -116,7 +116,17 @@ export class HeapImpl implements Heap {
   lastRecord: GcRecord | null = null;
   private collections = 0;
   private readonly totals: GcStats;
-  private allocatedWords = 0;
+  /** Words allocated in eden before its last reset, and outside eden: with eden's
+   *  fill, the words allocated (counted so, the fast path keeps no counter). */
+  private edenWordsBefore = 0;
+  private otherWords = 0;
+  /**
+   * An eden allocation ending at or below this takes the fast path: no stress tick,
+   * no upload due, no collection pending. The slow path sets it (to eden's end, or the
+   * mirror's next upload ahead); any event that moves those limits sets it to 0, so
+   * the next allocation takes the slow path and looks again. 0 under --gc-stress.
+   */
+  private fastEnd = 0;
 
   private pending = PENDING_NONE;
   private pendingCause = '';
@@ -202,10 +212,11 @@ export class HeapImpl implements Heap {
     const types = this.types;
     const left = types.left[t]!;
     const size = left + HEADER_WORDS + types.right[t]!;
-    if (this.stressInterval !== 0 && this.stressTick()) return 0;
-    const start = this.allocWords(size);
-    if (start === 0) return 0;
+    let start = this.edenTop;
+    if (start + size <= this.fastEnd && size <= this.largeObjectWords) this.edenTop = start + size;
+    else if ((start = this.allocSlow(size)) === 0) return 0;
     const words = this.words;
+    clearWords(words, start, start + size);
     const a = start + left;
     if (left !== 0) words[start] = left; // the sable lead word
     words[a] = HEADER_TAG;
@@ -230,10 +241,11 @@ export class HeapImpl implements Heap {
     // away every collector function optimized for the heap's earlier shape (s35-05).
     length |= 0;
     const size = HEADER_WORDS + (kind === KIND_FLOAT_ARRAY ? 2 * length : length);
-    if (this.stressInterval !== 0 && this.stressTick()) return 0;
-    const a = this.allocWords(size);
-    if (a === 0) return 0;
+    let a = this.edenTop;
+    if (a + size <= this.fastEnd && size <= this.largeObjectWords) this.edenTop = a + size;
+    else if ((a = this.allocSlow(size)) === 0) return 0;
     const words = this.words;
+    clearWords(words, a, a + size);
     words[a] = HEADER_TAG;
     words[a + TYPE_WORD] = typeId;
     words[a + LENGTH_WORD] = length;
@@ -245,10 +257,14 @@ export class HeapImpl implements Heap {
   }
 
   /**
-   * Finds `size` zeroed words in eden (or tenured for large objects) and returns their
-   * start, or records the collection needed and returns 0.
+   * The allocation path that looks at everything (the stress tick, an upload due, a
+   * full eden, large objects): finds `size` words in eden (or tenured for large
+   * objects) and returns their start, or records the collection needed and returns 0.
+   * The caller zeroes them.
    */
-  private allocWords(size: number): number {
+  private allocSlow(size: number): number {
+    this.fastEnd = 0;
+    if (this.stressInterval !== 0 && this.stressTick()) return 0;
     let start: number;
     if (size <= this.largeObjectWords) {
       start = this.edenTop;
@@ -260,6 +276,7 @@ export class HeapImpl implements Heap {
         return 0;
       }
       this.edenTop = end;
+      if (this.stressInterval === 0) this.fastEnd = this.mirror === null ? this.edenEnd : Math.min(this.edenEnd, this.mirror.nextUploadEnd());
     } else {
       start = this.freeList.alloc(size);
       if (start === 0) return this.fail(PENDING_FULL, 'tenured full');
@@ -268,14 +285,14 @@ export class HeapImpl implements Heap {
         this.mirror.noteWrite(start, start + size);
         this.mirror.noteTenuredObject(start, start + size);
       }
+      this.otherWords += size;
     }
-    const words = this.words;
-    const end = start + size;
-    if (size <= 16) for (let i = start; i < end; i++) words[i] = 0;
-    else words.fill(0, start, end);
     this.afterFull = false;
-    this.allocatedWords += size;
     return start;
+  }
+
+  private allocatedWords(): number {
+    return this.edenWordsBefore + this.edenTop - this.edenStart + this.otherWords;
   }
 
   /** The one out-of-memory error, naming the heap size and how to raise it. */
@@ -344,6 +361,7 @@ export class HeapImpl implements Heap {
       this.pending = PENDING_NONE;
       this.pendingCause = '';
       await this.mirror!.uploadEden(this.edenTop);
+      this.fastEnd = 0;
       return;
     }
     const kind: CollectionKind = this.pending === PENDING_FULL ? 'full' : 'young';
@@ -355,6 +373,9 @@ export class HeapImpl implements Heap {
     // A stress collection between a full one and its retry must not hide that the
     // full one made no room, or an object that never fits would loop.
     if (done === 'full' || cause !== STRESS_CAUSE) this.afterFull = done === 'full';
+    // The collection moved the fast path's limit, and `afterFull` is cleared by the
+    // next allocation: it takes the slow path.
+    this.fastEnd = 0;
   }
 
   requestCollection(kind: 'young' | 'full', cause: string): void {
@@ -377,7 +398,7 @@ export class HeapImpl implements Heap {
    */
   attachMirrorLog(): MirrorLog {
     if (this.mirror !== null) return this.mirror;
-    if (this.allocatedWords !== 0 || this.collections !== 0) {
+    if (this.allocatedWords() !== 0 || this.collections !== 0) {
       throw new Error('attachMirrorLog: the heap has already allocated');
     }
     return (this.mirror = new MirrorLog(this));
@@ -458,7 +479,9 @@ export class HeapImpl implements Heap {
     this.fromTop = toTop;
     this.toStart = s;
     this.toEnd = e;
+    this.edenWordsBefore += this.edenTop - this.edenStart;
     this.edenTop = this.edenStart;
+    this.fastEnd = 0;
     this.mirror?.afterEvacuation(mirrored);
   }
 
@@ -476,7 +499,7 @@ export class HeapImpl implements Heap {
   /** Totals for `--stats` (see telemetry.ts formatGcStats). */
   get stats(): GcStats {
     const s = this.totals;
-    s.bytesAllocated = this.allocatedWords * 4;
+    s.bytesAllocated = this.allocatedWords() * 4;
     if (this.graph !== null) {
       s.layout.graphBytes = this.graph.bytesInUse();
       s.layout.edgeWrites = this.graph.edgeWrites;
@@ -484,6 +507,12 @@ export class HeapImpl implements Heap {
     }
     return s;
   }
+}
+
+/** Zeroes a new object's words: a loop for the usual few, as a call to fill costs more. */
+function clearWords(words: Int32Array, start: number, end: number): void {
+  if (end - start <= 16) for (let i = start; i < end; i++) words[i] = 0;
+  else words.fill(0, start, end);
 }
 
 /** Creates a heap; attach a collector with gc/index.ts createCollector. */

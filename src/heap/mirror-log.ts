@@ -168,6 +168,11 @@ export class MirrorLog {
 
   /** Allocation of eden words [start, end): true when it should first wait for
    *  an upload ahead (`uploadEden`). */
+  /** Where an allocation from eden's top makes the next upload ahead due (`uploadDue`). */
+  nextUploadEnd(): number {
+    return this.edenMirrored + this.edenUploadWords;
+  }
+
   uploadDue(start: number, end: number): boolean {
     return end - this.edenMirrored > this.edenUploadWords && start > this.edenMirrored;
   }

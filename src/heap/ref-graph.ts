@@ -78,9 +78,17 @@ function sharedU32(length: number): Uint32Array {
   return new Uint32Array(new SharedArrayBuffer(length * 4));
 }
 
+/** Edge words zeroed at a time ahead of the program's appends: one fill per this many
+ *  words instead of a loop over every object's few edges. */
+const ZERO_AHEAD_WORDS = 2048;
+
 /**
  * One generation's graph; only the prefixes in use matter. The arrays start at the
  * capacity the caller gives and grow by doubling past it.
+ *
+ * The edges in [edgeCount, zeroedTo) are 0, so an allocation's vertex takes its null
+ * edges (padding included) without writing them; `addVertex` zeroes ahead in blocks.
+ * Edges at and past `cleanFrom` have never been written since the array was made.
  */
 export class GenerationGraph {
   vertices: Uint32Array;
@@ -88,13 +96,19 @@ export class GenerationGraph {
   vertexCount = 0;
   /** Edge words in use, padding included (a multiple of 4). */
   edgeCount = 0;
+  private zeroedTo: number;
+  private cleanFrom = 0;
 
   constructor(vertexWords = VERTEX_WORDS * 1024, edgeWords = 4096) {
     this.vertices = sharedU32(Math.max(vertexWords, VERTEX_WORDS));
     this.edges = sharedU32(edgeWords);
+    this.zeroedTo = edgeWords;
   }
 
+  /** Empties the graph; the edges written so far are stale until written or zeroed again. */
   reset(): this {
+    this.cleanFrom = Math.max(this.cleanFrom, this.edgeCount);
+    this.zeroedTo = 0;
     this.vertexCount = 0;
     this.edgeCount = 0;
     this.vertices[VERTEX_FIRST] = 0;
@@ -103,12 +117,19 @@ export class GenerationGraph {
 
   /** Appends a vertex for the object at `addr` with `edgeCount` null edges; returns its id. */
   addVertex(addr: number, edgeCount: number): number {
-    const id = this.appendVertex(addr, edgeCount);
-    const first = vertexFirst(this.vertices, id);
-    const edges = this.edges;
-    // A loop for an object's few edges: a call to fill costs more than the writes.
-    if (edgeCount > 16) edges.fill(0, first, first + edgeCount);
-    else for (let k = first; k < first + edgeCount; k++) edges[k] = 0;
+    const id = this.vertexCount;
+    const first = this.edgeCount;
+    const next = first + ((edgeCount + 3) & ~3);
+    if (next > this.zeroedTo || (id + 2) * VERTEX_WORDS > this.vertices.length) this.makeRoom(next, true);
+    // `placeVertex` spelled out: the program allocates through four calls already, and
+    // V8 inlines no deeper than five.
+    const v = this.vertices;
+    const o = id * VERTEX_WORDS;
+    v[o + VERTEX_FIRST] = first;
+    v[o + VERTEX_ADDRESS] = addr;
+    v[o + VERTEX_WORDS + VERTEX_FIRST] = next;
+    this.vertexCount = id + 1;
+    this.edgeCount = next;
     return id;
   }
 
@@ -119,31 +140,48 @@ export class GenerationGraph {
    */
   appendVertex(addr: number, edgeCount: number): number {
     const id = this.vertexCount;
-    if ((id + 2) * VERTEX_WORDS > this.vertices.length) {
-      const v = sharedU32(this.vertices.length * 2);
-      v.set(this.vertices);
-      this.vertices = v;
-    }
     const first = this.edgeCount;
-    const padded = (edgeCount + 3) & ~3;
-    if (first + padded > this.edges.length) {
-      let cap = this.edges.length * 2;
-      while (cap < first + padded) cap *= 2;
-      const e = sharedU32(cap);
-      e.set(this.edges.subarray(0, first));
-      this.edges = e;
-    }
+    const next = first + ((edgeCount + 3) & ~3);
+    if (next > this.edges.length || (id + 2) * VERTEX_WORDS > this.vertices.length) this.makeRoom(next, false);
     const edges = this.edges;
-    for (let k = first + edgeCount; k < first + padded; k++) edges[k] = 0;
+    for (let k = first + edgeCount; k < next; k++) edges[k] = 0;
+    return this.placeVertex(id, addr, first, next);
+  }
+
+  private placeVertex(id: number, addr: number, first: number, next: number): number {
     const v = this.vertices;
     const o = id * VERTEX_WORDS;
     v[o + VERTEX_FIRST] = first;
     v[o + VERTEX_ADDRESS] = addr;
     // The sentinel: the next append writes the same value there.
-    v[o + VERTEX_WORDS + VERTEX_FIRST] = first + padded;
+    v[o + VERTEX_WORDS + VERTEX_FIRST] = next;
     this.vertexCount = id + 1;
-    this.edgeCount = first + padded;
+    this.edgeCount = next;
     return id;
+  }
+
+  /** Grows the arrays for one more vertex whose edges end at `next`; with `zero`, also
+   *  makes the edges up to `next` and a block past it 0. */
+  private makeRoom(next: number, zero: boolean): void {
+    if ((this.vertexCount + 2) * VERTEX_WORDS > this.vertices.length) {
+      const v = sharedU32(this.vertices.length * 2);
+      v.set(this.vertices);
+      this.vertices = v;
+    }
+    if (next > this.edges.length) {
+      let cap = this.edges.length * 2;
+      while (cap < next) cap *= 2;
+      const e = sharedU32(cap);
+      e.set(this.edges.subarray(0, this.edgeCount));
+      this.edges = e;
+      this.cleanFrom = this.edgeCount;
+      this.zeroedTo = cap;
+    }
+    if (!zero || next <= this.zeroedTo) return;
+    const from = Math.max(this.zeroedTo, this.edgeCount);
+    const to = Math.min(this.edges.length, Math.max(next, from + ZERO_AHEAD_WORDS));
+    if (from < this.cleanFrom) this.edges.fill(0, from, Math.min(to, this.cleanFrom));
+    this.zeroedTo = to >= this.cleanFrom ? this.edges.length : to;
   }
 
   bytesInUse(): number {
@@ -161,7 +199,13 @@ export class RefGraph {
   private spareTenured: GenerationGraph;
   private remap = new Uint32Array(1024);
   edgeWrites = 0;
-  vertexAppends = 0;
+  /** Vertices the program appended to the young graph before its last rebuild, and
+   *  the young graph's size after it (counted so, an allocation keeps no counter). */
+  private youngAppendsBefore = 0;
+  private youngAfterRebuild = 0;
+  private tenuredAppends = 0;
+  /** The heap's, which never moves: one field load fewer at every store. */
+  private readonly tenuredStart: number;
 
   /**
    * Each graph is made as large as its generation can need, so it never grows: a
@@ -172,6 +216,7 @@ export class RefGraph {
    * of allocating under a virtual machine.
    */
   constructor(private readonly heap: GraphHeap) {
+    this.tenuredStart = heap.tenuredStart;
     const youngWords = heap.tenuredStart;
     const tenuredWords = heap.words.length - heap.tenuredStart;
     const vertexWords = (words: number): number => vertexWordsInUse(Math.ceil(words / HEADER_WORDS));
@@ -182,9 +227,14 @@ export class RefGraph {
 
   /** Allocation: a vertex in the generation the address belongs to. */
   addVertex(a: number, edgeCount: number): number {
-    this.vertexAppends++;
-    const g = a >= this.heap.tenuredStart ? this.tenured : this.young;
-    return g.addVertex(a, edgeCount);
+    if (a < this.tenuredStart) return this.young.addVertex(a, edgeCount);
+    this.tenuredAppends++;
+    return this.tenured.addVertex(a, edgeCount);
+  }
+
+  /** Vertices the program's allocations appended (a collection's are not counted). */
+  get vertexAppends(): number {
+    return this.youngAppendsBefore + this.young.vertexCount - this.youngAfterRebuild + this.tenuredAppends;
   }
 
   /** The edge value for a reference to the object at `value` (0 for null). */
@@ -196,18 +246,20 @@ export class RefGraph {
 
   /** The write barrier's second write: edge `edge` of the object at `obj`. */
   writeEdge(obj: number, edge: number, value: number): void {
-    const h = this.heap;
-    const id = h.words[obj + LAYOUT_WORD]!;
-    if (obj >= h.tenuredStart) {
-      const g = this.tenured;
-      const e = vertexFirst(g.vertices, id) + edge;
-      g.edges[e] = this.encode(value);
-      this.noteTenuredEdge(e);
-    } else {
-      const g = this.young;
-      g.edges[vertexFirst(g.vertices, id) + edge] = this.encode(value);
-    }
     this.edgeWrites++;
+    const words = this.heap.words;
+    const tenuredStart = this.tenuredStart;
+    // `encode` spelled out: this runs at every reference store, in the program's code.
+    const x = value === 0 ? 0 : value >= tenuredStart ? (TENURED_EDGE | (words[value + LAYOUT_WORD]! + 1)) >>> 0 : words[value + LAYOUT_WORD]! + 1;
+    if (obj < tenuredStart) {
+      const g = this.young;
+      g.edges[g.vertices[words[obj + LAYOUT_WORD]! * VERTEX_WORDS + VERTEX_FIRST]! + edge] = x;
+      return;
+    }
+    const g = this.tenured;
+    const e = vertexFirst(g.vertices, words[obj + LAYOUT_WORD]!) + edge;
+    g.edges[e] = x;
+    this.noteTenuredEdge(e);
   }
 
   // ---------------------------------------------------------- GPU mirrors
@@ -283,6 +335,7 @@ export class RefGraph {
     const words = h.words;
     const { contiguous, kind, refBegin, refCount, refOffsets } = h.refSlots.view();
     const tenuredStart = h.tenuredStart;
+    this.youngAppendsBefore += this.young.vertexCount - this.youngAfterRebuild;
     const young = this.young.reset();
     const tenured = this.tenured;
     // Pass 1: new ids for every moved object, so pass 2 can encode edges to them.
@@ -324,6 +377,7 @@ export class RefGraph {
         this.noteTenuredEdge(e);
       }
     }
+    this.youngAfterRebuild = young.vertexCount;
   }
 
   /** Full collection, before the sweep: start a new, empty tenured graph. */

@@ -147,6 +147,46 @@ describe('reference graph maintenance', () => {
     expect(ids).toEqual([0, 1, 2, 3]);
   });
 
+  it('gives objects allocated after a collection null edges where the last cycle wrote edges', async () => {
+    const { heap, roots, node, left, right, graph, vertex } = setup();
+    const refs = heap.defineArray('Node[]', 'ref');
+    const keep = roots.push(await alloc(heap, node));
+    // A cycle's worth of objects whose every edge is written, past one block of zeroing ahead.
+    let prev = await alloc(heap, node);
+    for (let i = 0; i < 3000; i++) {
+      const a = await alloc(heap, node);
+      heap.writeRef(a, left, 0, prev);
+      heap.writeRef(a, right, 1, prev);
+      prev = a;
+    }
+    const big = await allocArray(heap, refs, 40);
+    for (let i = 0; i < 40; i++) heap.writeRef(big, 4 + i, i, prev);
+    const written = graph.young.edgeCount;
+    await collect(heap, 'young');
+    expect(graph.young.vertexCount).toBe(1);
+    // The next cycle's objects reuse those edge words: every one reads null until stored.
+    const fresh: number[] = [];
+    while (graph.young.edgeCount < written + 64) fresh.push(await alloc(heap, node));
+    fresh.push(await allocArray(heap, refs, 40));
+    for (const a of fresh) expect(vertex(a).edges.every((e) => e === 0)).toBe(true);
+    heap.writeRef(fresh[5]!, right, 1, roots.get(keep));
+    expect(vertex(fresh[5]!).edges).toEqual([0, vertex(roots.get(keep)).id + 1, 0, 0]);
+    await collect(heap, 'young');
+  });
+
+  it('counts the allocations\' vertex appends and bytes across collections, not the rebuilds\'', async () => {
+    const { heap, roots, node, graph } = setup();
+    roots.push(await alloc(heap, node));
+    for (let i = 0; i < 9; i++) await alloc(heap, node);
+    await collect(heap, 'young');
+    for (let i = 0; i < 5; i++) await alloc(heap, node);
+    await collect(heap, 'full');
+    await alloc(heap, node);
+    expect(graph.vertexAppends).toBe(16);
+    const words = heap.layout.placeFields(['int', 'ref', 'float', 'ref']);
+    expect(heap.stats.bytesAllocated).toBe(16 * 4 * (words.leftWords + 4 + words.rightWords));
+  });
+
   it('reports graph bytes, edge writes and maintenance time', async () => {
     const lines: string[] = [];
     const { heap, roots, node, right } = setup({ logGc: (l: string) => lines.push(l) });
