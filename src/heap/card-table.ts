@@ -17,11 +17,9 @@
 
 import type { TypeTable } from './layout.js';
 import { FREE_CHUNK, HEADER_TAG, HEADER_WORDS } from './object-model.js';
+import { CARD_CLEAN, CARD_DIRTY, CARD_SHIFT, CARD_WORDS } from './card-format.js';
 
-export const CARD_SHIFT = 7;
-export const CARD_WORDS = 1 << CARD_SHIFT;
-export const CARD_CLEAN = 0;
-export const CARD_DIRTY = 1;
+export { CARD_CLEAN, CARD_DIRTY, CARD_SHIFT, CARD_WORDS };
 
 /** `CardTable.recordBlock` over a block offset table whose cards start at
  *  `base`, for a thread that has the table's memory but not the object. */

@@ -63,23 +63,6 @@ const FORWARDED_IN_STATUS = 0x80000000 | 0;
 /** Heaps whose every address fits a status word's forwarding form. */
 export const MAX_STATUS_FORWARD_WORDS = 1 << 29;
 
-/** The one-word forwarding header of an object moved to `na`: a thread installs
- *  it with one compare-and-exchange and leaves a+1 alone (gc/parallel/copy.ts). */
-export function forwardingStatus(na: number): number {
-  return FORWARDED_IN_STATUS | (na << 2) | STATUS_FORWARDED;
-}
-
-/** The new address a `forwardingStatus` word holds. */
-export function statusForwardee(s: number): number {
-  return (s & 0x7fffffff) >>> 2;
-}
-
-/** The new address of forwarded object `a`: from its status word's one-word form, else from a+1. */
-export function forwardee(words: Int32Array, a: number): number {
-  const s = words[a]!;
-  return s < 0 ? statusForwardee(s) : words[a + FORWARD_WORD]!;
-}
-
 export const AGE_SHIFT = 2;
 export const AGE_MASK = 31;
 /**
@@ -100,6 +83,26 @@ export const KIND_REF_ARRAY = 2;
 /** int, bool and char arrays (strings): one word per element. */
 export const KIND_WORD_ARRAY = 3;
 export const KIND_FLOAT_ARRAY = 4;
+
+// The functions come after every constant: esbuild inlines a module's constants into
+// the bundle (scripts/bundle.mjs) only where they precede its first other statement.
+
+/** The one-word forwarding header of an object moved to `na`: a thread installs
+ *  it with one compare-and-exchange and leaves a+1 alone (gc/parallel/copy.ts). */
+export function forwardingStatus(na: number): number {
+  return FORWARDED_IN_STATUS | (na << 2) | STATUS_FORWARDED;
+}
+
+/** The new address a `forwardingStatus` word holds. */
+export function statusForwardee(s: number): number {
+  return (s & 0x7fffffff) >>> 2;
+}
+
+/** The new address of forwarded object `a`: from its status word's one-word form, else from a+1. */
+export function forwardee(words: Int32Array, a: number): number {
+  const s = words[a]!;
+  return s < 0 ? statusForwardee(s) : words[a + FORWARD_WORD]!;
+}
 
 /** The age in a status word. */
 export function ageOf(status: number): number {

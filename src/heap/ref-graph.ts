@@ -29,6 +29,7 @@
 
 import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from './object-model.js';
 import { SCATTERED, refRunEnd, type RefSlots } from './ref-slots.js';
+import { TENURED_EDGE, TENURED_EDGE_INT, VERTEX_ADDRESS, VERTEX_FIRST, VERTEX_WORDS } from './graph-format.js';
 
 /** What the graphs read of the heap: heap.ts's HeapImpl, seen from below so
  *  that the two files do not import each other. */
@@ -38,13 +39,7 @@ export interface GraphHeap {
   readonly refSlots: RefSlots;
 }
 
-export const TENURED_EDGE = 0x80000000;
-/** Words per vertex: first edge, object address. The program writes a vertex at every
- *  allocation, so the fewer its words, the fewer pages it touches. */
-export const VERTEX_WORDS = 2;
-/** Offsets of a vertex's words. */
-export const VERTEX_FIRST = 0;
-export const VERTEX_ADDRESS = 1;
+export { TENURED_EDGE, VERTEX_ADDRESS, VERTEX_FIRST, VERTEX_WORDS };
 
 /** The first edge of vertex `v`. */
 export function vertexFirst(vertices: Uint32Array, v: number): number {
@@ -250,14 +245,20 @@ export class RefGraph {
     const words = this.heap.words;
     const tenuredStart = this.tenuredStart;
     // `encode` spelled out: this runs at every reference store, in the program's code.
-    const x = value === 0 ? 0 : value >= tenuredStart ? (TENURED_EDGE | (words[value + LAYOUT_WORD]! + 1)) >>> 0 : words[value + LAYOUT_WORD]! + 1;
-    if (obj < tenuredStart) {
-      const g = this.young;
-      g.edges[g.vertices[words[obj + LAYOUT_WORD]! * VERTEX_WORDS + VERTEX_FIRST]! + edge] = x;
-      return;
-    }
+    // A tenured edge stays a negative int32 (a small integer to V8): the Uint32Array
+    // store keeps the same 32 bits.
+    const id = value === 0 ? 0 : words[value + LAYOUT_WORD]! + 1;
+    const x = value >= tenuredStart ? TENURED_EDGE_INT | id : id;
+    if (obj >= tenuredStart) return this.writeTenuredEdge(words[obj + LAYOUT_WORD]!, edge, x);
+    const g = this.young;
+    g.edges[g.vertices[words[obj + LAYOUT_WORD]! * VERTEX_WORDS + VERTEX_FIRST]! + edge] = x;
+  }
+
+  /** `writeEdge` into tenured vertex `id`: apart, so that the young case stays small
+   *  enough for V8 to inline at every store. */
+  private writeTenuredEdge(id: number, edge: number, x: number): void {
     const g = this.tenured;
-    const e = vertexFirst(g.vertices, words[obj + LAYOUT_WORD]!) + edge;
+    const e = vertexFirst(g.vertices, id) + edge;
     g.edges[e] = x;
     this.noteTenuredEdge(e);
   }
@@ -401,7 +402,11 @@ export class RefGraph {
     // The padded count: the copy brings the padding's zeros, so nothing is zeroed first.
     const id = g.appendVertex(a, n);
     const nf = vertexFirst(g.vertices, id);
-    g.edges.set(old.edges.subarray(first, first + n), nf);
+    const from = old.edges;
+    const to = g.edges;
+    // A loop for an object's few edges: a view per object for `set` made garbage for V8.
+    if (n <= 16) for (let k = 0; k < n; k++) to[nf + k] = from[first + k]!;
+    else to.set(from.subarray(first, first + n), nf);
     this.remap[oldId] = id + 1;
     words[a + LAYOUT_WORD] = id;
   }
