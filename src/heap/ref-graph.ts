@@ -83,7 +83,9 @@ const ZERO_AHEAD_WORDS = 2048;
  *
  * The edges in [edgeCount, zeroedTo) are 0, so an allocation's vertex takes its null
  * edges (padding included) without writing them; `addVertex` zeroes ahead in blocks.
- * Edges at and past `cleanFrom` have never been written since the array was made.
+ * Edges at and past `cleanFrom` have never been written since the array was made. A
+ * rebuild (`reset`, appends, `endRebuild`) writes every edge itself and zeroes nothing
+ * ahead.
  */
 export class GenerationGraph {
   vertices: Uint32Array;
@@ -100,14 +102,20 @@ export class GenerationGraph {
     this.zeroedTo = edgeWords;
   }
 
-  /** Empties the graph; the edges written so far are stale until written or zeroed again. */
+  /** Empties the graph for a rebuild: the appends that follow (`appendVertex`) write
+   *  every edge, so nothing is zeroed ahead until `endRebuild`. */
   reset(): this {
     this.cleanFrom = Math.max(this.cleanFrom, this.edgeCount);
-    this.zeroedTo = 0;
+    this.zeroedTo = this.edges.length;
     this.vertexCount = 0;
     this.edgeCount = 0;
     this.vertices[VERTEX_FIRST] = 0;
     return this;
+  }
+
+  /** After a rebuild: the edges past the last vertex are stale until zeroed ahead. */
+  endRebuild(): void {
+    this.zeroedTo = this.edgeCount;
   }
 
   /** Appends a vertex for the object at `addr` with `edgeCount` null edges; returns its id. */
@@ -115,13 +123,12 @@ export class GenerationGraph {
     const id = this.vertexCount;
     const first = this.edgeCount;
     const next = first + ((edgeCount + 3) & ~3);
-    if (next > this.zeroedTo || (id + 2) * VERTEX_WORDS > this.vertices.length) this.makeRoom(next, true);
-    // `placeVertex` spelled out: the program allocates through four calls already, and
-    // V8 inlines no deeper than five.
+    if (next > this.zeroedTo || (id + 2) * VERTEX_WORDS > this.vertices.length) this.makeRoom(next);
     const v = this.vertices;
     const o = id * VERTEX_WORDS;
     v[o + VERTEX_FIRST] = first;
     v[o + VERTEX_ADDRESS] = addr;
+    // The sentinel: the next append writes the same value there.
     v[o + VERTEX_WORDS + VERTEX_FIRST] = next;
     this.vertexCount = id + 1;
     this.edgeCount = next;
@@ -134,30 +141,15 @@ export class GenerationGraph {
    * so a rebuild writes each edge word once and makes no call per vertex.
    */
   appendVertex(addr: number, edgeCount: number): number {
-    const id = this.vertexCount;
-    const first = this.edgeCount;
-    const next = first + ((edgeCount + 3) & ~3);
-    if (next > this.edges.length || (id + 2) * VERTEX_WORDS > this.vertices.length) this.makeRoom(next, false);
+    const id = this.addVertex(addr, edgeCount);
     const edges = this.edges;
-    for (let k = first + edgeCount; k < next; k++) edges[k] = 0;
-    return this.placeVertex(id, addr, first, next);
-  }
-
-  private placeVertex(id: number, addr: number, first: number, next: number): number {
-    const v = this.vertices;
-    const o = id * VERTEX_WORDS;
-    v[o + VERTEX_FIRST] = first;
-    v[o + VERTEX_ADDRESS] = addr;
-    // The sentinel: the next append writes the same value there.
-    v[o + VERTEX_WORDS + VERTEX_FIRST] = next;
-    this.vertexCount = id + 1;
-    this.edgeCount = next;
+    for (let k = vertexFirst(this.vertices, id) + edgeCount; k < this.edgeCount; k++) edges[k] = 0;
     return id;
   }
 
-  /** Grows the arrays for one more vertex whose edges end at `next`; with `zero`, also
-   *  makes the edges up to `next` and a block past it 0. */
-  private makeRoom(next: number, zero: boolean): void {
+  /** Grows the arrays for one more vertex whose edges end at `next`, and makes the
+   *  edges up to `next` and a block past it 0. */
+  private makeRoom(next: number): void {
     if ((this.vertexCount + 2) * VERTEX_WORDS > this.vertices.length) {
       const v = sharedU32(this.vertices.length * 2);
       v.set(this.vertices);
@@ -172,7 +164,7 @@ export class GenerationGraph {
       this.cleanFrom = this.edgeCount;
       this.zeroedTo = cap;
     }
-    if (!zero || next <= this.zeroedTo) return;
+    if (next <= this.zeroedTo) return;
     const from = Math.max(this.zeroedTo, this.edgeCount);
     const to = Math.min(this.edges.length, Math.max(next, from + ZERO_AHEAD_WORDS));
     if (from < this.cleanFrom) this.edges.fill(0, from, Math.min(to, this.cleanFrom));
@@ -378,6 +370,7 @@ export class RefGraph {
         this.noteTenuredEdge(e);
       }
     }
+    young.endRebuild();
     this.youngAfterRebuild = young.vertexCount;
   }
 
@@ -420,6 +413,7 @@ export class RefGraph {
       const x = edges[e]!;
       if (x >= TENURED_EDGE) edges[e] = (TENURED_EDGE | remap[(x & 0x7fffffff) - 1]!) >>> 0;
     }
+    g.endRebuild();
   }
 
   bytesInUse(): number {
