@@ -121,10 +121,10 @@ export class HeapImpl implements Heap {
   private edenWordsBefore = 0;
   private otherWords = 0;
   /**
-   * An eden allocation ending at or below this takes the fast path: no stress tick,
-   * no upload due, no collection pending. The slow path sets it (to eden's end, or the
-   * mirror's next upload ahead); any event that moves those limits sets it to 0, so
-   * the next allocation takes the slow path and looks again. 0 under --gc-stress.
+   * An eden allocation ending at or below this takes the fast path: no stress tick
+   * and no upload due. The slow path sets it (to eden's end, or the mirror's next
+   * upload ahead); a collection or an upload sets it to 0, so the next allocation
+   * takes the slow path and looks again (and clears `afterFull`). 0 under --gc-stress.
    */
   private fastEnd = 0;
 
