@@ -137,8 +137,8 @@ export class GenerationGraph {
 
   /**
    * Appends a vertex whose `edgeCount` edges the caller writes before anything reads
-   * them (a rebuild from the heap's slots); only the padding after them is zeroed,
-   * so a rebuild writes each edge word once and makes no call per vertex.
+   * them (a rebuild from the heap's slots); only the padding after them is zeroed
+   * here, and a rebuild zeroes nothing ahead, so it writes each edge word once.
    */
   appendVertex(addr: number, edgeCount: number): number {
     const id = this.addVertex(addr, edgeCount);
