@@ -166,15 +166,15 @@ export class MirrorLog {
     this.edenUploadWords = Math.max(1, Math.floor(stepWords));
   }
 
-  /** Allocation of eden words [start, end): true when it should first wait for
-   *  an upload ahead (`uploadEden`). */
   /** Where an allocation from eden's top makes the next upload ahead due (`uploadDue`). */
   nextUploadEnd(): number {
     return this.edenMirrored + this.edenUploadWords;
   }
 
+  /** Allocation of eden words [start, end): true when it should first wait for
+   *  an upload ahead (`uploadEden`). */
   uploadDue(start: number, end: number): boolean {
-    return end - this.edenMirrored > this.edenUploadWords && start > this.edenMirrored;
+    return end > this.nextUploadEnd() && start > this.edenMirrored;
   }
 
   /** Hands eden from what the copy has up to `edenTop` to the upload ahead. The

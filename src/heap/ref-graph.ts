@@ -57,6 +57,13 @@ export function vertexAddress(vertices: Uint32Array, v: number): number {
   return vertices[v * VERTEX_WORDS + VERTEX_ADDRESS]!;
 }
 
+/** The edge to the object at `v` (0 for null), as an int32: a tenured edge is negative,
+ *  which a Uint32Array store keeps bit for bit and V8 keeps a small integer. */
+function edgeTo(words: Int32Array, tenuredStart: number, v: number): number {
+  const id = v === 0 ? 0 : words[v + LAYOUT_WORD]! + 1;
+  return v >= tenuredStart ? TENURED_EDGE_INT | id : id;
+}
+
 /** Vertex words a GPU mirror or a copy must hold for `vertexCount` vertices: the
  *  sentinel slot too, since the last vertex's count reads it. */
 export function vertexWordsInUse(vertexCount: number): number {
@@ -226,24 +233,17 @@ export class RefGraph {
 
   /** The edge value for a reference to the object at `value` (0 for null). */
   encode(value: number): number {
-    if (value === 0) return 0;
-    const id = this.heap.words[value + LAYOUT_WORD]! + 1;
-    return value >= this.heap.tenuredStart ? (TENURED_EDGE | id) >>> 0 : id;
+    return edgeTo(this.heap.words, this.tenuredStart, value) >>> 0;
   }
 
   /** The write barrier's second write: edge `edge` of the object at `obj`. */
   writeEdge(obj: number, edge: number, value: number): void {
     this.edgeWrites++;
     const words = this.heap.words;
-    const tenuredStart = this.tenuredStart;
-    // `encode` spelled out: this runs at every reference store, in the program's code.
-    // A tenured edge stays a negative int32 (a small integer to V8): the Uint32Array
-    // store keeps the same 32 bits.
-    const id = value === 0 ? 0 : words[value + LAYOUT_WORD]! + 1;
-    const x = value >= tenuredStart ? TENURED_EDGE_INT | id : id;
-    if (obj >= tenuredStart) return this.writeTenuredEdge(words[obj + LAYOUT_WORD]!, edge, x);
+    const x = edgeTo(words, this.tenuredStart, value);
+    if (obj >= this.tenuredStart) return this.writeTenuredEdge(words[obj + LAYOUT_WORD]!, edge, x);
     const g = this.young;
-    g.edges[g.vertices[words[obj + LAYOUT_WORD]! * VERTEX_WORDS + VERTEX_FIRST]! + edge] = x;
+    g.edges[vertexFirst(g.vertices, words[obj + LAYOUT_WORD]!) + edge] = x;
   }
 
   /** `writeEdge` into tenured vertex `id`: apart, so that the young case stays small
@@ -338,7 +338,7 @@ export class RefGraph {
       const n = end === SCATTERED ? refCount[words[a + TYPE_WORD]!]! : end - a - HEADER_WORDS;
       words[a + LAYOUT_WORD] = a >= tenuredStart ? tenured.appendVertex(a, n) : young.appendVertex(a, n);
     }
-    // Pass 2: every edge of every moved vertex from its object's slots (encode inlined).
+    // Pass 2: every edge of every moved vertex from its object's slots.
     for (let i = 0; i < count; i++) {
       const a = moved[i]!;
       const g = a >= tenuredStart ? tenured : young;
@@ -348,15 +348,13 @@ export class RefGraph {
       // The scanner's two forms in loops of their own: one branch per object, not per edge.
       if (end !== SCATTERED) {
         for (let s = a + HEADER_WORDS; s < end; s++, edge++) {
-          const v = words[s]!;
-          edges[edge] = v === 0 ? 0 : v >= tenuredStart ? (TENURED_EDGE | (words[v + LAYOUT_WORD]! + 1)) >>> 0 : words[v + LAYOUT_WORD]! + 1;
+          edges[edge] = edgeTo(words, tenuredStart, words[s]!);
         }
         continue;
       }
       const t = words[a + TYPE_WORD]!;
       for (let j = refBegin[t]!, e = j + refCount[t]!; j < e; j++, edge++) {
-        const v = words[a + refOffsets[j]!]!;
-        edges[edge] = v === 0 ? 0 : v >= tenuredStart ? (TENURED_EDGE | (words[v + LAYOUT_WORD]! + 1)) >>> 0 : words[v + LAYOUT_WORD]! + 1;
+        edges[edge] = edgeTo(words, tenuredStart, words[a + refOffsets[j]!]!);
       }
     }
     for (let k = 0; 2 * k < remRuns.length; k++) {
@@ -366,7 +364,7 @@ export class RefGraph {
       const s1 = s0 + remRuns[2 * k + 1]!;
       for (let s = s0; s < s1; s++) {
         const e = first + this.edgeIndexOfSlot(a, s);
-        tenured.edges[e] = this.encode(words[s]!);
+        tenured.edges[e] = edgeTo(words, tenuredStart, words[s]!);
         this.noteTenuredEdge(e);
       }
     }
