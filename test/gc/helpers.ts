@@ -9,6 +9,7 @@ import type { HeapOptions } from '../../src/heap/options.js';
 import { onTestFinished } from 'vitest';
 import { createCollector } from '../../src/gc/index.js';
 import { ParallelMarker } from '../../src/gc/parallel-marker.js';
+import { CTL_WORDS, DEQ_CAP, DEQ_STRIDE, STATS_WORDS, type PoolBuffers } from '../../src/gc/parallel/shared.js';
 
 /** Root slots backed by an Int32Array, as the interpreter's reference stack would be. */
 export class RootArray implements RootProvider {
@@ -85,3 +86,30 @@ export async function collect(heap: HeapImpl, kind: 'young' | 'full'): Promise<v
 
 /** Deterministic PRNG (the fuzzer's) so failures reproduce. */
 export { rng } from '../../src/fuzz/generate.js';
+
+/** Pool buffers for GC thread contexts driven by hand: control words, stats,
+ *  deques and `outInts` result entries (the heap's buffers are token-sized). */
+export function poolBuffers(threads: number, outInts: number): PoolBuffers {
+  const sab = (ints: number) => new SharedArrayBuffer(4 * Math.max(1, ints));
+  return {
+    words: sab(16),
+    ctl: sab(CTL_WORDS),
+    stats: sab(threads * STATS_WORDS),
+    deqCtl: sab(2 * DEQ_STRIDE * threads),
+    deqBuf: sab(DEQ_CAP * threads),
+    bitmap: sab(16),
+    roots: sab(16),
+    ranges: sab(16),
+    pieces: sab(16),
+    out: sab(outInts),
+    tails: sab(16),
+    kind: sab(16),
+    left: sab(16),
+    right: sab(16),
+    refBegin: sab(16),
+    refCount: sab(16),
+    refOffsets: sab(16),
+    cards: sab(16),
+    blockStart: sab(16),
+  };
+}

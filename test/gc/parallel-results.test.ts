@@ -6,33 +6,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { compactResults, GcContext, OUT_CHUNK } from '../../src/gc/parallel/context.js';
-import { CTL_WORDS, OUTCUR, P_OUT_CAP, S_HOLE_AT, S_HOLE_END, STATS_WORDS, type PoolBuffers } from '../../src/gc/parallel/shared.js';
-import { rng } from './helpers.js';
-
-function buffers(threads: number, outInts: number): PoolBuffers {
-  const sab = (ints: number) => new SharedArrayBuffer(4 * Math.max(1, ints));
-  return {
-    words: sab(16),
-    ctl: sab(CTL_WORDS),
-    stats: sab(threads * STATS_WORDS),
-    deqCtl: sab(64 * threads),
-    deqBuf: sab(16),
-    bitmap: sab(16),
-    roots: sab(16),
-    ranges: sab(16),
-    pieces: sab(16),
-    out: sab(outInts),
-    tails: sab(16),
-    kind: sab(16),
-    left: sab(16),
-    right: sab(16),
-    refBegin: sab(16),
-    refCount: sab(16),
-    refOffsets: sab(16),
-    cards: sab(16),
-    blockStart: sab(16),
-  };
-}
+import { OUTCUR, P_OUT_CAP, S_HOLE_AT, S_HOLE_END, STATS_WORDS } from '../../src/gc/parallel/shared.js';
+import { poolBuffers as buffers, rng } from './helpers.js';
 
 /**
  * `threads` contexts over one buffer emit `counts[i]` results each, taking turns

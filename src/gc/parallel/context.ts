@@ -92,6 +92,14 @@ export class GcContext {
   sp = 0;
   /** Steals in the current phase. */
   steals = 0;
+  /**
+   * True while no other thread can touch the objects this one reaches: every
+   * other thread is idle and this thread's deque is empty, so only this thread
+   * can make work appear (by sharing). A thread working alone claims marks and
+   * installs forwarding with plain stores, as the serial collector does: a chain
+   * that only one thread can follow then costs what it costs serially.
+   */
+  alone = false;
   /** The results chunk in hand: the next entry and the chunk's end. */
   outAt = 0;
   outEnd = 0;
@@ -146,6 +154,7 @@ export class GcContext {
 
   /** Before a phase: empty stack and deque (the main thread zeroes `deqCtl`). */
   begin(): void {
+    this.alone = this.threads === 1;
     this.sp = 0;
     this.bottom = 0;
     this.steals = 0;
@@ -190,13 +199,21 @@ export class GcContext {
 
   /**
    * Called every SHARE_EVERY objects: when the deque is nearly empty, moves up to
-   * half the stack (its newest entries, at most SHARE_BATCH) into it.
+   * half the stack (its newest entries, at most SHARE_BATCH) into it, and ends
+   * working `alone`; with nothing to share, looks whether it can start.
    */
   share(): void {
-    if (this.sp < 2 || this.threads === 1) return;
+    if (this.threads === 1) return;
     const b = this.bottom;
     const t = Atomics.load(this.deqCtl, this.topIdx);
-    if (b - t >= 4) return;
+    if (this.sp < 2 || b - t >= 4) {
+      // An idle thread leaves IDLE only after it has seen a non-empty deque, and
+      // only a thread with work fills one: with the others idle and this deque
+      // empty, nobody else can start until this thread shares.
+      if (!this.alone && b === t) this.alone = Atomics.load(this.ctl, IDLE) === this.threads - 1;
+      return;
+    }
+    this.alone = false;
     let k = this.sp >>> 1;
     if (k > SHARE_BATCH) k = SHARE_BATCH;
     if (k > DEQ_CAP - (b - t)) k = DEQ_CAP - (b - t);
@@ -296,6 +313,7 @@ export class GcContext {
    * PeerFailed when another thread failed.
    */
   acquire(): number {
+    this.alone = this.threads === 1;
     const own = this.popOwn();
     if (own >= 0) return own;
     const ctl = this.ctl;

@@ -12,7 +12,8 @@
  * header with one compare-and-exchange on the status word, which then holds the
  * new address (heap/object-model.ts forwardingStatus; the roots' fix-up reads it
  * with `forwardee`). The loser of a race takes the winner's address from the
- * status word and undoes its copy (its LAB top steps back). The type word a+1 is
+ * status word and undoes its copy (its LAB top steps back); a thread working
+ * alone (context.ts) races nobody and stores the header. The type word a+1 is
  * left alone, so every thread reads the object's size from an intact header.
  * The copies' new addresses are listed in the shared results only when the
  * refgraph layout rebuilds its young graph from them (P_LIST_MOVED).
@@ -304,10 +305,14 @@ class CopyThread {
     else copyWords(words, dst, src, size);
     const na = dst + left;
     words[na] = statusWithAge(age + 1);
-    const prev = Atomics.compareExchange(words, v, s, forwardingStatus(na));
-    if (prev !== s) {
-      this.undo(dst, size);
-      return statusForwardee(prev);
+    // A thread working alone (context.ts) cannot lose the race.
+    if (c.alone) words[v] = forwardingStatus(na);
+    else {
+      const prev = Atomics.compareExchange(words, v, s, forwardingStatus(na));
+      if (prev !== s) {
+        this.undo(dst, size);
+        return statusForwardee(prev);
+      }
     }
     if (this.list) c.emit(na);
     this.copied++;

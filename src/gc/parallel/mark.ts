@@ -3,8 +3,8 @@
  * claimed in chunks from a shared cursor, objects traced depth-first from the
  * thread's stack, shared and stolen through context.ts. A mark bit is set with
  * one Atomics.or only where a plain load of the bitmap word says it is clear
- * (FastCollect's check before the atomic), and the thread whose OR set it
- * traces the object. A young mark also lists the live young objects, in the
+ * (FastCollect's check before the atomic), or with a plain store while the
+ * thread works alone (context.ts), and the thread that set it traces the object. A young mark also lists the live young objects, in the
  * threads' chunks of the shared results (context.ts).
  *
  * The trace loop is written as the serial marker's is (gc/serial-marker.ts): the
@@ -64,7 +64,8 @@ function clearBitmap(c: GcContext): void {
 }
 
 /** Sets the mark bit of `a`; true when this call set it. A thread marking alone
- *  needs no atomic: no other thread writes the word between its load and store. */
+ *  (context.ts) needs no atomic: no other thread writes the word between its
+ *  load and store. */
 function claim(bitmap: Int32Array, a: number, alone: boolean): boolean {
   const w = a >>> 5;
   const b = 1 << (a & 31);
@@ -96,7 +97,7 @@ export function markPhase(c: GcContext): void {
   const typeWord = TYPE_WORD;
   const scattered = SCATTERED;
   const shareEvery = SHARE_EVERY;
-  const alone = c.threads === 1;
+  let alone = c.threads === 1;
   let objects = 0;
   let nextShare = shareEvery;
   clearBitmap(c);
@@ -123,6 +124,7 @@ export function markPhase(c: GcContext): void {
       rootsLeft = false;
       const x = c.acquire();
       if (x < 0) break;
+      alone = c.alone;
       stack = c.stack;
       stack[0] = x;
       sp = 1;
@@ -161,6 +163,7 @@ export function markPhase(c: GcContext): void {
       c.sp = sp;
       c.share();
       sp = c.sp;
+      alone = c.alone;
     }
   }
   c.stats[c.id * STATS_WORDS + S_OBJECTS] = objects;
