@@ -31,6 +31,17 @@ describe('a GC thread working alone', () => {
     expect(c.alone).toBe(true);
   });
 
+  it('starts alone when its peers count as idle before it begins (a worker rehearsing)', () => {
+    const b = poolBuffers(2, 16);
+    const c = new GcContext(0, 2, b);
+    c.ctl[IDLE] = 1;
+    c.begin();
+    expect(c.alone).toBe(true);
+    c.ctl[IDLE] = 0;
+    c.begin();
+    expect(c.alone).toBe(false);
+  });
+
   it('starts only once every other thread is idle', () => {
     const [c0] = pair(1);
     expect(c0.alone).toBe(false);

@@ -154,11 +154,14 @@ export class GcContext {
 
   /** Before a phase: empty stack and deque (the main thread zeroes `deqCtl`). */
   begin(): void {
-    this.alone = this.threads === 1;
     this.sp = 0;
     this.bottom = 0;
     this.steals = 0;
     this.outAt = this.outEnd = 0;
+    // Alone from the start with one thread, or in a worker's rehearsal (whose
+    // peers count as idle): every rehearsal then runs both kinds of claim.
+    this.alone = false;
+    this.lookAlone();
   }
 
   /** After a phase: this thread's steals, and the unused end of its last results chunk. */
@@ -204,15 +207,13 @@ export class GcContext {
    */
   share(): void {
     if (this.threads === 1) return;
-    const b = this.bottom;
-    const t = Atomics.load(this.deqCtl, this.topIdx);
-    if (this.sp < 2 || b - t >= 4) {
-      // An idle thread leaves IDLE only after it has seen a non-empty deque, and
-      // only a thread with work fills one: with the others idle and this deque
-      // empty, nobody else can start until this thread shares.
-      if (!this.alone && b === t) this.alone = Atomics.load(this.ctl, IDLE) === this.threads - 1;
+    if (this.sp < 2) {
+      this.lookAlone();
       return;
     }
+    const b = this.bottom;
+    const t = Atomics.load(this.deqCtl, this.topIdx);
+    if (b - t >= 4) return;
     this.alone = false;
     let k = this.sp >>> 1;
     if (k > SHARE_BATCH) k = SHARE_BATCH;
@@ -227,6 +228,18 @@ export class GcContext {
     // Sleepers read SLEEPERS before they look for work one last time (sleep), so
     // either they see these entries or this sees them and wakes them.
     if (Atomics.load(this.ctl, SLEEPERS) !== 0) this.wake(k);
+  }
+
+  /**
+   * Starts working alone if every other thread is idle and this deque is empty.
+   * An idle thread leaves IDLE only after it has seen a non-empty deque, and
+   * only a thread with work fills one, so nobody else can start until this
+   * thread shares. Written without a branch: code first run inside a pause is
+   * deoptimized there (V8 has no feedback for it).
+   */
+  private lookAlone(): void {
+    const quiet = (this.bottom - Atomics.load(this.deqCtl, this.topIdx)) | (Atomics.load(this.ctl, IDLE) - this.threads + 1);
+    this.alone = this.alone || quiet === 0;
   }
 
   /** Wakes up to `count` sleeping threads. */

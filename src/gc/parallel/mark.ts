@@ -97,11 +97,12 @@ export function markPhase(c: GcContext): void {
   const typeWord = TYPE_WORD;
   const scattered = SCATTERED;
   const shareEvery = SHARE_EVERY;
-  let alone = c.threads === 1;
+  let alone = false;
   let objects = 0;
   let nextShare = shareEvery;
   clearBitmap(c);
   c.begin();
+  alone = c.alone;
   let stack: Int32Array = c.stack;
   let sp = 0;
   let rootsLeft = true;
