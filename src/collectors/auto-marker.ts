@@ -193,13 +193,13 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     return a;
   }
 
-  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean): Promise<DeviceEvacuated> {
+  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null): Promise<DeviceEvacuated> {
     const engine = this.current as 'gpu-dfs' | 'gpu-bfs';
     const a = this.assigned!;
     this.assigned = null;
     let done: DeviceEvacuated;
     try {
-      done = await this.evacuator().finishYoung(base, slotRuns, headers);
+      done = await this.evacuator().finishYoung(base, slotRuns, headers, picks);
     } catch (e) {
       // The heap is as the mark left it and the CPU evacuates; the engine is not offered again.
       if (e instanceof MarkerFaultError) {

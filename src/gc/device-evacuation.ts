@@ -12,8 +12,9 @@
  *   heap, with the remembered slots it redirected (and the old objects'
  *   forwarding headers where the CPU needs them) → the CPU dirties the cards
  *   the device found, redirects the roots (searching the live list, in
- *   address order, or through the forwarding headers), and flips the survivor
- *   spaces.
+ *   address order, for the new addresses of the roots' referents, the only
+ *   ones the device hands back, or through the forwarding headers), and flips
+ *   the survivor spaces.
  *
  * With `--verify-gc` the result is compared with the same evacuation computed
  * on the CPU from a snapshot of the heap taken before it (verify-evacuation.ts).
@@ -24,10 +25,14 @@ import type { HeapImpl } from '../heap/heap.js';
 import type { EvacuationRecord, PhaseTimes } from '../heap/telemetry.js';
 import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import type { Evacuator } from './evacuate.js';
-import type { IntList } from './int-list.js';
+import { IntList } from './int-list.js';
 import { MarkerFaultError, type DeviceEvacuated, type YoungEvacuatingMarker } from './marker.js';
-import { fixRoots, fixRootsFromList, type RememberedRuns } from './roots.js';
+import { fixRoots, fixRootsFromList, rootPicks, type RememberedRuns } from './roots.js';
 import { snapshotForEvacuation, verifyDeviceEvacuation } from './verify-evacuation.js';
+
+/** The positions in the live list of the roots' referents (rootPicks): one list
+ *  for the process, as collections never overlap. */
+const picks = new IntList();
 
 /**
  * Redirects the remembered slots (runs of (first slot, count)) through the
@@ -89,7 +94,8 @@ export async function evacuateOnDevice(
   let done: DeviceEvacuated;
   try {
     // --verify-gc checks the forwarding headers; without it the device may leave them out.
-    done = await marker.finishYoung(base, runs, h.options.verifyGc === true);
+    const headers = h.options.verifyGc === true;
+    done = await marker.finishYoung(base, runs, headers, headers ? null : rootPicks(h, live, picks));
   } catch (e) {
     if (!(e instanceof MarkerFaultError)) throw e;
     // The device failed before writing the heap: undo the carving and the
@@ -109,8 +115,9 @@ export async function evacuateOnDevice(
     }
   }
   const n = live.length;
-  ev.forward.reserve(n).set(done.forward.subarray(0, n));
-  ev.forward.length = n;
+  // Only --verify-gc reads every new address on the CPU (it asks for the headers, so nothing is picked).
+  if (!done.picked) ev.forward.reserve(n).set(done.forward.subarray(0, n));
+  ev.forward.length = done.picked ? 0 : n;
   ev.survivedWords = a.survivedWords;
   ev.promotedWords = promoted;
   ev.toTop = h.toStart + a.survivedWords;
@@ -120,6 +127,7 @@ export async function evacuateOnDevice(
     fixRememberedSlots(h, runs);
   }
   if (done.headersWritten) fixRoots(h);
+  else if (done.picked) fixRootsFromList(h, live, done.forward, picks.view());
   else fixRootsFromList(h, live, ev.forward.view());
   const fixMs = performance.now() - tf;
   if (snapshot !== null) {

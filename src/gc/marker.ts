@@ -243,7 +243,10 @@ export interface EvacuationTimes {
 /** What a device evacuation leaves for the CPU: the new addresses (parallel to
  *  the live list) and the cards holding young references. */
 export interface DeviceEvacuated {
+  /** New addresses: of `live[picks[k]]` at k when `picked`, else of every `live[i]` at i. */
   readonly forward: Int32Array;
+  /** Only the picked new addresses came back (`finishYoung`'s `picks`). */
+  readonly picked: boolean;
   /** Bit c set: card `cardFirst + c` (counted from tenured's start) is dirty. */
   readonly cardBits: Uint32Array;
   readonly cardFirst: number;
@@ -266,8 +269,10 @@ export interface YoungEvacuatingMarker extends HeapCopyMarker {
   /** Moves the objects with the promotion buffer at `base`, redirects the
    *  remembered slots `slotRuns` ((first, count) runs) in its copy, and writes
    *  what moved into the heap's words; the old objects' forwarding headers too
-   *  when `headers` asks for them or the CPU needs them (`headersWritten`). */
-  finishYoung(base: number, slotRuns: Int32Array, headers: boolean): Promise<DeviceEvacuated>;
+   *  when `headers` asks for them or the CPU needs them (`headersWritten`).
+   *  `picks` (ascending positions in the live list, or null for all): the new
+   *  addresses the CPU needs when it redirects the roots by searching the list. */
+  finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null): Promise<DeviceEvacuated>;
 }
 
 /** `m` as a young-evacuating marker, when its constraints say it is one. */

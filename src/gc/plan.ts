@@ -205,7 +205,7 @@ export class GenerationalPlan implements Collector {
       this.evacuation = e;
       if (e.where === 'gpu') {
         const ev = this.evacuator;
-        this.moved = { count: ev.forward.length, survivedWords: ev.survivedWords, promotedWords: ev.promotedWords };
+        this.moved = { count: live.length, survivedWords: ev.survivedWords, promotedWords: ev.promotedWords };
         phases.copy += performance.now() - t;
         return true;
       }

@@ -201,31 +201,64 @@ export function scanRanges(
   }
 }
 
+/** The position of `v` in `list` (ascending), or -1. */
+function positionIn(list: Int32Array, v: number): number {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const m = list[mid]!;
+    if (m < v) lo = mid + 1;
+    else if (m > v) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
+}
+
+/**
+ * The positions in `live` (in address order) of the objects the root slots
+ * refer to, ascending and each once, in `out`: the new addresses a device
+ * evacuation hands back for fixRootsFromList, where all of them would be as
+ * many words as the objects have headers.
+ */
+export function rootPicks(heap: HeapImpl, live: Int32Array, out: IntList): Int32Array {
+  const ys = heap.youngStart;
+  const ye = heap.youngEnd;
+  out.length = 0;
+  heap.roots.visitRoots((slots, from, to) => {
+    for (let i = from; i < to; i++) {
+      const v = slots[i]!;
+      if (v < ys || v >= ye) continue;
+      const at = positionIn(live, v);
+      if (at >= 0) out.push(at);
+    }
+  });
+  const all = out.view().sort();
+  let n = 0;
+  for (let i = 0; i < all.length; i++) if (n === 0 || all[i] !== all[n - 1]) all[n++] = all[i]!;
+  out.length = n;
+  return all.subarray(0, n);
+}
+
 /**
  * Redirects every root slot that refers to an object of `live` (in address
- * order) to its new address in `forward`, by binary search: after a device
- * evacuation that wrote no forwarding headers. A slot reported twice is
- * harmless: a new address is never an old one.
+ * order) to its new address, by binary search: after a device evacuation that
+ * wrote no forwarding headers. The new address of `live[i]` is `forward[i]`,
+ * or with `picks` (from rootPicks) `forward[k]` where `picks[k]` is i. A slot
+ * reported twice is harmless: a new address is never an old one.
  */
-export function fixRootsFromList(heap: HeapImpl, live: Int32Array, forward: Int32Array): void {
+export function fixRootsFromList(heap: HeapImpl, live: Int32Array, forward: Int32Array, picks: Int32Array | null = null): void {
   const ys = heap.youngStart;
   const ye = heap.youngEnd;
   heap.roots.visitRoots((slots, from, to) => {
     for (let i = from; i < to; i++) {
       const v = slots[i]!;
       if (v < ys || v >= ye) continue;
-      let lo = 0;
-      let hi = live.length - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1;
-        const m = live[mid]!;
-        if (m < v) lo = mid + 1;
-        else if (m > v) hi = mid - 1;
-        else {
-          slots[i] = forward[mid]!;
-          break;
-        }
-      }
+      const at = positionIn(live, v);
+      if (at < 0) continue;
+      const k = picks === null ? at : positionIn(picks, at);
+      if (k < 0) throw new Error(`device evacuation: the root referent ${v} was not among the picked new addresses`);
+      slots[i] = forward[k]!;
     }
   });
 }

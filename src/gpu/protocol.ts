@@ -112,7 +112,7 @@ export type HostRequest =
       readonly changes: Changes;
     }
   | { readonly op: 'evacAssign'; readonly marker: number; readonly liveLength: number; readonly spaces: YoungSpaces; readonly sizeTable?: Uint32Array }
-  | { readonly op: 'evacFinish'; readonly marker: number; readonly base: number; readonly slotRuns: SharedInts; readonly headers: boolean }
+  | { readonly op: 'evacFinish'; readonly marker: number; readonly base: number; readonly slotRuns: SharedInts; readonly headers: boolean; readonly picks: SharedInts | null }
   | { readonly op: 'verifyCopy'; readonly marker: number; readonly changes: Changes }
   | { readonly op: 'dispose'; readonly marker: number };
 

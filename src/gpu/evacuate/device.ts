@@ -67,8 +67,12 @@ export interface FinishJob {
   readonly headers: boolean;
   /** The heap's words, written with what moved. */
   readonly words: Int32Array;
-  /** Receives each live object's new header address (at least the list's length). */
+  /** Receives each live object's new header address (at least the list's length),
+   *  or with `picks` only those of the picked ones, in the picks' order. */
   readonly forward: Int32Array;
+  /** Ascending positions in the live list whose new addresses the CPU needs
+   *  (the roots' referents), or null for all of them. */
+  readonly picks: Int32Array | null;
 }
 
 export interface Finished {
@@ -80,6 +84,8 @@ export interface Finished {
   readonly slotsWritten: boolean;
   /** The old objects hold forwarding headers (else the live list is in address order). */
   readonly headersWritten: boolean;
+  /** `forward` holds only the picked new addresses. */
+  readonly picked: boolean;
   readonly times: EvacuationTimes;
 }
 
@@ -390,7 +396,12 @@ export class DeviceEvacuation {
     const writers = await this.writers;
     let t2 = 0;
     let writeWait = 0;
-    let headers = true;
+    // The CPU reads forwarding headers to redirect the slots it fixes itself,
+    // and the roots unless it can search the live list (in address order).
+    const live = p.live;
+    const headers = job.headers || (runCount > 0 && !slotsBack) || !ascending(live);
+    // Searching the list, the CPU needs only the roots' referents' new addresses.
+    const picks = headers ? null : job.picks;
     await this.readback.readWith(bytes, async (view) => {
       // The last point where the device may fail this collection: from here on
       // the heap is written, plain memory copies that no device fault can stop.
@@ -401,7 +412,8 @@ export class DeviceEvacuation {
       writers.copy(view, toAt, w, p.toStart, S);
       writers.copy(view, tenAt, w, job.base, T);
       const fwdAt = tenAt + T;
-      writers.copy(view, fwdAt, u32View(job.forward), 0, n);
+      if (picks === null) writers.copy(view, fwdAt, u32View(job.forward), 0, n);
+      else for (let k = 0; k < picks.length; k++) job.forward[k] = view[fwdAt + picks[k]!]!;
       cardBits.set(view.subarray(fwdAt + n, fwdAt + n + cardWords));
       // Runs that continue one another (a large array's, split at its cards) are one write.
       const back = slotsBack ? joinRuns(runs) : null;
@@ -415,12 +427,7 @@ export class DeviceEvacuation {
       writeWait = writers.flush();
       // From here the new addresses are read from the heap-side copy: a mapped
       // read-back buffer may be memory the CPU reads slowly one word at a time.
-      const forward = job.forward.subarray(0, n);
-      const live = p.live;
-      // The CPU reads forwarding headers to redirect the slots it fixes itself,
-      // and the roots unless it can search the live list (in address order).
-      headers = job.headers || (runCount > 0 && !slotsBack) || !ascending(live);
-      if (headers) writeForwardingHeaders(words, live, forward);
+      if (headers) writeForwardingHeaders(words, live, job.forward.subarray(0, n));
     });
     const t3 = performance.now();
     return {
@@ -428,6 +435,7 @@ export class DeviceEvacuation {
       cardFirst,
       slotsWritten: slotsBack,
       headersWritten: headers,
+      picked: picks !== null,
       times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2, writers: writers.threads, writeWait },
     };
   }

@@ -237,6 +237,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
   private readonly roots = new SharedScratch();
   private readonly forward = new SharedScratch();
   private readonly slotRuns = new SharedScratch();
+  private readonly picks = new SharedScratch();
   private readonly ranges = new SharedScratch();
   private readonly liveList = new SharedScratch();
   /** The view of the last young mark's list handed to the plan: only to tell
@@ -401,7 +402,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     }, true);
   }
 
-  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean): Promise<DeviceEvacuated> {
+  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null): Promise<DeviceEvacuated> {
     this.lastLive = null;
     const r = await gpuHost().request<EvacFinishReply>({
       op: 'evacFinish',
@@ -409,6 +410,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       base,
       slotRuns: this.slotRuns.put(slotRuns),
       headers,
+      picks: picks === null ? null : this.picks.put(picks),
     }, true);
     const f = r.forward;
     return { ...r, forward: new Int32Array(f.buffer, f.offset * 4, f.length) };

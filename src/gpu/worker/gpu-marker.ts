@@ -281,15 +281,15 @@ export class GpuMarker implements YoungEvacuatingMarker {
   }
 
   /** Step 2: moves the objects (the mirror stays the heap's copy: nothing to replay). */
-  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, forward?: Int32Array): Promise<DeviceEvacuated> {
+  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null, forward?: Int32Array): Promise<DeviceEvacuated> {
     const last = this.lastMark;
     this.lastMark = null;
     if (!this.evacuation || !last || last.live === null) throw new Error(`${this.name}: finishYoung without an assignment`);
     const out = forward ?? new Int32Array(last.live.length);
     const input = this.config.input as SableInput;
     const evacuation = this.evacuation;
-    const done = await this.counted(() => evacuation.finish({ base, slotRuns, headers, words: input.words, forward: out }));
-    return { ...done, forward: out.subarray(0, last.live.length) };
+    const done = await this.counted(() => evacuation.finish({ base, slotRuns, headers, words: input.words, forward: out, picks }));
+    return { ...done, forward: out.subarray(0, done.picked ? picks!.length : last.live.length) };
   }
 
   /**

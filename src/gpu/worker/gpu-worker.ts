@@ -254,9 +254,11 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const h = hosted(req.marker);
       const n = h.marker.lastYoungLive?.length ?? 0;
       const out = h.forwardBuffer(n);
-      const done = await h.marker.finishYoung(req.base, view(req.slotRuns), req.headers, out);
-      const forward: SharedInts = { buffer: out.buffer, offset: 0, length: n };
-      return { cardBits: done.cardBits, cardFirst: done.cardFirst, slotsWritten: done.slotsWritten, headersWritten: done.headersWritten, times: done.times, forward } satisfies EvacFinishReply;
+      const picks = req.picks === null ? null : view(req.picks);
+      const done = await h.marker.finishYoung(req.base, view(req.slotRuns), req.headers, picks, out);
+      const forward: SharedInts = { buffer: out.buffer, offset: 0, length: done.forward.length };
+      const { cardBits, cardFirst, slotsWritten, headersWritten, picked, times } = done;
+      return { cardBits, cardFirst, slotsWritten, headersWritten, picked, times, forward } satisfies EvacFinishReply;
     }
     case 'remset': {
       const h = hosted(req.marker);
