@@ -77,7 +77,7 @@ describe('GpuFallbackMarker', () => {
     const s = standIn(() => new MarkerFaultError('out-of-memory', 'the GPU is out of memory: test'));
     const told: GpuFallback[] = [];
     const m = new GpuFallbackMarker(s.gpu, heap, (f) => told.push(f));
-    await expect(m.finishYoung(0, new Int32Array(0), false)).rejects.toBeInstanceOf(MarkerFaultError);
+    await expect(m.finishYoung(0, new Int32Array(0), false, null)).rejects.toBeInstanceOf(MarkerFaultError);
     expect(told).toMatchObject([{ fault: 'out-of-memory', during: 'evacuation' }]);
     expect(m.constraints).toBe(HEAP_READER);
   });
