@@ -128,7 +128,7 @@ export async function evacuateOnDevice(
   }
   if (done.headersWritten) fixRoots(h);
   else if (done.picked) fixRootsFromList(h, live, done.forward, picks.view());
-  else fixRootsFromList(h, live, ev.forward.view());
+  else throw new Error(`${marker.name}: left the roots to the CPU without forwarding headers or their new addresses`);
   const fixMs = performance.now() - tf;
   if (snapshot !== null) {
     tv = performance.now();

@@ -216,23 +216,27 @@ function positionIn(list: Int32Array, v: number): number {
 }
 
 /**
- * The positions in `live` (in address order) of the objects the root slots
- * refer to, ascending and each once, in `out`: the new addresses a device
- * evacuation hands back for fixRootsFromList, where all of them would be as
- * many words as the objects have headers.
+ * The positions in `live` of the young objects the root slots refer to,
+ * ascending and each once, in `out`: the new addresses a device evacuation
+ * hands back for fixRootsFromList, where all of them would be as many words as
+ * the objects have headers. Null when a search of `live` misses one (a list
+ * not in address order): the roots then need forwarding headers.
  */
-export function rootPicks(heap: HeapImpl, live: Int32Array, out: IntList): Int32Array {
+export function rootPicks(heap: HeapImpl, live: Int32Array, out: IntList): Int32Array | null {
   const ys = heap.youngStart;
   const ye = heap.youngEnd;
   out.length = 0;
+  let missed = false;
   heap.roots.visitRoots((slots, from, to) => {
     for (let i = from; i < to; i++) {
       const v = slots[i]!;
       if (v < ys || v >= ye) continue;
       const at = positionIn(live, v);
-      if (at >= 0) out.push(at);
+      if (at < 0) missed = true;
+      else out.push(at);
     }
   });
+  if (missed) return null;
   const all = out.view().sort();
   let n = 0;
   for (let i = 0; i < all.length; i++) if (n === 0 || all[i] !== all[n - 1]) all[n++] = all[i]!;
@@ -241,22 +245,21 @@ export function rootPicks(heap: HeapImpl, live: Int32Array, out: IntList): Int32
 }
 
 /**
- * Redirects every root slot that refers to an object of `live` (in address
- * order) to its new address, by binary search: after a device evacuation that
- * wrote no forwarding headers. The new address of `live[i]` is `forward[i]`,
- * or with `picks` (from rootPicks) `forward[k]` where `picks[k]` is i. A slot
- * reported twice is harmless: a new address is never an old one.
+ * Redirects every root slot that refers to an object of `live` to its new
+ * address, found by the same searches as rootPicks's (so a search finds what
+ * it found, in whatever order the list is): `forward[k]` where `picks[k]` is
+ * the object's position. A slot reported twice is harmless: its new address
+ * lies in to-space or tenured.
  */
-export function fixRootsFromList(heap: HeapImpl, live: Int32Array, forward: Int32Array, picks: Int32Array | null = null): void {
+export function fixRootsFromList(heap: HeapImpl, live: Int32Array, forward: Int32Array, picks: Int32Array): void {
   const ys = heap.youngStart;
   const ye = heap.youngEnd;
   heap.roots.visitRoots((slots, from, to) => {
     for (let i = from; i < to; i++) {
       const v = slots[i]!;
-      if (v < ys || v >= ye) continue;
+      if (v < ys || v >= ye || (v >= heap.toStart && v < heap.toEnd)) continue;
       const at = positionIn(live, v);
-      if (at < 0) continue;
-      const k = picks === null ? at : positionIn(picks, at);
+      const k = at < 0 ? -1 : positionIn(picks, at);
       if (k < 0) throw new Error(`device evacuation: the root referent ${v} was not among the picked new addresses`);
       slots[i] = forward[k]!;
     }

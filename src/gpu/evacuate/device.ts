@@ -71,7 +71,8 @@ export interface FinishJob {
    *  or with `picks` only those of the picked ones, in the picks' order. */
   readonly forward: Int32Array;
   /** Ascending positions in the live list whose new addresses the CPU needs
-   *  (the roots' referents), or null for all of them. */
+   *  (the roots' referents), or null when it redirects the roots through
+   *  forwarding headers (it could not find them all in the list). */
   readonly picks: Int32Array | null;
 }
 
@@ -397,9 +398,9 @@ export class DeviceEvacuation {
     let t2 = 0;
     let writeWait = 0;
     // The CPU reads forwarding headers to redirect the slots it fixes itself,
-    // and the roots unless it can search the live list (in address order).
+    // and the roots unless it found them in the live list (job.picks).
     const live = p.live;
-    const headers = job.headers || (runCount > 0 && !slotsBack) || !ascending(live);
+    const headers = job.headers || (runCount > 0 && !slotsBack) || job.picks === null;
     // Searching the list, the CPU needs only the roots' referents' new addresses.
     const picks = headers ? null : job.picks;
     await this.readback.readWith(bytes, async (view) => {
@@ -457,12 +458,6 @@ export class DeviceEvacuation {
     this.pending = null;
     destroyAll(this.rp, this.ep, this.fwd, this.vals, this.big, this.ctl, this.types, this.slots, this.gather, this.totals, this.readback);
   }
-}
-
-/** Whether the live list is in address order (the roots can then be found in it). */
-function ascending(live: Int32Array): boolean {
-  for (let i = 1; i < live.length; i++) if (live[i]! < live[i - 1]!) return false;
-  return true;
 }
 
 /** The old objects' forwarding headers, as the mirror has them. */
