@@ -217,10 +217,10 @@ function positionIn(list: Int32Array, v: number): number {
 
 /**
  * The positions in `live` of the young objects the root slots refer to,
- * ascending and each once, in `out`: the new addresses a device evacuation
- * hands back for fixRootsFromList, where all of them would be as many words as
- * the objects have headers. Null when a search of `live` misses one (a list
- * not in address order): the roots then need forwarding headers.
+ * ascending and each once, in `out`: the only new addresses a device
+ * evacuation need hand back for fixRootsFromList, in place of one per live
+ * object. Null when a search of `live` misses one (a list not in address
+ * order): the roots then need forwarding headers.
  */
 export function rootPicks(heap: HeapImpl, live: Int32Array, out: IntList): Int32Array | null {
   const ys = heap.youngStart;

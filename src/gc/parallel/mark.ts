@@ -4,8 +4,9 @@
  * thread's stack, shared and stolen through context.ts. A mark bit is set with
  * one Atomics.or only where a plain load of the bitmap word says it is clear
  * (FastCollect's check before the atomic), or with a plain store while the
- * thread works alone (context.ts), and the thread that set it traces the object. A young mark also lists the live young objects, in the
- * threads' chunks of the shared results (context.ts).
+ * thread works alone (context.ts), and the thread that set it traces the
+ * object. A young mark also lists the live young objects, in the threads'
+ * chunks of the shared results (context.ts).
  *
  * The trace loop is written as the serial marker's is (gc/serial-marker.ts): the
  * stack and its top in locals, handed back to the context only to share work,
@@ -97,12 +98,11 @@ export function markPhase(c: GcContext): void {
   const typeWord = TYPE_WORD;
   const scattered = SCATTERED;
   const shareEvery = SHARE_EVERY;
-  let alone = false;
   let objects = 0;
   let nextShare = shareEvery;
   clearBitmap(c);
   c.begin();
-  alone = c.alone;
+  let alone = c.alone;
   let stack: Int32Array = c.stack;
   let sp = 0;
   let rootsLeft = true;

@@ -22,8 +22,9 @@ let seen = start.epoch;
  * `threads` whose peers have all gone idle already: it takes every branch of the
  * shared code (sharing into its deque, stealing rounds over the others' empty
  * ones, the atomic marks, and the plain ones of a thread working alone, which
- * it does from its start and once its deque is empty) but finds no peer to end the phase with. The copies
- * are dropped after it: a worker keeps no second heap through the program.
+ * it does from its start and once its deque is empty) but finds no peer to
+ * end the phase with. The copies are dropped after it: a worker keeps no
+ * second heap through the program.
  */
 function rehearse(cmd: number): void {
   const own = {} as PoolBuffers;
