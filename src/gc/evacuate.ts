@@ -39,7 +39,8 @@ import { IntList } from './int-list.js';
 const READY_BLOCK = 1 << 16;
 
 export class Evacuator {
-  /** New header address of each live object (parallel to the live list). */
+  /** New header address of each live object (parallel to the live list) after a
+   *  CPU evacuation; a device evacuation hands back its own (gc/device-evacuation.ts). */
   readonly forward = new IntList();
   /** Each live object's type word, which its forwarding address overwrites; the
    *  status word keeps its bits (forwarded added), and sizes come from the type, so

@@ -395,7 +395,7 @@ export class RefGraph {
     const nf = vertexFirst(g.vertices, id);
     const from = old.edges;
     const to = g.edges;
-    // A loop for an object's few edges: a view per object for `set` made garbage for V8.
+    // A loop for an object's few edges: `set` would need a view per object, garbage for V8.
     if (n <= 16) for (let k = 0; k < n; k++) to[nf + k] = from[first + k]!;
     else to.set(from.subarray(first, first + n), nf);
     this.remap[oldId] = id + 1;
