@@ -91,6 +91,13 @@ export function gatherRoots(heap: HeapImpl, youngOnly: boolean, out: { push(v: n
   });
 }
 
+/** The slots of `dirtyCardRanges`'s [start, end) pairs. */
+export function rangeSlots(ranges: Int32Array): number {
+  let slots = 0;
+  for (let i = 0; i < ranges.length; i += 2) slots += ranges[i + 1]! - ranges[i]!;
+  return slots;
+}
+
 /**
  * The dirty cards as slot ranges: appends each dirty card's index to `cardsOut`
  * and, for each object overlapping the card, the (first, end) ranges of its

@@ -107,6 +107,8 @@ export type HostRequest =
       readonly op: 'remset';
       readonly marker: number;
       readonly ranges: SharedInts;
+      /** The ranges' slots, counted by the host. */
+      readonly slots: number;
       readonly youngStart: number;
       readonly youngEnd: number;
       readonly changes: Changes;

@@ -132,6 +132,8 @@ export class MirrorLog {
 
   /** Records that words [start, end) outside eden changed (see `takeDirtyRanges`). */
   noteWrite(start: number, end: number): void {
+    // An empty range (a remembered-set run with no young slot) wrote nothing.
+    if (end <= start) return;
     markRange(this.cards, this.base, CARD_SHIFT, start, end);
     markRange(this.summary, this.base, CARD_SHIFT + SUMMARY_SHIFT, start, end);
   }

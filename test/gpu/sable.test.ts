@@ -121,7 +121,8 @@ describe('adapter limits', () => {
 describe('remembered set scanned on the GPU (remset.wgsl)', () => {
   // Every tenured object's reference slots, cut at 128-word card boundaries as
   // the plan cuts them: the kernel must report each young referent once and
-  // exactly the runs of consecutive young slots within each range.
+  // exactly the runs of consecutive young slots within each range, each range's
+  // first run (or an empty one) at the range's own entry, so in address order.
   for (const g of [generational(1500, 3, 5), generational(400, 40, 7), complete(60, 2)]) {
     it(`${g.name}`, async () => {
       const young = g.young.some((y) => y) ? g.young : g.refs.map((_, i) => i % 2 === 0);
@@ -164,10 +165,22 @@ describe('remembered set scanned on the GPU (remset.wgsl)', () => {
         expect(found!.roots.length).toBe(wantRoots.size);
         expect(new Set(found!.roots)).toEqual(wantRoots);
         const runs = new Set<string>();
-        for (let k = 0; k < found!.runs.length; k += 2) runs.add(`${found!.runs[k]}+${found!.runs[k + 1]}`);
-        expect(found!.runs.length / 2).toBe(wantRuns.size);
+        const r = found!.runs;
+        const rangeCount = ranges.length / 2;
+        for (let k = 0; k < r.length; k += 2) if (r[k + 1]! > 0) runs.add(`${r[k]}+${r[k + 1]}`);
         expect(runs).toEqual(wantRuns);
         expect(wantRuns.size).toBeGreaterThan(0);
+        // Entry k is range k's first run, or empty at its start; the rest are further runs.
+        expect(r.length / 2).toBeGreaterThanOrEqual(rangeCount);
+        for (let k = 0; k < rangeCount; k++) {
+          const [lo, hi] = [ranges[2 * k]!, ranges[2 * k + 1]!];
+          const [first, count] = [r[2 * k]!, r[2 * k + 1]!];
+          if (count === 0) expect(first).toBe(lo);
+          else expect(first >= lo && first + count <= hi).toBe(true);
+          if (count > 0 && first > lo) expect(heap.words[first - 1]! >= ys && heap.words[first - 1]! < ye).toBe(false);
+        }
+        for (let k = 2 * rangeCount; k < r.length; k += 2) expect(r[k + 1]!).toBeGreaterThan(0);
+        expect(r.length / 2 - rangeCount + [...Array(rangeCount).keys()].filter((k) => r[2 * k + 1]! > 0).length).toBe(wantRuns.size);
         // Below `remset=` slots the marker declines, and the plan scans on the CPU.
         if (ranges.length > 0) {
           const small = new GpuMarker({ engine: 'gpu-bfs', input: { layout: 'sable', words: heap.words }, options: 'all' });

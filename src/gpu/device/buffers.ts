@@ -145,3 +145,81 @@ export class Readback {
     this.grow.destroy();
   }
 }
+
+/** Bytes of each buffer of a `ChunkedReadback`: creating one costs a few ms. */
+export const READBACK_CHUNK_BYTES = 16 << 20;
+
+/**
+ * A large read-back through MAP_READ buffers of a fixed size, kept and only
+ * added to. Creating a MAP_READ buffer costs time in proportion to its size (on
+ * the H100 host, 16-27 ms for 80-100 MB), so a read-back that grows in one
+ * buffer pays that inside the pause that first needs it; in chunks, `reserve`
+ * adds them a few at a time ahead of need, and the pause creates only what no
+ * reservation foresaw. The copies into it see one run of bytes; `read` hands its
+ * callback each chunk's words in order.
+ */
+export class ChunkedReadback {
+  private readonly chunks: GPUBuffer[] = [];
+
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly label: string,
+    readonly chunkBytes = READBACK_CHUNK_BYTES,
+  ) {
+    if (chunkBytes % 16 !== 0) throw new Error(`${label}: chunks of ${chunkBytes} bytes, not a multiple of 16`);
+  }
+
+  /** Bytes it holds without creating a buffer. */
+  get capacity(): number {
+    return this.chunks.length * this.chunkBytes;
+  }
+
+  /** Adds chunks until `bytes` fit. */
+  reserve(bytes: number): void {
+    while (this.capacity < bytes) {
+      this.chunks.push(this.device.createBuffer({ size: this.chunkBytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, label: `${this.label} ${this.chunks.length}` }));
+    }
+  }
+
+  /** Encodes the copy of `src`'s bytes [srcByte, srcByte + bytes) to byte `at` of the read-back (reserved first). */
+  copy(enc: GPUCommandEncoder, src: GPUBuffer, srcByte: number, at: number, bytes: number): void {
+    this.reserve(at + bytes);
+    while (bytes > 0) {
+      const c = Math.floor(at / this.chunkBytes);
+      const off = at - c * this.chunkBytes;
+      const n = Math.min(bytes, this.chunkBytes - off);
+      enc.copyBufferToBuffer(src, srcByte, this.chunks[c]!, off, n);
+      srcByte += n;
+      at += n;
+      bytes -= n;
+    }
+  }
+
+  /**
+   * Maps the chunks holding the first `bytes` (after the copies were submitted)
+   * and, once all are mapped and `mapped` has returned, calls `each` with each
+   * chunk's words and the number of its first word, in order; then unmaps them.
+   * The views are valid only during `each`.
+   */
+  async read(bytes: number, mapped: () => Promise<void>, each: (words: Uint32Array, first: number) => void): Promise<void> {
+    const count = Math.ceil(bytes / this.chunkBytes);
+    const sizes = Array.from({ length: count }, (_, c) => bufferSize(Math.min(this.chunkBytes, bytes - c * this.chunkBytes)));
+    const used = this.chunks.slice(0, count);
+    try {
+      const maps = await Promise.allSettled(used.map((b, c) => mapForRead(b, 0, sizes[c]!)));
+      for (const m of maps) if (m.status === 'rejected') throw m.reason;
+      await mapped();
+      for (let c = 0; c < count; c++) {
+        const words = Math.min(this.chunkBytes, bytes - c * this.chunkBytes) >>> 2;
+        each(new Uint32Array(used[c]!.getMappedRange(0, sizes[c]!), 0, words), (c * this.chunkBytes) >>> 2);
+      }
+    } finally {
+      for (const b of used) b.unmap();
+    }
+  }
+
+  destroy(): void {
+    for (const b of this.chunks) b.destroy();
+    this.chunks.length = 0;
+  }
+}

@@ -22,9 +22,10 @@
  */
 import type { DeviceAssignment, EvacuationTimes } from '../../gc/marker.js';
 import { CARD_SHIFT } from '../../heap/card-table.js';
-import { FORWARD_WORD, STATUS_FORWARDED } from '../../heap/object-model.js';
+import { FORWARD_WORD, HEADER_WORDS, STATUS_FORWARDED } from '../../heap/object-model.js';
 import { atParityOf, bufferWord } from '../../heap/word-parity.js';
-import { bufferSize, destroyAll, GrowableBuffer, helperBigGroups, helperGroups, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
+import { bufferSize, ChunkedReadback, destroyAll, GrowableBuffer, helperBigGroups, helperGroups, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
+import { ReadbackParts } from './readback-parts.js';
 import type { GpuContext } from '../device/device.js';
 import type { Program } from '../device/shader.js';
 import { bindGroup, buildProgram, dispatchAll, kernelSource } from '../device/shader.js';
@@ -93,37 +94,61 @@ export interface Finished {
 /**
  * The cards (counted from tenured's start) the card bits cover: the promotion
  * buffer's `promoted` [first card's word, last word] relative to tenured, and
- * the remembered slots' runs when the device dirties their cards too.
+ * the remembered slots' `slots` [first, last] (heap words) when the device
+ * dirties their cards too.
  */
-export function cardSpan(promoted: readonly [number, number] | null, runs: Uint32Array | null, tenuredStart: number): { cardFirst: number; cardWords: number } {
+export function cardSpan(promoted: readonly [number, number] | null, slots: readonly [number, number] | null, tenuredStart: number): { cardFirst: number; cardWords: number } {
   let lo = Infinity;
   let hi = -1;
   if (promoted) [lo, hi] = [promoted[0], promoted[1]];
-  if (runs) {
-    for (let i = 0; i < runs.length; i += 2) {
-      if (runs[i + 1] === 0) continue;
-      lo = Math.min(lo, runs[i]! - tenuredStart);
-      hi = Math.max(hi, runs[i]! + runs[i + 1]! - 1 - tenuredStart);
-    }
+  if (slots) {
+    lo = Math.min(lo, slots[0] - tenuredStart);
+    hi = Math.max(hi, slots[1] - tenuredStart);
   }
   if (hi < 0) return { cardFirst: 0, cardWords: 0 };
   const first = lo >> CARD_SHIFT;
   return { cardFirst: first, cardWords: Math.ceil(((hi >> CARD_SHIFT) - first + 1) / 32) };
 }
 
-/** The (first slot, count) runs with those that continue one another joined
- *  (the remembered set's runs stop at card ends) and empty ones dropped. */
-export function joinRuns(runs: Uint32Array): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < runs.length; i += 2) {
-    const s = runs[i]!;
-    const n = runs[i + 1]!;
+/** What the device and the write need of the remembered slots' runs, from one pass. */
+export interface SlotRuns {
+  /** Each run's first word in the gathered slots. */
+  readonly offsets: Uint32Array<ArrayBuffer>;
+  /** The slots in all runs. */
+  readonly slots: number;
+  /** The first and last slot of the non-empty runs, or null when there are none. */
+  readonly span: [number, number] | null;
+  /** The (first slot, count) runs with those that continue one another joined
+   *  (the remembered set's runs stop at card ends) and empty ones dropped: one
+   *  write each. */
+  readonly joined: number[];
+}
+
+/**
+ * The gather offsets, the card span and the joined writes of (first slot,
+ * count) `runs` in one pass: a large remembered set has over a hundred thousand
+ * runs, and each pass over them costs the pause milliseconds.
+ */
+export function slotRuns(runs: Uint32Array): SlotRuns {
+  const count = runs.length >>> 1;
+  const offsets = new Uint32Array(count);
+  const joined: number[] = [];
+  let slots = 0;
+  let lo = -1;
+  let hi = -1;
+  for (let r = 0; r < count; r++) {
+    const s = runs[2 * r]!;
+    const n = runs[2 * r + 1]!;
+    offsets[r] = slots;
+    slots += n;
     if (n === 0) continue;
-    const k = out.length;
-    if (k > 0 && out[k - 2]! + out[k - 1]! === s) out[k - 1]! += n;
-    else out.push(s, n);
+    if (lo < 0 || s < lo) lo = s;
+    if (s + n - 1 > hi) hi = s + n - 1;
+    const k = joined.length;
+    if (k > 0 && joined[k - 2]! + joined[k - 1]! === s) joined[k - 1]! += n;
+    else joined.push(s, n);
   }
-  return out;
+  return { offsets, slots, span: lo < 0 ? null : [lo, hi], joined };
 }
 
 /** Bytes of `rctl`'s counts, before the promoted copies' card bits. */
@@ -142,7 +167,7 @@ export class DeviceEvacuation {
   /** Each slot run's offset, then the fixed slots gathered at those offsets. */
   private readonly gather: GrowableBuffer;
   private readonly totals: Readback;
-  private readonly readback: Readback;
+  private readonly readback: ChunkedReadback;
   private typesUploaded = -1;
   private readonly wg: number;
   /** The assignment `finish` completes. */
@@ -171,7 +196,7 @@ export class DeviceEvacuation {
     this.slots = new GrowableBuffer(d, rw, 'evacuation slot runs', max);
     this.gather = new GrowableBuffer(d, rw, 'evacuation gathered slots', max);
     this.totals = new Readback(d, 'evacuation totals read-back');
-    this.readback = new Readback(d, 'evacuation read-back');
+    this.readback = new ChunkedReadback(d, 'evacuation read-back');
   }
 
   /** Builds the kernels and starts the heap writers. */
@@ -306,6 +331,17 @@ export class DeviceEvacuation {
     return { ok: true, survivedWords: survived, promotedWords: promoted, ms: performance.now() - t0 };
   }
 
+  /**
+   * Grows the read-back for a young collection of `youngWords` allocated words,
+   * while the program runs rather than in that collection's pause: survivors
+   * and promotions take at most those words, and their new addresses one word
+   * per object of at least HEADER_WORDS (the remembered slots may take more:
+   * the pause grows it then).
+   */
+  reserve(youngWords: number): void {
+    this.readback.reserve(Math.ceil(youngWords * (1 + 1 / HEADER_WORDS)) * 4);
+  }
+
   /** Forgets an assignment that the CPU evacuates instead. */
   abandon(): void {
     this.pending = null;
@@ -326,18 +362,11 @@ export class DeviceEvacuation {
     const runCount = runs.length >>> 1;
     // The fixed remembered slots, gathered in run order after each run's offset.
     const slotsBack = runCount > 0 && this.slotsOnDevice;
-    let slotWords = 0;
-    let offsets: Uint32Array<ArrayBuffer> | null = null;
-    if (slotsBack) {
-      offsets = new Uint32Array(runCount);
-      for (let r = 0; r < runCount; r++) {
-        offsets[r] = slotWords;
-        slotWords += runs[2 * r + 1]!;
-      }
-    }
+    const back = slotsBack ? slotRuns(runs) : null;
+    const slotWords = back?.slots ?? 0;
     this.gather.ensure((runCount + slotWords) * 4 || 4);
-    if (offsets) await this.uploader.write(this.gather.buffer, 0, offsets);
-    const { cardFirst, cardWords } = cardSpan(T > 0 ? [job.base - p.tenuredStart, job.base + T - 1 - p.tenuredStart] : null, slotsBack ? runs : null, p.tenuredStart);
+    if (back) await this.uploader.write(this.gather.buffer, 0, back.offsets);
+    const { cardFirst, cardWords } = cardSpan(T > 0 ? [job.base - p.tenuredStart, job.base + T - 1 - p.tenuredStart] : null, back?.span ?? null, p.tenuredStart);
     this.ctl.ensure(CTL_BYTES + cardWords * 4);
     this.slots.ensure(Math.max(1, runs.length) * 4);
     if (runCount > 0) await this.uploader.write(this.slots.buffer, 0, runs);
@@ -382,16 +411,15 @@ export class DeviceEvacuation {
     // into the shared heap go eight bytes at a time (heap/word-parity.ts).
     const toAt = atParityOf(0, bufferWord(job.words, p.toStart));
     const tenAt = atParityOf(toAt + S, bufferWord(job.words, job.base));
-    const bytes = (tenAt + T + n + cardWords + slotWords) * 4;
-    const target = this.readback.target(bytes);
+    const fwdAt = tenAt + T;
+    const bytes = (fwdAt + n + cardWords + slotWords) * 4;
+    const rb = this.readback;
     const enc2 = device.createCommandEncoder({ label: 'evacuation read-back' });
-    this.copyRange(enc2, p.toStart, p.toStart + S, target, toAt);
-    let at = this.copyRange(enc2, job.base, job.base + T, target, tenAt);
-    if (n > 0) enc2.copyBufferToBuffer(this.fwd.buffer, 0, target, at * 4, n * 4);
-    at += n;
-    if (cardWords > 0) enc2.copyBufferToBuffer(this.ctl.buffer, CTL_BYTES, target, at * 4, cardWords * 4);
-    at += cardWords;
-    if (slotWords > 0) enc2.copyBufferToBuffer(this.gather.buffer, runCount * 4, target, at * 4, slotWords * 4);
+    this.copyRange(enc2, p.toStart, p.toStart + S, toAt);
+    this.copyRange(enc2, job.base, job.base + T, tenAt);
+    if (n > 0) rb.copy(enc2, this.fwd.buffer, 0, fwdAt * 4, n * 4);
+    if (cardWords > 0) rb.copy(enc2, this.ctl.buffer, CTL_BYTES, (fwdAt + n) * 4, cardWords * 4);
+    if (slotWords > 0) rb.copy(enc2, this.gather.buffer, runCount * 4, (fwdAt + n + cardWords) * 4, slotWords * 4);
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
     const writers = await this.writers;
@@ -403,33 +431,39 @@ export class DeviceEvacuation {
     const headers = job.headers || (runCount > 0 && !slotsBack) || job.picks === null;
     // Searching the list, the CPU needs only the roots' referents' new addresses.
     const picks = headers ? null : job.picks;
-    await this.readback.readWith(bytes, async (view) => {
-      // The last point where the device may fail this collection: from here on
-      // the heap is written, plain memory copies that no device fault can stop.
-      await deviceFaults().commit();
-      t2 = performance.now();
-      const words = job.words;
-      const w = u32View(words);
-      writers.copy(view, toAt, w, p.toStart, S);
-      writers.copy(view, tenAt, w, job.base, T);
-      const fwdAt = tenAt + T;
-      if (picks === null) writers.copy(view, fwdAt, u32View(job.forward), 0, n);
-      else for (let k = 0; k < picks.length; k++) job.forward[k] = view[fwdAt + picks[k]!]!;
-      cardBits.set(view.subarray(fwdAt + n, fwdAt + n + cardWords));
-      // Runs that continue one another (a large array's, split at its cards) are one write.
-      const back = slotsBack ? joinRuns(runs) : null;
-      if (back) {
-        let from = fwdAt + n + cardWords;
-        for (let r = 0; r < back.length; r += 2) {
-          writers.copy(view, from, w, back[r]!, back[r + 1]!);
-          from += back[r + 1]!;
-        }
+    const words = job.words;
+    const w = u32View(words);
+    const parts = new ReadbackParts();
+    parts.add(w, p.toStart, toAt, S);
+    parts.add(w, job.base, tenAt, T);
+    if (picks === null) parts.add(u32View(job.forward), 0, fwdAt, n);
+    else parts.pick(fwdAt, picks, job.forward);
+    parts.add(cardBits, 0, fwdAt + n, cardWords);
+    // Runs that continue one another (a large array's, split at its cards) are one write.
+    if (back) {
+      const joined = back.joined;
+      let from = fwdAt + n + cardWords;
+      for (let r = 0; r < joined.length; r += 2) {
+        parts.add(w, joined[r]!, from, joined[r + 1]!);
+        from += joined[r + 1]!;
       }
-      writeWait = writers.flush();
-      // From here the new addresses are read from the heap-side copy: a mapped
-      // read-back buffer may be memory the CPU reads slowly one word at a time.
-      if (headers) writeForwardingHeaders(words, live, job.forward.subarray(0, n));
-    });
+    }
+    const copy = writers.copy.bind(writers);
+    await rb.read(
+      bytes,
+      async () => {
+        // The last point where the device may fail this collection: from here on
+        // the heap is written, plain memory copies that no device fault can stop.
+        await deviceFaults().commit();
+        t2 = performance.now();
+      },
+      (view, first) => parts.take(view, first, copy),
+    );
+    if (!parts.done) throw new Error('GPU evacuation: the read-back ended before its last part');
+    writeWait = writers.flush();
+    // From here the new addresses are read from the heap-side copy: a mapped
+    // read-back buffer may be memory the CPU reads slowly one word at a time.
+    if (headers) writeForwardingHeaders(words, live, job.forward.subarray(0, n));
     const t3 = performance.now();
     return {
       cardBits,
@@ -441,17 +475,16 @@ export class DeviceEvacuation {
     };
   }
 
-  /** Copies mirror words [s, e) to `target` at word `at`, chunk by chunk; returns the next word. */
-  private copyRange(enc: GPUCommandEncoder, s: number, e: number, target: GPUBuffer, at: number): number {
+  /** Copies mirror words [s, e) to read-back word `at`, mirror chunk by mirror chunk. */
+  private copyRange(enc: GPUCommandEncoder, s: number, e: number, at: number): void {
     const cw = this.mirror.chunkWords;
     while (s < e) {
       const c = Math.floor(s / cw);
       const end = Math.min(e, (c + 1) * cw);
-      enc.copyBufferToBuffer(this.mirror.chunks[c]!, (s - c * cw) * 4, target, at * 4, (end - s) * 4);
+      this.readback.copy(enc, this.mirror.chunks[c]!, (s - c * cw) * 4, at * 4, (end - s) * 4);
       at += end - s;
       s = end;
     }
-    return at;
   }
 
   destroy(): void {

@@ -9,6 +9,7 @@
  */
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { workerScript } from '../../heap/worker-script.js';
+import { rangeSlots } from '../../gc/roots.js';
 import { MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type MarkerConstraints, type MarkRequest, type MarkResult, type YoungEvacuatingMarker, type YoungSpaces } from '../../gc/marker.js';
 import { evacuationRefusal } from '../evacuate/refusal.js';
 import { GpuAdapterLimitError, GpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
@@ -418,9 +419,8 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
 
   async scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number): Promise<RemsetReply | null> {
     if (!this.constraints.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
-    let slots = 0;
-    for (let i = 0; i < ranges.length; i += 2) slots += ranges[i + 1]! - ranges[i]!;
-    // The same test as GpuMarker's, made here to spare the round trip.
+    // The same test as GpuMarker's, made here to spare the round trip; the count goes with the ranges.
+    const slots = rangeSlots(ranges);
     if (slots < this.options.remsetMinSlots) return null;
     await this.ready();
     const { changes, ms } = this.changes();
@@ -428,6 +428,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       op: 'remset',
       marker: this.id,
       ranges: this.ranges.put(ranges),
+      slots,
       youngStart,
       youngEnd,
       changes,

@@ -11,20 +11,30 @@
 // once (`roots`, deduplicated with the `seen` bitmap over the young range), and
 // every run of consecutive slots holding young references once (`runs`, pairs
 // of first slot and count), which the CPU redirects after evacuation and the
-// replay redirects on the mirror. Counts past the capacities are still counted
-// (ctl): the host then scans on the CPU instead.
+// replay redirects on the mirror. A range's first run goes to the range's own
+// entry (count 0 when it has none), so that the runs come in the ranges'
+// address order, which lets a device evacuation write them back as a few long
+// copies; a range's later runs go after all ranges' entries, in any order.
+// Counts past the capacities are still counted (ctl): the host then scans on
+// the CPU instead.
 //
 // Constants from the host: WG.
 
 // `rp` (RemsetParams) and the slots CTL_ROOTS, CTL_RUNS of `rsCtl` come from
 // kernels/constants.ts, generated ahead of this file.
 
-fn emitRun(first: u32, count: u32) {
-  let k = atomicAdd(&rsCtl[CTL_RUNS], 1u);
+/// Writes range `r`'s run (first, count): at entry r if it is the range's first
+/// (`own`), else after the ranges' entries. Returns false: the range's own entry is taken.
+fn emitRun(r: u32, own: bool, first: u32, count: u32) -> bool {
+  var k = r;
+  if (!own) {
+    k = rp.rangeCount + atomicAdd(&rsCtl[CTL_RUNS], 1u);
+  }
   if (k < rp.runsCap) {
     runs[2u * k] = first;
     runs[2u * k + 1u] = count;
   }
+  return false;
 }
 
 fn noteReferent(v: u32) {
@@ -44,6 +54,7 @@ fn remset_scan(@builtin(global_invocation_id) gid: vec3<u32>) {
     let hi = ranges[2u * r + 1u];
     var first = 0u;
     var count = 0u;
+    var own = true;
     for (var s = lo; s < hi; s += 1u) {
       let v = heapWord(s);
       if (v >= rp.youngStart && v < rp.youngEnd) {
@@ -51,10 +62,12 @@ fn remset_scan(@builtin(global_invocation_id) gid: vec3<u32>) {
         count += 1u;
         noteReferent(v);
       } else if (count > 0u) {
-        emitRun(first, count);
+        own = emitRun(r, own, first, count);
         count = 0u;
       }
     }
-    if (count > 0u) { emitRun(first, count); }
+    if (count > 0u) { own = emitRun(r, own, first, count); }
+    // A range without young slots: its entry is an empty run.
+    if (own) { emitRun(r, true, lo, 0u); }
   }
 }

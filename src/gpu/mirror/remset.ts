@@ -14,7 +14,9 @@ import { REMSET, REMSET_CTL_WORDS, REMSET_PARAMS, specializationHeader, structWo
 export interface RemsetResult {
   /** Each young object referenced from the ranges, once. */
   readonly roots: Int32Array;
-  /** (first slot, count) pairs of consecutive slots holding young references. */
+  /** (first slot, count) pairs of consecutive slots holding young references:
+   *  each range's first run (count 0 when it has none) in the ranges' order,
+   *  then the ranges' further runs. */
   readonly runs: Int32Array;
 }
 
@@ -118,7 +120,8 @@ export class RemsetScan {
     device.queue.submit([enc.finish()]);
     const counts = await this.countsReadback.read(CTL_BYTES);
     const nRoots = counts[REMSET.CTL_ROOTS]!;
-    const nRuns = counts[REMSET.CTL_RUNS]!;
+    // Every range's own entry, then the ranges' further runs.
+    const nRuns = rangeCount + counts[REMSET.CTL_RUNS]!;
     if (nRoots > rootsCap || nRuns > runsCap) return null;
     const bytes = (nRoots + 2 * nRuns) * 4;
     if (bytes === 0) return { roots: new Int32Array(0), runs: new Int32Array(0) };

@@ -20,6 +20,7 @@ import { graphJob, sableJob } from '../engines/layout-jobs.js';
 import type { DirtyRanges, GraphDirty, UploadStats } from '../mirror/mirror.js';
 import { GraphMirror, HeapMirror, StagingUploader } from '../mirror/mirror.js';
 import { RemsetScan, type RemsetResult } from '../mirror/remset.js';
+import { rangeSlots } from '../../gc/roots.js';
 import { pipelinesCreated } from '../device/shader.js';
 import { EvacuationReplay } from '../mirror/replay.js';
 import type { GpuOptions } from '../options.js';
@@ -129,6 +130,16 @@ export class GpuMarker implements YoungEvacuatingMarker {
     const st = await (this.mirror as HeapMirror).stage(input.words, [start, end]);
     this.ahead.bytes += st.bytes;
     this.ahead.ms += st.ms;
+  }
+
+  /**
+   * After an upload ahead that reached word `end` of eden: grows what the next
+   * device evacuation reads back into, so that its pause does not create it
+   * (the worker calls this once it has replied, while the program runs).
+   */
+  reserveAhead(end: number): void {
+    const young = this.config.input.layout === 'sable' ? this.config.input.youngRange : undefined;
+    if (this.evacuation && young) this.evacuation.reserve(end - young[0]);
   }
 
   async mark(request: MarkRequest): Promise<MarkResult> {
@@ -329,10 +340,9 @@ export class GpuMarker implements YoungEvacuatingMarker {
     ranges: Int32Array,
     youngStart: number,
     youngEnd: number,
+    slots = rangeSlots(ranges),
   ): Promise<(RemsetResult & { syncMs: number }) | null> {
     if (!this.constraints.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
-    let slots = 0;
-    for (let i = 0; i < ranges.length; i += 2) slots += ranges[i + 1]! - ranges[i]!;
     // A round trip to the device costs more than the CPU's scan of a small
     // remembered set (docs/decisions/r19g-0009).
     if (slots < this.options.remsetMinSlots) return null;

@@ -163,7 +163,8 @@ const STREAM_BLOCK = 1 << 18;
 
 const markers = new Map<number, Hosted>();
 
-/** Work a request leaves for after its reply is posted (a young mark's list copy). */
+/** Work a request leaves for after its reply is posted (a young mark's list copy,
+ *  a read-back grown ahead of the next evacuation). */
 let afterReply: (() => void) | null = null;
 
 function takeAfterReply(): (() => void) | null {
@@ -202,9 +203,12 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       await h.marker.prepare();
       return { adapter: (await openGpu({ benchmark: h.benchmark })).adapter, startup: h.marker.startup! } satisfies PrepareReply;
     }
-    case 'uploadAhead':
-      await hosted(req.marker).marker.uploadAhead(req.start, req.end);
+    case 'uploadAhead': {
+      const marker = hosted(req.marker).marker;
+      await marker.uploadAhead(req.start, req.end);
+      afterReply = () => marker.reserveAhead(req.end);
       return null;
+    }
     case 'mark': {
       const toWorker = sharedClock() - req.sentAt;
       const h = hosted(req.marker);
@@ -263,7 +267,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
     case 'remset': {
       const h = hosted(req.marker);
       h.receive(req.changes);
-      const found = await h.marker.scanRememberedSet(view(req.ranges), req.youngStart, req.youngEnd);
+      const found = await h.marker.scanRememberedSet(view(req.ranges), req.youngStart, req.youngEnd, req.slots);
       if (!found) return null;
       // The lists may be views of a mapped read-back: copies of this thread's own, handed over.
       const roots = found.roots.slice();
