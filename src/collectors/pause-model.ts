@@ -189,7 +189,7 @@ function lineAt(l: Line, x: number): number {
 
 /** The key of the same term on the other CPU engine (serial's mark, copy and
  *  sweep against parallel's), or null for a term no other engine shares. */
-function counterpart(key: string): string | null {
+function counterpartOf(key: string): string | null {
   const [term, a, kind] = key.split(':');
   if (term === 'mark' && (a === 'serial' || a === 'parallel')) return `mark:${a === 'serial' ? 'parallel' : 'serial'}:${kind}`;
   if ((term === 'copy' || term === 'sweep') && (a === 'cpu' || a === 'parallel')) {
@@ -197,6 +197,37 @@ function counterpart(key: string): string | null {
     return kind === undefined ? `${term}:${other}` : `${term}:${other}:${kind}`;
   }
   return null;
+}
+
+/** The keys of an engine's terms for a kind of collection. */
+interface TermKeys {
+  readonly roots: string;
+  readonly mark: string;
+  readonly copy: string;
+  readonly upload: string | null;
+  readonly sweep: string | null;
+  readonly other: string;
+}
+
+function termKeys(engine: Engine, kind: Kind): TermKeys {
+  return {
+    roots: `roots:${kind}`,
+    mark: `mark:${engine}:${kind}`,
+    copy: `copy:${engine === 'parallel' ? 'parallel' : isGpu(engine) && kind === 'young' ? 'gpu' : 'cpu'}:${kind}`,
+    upload: isGpu(engine) ? `upload:${engine}` : null,
+    sweep: kind === 'full' ? `sweep:${engine === 'parallel' ? 'parallel' : 'cpu'}` : null,
+    other: `other:${kind}`,
+  };
+}
+
+/** Every engine's term keys, built once: a choice predicts every engine, and
+ *  building the keys (and splitting them again) each time cost it most of its time. */
+const KEYS = Object.fromEntries(ENGINES.map((e) => [e, { young: termKeys(e, 'young'), full: termKeys(e, 'full') }])) as Record<Engine, Record<Kind, TermKeys>>;
+const COUNTERPART = new Map<string, string | null>();
+for (const e of ENGINES) {
+  for (const k of [KEYS[e].young, KEYS[e].full]) {
+    for (const key of [k.roots, k.mark, k.copy, k.upload, k.sweep, k.other]) if (key !== null) COUNTERPART.set(key, counterpartOf(key));
+  }
 }
 
 export class PauseModel {
@@ -213,6 +244,9 @@ export class PauseModel {
 
   /** `cores`: the cores the threads share; parallel's priors count no more
    *  threads than cores, since more only take turns (`--threads 4` on 2 cores). */
+  /** Each term key's default line under `priors` (cleared with them). */
+  private readonly priorLines = new Map<string, Line>();
+
   constructor(readonly threads: number, private adapter: AdapterKind = 'hardware', private readonly cores = threads) {
     this.priors = defaultPriors(Math.min(threads, cores), adapter);
   }
@@ -225,10 +259,20 @@ export class PauseModel {
   setAdapter(adapter: AdapterKind): void {
     this.adapter = adapter;
     this.priors = defaultPriors(Math.min(this.threads, this.cores), adapter);
+    this.priorLines.clear();
     for (const [key, fit] of this.fits) fit.setPrior(this.priorOf(key));
   }
 
   private priorOf(key: string): Line {
+    let line = this.priorLines.get(key);
+    if (line === undefined) {
+      line = this.priorFromKey(key);
+      this.priorLines.set(key, line);
+    }
+    return line;
+  }
+
+  private priorFromKey(key: string): Line {
     const [term, a] = key.split(':') as [string, string];
     const p = this.priors;
     switch (term) {
@@ -258,32 +302,9 @@ export class PauseModel {
     return f;
   }
 
-  private keys(engine: Engine, kind: Kind) {
-    return {
-      roots: `roots:${kind}`,
-      mark: `mark:${engine}:${kind}`,
-      copy: `copy:${engine === 'parallel' ? 'parallel' : isGpu(engine) && kind === 'young' ? 'gpu' : 'cpu'}:${kind}`,
-      upload: isGpu(engine) ? `upload:${engine}` : null,
-      sweep: kind === 'full' ? `sweep:${engine === 'parallel' ? 'parallel' : 'cpu'}` : null,
-      other: `other:${kind}`,
-    };
-  }
-
   /** Samples of `engine`'s mark term for `kind`: how much the model has seen it. */
   samples(engine: Engine, kind: Kind): number {
-    return this.fits.get(`mark:${engine}:${kind}`)?.samples ?? 0;
-  }
-
-  /** The terms of `engine`'s collection of `f`, each with its key, fit and size. */
-  private terms(engine: Engine, f: Features): Array<[string, DecayingFit, number]> {
-    const k = this.keys(engine, f.kind);
-    const t: Array<[string, DecayingFit, number]> = [
-      [k.roots, this.fit(k.roots), f.rootWork], [k.mark, this.fit(k.mark), f.markWords],
-      [k.copy, this.fit(k.copy), f.copyWords], [k.other, this.fit(k.other), 0],
-    ];
-    if (k.sweep) t.push([k.sweep, this.fit(k.sweep), f.sweepWords]);
-    if (k.upload) t.push([k.upload, this.fit(k.upload), f.uploadWords[engine] ?? 0]);
-    return t;
+    return this.fits.get(KEYS[engine][kind].mark)?.samples ?? 0;
   }
 
   /**
@@ -295,7 +316,7 @@ export class PauseModel {
    */
   private termCost(key: string, fit: DecayingFit, x: number): number {
     if (fit.samples > 0) return fit.predict(x);
-    const other = counterpart(key);
+    const other = COUNTERPART.get(key) ?? null;
     const measured = other === null ? undefined : this.fits.get(other);
     if (measured === undefined || measured.samples === 0) return fit.predict(x);
     const own = lineAt(this.priorOf(key), x);
@@ -323,15 +344,22 @@ export class PauseModel {
 
   /** The pause of `engine`'s next collection of `f`: its terms' steady lines,
    *  a term never measured counting its warm-up as well. */
-  predict(engine: Engine, f: Features): Prediction {
-    const w = this.warmup();
+  predict(engine: Engine, f: Features, w = this.warmup()): Prediction {
+    const k = KEYS[engine][f.kind];
     let ms = 0;
     let steady = 0;
-    for (const [key, fit, x] of this.terms(engine, f)) {
+    const term = (key: string, x: number): void => {
+      const fit = this.fit(key);
       const y = this.termCost(key, fit, x);
       steady += y;
       ms += fit.samples === 0 ? y * w : y;
-    }
+    };
+    term(k.roots, f.rootWork);
+    term(k.mark, f.markWords);
+    term(k.copy, f.copyWords);
+    term(k.other, 0);
+    if (k.sweep) term(k.sweep, f.sweepWords);
+    if (k.upload) term(k.upload, f.uploadWords[engine] ?? 0);
     const cpu = engine === 'parallel' ? ms * this.threads : ms;
     return { engine, pauseMs: ms, steadyMs: steady, cpuMs: cpu, samples: this.samples(engine, f.kind) };
   }
@@ -339,7 +367,7 @@ export class PauseModel {
   /** Learns from one collection's phases (a term's first sample divided by the warm-up). */
   observe(o: Observation): void {
     const w = this.warmup();
-    const k = this.keys(o.engine, o.kind);
+    const k = KEYS[o.engine][o.kind];
     this.fit(k.roots).add(o.rootWork, o.rootsMs, w);
     this.fit(k.mark).add(o.markWords, o.markMs, w);
     this.fit(k.copy).add(o.copyWords, o.copyMs, w);
@@ -384,7 +412,9 @@ export class PauseModel {
    */
   choose(f: Features, candidates: readonly Engine[], options: ChoiceOptions = {}): Choice {
     if (candidates.length === 0) throw new Error('pause model: no engine to choose from');
-    const predictions = candidates.map((e) => this.predict(e, f));
+    // One warm-up factor for every engine's prediction: it walks every term.
+    const w = this.warmup();
+    const predictions = candidates.map((e) => this.predict(e, f, w));
     const remaining = options.remaining ?? remainingCollections(this.observedOf[f.kind]);
     const fastest = (list: readonly Prediction[], cost = (p: Prediction): number => p.pauseMs): Prediction =>
       list.reduce((a, b) => (cost(b) < cost(a) ? b : a));
