@@ -66,9 +66,38 @@ describe('ChunkedReadback', () => {
     });
   });
 
+  it('doubles its chunks from the first size up to the largest, and reads across them', async () => {
+    const ctx = await openGpu();
+    const device = ctx.device;
+    const rb = new ChunkedReadback(device, 'doubling test', 256, 64);
+    rb.reserve(1);
+    expect(rb.capacity).toBe(64);
+    rb.reserve(500);
+    // 64 + 128 + 256 = 448 bytes, then another of 256.
+    expect(rb.capacity).toBe(704);
+    const words = new Uint32Array(160).map((_, i) => 7 * i + 3);
+    const src = device.createBuffer({ size: 640, usage: GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+    device.queue.writeBuffer(src, 0, words);
+    const enc = device.createCommandEncoder();
+    rb.copy(enc, src, 0, 8, 632);
+    device.queue.submit([enc.finish()]);
+    const got = new Uint32Array(160);
+    const firsts: number[] = [];
+    await rb.read(640, async () => undefined, (view, first) => {
+      firsts.push(first);
+      got.set(view, first);
+    });
+    // Chunks start at bytes 0, 64, 192 and 448.
+    expect(firsts).toEqual([0, 16, 48, 112]);
+    expect(Array.from(got.subarray(2))).toEqual(Array.from(words.subarray(0, 158)));
+    rb.destroy();
+    src.destroy();
+  });
+
   it('refuses chunks that are not a multiple of 16 bytes', async () => {
     const ctx = await openGpu();
-    expect(() => new ChunkedReadback(ctx.device, 'odd', 40)).toThrow(/multiple of 16/);
+    expect(() => new ChunkedReadback(ctx.device, 'odd', 40)).toThrow(/multiples of 16/);
+    expect(() => new ChunkedReadback(ctx.device, 'odd first', 64, 24)).toThrow(/multiples of 16/);
   });
 });
 

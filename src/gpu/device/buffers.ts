@@ -146,52 +146,70 @@ export class Readback {
   }
 }
 
-/** Bytes of each buffer of a `ChunkedReadback`: creating one costs a few ms. */
+/** Bytes of the largest buffers of a `ChunkedReadback`: creating one costs a few ms. */
 export const READBACK_CHUNK_BYTES = 16 << 20;
+/** Bytes of its first buffer: the sizes double from here, so a small read-back creates little. */
+export const READBACK_FIRST_CHUNK_BYTES = 1 << 20;
 
 /**
- * A large read-back through MAP_READ buffers of a fixed size, kept and only
- * added to. Creating a MAP_READ buffer costs time in proportion to its size (on
- * the H100 host, 16-27 ms for 80-100 MB), so a read-back that grows in one
- * buffer pays that inside the pause that first needs it; in chunks, `reserve`
- * adds them a few at a time ahead of need, and the pause creates only what no
- * reservation foresaw. The copies into it see one run of bytes; `read` hands its
+ * A large read-back through MAP_READ buffers, kept and only added to. Creating a
+ * MAP_READ buffer costs time in proportion to its size (on the H100 host, 16-27
+ * ms for 80-100 MB), so a read-back that grows in one buffer pays that inside the
+ * pause that first needs it; in chunks, `reserve` adds them a few at a time ahead
+ * of need, and the pause creates only what no reservation foresaw. The chunks
+ * double in size from `firstBytes` up to `maxBytes`, so a small read-back makes
+ * a small one. The copies into it see one run of bytes; `read` hands its
  * callback each chunk's words in order.
  */
 export class ChunkedReadback {
   private readonly chunks: GPUBuffer[] = [];
+  /** Each chunk's first byte in the read-back, and the byte after the last chunk. */
+  private readonly starts: number[] = [0];
 
   constructor(
     private readonly device: GPUDevice,
     private readonly label: string,
-    readonly chunkBytes = READBACK_CHUNK_BYTES,
+    readonly maxBytes = READBACK_CHUNK_BYTES,
+    readonly firstBytes = Math.min(READBACK_FIRST_CHUNK_BYTES, maxBytes),
   ) {
-    if (chunkBytes % 16 !== 0) throw new Error(`${label}: chunks of ${chunkBytes} bytes, not a multiple of 16`);
+    if (firstBytes % 16 !== 0 || maxBytes % 16 !== 0) throw new Error(`${label}: chunks of ${firstBytes} to ${maxBytes} bytes, not multiples of 16`);
   }
 
   /** Bytes it holds without creating a buffer. */
   get capacity(): number {
-    return this.chunks.length * this.chunkBytes;
+    return this.starts[this.chunks.length]!;
   }
 
   /** Adds chunks until `bytes` fit. */
   reserve(bytes: number): void {
     while (this.capacity < bytes) {
-      this.chunks.push(this.device.createBuffer({ size: this.chunkBytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, label: `${this.label} ${this.chunks.length}` }));
+      const c = this.chunks.length;
+      const size = c === 0 ? this.firstBytes : Math.min(this.maxBytes, 2 * this.chunks[c - 1]!.size);
+      const end = this.capacity + size;
+      this.chunks.push(this.device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, label: `${this.label} ${c}` }));
+      this.starts.push(end);
     }
+  }
+
+  /** The chunk holding read-back byte `at`. */
+  private chunkAt(at: number): number {
+    let c = 0;
+    while (this.starts[c + 1]! <= at) c++;
+    return c;
   }
 
   /** Encodes the copy of `src`'s bytes [srcByte, srcByte + bytes) to byte `at` of the read-back (reserved first). */
   copy(enc: GPUCommandEncoder, src: GPUBuffer, srcByte: number, at: number, bytes: number): void {
     this.reserve(at + bytes);
+    let c = this.chunkAt(at);
     while (bytes > 0) {
-      const c = Math.floor(at / this.chunkBytes);
-      const off = at - c * this.chunkBytes;
-      const n = Math.min(bytes, this.chunkBytes - off);
+      const off = at - this.starts[c]!;
+      const n = Math.min(bytes, this.starts[c + 1]! - at);
       enc.copyBufferToBuffer(src, srcByte, this.chunks[c]!, off, n);
       srcByte += n;
       at += n;
       bytes -= n;
+      c++;
     }
   }
 
@@ -202,16 +220,16 @@ export class ChunkedReadback {
    * The views are valid only during `each`.
    */
   async read(bytes: number, mapped: () => Promise<void>, each: (words: Uint32Array, first: number) => void): Promise<void> {
-    const count = Math.ceil(bytes / this.chunkBytes);
-    const sizes = Array.from({ length: count }, (_, c) => bufferSize(Math.min(this.chunkBytes, bytes - c * this.chunkBytes)));
+    this.reserve(bytes);
+    const count = bytes === 0 ? 0 : this.chunkAt(bytes - 1) + 1;
     const used = this.chunks.slice(0, count);
+    const held = used.map((_, c) => Math.min(this.starts[c + 1]!, bytes) - this.starts[c]!);
     try {
-      const maps = await Promise.allSettled(used.map((b, c) => mapForRead(b, 0, sizes[c]!)));
+      const maps = await Promise.allSettled(used.map((b, c) => mapForRead(b, 0, bufferSize(held[c]!))));
       for (const m of maps) if (m.status === 'rejected') throw m.reason;
       await mapped();
       for (let c = 0; c < count; c++) {
-        const words = Math.min(this.chunkBytes, bytes - c * this.chunkBytes) >>> 2;
-        each(new Uint32Array(used[c]!.getMappedRange(0, sizes[c]!), 0, words), (c * this.chunkBytes) >>> 2);
+        each(new Uint32Array(used[c]!.getMappedRange(0, bufferSize(held[c]!)), 0, held[c]! >>> 2), this.starts[c]! >>> 2);
       }
     } finally {
       for (const b of used) b.unmap();
@@ -221,5 +239,6 @@ export class ChunkedReadback {
   destroy(): void {
     for (const b of this.chunks) b.destroy();
     this.chunks.length = 0;
+    this.starts.length = 1;
   }
 }

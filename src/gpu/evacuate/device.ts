@@ -199,8 +199,10 @@ export class DeviceEvacuation {
     this.readback = new ChunkedReadback(d, 'evacuation read-back');
   }
 
-  /** Builds the kernels and starts the heap writers. */
+  /** Builds the kernels, starts the heap writers and makes the read-back's first
+   *  chunk, so that a small evacuation creates no buffer in its pause. */
   async prepare(): Promise<void> {
+    this.readback.reserve(1);
     await Promise.all([this.compile(), this.writers]);
   }
 
