@@ -100,7 +100,8 @@ function gpuPriors(adapter: AdapterKind): { dfs: Line; bfs: Line; upload: Line; 
   if (adapter === 'software') {
     return { dfs: { fixed: 1000, perUnit: 1e-4 }, bfs: { fixed: 1000, perUnit: 1e-4 }, upload: { fixed: 10, perUnit: 1e-5 }, copy: { fixed: 100, perUnit: 1e-4 } };
   }
-  return { dfs: { fixed: 1, perUnit: 3e-7 }, bfs: { fixed: 1.5, perUnit: 3e-7 }, upload: { fixed: 0.1, perUnit: 8e-7 }, copy: { fixed: 1, perUnit: 2e-6 } };
+  // Fixed costs: a small heap's collections on the H100 host (docs/decisions/s43-02).
+  return { dfs: { fixed: 2.2, perUnit: 3e-7 }, bfs: { fixed: 2.6, perUnit: 3e-7 }, upload: { fixed: 0.5, perUnit: 8e-7 }, copy: { fixed: 2.5, perUnit: 2e-6 } };
 }
 
 export function defaultPriors(threads: number, adapter: AdapterKind): Priors {
