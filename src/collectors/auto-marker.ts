@@ -172,8 +172,8 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     return m;
   }
 
-  scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number): Promise<RememberedScan | null> {
-    return this.evacuator().scanRememberedSet(ranges, youngStart, youngEnd);
+  scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number, beforeMark = true): Promise<RememberedScan | null> {
+    return this.evacuator().scanRememberedSet(ranges, youngStart, youngEnd, beforeMark);
   }
 
   verifyCopy(check: (copy: Uint32Array) => void): Promise<void> {

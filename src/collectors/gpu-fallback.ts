@@ -109,10 +109,10 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker {
     return this.serial.mark(request);
   }
 
-  async scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number): Promise<RememberedScan | null> {
+  async scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number, beforeMark = true): Promise<RememberedScan | null> {
     if (this.gpu === null) return null;
     try {
-      return await this.gpu.scanRememberedSet(ranges, youngStart, youngEnd);
+      return await this.gpu.scanRememberedSet(ranges, youngStart, youngEnd, beforeMark);
     } catch (e) {
       this.fall(e, 'remembered-set scan');
       return null;

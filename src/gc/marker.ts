@@ -164,13 +164,15 @@ export interface HeapCopyMarker extends Marker {
    */
   replayEvacuation(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<void>;
   /**
-   * Young collections, when `constraints.scansRememberedSet` (sable layout):
-   * reads the reference slots of `ranges` ((first, end) pairs: the slots of each
-   * dirty card's objects inside the card). Null when it would rather not (too
-   * few slots to be worth it) or could not (the plan then scans the ranges on
-   * the CPU). The mark request follows.
+   * When `constraints.scansRememberedSet` (sable layout): reads the reference
+   * slots of `ranges` ((first, end) pairs: the slots of each dirty card's
+   * objects inside the card). Null when it would rather not (too few slots to be
+   * worth it) or could not (the plan then scans the ranges on the CPU). In a
+   * young collection (`beforeMark`) the mark request follows and uses the copy
+   * this brought up to date; in a full one the mark came before, and only the
+   * runs are used.
    */
-  scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number): Promise<RememberedScan | null>;
+  scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number, beforeMark?: boolean): Promise<RememberedScan | null>;
   /** `--verify-gc`: brings the copy up to date and hands it (one word per heap
    *  word) to `check`. */
   verifyCopy(check: (copy: Uint32Array) => void): Promise<void>;

@@ -167,10 +167,11 @@ export class GenerationalPlan implements Collector {
     this.rangeObjects.clear();
     dirtyCardRanges(h, this.dirtyCards, this.cardRanges, withObjects ? this.rangeObjects : null);
     const r = this.cardRanges.view();
-    if (roots !== null && !withObjects && m !== null && m.constraints.scansRememberedSet) {
-      const found = await m.scanRememberedSet(r, h.youngStart, h.youngEnd);
+    if (!withObjects && m !== null && m.constraints.scansRememberedSet) {
+      // A full collection's scan, after its mark, needs only the runs.
+      const found = await m.scanRememberedSet(r, h.youngStart, h.youngEnd, roots !== null);
       if (found !== null) {
-        for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
+        if (roots !== null) for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
         this.remembered.setRuns(found.runs);
         return found.syncMs;
       }

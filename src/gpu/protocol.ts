@@ -109,6 +109,8 @@ export type HostRequest =
       readonly ranges: SharedInts;
       /** The ranges' slots, counted by the host. */
       readonly slots: number;
+      /** A young collection's scan, whose mark follows (else a full one's, after it). */
+      readonly beforeMark: boolean;
       readonly youngStart: number;
       readonly youngEnd: number;
       readonly changes: Changes;

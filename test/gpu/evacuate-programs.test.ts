@@ -5,7 +5,37 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectRun, miniFiles, readExpectations, runCaptured } from '../expectations.js';
+import { scratch } from '../minivm.js';
 import { releaseGpu } from '../../src/collectors/index.js';
+
+// A large array (tenured from its allocation) holding young nodes, some replaced
+// between collections: every full collection's dirty cards name young objects,
+// which its evacuation moves, so the remembered set it scans (on the GPU with
+// remset=0) must redirect every one.
+const FULL_REMSET = `
+class Node {
+  var v: int;
+  var next: Node;
+  init(v: int) { this.v = v; }
+}
+var slots = new Node[40000];
+var sum = 0;
+for (var round = 0; round < 4; round = round + 1) {
+  for (var i = round; i < 40000; i = i + 3) {
+    var n = new Node(i + round);
+    n.next = new Node(i);
+    slots[i] = n;
+  }
+  gc();
+  minorGc();
+  gc();
+}
+for (var i = 0; i < 40000; i = i + 1) {
+  if (slots[i] != null) sum = sum + slots[i].v + slots[i].next.v;
+}
+print(sum);
+`;
+const fullRemset = scratch('minivm-full-remset-').program('full_remset.mini', FULL_REMSET);
 
 const files = miniFiles('programs');
 
@@ -32,6 +62,18 @@ describe('programs with evacuate=gpu', () => {
     expect(run.stdout).toBe(serial.stdout);
     expect(run.stderr).toMatch(/evacuate=gpu .* writers=2/);
   }, 600_000);
+
+  // A full collection scans the remembered set on the GPU too, after its mark.
+  for (const gc of ['gpu-dfs', 'gpu-bfs'] as const) {
+    it(`old-to-young slots through full collections [${gc}, remset=0]`, async () => {
+      const run = await runCaptured(fullRemset, { gc, layout: 'sable', gpuOpt: 'remset=0', heapBytes: 4 * 2 ** 20, verifyGc: true, logGc: true });
+      const serial = await runCaptured(fullRemset, { gc: 'serial', heapBytes: 4 * 2 ** 20 });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(serial.stdout).toBe('1600039998\n');
+      expect(run.stdout).toBe(serial.stdout);
+      expect(run.stderr.match(/\] full /g)?.length).toBe(8);
+    }, 600_000);
+  }
 
   for (const file of files) {
     const exp = readExpectations(readFileSync(file, 'utf8'));

@@ -417,7 +417,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     return { ...r, forward: new Int32Array(f.buffer, f.offset * 4, f.length) };
   }
 
-  async scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number): Promise<RemsetReply | null> {
+  async scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number, beforeMark = true): Promise<RemsetReply | null> {
     if (!this.constraints.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
     // The same test as GpuMarker's, made here to spare the round trip; the count goes with the ranges.
     const slots = rangeSlots(ranges);
@@ -429,6 +429,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       marker: this.id,
       ranges: this.ranges.put(ranges),
       slots,
+      beforeMark,
       youngStart,
       youngEnd,
       changes,

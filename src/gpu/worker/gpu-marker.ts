@@ -331,15 +331,16 @@ export class GpuMarker implements YoungEvacuatingMarker {
   private synced: { upload: UploadStats; dirtyMs: number; replayWait: number } | null = null;
 
   /**
-   * Young collections (sable): scans the remembered set on the GPU (mirror/remset.ts)
-   * from the slot ranges of the dirty cards' objects, after bringing the mirror
-   * up to date for the mark that follows. Null when the results overflowed the
-   * device lists (the plan then scans on the CPU).
+   * Sable: scans the remembered set on the GPU (mirror/remset.ts) from the slot
+   * ranges of the dirty cards' objects, after bringing the mirror up to date (for
+   * the mark that follows, in a young collection). Null when the results
+   * overflowed the device lists (the plan then scans on the CPU).
    */
   async scanRememberedSet(
     ranges: Int32Array,
     youngStart: number,
     youngEnd: number,
+    beforeMark = true,
     slots = rangeSlots(ranges),
   ): Promise<(RemsetResult & { syncMs: number }) | null> {
     if (!this.constraints.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
@@ -348,7 +349,9 @@ export class GpuMarker implements YoungEvacuatingMarker {
     if (slots < this.options.remsetMinSlots) return null;
     const t = performance.now();
     await this.ready();
-    this.synced = await this.syncSable();
+    const synced = await this.syncSable();
+    // A full collection's scan comes after its mark: the next mark syncs for itself.
+    this.synced = beforeMark ? synced : null;
     const syncMs = performance.now() - t;
     const found = await this.counted(() => this.remset!.scan(ranges, youngStart, youngEnd));
     return found && { ...found, syncMs };

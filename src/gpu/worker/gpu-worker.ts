@@ -267,7 +267,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
     case 'remset': {
       const h = hosted(req.marker);
       h.receive(req.changes);
-      const found = await h.marker.scanRememberedSet(view(req.ranges), req.youngStart, req.youngEnd, req.slots);
+      const found = await h.marker.scanRememberedSet(view(req.ranges), req.youngStart, req.youngEnd, req.beforeMark, req.slots);
       if (!found) return null;
       // The lists may be views of a mapped read-back: copies of this thread's own, handed over.
       const roots = found.roots.slice();
