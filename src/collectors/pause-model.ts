@@ -100,7 +100,7 @@ function gpuPriors(adapter: AdapterKind): { dfs: Line; bfs: Line; upload: Line; 
   if (adapter === 'software') {
     return { dfs: { fixed: 1000, perUnit: 1e-4 }, bfs: { fixed: 1000, perUnit: 1e-4 }, upload: { fixed: 10, perUnit: 1e-5 }, copy: { fixed: 100, perUnit: 1e-4 } };
   }
-  // Fixed costs: a small heap's collections on the H100 host (docs/decisions/s43-02).
+  // Fixed costs as measured for a small heap's collections (docs/decisions/s43-02).
   return { dfs: { fixed: 2.2, perUnit: 3e-7 }, bfs: { fixed: 2.6, perUnit: 3e-7 }, upload: { fixed: 0.5, perUnit: 8e-7 }, copy: { fixed: 2.5, perUnit: 2e-6 } };
 }
 
@@ -221,8 +221,8 @@ function termKeys(engine: Engine, kind: Kind): TermKeys {
   };
 }
 
-/** Every engine's term keys, built once: a choice predicts every engine, and
- *  building the keys (and splitting them again) each time cost it most of its time. */
+/** Every engine's term keys and their counterparts, built once: they depend on
+ *  the engine and kind alone, and every choice predicts every engine. */
 const KEYS = Object.fromEntries(ENGINES.map((e) => [e, { young: termKeys(e, 'young'), full: termKeys(e, 'full') }])) as Record<Engine, Record<Kind, TermKeys>>;
 const COUNTERPART = new Map<string, string | null>();
 for (const e of ENGINES) {
@@ -243,11 +243,11 @@ export class PauseModel {
   private readonly errors: number[] = [];
   private readonly warmErrors: number[] = [];
 
-  /** `cores`: the cores the threads share; parallel's priors count no more
-   *  threads than cores, since more only take turns (`--threads 4` on 2 cores). */
   /** Each term key's default line under `priors` (cleared with them). */
   private readonly priorLines = new Map<string, Line>();
 
+  /** `cores`: the cores the threads share; parallel's priors count no more
+   *  threads than cores, since more only take turns (`--threads 4` on 2 cores). */
   constructor(readonly threads: number, private adapter: AdapterKind = 'hardware', private readonly cores = threads) {
     this.priors = defaultPriors(Math.min(threads, cores), adapter);
   }

@@ -146,16 +146,17 @@ export class Readback {
   }
 }
 
-/** Bytes of the largest buffers of a `ChunkedReadback`: creating one costs a few ms. */
+/** Bytes of the largest buffers of a `ChunkedReadback`: small enough that adding one
+ *  after an upload ahead is done before the program asks the worker for more. */
 export const READBACK_CHUNK_BYTES = 16 << 20;
 /** Bytes of its first buffer: the sizes double from here, so a small read-back creates little. */
 export const READBACK_FIRST_CHUNK_BYTES = 1 << 20;
 
 /**
  * A large read-back through MAP_READ buffers, kept and only added to. Creating a
- * MAP_READ buffer costs time in proportion to its size (on the H100 host, 16-27
- * ms for 80-100 MB), so a read-back that grows in one buffer pays that inside the
- * pause that first needs it; in chunks, `reserve` adds them a few at a time ahead
+ * MAP_READ buffer costs time in proportion to its size (the device clears it:
+ * docs/decisions/s43-01), so a read-back that grows in one buffer pays that
+ * inside the pause that first needs it; in chunks, `reserve` adds them a few at a time ahead
  * of need, and the pause creates only what no reservation foresaw. The chunks
  * double in size from `firstBytes` up to `maxBytes`, so a small read-back makes
  * a small one. The copies into it see one run of bytes; `read` hands its

@@ -24,8 +24,8 @@
 // kernels/constants.ts, generated ahead of this file.
 
 /// Writes range `r`'s run (first, count): at entry r if it is the range's first
-/// (`own`), else after the ranges' entries. Returns false: the range's own entry is taken.
-fn emitRun(r: u32, own: bool, first: u32, count: u32) -> bool {
+/// (`own`), else after the ranges' entries.
+fn emitRun(r: u32, own: bool, first: u32, count: u32) {
   var k = r;
   if (!own) {
     k = rp.rangeCount + atomicAdd(&rsCtl[CTL_RUNS], 1u);
@@ -34,7 +34,6 @@ fn emitRun(r: u32, own: bool, first: u32, count: u32) -> bool {
     runs[2u * k] = first;
     runs[2u * k + 1u] = count;
   }
-  return false;
 }
 
 fn noteReferent(v: u32) {
@@ -62,11 +61,15 @@ fn remset_scan(@builtin(global_invocation_id) gid: vec3<u32>) {
         count += 1u;
         noteReferent(v);
       } else if (count > 0u) {
-        own = emitRun(r, own, first, count);
+        emitRun(r, own, first, count);
+        own = false;
         count = 0u;
       }
     }
-    if (count > 0u) { own = emitRun(r, own, first, count); }
+    if (count > 0u) {
+      emitRun(r, own, first, count);
+      own = false;
+    }
     // A range without young slots: its entry is an empty run.
     if (own) { emitRun(r, true, lo, 0u); }
   }
