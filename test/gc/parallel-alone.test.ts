@@ -70,7 +70,7 @@ describe('a GC thread working alone', () => {
     c1.ctl[IDLE] = 0;
     const stolen = [];
     for (let i = 0; i < 5; i++) stolen.push(c1.acquire());
-    expect(stolen.sort()).toEqual([106, 107, 108, 109, 110]);
+    expect(stolen.sort()).toEqual([101, 102, 103, 104, 105]);
     expect(c1.alone).toBe(false);
     c0.share();
     expect(c0.alone).toBe(false);
@@ -88,9 +88,19 @@ describe('a GC thread working alone', () => {
     c0.sp = 0;
     const got = [];
     for (let i = 0; i < 5; i++) got.push(c0.acquire());
-    expect(got.sort()).toEqual([106, 107, 108, 109, 110]);
+    expect(got.sort()).toEqual([101, 102, 103, 104, 105]);
     expect(c0.alone).toBe(false);
     c0.share();
     expect(c0.alone).toBe(true);
+  });
+
+  it('shares the oldest entries of its stack, and a thief takes the oldest of them first', () => {
+    // A depth-first stack's oldest entries are the largest pieces of work.
+    const [c0, c1] = pair(10);
+    c0.share();
+    expect(c0.sp).toBe(5);
+    expect([...c0.stack.subarray(0, 5)]).toEqual([106, 107, 108, 109, 110]);
+    expect(c1.acquire()).toBe(101);
+    expect(c1.acquire()).toBe(102);
   });
 });

@@ -5,7 +5,7 @@
  *
  * Work (object addresses) lives on the thread's private stack, where pushes and
  * pops are plain array accesses. Every SHARE_EVERY objects the thread moves a
- * batch of its newest entries into its deque when the deque is nearly empty, so
+ * batch of its oldest entries into its deque when the deque is nearly empty, so
  * the atomics cost is paid per batch, not per object. A thread out of local work
  * pops its own deque, then steals one entry at a time from the others'.
  *
@@ -202,8 +202,11 @@ export class GcContext {
 
   /**
    * Called every SHARE_EVERY objects: when the deque is nearly empty, moves up to
-   * half the stack (its newest entries, at most SHARE_BATCH) into it, and ends
-   * working `alone`; with nothing to share, looks whether it can start.
+   * half the stack (its oldest entries, at most SHARE_BATCH) into it, and ends
+   * working `alone`; with nothing to share, looks whether it can start. The
+   * oldest entries of a depth-first stack are the largest pieces of work (a
+   * tree's subtrees nearest its root), so a thief takes away work that keeps it
+   * busy and lies apart from the owner's in memory; the newest are leaves.
    */
   share(): void {
     if (this.threads === 1) return;
@@ -220,9 +223,10 @@ export class GcContext {
     if (k > DEQ_CAP - (b - t)) k = DEQ_CAP - (b - t);
     const buf = this.deqBuf;
     const base = this.base;
-    const sp = this.sp - k;
-    for (let i = 0; i < k; i++) buf[base + ((b + i) & DEQ_MASK)] = this.stack[sp + i]!;
-    this.sp = sp;
+    const stack = this.stack;
+    for (let i = 0; i < k; i++) buf[base + ((b + i) & DEQ_MASK)] = stack[i]!;
+    stack.copyWithin(0, k, this.sp);
+    this.sp -= k;
     this.bottom = b + k;
     Atomics.store(this.deqCtl, this.botIdx, b + k);
     // Sleepers read SLEEPERS before they look for work one last time (sleep), so
