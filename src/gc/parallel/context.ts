@@ -4,9 +4,10 @@
  * batches, stealing, and termination.
  *
  * Work (object addresses) lives on the thread's private stack, where pushes and
- * pops are plain array accesses. Every SHARE_EVERY objects the thread moves a
- * batch of its oldest entries into its deque when the deque is nearly empty, so
- * the atomics cost is paid per batch, not per object. A thread out of local work
+ * pops are plain array accesses. Every SHARE_WORK units of work (an object and
+ * each reference slot it holds count one each) the thread moves a batch of its
+ * oldest entries into its deque when the deque is nearly empty, so the atomics
+ * cost is paid per batch, not per object. A thread out of local work
  * pops its own deque, then steals one entry at a time from the others'.
  *
  * The deque (Chase and Lev 2005; Le et al. 2013 for the fences): the owner pushes
@@ -50,8 +51,10 @@ import {
 
 /** Entries of `out` a thread claims at a time for its results. */
 export const OUT_CHUNK = 1024;
-/** Objects processed between looks at whether to share work. */
-export const SHARE_EVERY = 32;
+/** Work between looks at whether to share: objects and the reference slots
+ *  they hold, one each, so that a thread scanning large arrays shares as
+ *  often, in time, as one scanning small objects. */
+export const SHARE_WORK = 64;
 /** Largest batch moved from the stack to the deque at a time. */
 const SHARE_BATCH = 64;
 /** Looks for work an idle thread makes before it sleeps until work is shared. */
@@ -201,7 +204,7 @@ export class GcContext {
   }
 
   /**
-   * Called every SHARE_EVERY objects: when the deque is nearly empty, moves up to
+   * Called every SHARE_WORK units of work: when the deque is nearly empty, moves up to
    * half the stack (its oldest entries, at most SHARE_BATCH) into it, and ends
    * working `alone`; with nothing to share, looks whether it can start. The
    * oldest entries of a depth-first stack are the largest pieces of work (a

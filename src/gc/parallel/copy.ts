@@ -47,7 +47,7 @@ import {
 import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
 import { copyWords } from '../../heap/word-parity.js';
 import { IntList } from '../int-list.js';
-import { GcContext, SHARE_EVERY } from './context.js';
+import { GcContext, SHARE_WORK } from './context.js';
 import {
   LOCK,
   P_FILLER_TYPE,
@@ -327,8 +327,9 @@ class CopyThread {
   }
 
   /** Redirects the young references of the copy at `a`, copying their referents
-   *  (the slots as heap/ref-slots.ts says: one run, or the type's offsets). */
-  scan(a: number, sable: boolean): void {
+   *  (the slots as heap/ref-slots.ts says: one run, or the type's offsets), and
+   *  returns the number of reference slots. */
+  scan(a: number, sable: boolean): number {
     const words = this.words;
     const ys = this.ys;
     const ye = this.ye;
@@ -339,11 +340,12 @@ class CopyThread {
       for (let s = a + HEADER_WORDS; s < end; s++) {
         const v = words[s]!;
         if (v < ys || v >= ye) continue;
-        const nv = this.evacuate(v);
+        const st = words[v]!;
+        const nv = (st & STATUS_FORWARDED) !== 0 ? statusForwardee(st) : this.evacuate(v);
         words[s] = nv;
         if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
       }
-      return;
+      return end - a - HEADER_WORDS;
     }
     const t = words[a + TYPE_WORD]!;
     const offsets = c.refOffsets;
@@ -352,10 +354,12 @@ class CopyThread {
       const s = a + offsets[j]!;
       const v = words[s]!;
       if (v < ys || v >= ye) continue;
-      const nv = this.evacuate(v);
+      const st = words[v]!;
+      const nv = (st & STATUS_FORWARDED) !== 0 ? statusForwardee(st) : this.evacuate(v);
       words[s] = nv;
       if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
     }
+    return c.refCount[t]!;
   }
 
   /** Remembered-set ranges [r0, r1) (pairs): redirect their young references. */
@@ -370,7 +374,10 @@ class CopyThread {
       for (let s = ranges[2 * r]!; s < hi; s++) {
         const v = words[s]!;
         if (v < ys || v >= ye) continue;
-        const nv = this.evacuate(v);
+        // Most of a large remembered set's slots name objects already copied:
+        // their new address is read here, without a call.
+        const st = words[v]!;
+        const nv = (st & STATUS_FORWARDED) !== 0 ? statusForwardee(st) : this.evacuate(v);
         words[s] = nv;
         if (nv < ye) cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
       }
@@ -412,7 +419,8 @@ export function copyPhase(c: GcContext): void {
   c.begin();
   cp.begin(c);
   let claiming = true;
-  let objects = 0;
+  let work = 0;
+  let nextShare = SHARE_WORK;
   for (;;) {
     if (c.sp === 0) {
       if (claiming) {
@@ -433,8 +441,11 @@ export function copyPhase(c: GcContext): void {
       if (x < 0) break;
       c.push(x);
     }
-    cp.scan(c.stack[--c.sp]!, sable);
-    if (++objects % SHARE_EVERY === 0) c.share();
+    work += cp.scan(c.stack[--c.sp]!, sable) + 1;
+    if (work >= nextShare) {
+      nextShare = work + SHARE_WORK;
+      c.share();
+    }
   }
   cp.finish();
   c.end();

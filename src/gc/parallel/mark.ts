@@ -15,7 +15,7 @@
 
 import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from '../../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
-import { GcContext, PeerFailed, SHARE_EVERY } from './context.js';
+import { GcContext, PeerFailed, SHARE_WORK } from './context.js';
 import { CLEARED, ERROR, P_CLEAR, P_CLEARS, P_HI, P_LO, P_ROOTS, P_SABLE, P_YOUNG, RANGECUR, ROOTCUR, S_OBJECTS, STATS_WORDS } from './shared.js';
 
 const ROOT_CHUNK = 64;
@@ -97,9 +97,10 @@ export function markPhase(c: GcContext): void {
   const countWord = LAYOUT_WORD;
   const typeWord = TYPE_WORD;
   const scattered = SCATTERED;
-  const shareEvery = SHARE_EVERY;
+  const shareWork = SHARE_WORK;
   let objects = 0;
-  let nextShare = shareEvery;
+  let work = 0;
+  let nextShare = shareWork;
   clearBitmap(c);
   c.begin();
   let alone = c.alone;
@@ -135,6 +136,7 @@ export function markPhase(c: GcContext): void {
     const end = sable ? a + header + words[a + countWord]! : refRunEnd(words, kinds, false, a);
     // A loop per form, as the serial marker has; they differ only in where slot j is.
     if (end !== scattered) {
+      work += end - a - header + 1;
       for (let s = a + header; s < end; s++) {
         const v = words[s]!;
         if (v < lo || v >= hi || v === 0 || !claim(bitmap, v, alone)) continue;
@@ -148,6 +150,7 @@ export function markPhase(c: GcContext): void {
     } else {
       const t = words[a + typeWord]!;
       const e = refBegin[t]! + refCount[t]!;
+      work += refCount[t]! + 1;
       for (let j = refBegin[t]!; j < e; j++) {
         const v = words[a + refOffsets[j]!]!;
         if (v < lo || v >= hi || v === 0 || !claim(bitmap, v, alone)) continue;
@@ -159,8 +162,8 @@ export function markPhase(c: GcContext): void {
         stack[sp++] = v;
       }
     }
-    if (objects === nextShare) {
-      nextShare += shareEvery;
+    if (work >= nextShare) {
+      nextShare = work + shareWork;
       c.sp = sp;
       c.share();
       sp = c.sp;
