@@ -48,6 +48,8 @@ export interface WarmUpSummary {
   /** Dirty cards right after the collection that promoted objects holding young
    *  references (the copies' own cards, dirtied by the evacuation). */
   promotedDirtyCards: number;
+  /** The remembered set's warm-up walks met a float array on a dirty card. */
+  walkedFloatArray: boolean;
 }
 
 /** The scratch heap: small, with a low tenure age so that promotion comes soon. */
@@ -57,6 +59,8 @@ const ROOTS = 64;
 /** The root of the warm-up's wide reference array, and its length (at most). */
 const FAN_ROOT = 21;
 const FAN_OUT = 600;
+/** The root of a float array that ages into tenured with the first lists. */
+const FLOAT_ROOT = 62;
 /** At most this many tenured nodes per list are pointed at young objects. */
 const POINTED = 256;
 /** Walks of the remembered set that make V8 optimize it (walkRememberedSet). */
@@ -123,6 +127,7 @@ export async function warmUpCollector(
     dirtyCards: w.dirtyCards,
     edenFull: w.edenFull,
     promotedDirtyCards: w.promotedDirtyCards,
+    walkedFloatArray: w.walkedFloatArray,
   };
 }
 
@@ -138,6 +143,7 @@ class Workload {
   dirtyCards = 0;
   edenFull = 0;
   promotedDirtyCards = 0;
+  walkedFloatArray = false;
 
   constructor(
     private readonly heap: HeapImpl,
@@ -219,8 +225,11 @@ class Workload {
    * The remembered set's walk over the dirty cards (gc/roots.ts), repeated until
    * V8 optimizes it: the scratch heap's few dirty cards never make it hot, and a
    * program whose whole tenured space is dirty would otherwise walk its cards
-   * unoptimized inside its first pauses. It only reads the heap; the lists are
-   * its own.
+   * unoptimized inside its first pauses. The card of a tenured float array is
+   * dirty for these walks: the walk steps over every object on a dirty card, and
+   * code V8 optimized without ever sizing a float array is thrown away at the
+   * first one a program's walk meets. It only reads the heap, and gives that
+   * card back its state; the lists are its own.
    */
   private walkRememberedSet(): void {
     const h = this.heap;
@@ -229,16 +238,25 @@ class Workload {
     const objects = new IntList();
     const runs = new RememberedRuns();
     const roots = new YoungRoots();
-    for (let i = 0; i < REMSET_WALKS; i++) {
-      cards.clear();
-      ranges.clear();
-      objects.clear();
-      runs.clear();
-      roots.begin(h.youngStart, h.youngEnd);
-      // Both forms a plan asks for: with the ranges' objects (refgraph) and without.
-      dirtyCardRanges(h, cards, ranges, (i & 1) === 0 ? objects : null);
-      scanRanges(h, ranges.view(), (i & 1) === 0 ? objects.view() : null, runs, roots);
-      roots.end();
+    const floats = this.roots.slots[FLOAT_ROOT]!;
+    const card = floats < h.tenuredStart ? -1 : h.cards.cardOf(floats);
+    const state = card < 0 ? CARD_DIRTY : h.cards.cards[card]!;
+    if (card >= 0) h.cards.cards[card] = CARD_DIRTY;
+    this.walkedFloatArray = card >= 0;
+    try {
+      for (let i = 0; i < REMSET_WALKS; i++) {
+        cards.clear();
+        ranges.clear();
+        objects.clear();
+        runs.clear();
+        roots.begin(h.youngStart, h.youngEnd);
+        // Both forms a plan asks for: with the ranges' objects (refgraph) and without.
+        dirtyCardRanges(h, cards, ranges, (i & 1) === 0 ? objects : null);
+        scanRanges(h, ranges.view(), (i & 1) === 0 ? objects.view() : null, runs, roots);
+        roots.end();
+      }
+    } finally {
+      if (card >= 0) h.cards.cards[card] = state;
     }
   }
 
@@ -279,6 +297,7 @@ class Workload {
     const slots = this.roots.slots;
     const survivorWords = this.heap.plan.survivorWords;
     await this.fillEden();
+    slots[FLOAT_ROOT] = await this.array(this.floats, 8);
     // Lists that age into tenured over a few young collections.
     for (let r = 0; r < 8; r++) await this.list(r, 12 * this.volume);
     for (let c = 0; c <= SCRATCH_TENURE_AGE; c++) {

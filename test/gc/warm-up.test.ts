@@ -28,6 +28,8 @@ describe('the warm-up workload', () => {
       // and promoted copies that still refer to young objects.
       expect(s.edenFull).toBe(1);
       expect(s.promotedDirtyCards).toBeGreaterThan(0);
+      // The remembered set's walk steps over a float array on a dirty card.
+      expect(s.walkedFloatArray).toBe(true);
     });
   }
 });
