@@ -46,8 +46,12 @@ import { SerialMarker } from '../gc/serial-marker.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import type { CollectionKind, GcRecord } from '../heap/telemetry.js';
-import { ENGINES, isGpu, PauseModel, warmUpModel, type Engine, type Features } from './pause-model.js';
+import { ENGINES, isGpu, PauseModel, warmUpModel, type ChoiceOptions, type Engine, type Features } from './pause-model.js';
 import { DecayingRatio } from './decaying-fit.js';
+
+/** Choices made and thrown away before the program, so that its first ones run warm. */
+const DRY_CHOICES = 32;
+const COLLECTION_KINDS: readonly CollectionKind[] = ['young', 'full'];
 
 export type AutoEngine = Engine;
 
@@ -139,6 +143,15 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   /** Compiles the choice's code before the program runs (the warm-up's share of auto). */
   warmUp(): void {
     warmUpModel(this.threads, this.model.adapterKind);
+    // The choice's own path, on this run's heap and model, choosing nothing: a
+    // program of a few collections otherwise runs it cold at each one, and the
+    // model makes its lines for this run at its first look.
+    for (let i = 0; i < DRY_CHOICES; i++) {
+      for (const kind of COLLECTION_KINDS) {
+        const { features, bound } = this.inputs(kind);
+        this.model.choose(features, this.candidates(bound), this.goal());
+      }
+    }
   }
 
   /** The parallel engine when this many threads may choose it, else null. */
@@ -256,9 +269,11 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   }
 
   /** Chooses the engine of the collection about to run. */
-  async begin(kind: CollectionKind): Promise<void> {
-    const t0 = performance.now();
-    const startup0 = this.gpuStartupMs;
+  /** The model's inputs for a collection of `kind` now, and the heap words that
+   *  bound its work (what the parallel engine weighs to run alone, GcThreads.run:
+   *  a young copy's bound adds the dirty cards' words, which the choice does not
+   *  scan for). */
+  private inputs(kind: CollectionKind): { features: Features; bound: number; youngWords: number } {
     const h = this.heap;
     const youngWords = h.youngUsedWords();
     const used = Math.ceil(h.usedBytes() / 4);
@@ -271,10 +286,18 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
       sweepWords: kind === 'full' ? Math.max(0, used - youngWords) : 0,
       uploadWords: { 'gpu-dfs': this.uploadWords('gpu-dfs', used, youngWords), 'gpu-bfs': this.uploadWords('gpu-bfs', used, youngWords) },
     };
-    const goal = this.options.pauseGoalMs === undefined ? {} : { pauseGoalMs: this.options.pauseGoalMs };
-    // What the parallel engine weighs to run alone (GcThreads.run): a young copy's
-    // bound adds the dirty cards' words, which the choice does not scan for.
-    const bound = kind === 'young' ? youngWords : used;
+    return { features, bound: kind === 'young' ? youngWords : used, youngWords };
+  }
+
+  private goal(): ChoiceOptions {
+    return this.options.pauseGoalMs === undefined ? {} : { pauseGoalMs: this.options.pauseGoalMs };
+  }
+
+  async begin(kind: CollectionKind): Promise<void> {
+    const t0 = performance.now();
+    const startup0 = this.gpuStartupMs;
+    const { features, bound, youngWords } = this.inputs(kind);
+    const goal = this.goal();
     let choice = this.model.choose(features, this.candidates(bound), goal);
     if (isGpu(choice.engine) && this.gpuState === 'unknown') {
       await this.probe();

@@ -69,6 +69,23 @@ function taught(threads: number, engine: Engine, f: Partial<Features> = {}): Pau
 }
 
 describe('auto: the marker', () => {
+  it('warms its choice up before the program without choosing, probing or learning', async () => {
+    const { heap } = heapWith(1 << 20);
+    const { calls, make } = fakeGpu(heap);
+    const model = new PauseModel(8);
+    const auto = new AutoMarker(heap, { threads: 8, model, probeGpu: async () => (calls.probes++, true), gpuMarker: make });
+    const before = JSON.stringify(model.choose({ kind: 'young', rootWork: 10, markWords: 1000, copyWords: 1000, sweepWords: 0, uploadWords: {} }, ['serial', 'gpu-dfs']));
+    auto.warmUp();
+    expect(calls.probes).toBe(0);
+    expect(calls.made).toEqual([]);
+    expect(auto.chooseMs).toBe(0);
+    expect(auto.counts).toEqual({ serial: 0, parallel: 0, 'gpu-dfs': 0, 'gpu-bfs': 0 });
+    for (const e of ['serial', 'parallel', 'gpu-dfs', 'gpu-bfs'] as const) for (const k of ['young', 'full'] as const) expect(model.samples(e, k)).toBe(0);
+    // The model predicts as it did: the dry choices taught it nothing.
+    expect(JSON.stringify(model.choose({ kind: 'young', rootWork: 10, markWords: 1000, copyWords: 1000, sweepWords: 0, uploadWords: {} }, ['serial', 'gpu-dfs']))).toBe(before);
+    auto.dispose();
+  });
+
   it('never probes the GPU for small collections; marks like the serial marker', async () => {
     const { heap, request } = heapWith(0);
     const { calls, make } = fakeGpu(heap);
