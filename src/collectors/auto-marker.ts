@@ -51,7 +51,6 @@ import { DecayingRatio } from './decaying-fit.js';
 
 /** Choices made and thrown away before the program, so that its first ones run warm. */
 const DRY_CHOICES = 32;
-const COLLECTION_KINDS: readonly CollectionKind[] = ['young', 'full'];
 
 export type AutoEngine = Engine;
 
@@ -119,6 +118,8 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   private readonly unavailable = new Set<Engine>();
   private gpuState: 'unknown' | 'hardware' | 'none';
   private pending: Pending | null = null;
+  /** `--pause-goal`, as the model takes it. */
+  private readonly goal: ChoiceOptions;
   /** Before its first collection of a kind the program's survival is unknown:
    *  the middle of [0, 1], since too low an estimate hands a collection that copies
    *  much to the engine cheapest for little work, the dearer mistake
@@ -138,6 +139,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     // Made (and started by the CLI) before the program runs when it may be chosen.
     if (this.threads >= PARALLEL_MIN_THREADS) this.parallel = new ParallelMarker(heap, this.threads, undefined, options.soloWords ?? 0);
     this.gpuState = options.probeGpu && options.gpuMarker ? 'unknown' : 'none';
+    this.goal = options.pauseGoalMs === undefined ? {} : { pauseGoalMs: options.pauseGoalMs };
   }
 
   /** Compiles the choice's code before the program runs (the warm-up's share of auto). */
@@ -147,9 +149,9 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     // program of a few collections otherwise runs it cold at each one, and the
     // model makes its lines for this run at its first look.
     for (let i = 0; i < DRY_CHOICES; i++) {
-      for (const kind of COLLECTION_KINDS) {
+      for (const kind of ['young', 'full'] as const) {
         const { features, bound } = this.inputs(kind);
-        this.model.choose(features, this.candidates(bound), this.goal());
+        this.model.choose(features, this.candidates(bound), this.goal);
       }
     }
   }
@@ -268,7 +270,6 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     );
   }
 
-  /** Chooses the engine of the collection about to run. */
   /** The model's inputs for a collection of `kind` now, and the heap words that
    *  bound its work (what the parallel engine weighs to run alone, GcThreads.run:
    *  a young copy's bound adds the dirty cards' words, which the choice does not
@@ -289,22 +290,18 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     return { features, bound: kind === 'young' ? youngWords : used, youngWords };
   }
 
-  private goal(): ChoiceOptions {
-    return this.options.pauseGoalMs === undefined ? {} : { pauseGoalMs: this.options.pauseGoalMs };
-  }
-
+  /** Chooses the engine of the collection about to run. */
   async begin(kind: CollectionKind): Promise<void> {
     const t0 = performance.now();
     const startup0 = this.gpuStartupMs;
     const { features, bound, youngWords } = this.inputs(kind);
-    const goal = this.goal();
-    let choice = this.model.choose(features, this.candidates(bound), goal);
+    let choice = this.model.choose(features, this.candidates(bound), this.goal);
     if (isGpu(choice.engine) && this.gpuState === 'unknown') {
       await this.probe();
-      choice = this.model.choose(features, this.candidates(bound), goal);
+      choice = this.model.choose(features, this.candidates(bound), this.goal);
     }
     // A GPU engine that cannot be made (an adapter limit, say) is dropped, not fatal.
-    while (isGpu(choice.engine) && !(await this.gpuReady(choice.engine))) choice = this.model.choose(features, this.candidates(bound), goal);
+    while (isGpu(choice.engine) && !(await this.gpuReady(choice.engine))) choice = this.model.choose(features, this.candidates(bound), this.goal);
     const samples = this.model.samples(choice.engine, kind);
     this.pending = { engine: choice.engine, predictedMs: choice.predictedMs, samples, features, youngWords, roots: -1 };
     this.chooseMs += performance.now() - t0 - (this.gpuStartupMs - startup0);

@@ -275,7 +275,10 @@ class CopyThread {
     }
   }
 
-  /** The new address of young object `v`, copying it if no thread has yet. */
+  /** The new address of young object `v`, copying it if no thread has yet. The
+   *  slot loops read a forwarded object's address themselves before calling it:
+   *  this function is too large to be inlined, and most slots of a large
+   *  remembered set name objects already copied. */
   evacuate(v: number): number {
     const words = this.words;
     const s = words[v]!;
@@ -374,8 +377,6 @@ class CopyThread {
       for (let s = ranges[2 * r]!; s < hi; s++) {
         const v = words[s]!;
         if (v < ys || v >= ye) continue;
-        // Most of a large remembered set's slots name objects already copied:
-        // their new address is read here, without a call.
         const st = words[v]!;
         const nv = (st & STATUS_FORWARDED) !== 0 ? statusForwardee(st) : this.evacuate(v);
         words[s] = nv;
