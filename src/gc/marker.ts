@@ -68,6 +68,9 @@ export interface CopyResult {
    *  particular order; else empty. The old objects' forwarding headers may be in
    *  the one-word form (heap/object-model.ts forwardee). */
   readonly moved: Int32Array;
+  /** The dirty cards the copier found and walked, when it was handed no ranges
+   *  (a view valid until its next copy); else empty. */
+  readonly cards: Int32Array;
   /** Objects copied (fillers not counted). */
   readonly count: number;
   /** The to-survivor space's top after the copy. */
@@ -80,7 +83,7 @@ export interface CopyResult {
 
 /**
  * A copying engine for young objects (the parallel collector's threads): it
- * copies everything reachable from the roots and the remembered-set ranges out
+ * copies everything reachable from the roots and the remembered set out
  * of eden and from-survivor, ageing and promoting as the serial evacuation does,
  * and leaves forwarding headers behind, instead of the plan marking first and
  * evacuating the marked objects.
@@ -92,9 +95,11 @@ export interface YoungCopier {
    *  nothing changed) when it cannot, and the plan evacuates serially. */
   reserve(): boolean;
   /** After `reserve`: copies from `roots` (young addresses, each once) and the
-   *  young references in `ranges` ((first, end) slot pairs, which it redirects
-   *  and whose cards it dirties where the referent stays young). */
-  copy(roots: Int32Array, ranges: Int32Array): CopyResult;
+   *  young references of the remembered set, which it redirects, dirtying their
+   *  cards where the referent stays young: those in `ranges` ((first, end) slot
+   *  pairs, their cards cleaned), or, when null (sable only), those of the
+   *  objects on the dirty cards, which it finds, cleans and walks itself. */
+  copy(roots: Int32Array, ranges: Int32Array | null): CopyResult;
 }
 
 /**

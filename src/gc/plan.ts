@@ -306,9 +306,12 @@ export class GenerationalPlan implements Collector {
   /**
    * Young objects copied by the marker's copier (`CopyingMarker.copier`, the parallel
    * collector's threads) instead of marked and evacuated: the roots and the
-   * dirty cards' slot ranges go to the copier, which copies, forwards and
-   * redirects the remembered slots; then the root slots are fixed and, under
-   * refgraph, the graph rebuilt (every range's slots count as remembered).
+   * dirty cards go to the copier, which copies, forwards and redirects the
+   * remembered slots; then the root slots are fixed and, under refgraph, the
+   * graph rebuilt (every range's slots count as remembered). Under sable the
+   * copier's threads find, clean and walk the dirty cards themselves; the
+   * graph's rebuild needs each remembered slot's object, so under refgraph the
+   * main thread walks the cards into slot ranges (dirtyCardRanges) first.
    * False, having changed nothing, when the copier cannot reserve the space.
    */
   private async copyYoung(phases: PhaseTimes, fullCollection: boolean): Promise<boolean> {
@@ -325,18 +328,25 @@ export class GenerationalPlan implements Collector {
     this.dirtyCards.clear();
     this.cardRanges.clear();
     this.rangeObjects.clear();
-    const sable = h.layout.contiguousRefs;
-    dirtyCardRanges(h, this.dirtyCards, this.cardRanges, sable ? null : this.rangeObjects);
-    const cards = h.cards.cards;
-    const dc = this.dirtyCards.data;
-    for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
+    const byCards = h.layout.contiguousRefs;
+    if (!byCards) {
+      dirtyCardRanges(h, this.dirtyCards, this.cardRanges, this.rangeObjects);
+      const cards = h.cards.cards;
+      const dc = this.dirtyCards.data;
+      for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
+    }
     phases.roots += performance.now() - t;
     t = performance.now();
     const graphBefore = phases.graph;
     const ranges = this.cardRanges.view();
-    const r = copier.copy(rootList, ranges);
+    const r = copier.copy(rootList, byCards ? null : ranges);
     const log = h.mirror;
-    if (log !== null) for (let i = 0; i < ranges.length; i += 2) log.noteWrite(ranges[i]!, ranges[i + 1]!);
+    if (log !== null) {
+      // The remembered slots were rewritten: the dirty cards' words, or the ranges.
+      const ct = h.cards;
+      for (let i = 0; i < r.cards.length; i++) log.noteWrite(ct.cardStart(r.cards[i]!), Math.min(ct.cardStart(r.cards[i]! + 1), h.tenuredEnd));
+      for (let i = 0; i < ranges.length; i += 2) log.noteWrite(ranges[i]!, ranges[i + 1]!);
+    }
     fixRoots(h);
     if (h.graph !== null) {
       const tg = performance.now();

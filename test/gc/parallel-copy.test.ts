@@ -145,6 +145,87 @@ describe('parallel copy', () => {
     }
   }
 
+  for (const threads of [2, 8]) {
+    it(`walks dirty cards that the tenured pieces it promotes into share with old objects (sable, ${threads} threads)`, async () => {
+      const { heap, roots } = await makeParallelHeap(threads, { heapBytes: 16 * 2 ** 20, layout: 'sable', tenureAge: 1, verifyGc: true }, 4096);
+      const node = heap.defineClass('Node', ['int', 'ref', 'ref']);
+      const [val, left, right] = node.offsets as [number, number, number];
+      const arr = heap.defineArray('ref[]', 'ref');
+      const data = heap.arrayDataOffset;
+      // Tenured filled with large arrays, every other one dropped and swept: the
+      // free list is then chunks between live arrays, at card offsets that are
+      // not card boundaries, and the promotion reserve is carved from them.
+      const len = Math.max(5000, heap.largeObjectWords + 1);
+      const kept: number[] = [];
+      for (let i = 0; heap.freeList.freeWords > 2 * (len + 8); i++) {
+        const a = await allocArray(heap, arr, len);
+        expect(a).toBeGreaterThanOrEqual(heap.tenuredStart);
+        roots.push(a);
+        if (i % 2 === 0) kept.push(roots.count - 1);
+      }
+      for (let i = 0; i < roots.count; i++) if (!kept.includes(i)) roots.slots[i] = 0;
+      await collect(heap, 'full');
+      const arrays = () => kept.map((i) => roots.get(i));
+      // Each young node is referred to from a kept array's first or last slot,
+      // whose cards the pieces after and before it may share.
+      const slotOf = (k: number): number => {
+        const a = arrays()[k >> 1]!;
+        return a + data + ((k & 1) === 0 ? 0 : len - 1);
+      };
+      const generation = async (base: number, count: number): Promise<void> => {
+        for (let i = 0; i < count; i++) {
+          const n = await alloc(heap, node);
+          heap.words[n + val] = base + i;
+          const s = slotOf(i);
+          const a = arrays()[i >> 1]!;
+          heap.writeRef(a, s - a, s - a - data, n);
+        }
+      };
+      const older = 2 * kept.length;
+      await generation(0, older);
+      await collect(heap, 'young');
+      // The older generation (now of age 1) points at a younger one, which stays
+      // young when the older is promoted: the promoted copies' cards are dirtied
+      // by the threads while others walk the old arrays' cards.
+      const young: number[] = [];
+      for (let i = 0; i < older; i++) {
+        const n = await alloc(heap, node);
+        heap.words[n + val] = older + i;
+        young.push(n);
+        roots.push(n);
+      }
+      for (let i = 0; i < older; i++) {
+        const o = heap.words[slotOf(i)]!;
+        heap.writeRef(o, right, node.edgeIndex[2]!, roots.get(roots.count - older + i));
+        heap.writeRef(o, left, node.edgeIndex[1]!, heap.words[slotOf((i + 1) % older)]!);
+      }
+      await collect(heap, 'young');
+      const rec = heap.lastRecord!;
+      expect(rec.promotedBytes, 'the older generation was promoted').toBeGreaterThan(0);
+      verifyHeap(heap);
+      // Every slot names its node's one copy; the promoted copies refer to the
+      // younger generation's copies.
+      const arrayCards = new Set<number>();
+      const copyCards = new Set<number>();
+      for (let i = 0; i < older; i++) {
+        const o = heap.words[slotOf(i)]!;
+        expect(heap.words[o + val]).toBe(i);
+        expect(o).toBeGreaterThanOrEqual(heap.tenuredStart);
+        expect(heap.words[heap.words[o + right]! + val]).toBe(older + i);
+        expect(heap.words[o + right]).toBe(roots.get(roots.count - older + i));
+        expect(heap.words[heap.words[o + left]! + val]).toBe((i + 1) % older);
+        arrayCards.add(heap.cards.cardOf(slotOf(i)));
+        copyCards.add(heap.cards.cardOf(o));
+      }
+      // The case this test is for happened: a copy promoted onto a card of an old array's dirty slot.
+      expect([...copyCards].some((c) => arrayCards.has(c)), 'some promoted copy shares a card with a remembered slot').toBe(true);
+      // The cards the copy dirtied hold: the next young collection finds the younger generation from them.
+      await collect(heap, 'young');
+      verifyHeap(heap);
+      for (let i = 0; i < older; i++) expect(heap.words[heap.words[heap.words[slotOf(i)]! + right]! + val]).toBe(older + i);
+    });
+  }
+
   it('keeps stealing from a busy thread: lists hanging off one array are copied by both threads', async () => {
     const { heap, roots } = await makeParallelHeap(2, { heapBytes: 32 * 2 ** 20 });
     const node = heap.defineClass('Node', ['ref', 'int']);

@@ -63,6 +63,32 @@ const IDLE_SPINS = 256;
  *  failure elsewhere sets ERROR without waking anyone). */
 const SLEEP_MS = 2;
 
+/** Looks at a counter `awaitCount` waits on before a thread sleeps on it. */
+const AWAIT_SPINS = 1024;
+/** The longest sleep on such a counter between looks at ERROR. */
+const AWAIT_WAIT_MS = 2;
+
+/**
+ * Returns once ctl[index] reaches `target`: the end of a step that every thread
+ * shares out in parts before the phase proper (clearing the mark bitmap,
+ * finding dirty cards), when only the parts other threads hold are left. The
+ * thread that finishes the last part notifies the word. Throws PeerFailed when
+ * another thread failed.
+ */
+export function awaitCount(ctl: Int32Array, index: number, target: number): void {
+  let spins = 0;
+  for (let d = Atomics.load(ctl, index); d < target; d = Atomics.load(ctl, index)) {
+    if (++spins < AWAIT_SPINS) continue;
+    if (Atomics.load(ctl, ERROR) !== 0) throw new PeerFailed();
+    Atomics.wait(ctl, index, d, AWAIT_WAIT_MS);
+  }
+}
+
+/** Counts a part of such a step done, notifying waiters after the last. */
+export function countDone(ctl: Int32Array, index: number, target: number): void {
+  if (Atomics.add(ctl, index, 1) + 1 === target) Atomics.notify(ctl, index);
+}
+
 /** Thrown by a thread that sees another thread's failure (ERROR set). */
 export class PeerFailed extends Error {}
 
@@ -88,6 +114,8 @@ export class GcContext {
   refCount!: Int32Array;
   refOffsets!: Int32Array;
   cards!: Uint8Array;
+  /** The card table eight cards at a time (heap/card-table.ts nextSetByte). */
+  cards64!: Float64Array;
   blockStart!: Int32Array;
 
   /** The private stack: entries [0, sp). */
@@ -151,7 +179,10 @@ export class GcContext {
     if (b.refBegin) this.refBegin = new Int32Array(b.refBegin);
     if (b.refCount) this.refCount = new Int32Array(b.refCount);
     if (b.refOffsets) this.refOffsets = new Int32Array(b.refOffsets);
-    if (b.cards) this.cards = new Uint8Array(b.cards);
+    if (b.cards) {
+      this.cards = new Uint8Array(b.cards);
+      this.cards64 = new Float64Array(b.cards, 0, b.cards.byteLength >>> 3);
+    }
     if (b.blockStart) this.blockStart = new Int32Array(b.blockStart);
   }
 

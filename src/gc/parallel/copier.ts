@@ -1,7 +1,7 @@
 /**
  * The main thread's side of the parallel copy (copy.ts): it reserves tenured
- * space for promotion, hands the threads the roots and the remembered-set
- * ranges, runs the copy, and takes back what the threads left: the tenured space
+ * space for promotion, hands the threads the roots and the remembered set
+ * (slot ranges, or the dirty cards for the threads to walk), runs the copy, and takes back what the threads left: the tenured space
  * they did not use (to the free list) and the to-space top.
  *
  * The reserve: tenured's free list lives on the main thread, so before a copy
@@ -12,13 +12,16 @@
  * anything moved; the threads then still mark.
  */
 
+import { CARD_WORDS } from '../../heap/card-table.js';
 import type { HeapImpl } from '../../heap/heap.js';
 import { MAX_STATUS_FORWARD_WORDS } from '../../heap/object-model.js';
 import type { CopyResult, YoungCopier } from '../marker.js';
 import { compactResults } from './context.js';
 import type { GcThreads } from './threads.js';
 import {
+  CARDCUR,
   CMD_COPY,
+  P_BY_CARDS,
   P_FILLER_TYPE,
   P_LIST_MOVED,
   P_OUT_CAP,
@@ -28,6 +31,7 @@ import {
   P_TAILS_CAP,
   P_TEN_LAB,
   P_TENURE_AGE,
+  P_TENURED_END,
   P_TENURED_START,
   P_TO_END,
   P_YOUNG_END,
@@ -61,6 +65,8 @@ export class ParallelCopier implements YoungCopier {
   private tenLab = MIN_TEN_LAB;
   /** The last copy's carves of tenured space under the lock, all threads. */
   lastCarves = 0;
+  /** The dirty cards the last copy found. */
+  private lastCards = 0;
 
   private readonly tailOrder: number[] = [];
 
@@ -147,15 +153,17 @@ export class ParallelCopier implements YoungCopier {
     this.pieceCount = 0;
   }
 
-  copy(roots: Int32Array, ranges: Int32Array): CopyResult {
+  copy(roots: Int32Array, ranges: Int32Array | null): CopyResult {
     const h = this.heap;
     const gc = this.gc;
     gc.syncTypes();
     gc.setRoots(roots);
     // The refgraph layout rebuilds its young graph from the copies' list.
     const list = h.graph !== null;
+    const byCards = ranges === null;
     gc.ensure({
-      ranges: ranges.length,
+      // Room for every card when the threads list the dirty ones.
+      ranges: byCards ? h.cards.count : ranges.length,
       out: list ? this.resultsCapacity() : 0,
       // A pair per carve (each takes at least a quarter LAB, at least 16 words),
       // per exhausted piece and per thread's last LAB.
@@ -163,12 +171,14 @@ export class ParallelCopier implements YoungCopier {
     });
     const c = gc.ctx;
     const ctl = c.ctl;
-    c.ranges.set(ranges);
-    ctl[P_RANGES] = ranges.length >>> 1;
+    if (!byCards) c.ranges.set(ranges);
+    ctl[P_RANGES] = byCards ? 0 : ranges.length >>> 1;
+    ctl[P_BY_CARDS] = byCards ? 1 : 0;
     ctl[P_SABLE] = h.layout.contiguousRefs ? 1 : 0;
     ctl[P_YOUNG_START] = h.youngStart;
     ctl[P_YOUNG_END] = h.youngEnd;
     ctl[P_TENURED_START] = h.tenuredStart;
+    ctl[P_TENURED_END] = h.tenuredEnd;
     ctl[P_TO_END] = h.toEnd;
     ctl[P_TENURE_AGE] = h.tenureAge;
     ctl[P_FILLER_TYPE] = h.stringTypeId;
@@ -181,8 +191,9 @@ export class ParallelCopier implements YoungCopier {
     ctl[PIECE] = 0;
     ctl[PIECE_TOP] = this.pieceCount > 0 ? c.pieces[0]! : 0;
     try {
-      let words = h.youngUsedWords();
-      for (let i = 0; i < ranges.length; i += 2) words += ranges[i + 1]! - ranges[i]!;
+      // The dirty cards are not known yet: the last copy's stand for them.
+      let words = h.youngUsedWords() + (byCards ? this.lastCards * CARD_WORDS : 0);
+      if (!byCards) for (let i = 0; i < ranges.length; i += 2) words += ranges[i + 1]! - ranges[i]!;
       gc.run(CMD_COPY, words);
     } finally {
       this.takeBack();
@@ -199,8 +210,10 @@ export class ParallelCopier implements YoungCopier {
     }
     this.promotedLately = Math.max(promoted, this.promotedLately >>> 1);
     const moved = list ? c.out.subarray(0, compactResults(c)) : EMPTY;
+    this.lastCards = byCards ? ctl[CARDCUR]! : 0;
     return {
       moved,
+      cards: byCards ? c.ranges.subarray(0, this.lastCards) : EMPTY,
       count,
       toTop: ctl[TO_TOP]!,
       survivedWords: survived,

@@ -18,6 +18,17 @@
  * The copies' new addresses are listed in the shared results only when the
  * refgraph layout rebuilds its young graph from them (P_LIST_MOVED).
  *
+ * The remembered set comes as slot ranges the main thread found
+ * (gc/roots.ts dirtyCardRanges, the refgraph layout, whose graph needs each
+ * slot's object), or the threads find it: first they share out the card table
+ * by card range, each listing and cleaning the dirty cards of its parts
+ * (`findDirtyCards`), and none copies until all parts are done, since a copy
+ * promoted onto a card dirties it; then they walk the listed cards' objects
+ * (`cards`), a chunk of cards at a time, along with the roots. The walk steps
+ * over the reserved tenured pieces whole, since other threads copy into them
+ * meanwhile; nothing else in tenured changes during the copy but the
+ * remembered slots, each of which lies on one card.
+ *
  * Ageing and promotion as in gc/evacuate.ts: an object below the tenure age
  * goes to to-survivor while it has room, else to tenured; one tenured cannot
  * take stays in to-survivor whatever its age. Promoted copies that still refer
@@ -27,10 +38,12 @@
  * goes back to the main thread as tails for the free list.
  */
 
-import { CARD_DIRTY, CARD_SHIFT, recordBlockStart } from '../../heap/card-table.js';
+import { CARD_CLEAN, CARD_DIRTY, CARD_SHIFT, CARD_WORDS, nextSetByte, recordBlockStart } from '../../heap/card-table.js';
 import { MIN_CHUNK_WORDS } from '../../heap/free-list.js';
+import { rightWordsBy } from '../../heap/layout.js';
 import {
   ageOf,
+  FREE_CHUNK,
   forwardingStatus,
   HEADER_TAG,
   HEADER_WORDS,
@@ -47,9 +60,11 @@ import {
 import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
 import { copyWords } from '../../heap/word-parity.js';
 import { IntList } from '../int-list.js';
-import { GcContext, SHARE_WORK } from './context.js';
+import { awaitCount, countDone, GcContext, SHARE_WORK } from './context.js';
 import {
   LOCK,
+  CARDCUR,
+  P_BY_CARDS,
   P_FILLER_TYPE,
   P_LIST_MOVED,
   P_PIECES,
@@ -59,6 +74,7 @@ import {
   P_TAILS_CAP,
   P_TEN_LAB,
   P_TENURE_AGE,
+  P_TENURED_END,
   P_TENURED_START,
   P_TO_END,
   P_YOUNG_END,
@@ -67,6 +83,8 @@ import {
   PIECE_TOP,
   RANGECUR,
   ROOTCUR,
+  SCANCUR,
+  SCANNED,
   S_OBJECTS,
   S_PROMOTED,
   S_CARVES,
@@ -81,6 +99,10 @@ import {
 const TO_LAB = 1024;
 const ROOT_CHUNK = 32;
 const RANGE_CHUNK = 16;
+/** Dirty cards a thread claims at a time (up to CARD_WORDS slots each). */
+const CARD_CHUNK = 8;
+/** Cards of the card table a thread scans for dirty ones at a time. */
+const SCAN_CARDS = 1 << 14;
 
 class CopyThread {
   c!: GcContext;
@@ -88,6 +110,7 @@ class CopyThread {
   ys = 0;
   ye = 0;
   tenuredStart = 0;
+  tenuredEnd = 0;
   toEnd = 0;
   tenureAge = 0;
   filler = 0;
@@ -108,6 +131,10 @@ class CopyThread {
   promoted = 0;
   /** Tenured space left unused: (start, size) pairs. */
   readonly tails = new IntList();
+  /** The reserved tenured pieces in address order: starts and ends. */
+  private pieceStart = new Int32Array(0);
+  private pieceEnd = new Int32Array(0);
+  private pieceCount = 0;
 
   begin(c: GcContext): void {
     this.c = c;
@@ -116,6 +143,7 @@ class CopyThread {
     this.ys = ctl[P_YOUNG_START]!;
     this.ye = ctl[P_YOUNG_END]!;
     this.tenuredStart = ctl[P_TENURED_START]!;
+    this.tenuredEnd = ctl[P_TENURED_END]!;
     this.toEnd = ctl[P_TO_END]!;
     this.tenureAge = ctl[P_TENURE_AGE]!;
     this.filler = ctl[P_FILLER_TYPE]!;
@@ -125,6 +153,43 @@ class CopyThread {
     this.toTop = this.toLim = this.tenTop = this.tenLim = 0;
     this.copied = this.survived = this.promoted = 0;
     this.tails.length = 0;
+    this.sortPieces(ctl[P_PIECES]!);
+  }
+
+  /** Takes the reserved pieces (disjoint, at most a few dozen) in address order. */
+  private sortPieces(n: number): void {
+    if (this.pieceStart.length < n) {
+      this.pieceStart = new Int32Array(n);
+      this.pieceEnd = new Int32Array(n);
+    }
+    const pieces = this.c.pieces;
+    const starts = this.pieceStart;
+    const ends = this.pieceEnd;
+    for (let i = 0; i < n; i++) {
+      const s = pieces[2 * i]!;
+      const e = pieces[2 * i + 1]!;
+      let j = i;
+      for (; j > 0 && starts[j - 1]! > s; j--) {
+        starts[j] = starts[j - 1]!;
+        ends[j] = ends[j - 1]!;
+      }
+      starts[j] = s;
+      ends[j] = e;
+    }
+    this.pieceCount = n;
+  }
+
+  /** The first reserved piece that ends after `p` (pieceCount if none). */
+  private pieceAfter(p: number): number {
+    const ends = this.pieceEnd;
+    let lo = 0;
+    let hi = this.pieceCount;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ends[mid]! <= p) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** Makes [p, p + size) (size >= HEADER_WORDS) a word array nobody refers to. */
@@ -367,21 +432,97 @@ class CopyThread {
 
   /** Remembered-set ranges [r0, r1) (pairs): redirect their young references. */
   ranges(r0: number, r1: number): void {
-    const words = this.words;
     const ranges = this.c.ranges;
+    for (let r = r0; r < r1; r++) this.remembered(ranges[2 * r]!, ranges[2 * r + 1]!);
+  }
+
+  /**
+   * Dirty cards [i0, i1) of the list in `ranges` (sable): the young references
+   * of each object overlapping each card, inside the card, as gc/roots.ts
+   * dirtyCardRanges finds them. The reserved pieces are stepped over whole:
+   * they held no object before the copy, and other threads copy into them now.
+   * A card's block offset entry is read, and improved as `blockStartFor`
+   * improves it, only when its first word lies outside every piece: the
+   * promotions rewrite the entries of the cards inside them.
+   */
+  cards(i0: number, i1: number): void {
+    const words = this.words;
+    const c = this.c;
+    const list = c.ranges;
+    const blockStart = c.blockStart;
+    const starts = this.pieceStart;
+    const ends = this.pieceEnd;
+    const np = this.pieceCount;
+    const base = this.tenuredStart;
+    for (let i = i0; i < i1; i++) {
+      const card = list[i]!;
+      const cs = base + (card << CARD_SHIFT);
+      const ce = cs + CARD_WORDS < this.tenuredEnd ? cs + CARD_WORDS : this.tenuredEnd;
+      let k = this.pieceAfter(cs);
+      let p: number;
+      if (k < np && starts[k]! <= cs) {
+        p = ends[k]!;
+        k++;
+      } else {
+        // The block holding the card's first word, from the entry's start.
+        p = blockStart[card]!;
+        k = this.pieceAfter(p);
+        for (;;) {
+          if (k < np && p === starts[k]!) {
+            p = ends[k]!;
+            k++;
+            continue;
+          }
+          const next = this.blockEnd(p);
+          if (next > cs) break;
+          p = next;
+        }
+        if (words[p] !== FREE_CHUNK) blockStart[card] = p;
+      }
+      while (p < ce) {
+        if (k < np && p === starts[k]!) {
+          p = ends[k]!;
+          k++;
+          continue;
+        }
+        const w = words[p]!;
+        if (w < 0) {
+          p = w === FREE_CHUNK ? p + words[p + 1]! : p + 1;
+          continue;
+        }
+        const a = (w & HEADER_TAG) !== 0 ? p : p + w;
+        const refEnd = a + HEADER_WORDS + words[a + LAYOUT_WORD]!;
+        const lo = a + HEADER_WORDS > cs ? a + HEADER_WORDS : cs;
+        const hi = refEnd < ce ? refEnd : ce;
+        if (lo < hi) this.remembered(lo, hi);
+        p = a + HEADER_WORDS + rightWordsBy(c.kind, c.right, words, a);
+      }
+    }
+  }
+
+  /** The end of the block (object or free chunk) at `p`, as heap/card-table.ts `blockEnd`. */
+  private blockEnd(p: number): number {
+    const words = this.words;
+    const w = words[p]!;
+    if (w < 0) return w === FREE_CHUNK ? p + words[p + 1]! : p + 1;
+    const a = (w & HEADER_TAG) !== 0 ? p : p + w;
+    return a + HEADER_WORDS + rightWordsBy(this.c.kind, this.c.right, words, a);
+  }
+
+  /** Remembered slots [lo, hi) of a tenured object: redirects their young
+   *  references and dirties the card where a referent stays young. */
+  private remembered(lo: number, hi: number): void {
+    const words = this.words;
     const cards = this.c.cards;
     const ys = this.ys;
     const ye = this.ye;
-    for (let r = r0; r < r1; r++) {
-      const hi = ranges[2 * r + 1]!;
-      for (let s = ranges[2 * r]!; s < hi; s++) {
-        const v = words[s]!;
-        if (v < ys || v >= ye) continue;
-        const st = words[v]!;
-        const nv = (st & STATUS_FORWARDED) !== 0 ? statusForwardee(st) : this.evacuate(v);
-        words[s] = nv;
-        if (nv < ye) cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
-      }
+    for (let s = lo; s < hi; s++) {
+      const v = words[s]!;
+      if (v < ys || v >= ye) continue;
+      const st = words[v]!;
+      const nv = (st & STATUS_FORWARDED) !== 0 ? statusForwardee(st) : this.evacuate(v);
+      words[s] = nv;
+      if (nv < ye) cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
     }
   }
 
@@ -410,15 +551,46 @@ class CopyThread {
 
 const thread = new CopyThread();
 
+/** The dirty cards of the part of the card table in hand. */
+const found_ = new Int32Array(SCAN_CARDS);
+
+/**
+ * Lists the dirty cards in `ranges` (from CARDCUR's start) and cleans them,
+ * the card table shared out SCAN_CARDS at a time, and returns their number
+ * once every part is done: the copy may then dirty cards again.
+ */
+function findDirtyCards(c: GcContext): number {
+  const ctl = c.ctl;
+  const cards = c.cards;
+  const n = (ctl[P_TENURED_END]! - ctl[P_TENURED_START]! + CARD_WORDS - 1) >> CARD_SHIFT;
+  const parts = Math.ceil(n / SCAN_CARDS);
+  const list = c.ranges;
+  for (let k = Atomics.add(ctl, SCANCUR, 1); k < parts; k = Atomics.add(ctl, SCANCUR, 1)) {
+    const to = Math.min(n, (k + 1) * SCAN_CARDS);
+    let found = 0;
+    for (let i = nextSetByte(cards, c.cards64, k * SCAN_CARDS, to); i < to; i = nextSetByte(cards, c.cards64, i + 1, to)) {
+      found_[found++] = i;
+      cards[i] = CARD_CLEAN;
+    }
+    if (found > 0) list.set(found_.subarray(0, found), Atomics.add(ctl, CARDCUR, found));
+    countDone(ctl, SCANNED, parts);
+  }
+  awaitCount(ctl, SCANNED, parts);
+  return Atomics.load(ctl, CARDCUR);
+}
+
 export function copyPhase(c: GcContext): void {
   const ctl = c.ctl;
   const sable = ctl[P_SABLE]! !== 0;
   const rootCount = ctl[P_ROOTS]!;
-  const rangeCount = ctl[P_RANGES]!;
+  // The remembered set: dirty cards to find and walk, or slot ranges.
+  const byCards = ctl[P_BY_CARDS]! !== 0;
+  const remChunk = byCards ? CARD_CHUNK : RANGE_CHUNK;
   const roots = c.roots;
   const cp = thread;
   c.begin();
   cp.begin(c);
+  const remCount = byCards ? findDirtyCards(c) : ctl[P_RANGES]!;
   let claiming = true;
   let work = 0;
   let nextShare = SHARE_WORK;
@@ -431,9 +603,11 @@ export function copyPhase(c: GcContext): void {
           for (let i = s; i < e; i++) cp.evacuate(roots[i]!);
           continue;
         }
-        const r = Atomics.add(ctl, RANGECUR, RANGE_CHUNK);
-        if (r < rangeCount) {
-          cp.ranges(r, Math.min(r + RANGE_CHUNK, rangeCount));
+        const r = Atomics.add(ctl, RANGECUR, remChunk);
+        if (r < remCount) {
+          const e = Math.min(r + remChunk, remCount);
+          if (byCards) cp.cards(r, e);
+          else cp.ranges(r, e);
           continue;
         }
         claiming = false;

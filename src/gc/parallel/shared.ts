@@ -47,6 +47,11 @@ export const ROOTCUR = 112;
 export const RANGECUR = 113;
 /** Blocks of the mark bitmap cleared so far (mark.ts; claimed from RANGECUR). */
 export const CLEARED = 114;
+/** A copy's scan of the card table (copy.ts findDirtyCards): the next unclaimed
+ *  part, the parts done, and the next free entry of the dirty card list. */
+export const SCANCUR = 115;
+export const SCANNED = 116;
+export const CARDCUR = 117;
 
 /** Parameters of the current command. */
 export const P_LO = 16;
@@ -77,6 +82,9 @@ export const P_CLEAR = 35;
 export const MAX_CLEARS = 4;
 /** A copy lists each copy's new address in `out` (1; the refgraph layout rebuilds its young graph from them) or not (0). */
 export const P_LIST_MOVED = P_CLEAR + 2 * MAX_CLEARS;
+/** A copy finds the dirty cards itself (1: copy.ts findDirtyCards, the sable
+ *  layout) or takes P_RANGES slot ranges (0). */
+export const P_BY_CARDS = P_LIST_MOVED + 1;
 export const CTL_WORDS = 128;
 
 export const CMD_EXIT = 1;
@@ -118,7 +126,8 @@ export interface PoolBuffers {
   bitmap: SharedArrayBuffer;
   /** The request's roots (P_ROOTS of them). */
   roots: SharedArrayBuffer;
-  /** Remembered-set slot ranges, (first, end) pairs (P_RANGES pairs). */
+  /** Remembered-set slot ranges, (first, end) pairs (P_RANGES pairs), or the
+   *  dirty cards a copy found (CARDCUR of them), or a sweep's regions. */
   ranges: SharedArrayBuffer;
   /** Tenured space reserved for promotion, (start, end) pairs (P_PIECES pairs). */
   pieces: SharedArrayBuffer;
