@@ -226,6 +226,39 @@ describe('parallel copy', () => {
     });
   }
 
+  it('dirties every card of a promoted array whose slots still refer to young objects', async () => {
+    const { heap, roots } = await makeParallelHeap(4, { heapBytes: 16 * 2 ** 20, layout: 'sable', tenureAge: 1 });
+    const node = heap.defineClass('Node', ['int']);
+    const arr = heap.defineArray('ref[]', 'ref');
+    const len = Math.min(heap.largeObjectWords - 8, 40 * 128);
+    const a0 = await allocArray(heap, arr, len);
+    expect(a0, 'the array starts young').toBeLessThan(heap.youngEnd);
+    const slot = roots.push(a0);
+    await collect(heap, 'young');
+    // Now of age 1: the next collection promotes it, while nodes of age 0 stay young.
+    const stride = 37;
+    for (let i = 0; i < len; i += stride) {
+      const n = await alloc(heap, node);
+      heap.words[n + node.offsets[0]!] = i;
+      const a = roots.get(slot);
+      heap.writeRef(a, heap.arrayDataOffset + i, i, n);
+    }
+    await collect(heap, 'young');
+    const a = roots.get(slot);
+    expect(a, 'the array was promoted').toBeGreaterThanOrEqual(heap.tenuredStart);
+    const cards = new Set<number>();
+    for (let i = 0; i < len; i += stride) {
+      const s = a + heap.arrayDataOffset + i;
+      const n = heap.words[s]!;
+      expect(n, 'the node stayed young').toBeLessThan(heap.youngEnd);
+      expect(heap.words[n + node.offsets[0]!]).toBe(i);
+      cards.add(heap.cards.cardOf(s));
+      expect(heap.cards.isDirty(s), `card ${heap.cards.cardOf(s)} of slot ${i}`).toBe(true);
+    }
+    expect(cards.size, 'the slots lie on many cards').toBeGreaterThan(20);
+    verifyHeap(heap);
+  });
+
   it('keeps stealing from a busy thread: lists hanging off one array are copied by both threads', async () => {
     const { heap, roots } = await makeParallelHeap(2, { heapBytes: 32 * 2 ** 20 });
     const node = heap.defineClass('Node', ['ref', 'int']);

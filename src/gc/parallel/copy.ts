@@ -99,8 +99,9 @@ import {
 const TO_LAB = 1024;
 const ROOT_CHUNK = 32;
 const RANGE_CHUNK = 16;
-/** Dirty cards a thread claims at a time (up to CARD_WORDS slots each). */
-const CARD_CHUNK = 8;
+/** Dirty cards a thread claims at a time (up to CARD_WORDS slots each): a
+ *  claim of neighbouring cards is half a cache line of the card table. */
+const CARD_CHUNK = 32;
 /** Cards of the card table a thread scans for dirty ones at a time. */
 const SCAN_CARDS = 1 << 14;
 
@@ -405,13 +406,18 @@ class CopyThread {
     const c = this.c;
     const end = refRunEnd(words, c.kind, sable, a);
     if (end !== SCATTERED) {
+      // A promoted copy dirties each of its cards once (see `remembered`).
+      let dirtied = -1;
       for (let s = a + HEADER_WORDS; s < end; s++) {
         const v = words[s]!;
         if (v < ys || v >= ye) continue;
         const st = words[v]!;
         const nv = (st & STATUS_FORWARDED) !== 0 ? statusForwardee(st) : this.evacuate(v);
         words[s] = nv;
-        if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
+        if (promoted && nv < ye && (s - this.tenuredStart) >> CARD_SHIFT !== dirtied) {
+          dirtied = (s - this.tenuredStart) >> CARD_SHIFT;
+          c.cards[dirtied] = CARD_DIRTY;
+        }
       }
       return end - a - HEADER_WORDS;
     }
@@ -477,7 +483,9 @@ class CopyThread {
           if (next > cs) break;
           p = next;
         }
-        if (words[p] !== FREE_CHUNK) blockStart[card] = p;
+        // Written only when it changes: a store takes the cache line from the
+        // other threads, which walk neighbouring cards.
+        if (words[p] !== FREE_CHUNK && blockStart[card] !== p) blockStart[card] = p;
       }
       while (p < ce) {
         if (k < np && p === starts[k]!) {
@@ -509,21 +517,25 @@ class CopyThread {
     return a + HEADER_WORDS + rightWordsBy(this.c.kind, this.c.right, words, a);
   }
 
-  /** Remembered slots [lo, hi) of a tenured object: redirects their young
-   *  references and dirties the card where a referent stays young. */
+  /** Remembered slots [lo, hi) of a tenured object, all on one card:
+   *  redirects their young references and dirties the card, once, where a
+   *  referent stays young. */
   private remembered(lo: number, hi: number): void {
     const words = this.words;
-    const cards = this.c.cards;
     const ys = this.ys;
     const ye = this.ye;
+    let young = false;
     for (let s = lo; s < hi; s++) {
       const v = words[s]!;
       if (v < ys || v >= ye) continue;
       const st = words[v]!;
       const nv = (st & STATUS_FORWARDED) !== 0 ? statusForwardee(st) : this.evacuate(v);
       words[s] = nv;
-      if (nv < ye) cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
+      young = young || nv < ye;
     }
+    // One store for the card, not one per slot: each store takes the card
+    // table's cache line from the other threads, which work on neighbouring cards.
+    if (young) this.c.cards[(lo - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
   }
 
   /** After every thread is done: retire the LABs and hand the results to the main thread. */
