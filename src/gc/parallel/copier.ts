@@ -12,7 +12,7 @@
  * anything moved; the threads then still mark.
  */
 
-import { CARD_WORDS } from '../../heap/card-table.js';
+import { CARD_CLEAN, CARD_DIRTY, CARD_WORDS } from '../../heap/card-table.js';
 import type { HeapImpl } from '../../heap/heap.js';
 import { MAX_STATUS_FORWARD_WORDS } from '../../heap/object-model.js';
 import type { CopyResult, YoungCopier } from '../marker.js';
@@ -25,6 +25,7 @@ import {
   P_FILLER_TYPE,
   P_LIST_MOVED,
   P_OUT_CAP,
+  P_PIECE_CARDS,
   P_PIECES,
   P_RANGES,
   P_SABLE,
@@ -174,6 +175,9 @@ export class ParallelCopier implements YoungCopier {
     if (!byCards) c.ranges.set(ranges);
     ctl[P_RANGES] = byCards ? 0 : ranges.length >>> 1;
     ctl[P_BY_CARDS] = byCards ? 1 : 0;
+    const pieceCards = byCards ? this.listPieceCards(c.ranges) : 0;
+    ctl[P_PIECE_CARDS] = pieceCards;
+    ctl[CARDCUR] = pieceCards;
     ctl[P_SABLE] = h.layout.contiguousRefs ? 1 : 0;
     ctl[P_YOUNG_START] = h.youngStart;
     ctl[P_YOUNG_END] = h.youngEnd;
@@ -220,6 +224,31 @@ export class ParallelCopier implements YoungCopier {
       promotedWords: promoted,
       threads: gc.workField(),
     };
+  }
+
+  /**
+   * The cards the reserved pieces overlap, for a copy whose threads find the
+   * dirty cards (copy.ts `scanPart` leaves these alone): cleans them all, and
+   * lists in `list` those of a piece's first and last cards that were dirty,
+   * whose objects beside the piece the threads walk. Returns how many.
+   */
+  private listPieceCards(list: Int32Array): number {
+    const ct = this.heap.cards;
+    const cards = ct.cards;
+    const pieces = this.gc.ctx.pieces;
+    let n = 0;
+    for (let i = 0; i < this.pieceCount; i++) {
+      const first = ct.cardOf(pieces[2 * i]!);
+      const last = ct.cardOf(pieces[2 * i + 1]! - 1);
+      // A card two pieces share is listed once: the first look cleans it.
+      for (const card of [first, last]) {
+        if (cards[card] !== CARD_DIRTY) continue;
+        list[n++] = card;
+        cards[card] = CARD_CLEAN;
+      }
+      if (last > first + 1) cards.fill(CARD_CLEAN, first + 1, last);
+    }
+    return n;
   }
 
   /** The tenured space the threads left: tails and the pieces' unused ends. */

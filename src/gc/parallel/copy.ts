@@ -20,14 +20,15 @@
  *
  * The remembered set comes as slot ranges the main thread found
  * (gc/roots.ts dirtyCardRanges, the refgraph layout, whose graph needs each
- * slot's object), or the threads find it: first they share out the card table
- * by card range, each listing and cleaning the dirty cards of its parts
- * (`findDirtyCards`), and none copies until all parts are done, since a copy
- * promoted onto a card dirties it; then they walk the listed cards' objects
- * (`cards`), a chunk of cards at a time, along with the roots. The walk steps
- * over the reserved tenured pieces whole, since other threads copy into them
- * meanwhile; nothing else in tenured changes during the copy but the
- * remembered slots, each of which lies on one card.
+ * slot's object), or the threads find it: they share out the card table by
+ * card range, and each cleans and walks the dirty cards of the parts it claims
+ * (`scanPart`, `cards`), while others copy. Promotion is what makes that safe
+ * to do at once: it copies into the tenured pieces reserved for it, and dirties
+ * only their cards, so the walk steps over the pieces whole, and the cards they
+ * overlap are the copier's: it cleans them before the copy and lists those that
+ * were dirty for the threads to walk (the objects beside a piece), and the
+ * scan leaves them alone. Nothing else in tenured changes during the copy but
+ * the remembered slots, each of which lies on one card that one thread walks.
  *
  * Ageing and promotion as in gc/evacuate.ts: an object below the tenure age
  * goes to to-survivor while it has room, else to tenured; one tenured cannot
@@ -60,13 +61,14 @@ import {
 import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
 import { copyWords } from '../../heap/word-parity.js';
 import { IntList } from '../int-list.js';
-import { awaitCount, countDone, GcContext, SHARE_WORK } from './context.js';
+import { GcContext, SHARE_WORK } from './context.js';
 import {
   LOCK,
   CARDCUR,
   P_BY_CARDS,
   P_FILLER_TYPE,
   P_LIST_MOVED,
+  P_PIECE_CARDS,
   P_PIECES,
   P_RANGES,
   P_ROOTS,
@@ -84,7 +86,6 @@ import {
   RANGECUR,
   ROOTCUR,
   SCANCUR,
-  SCANNED,
   S_OBJECTS,
   S_PROMOTED,
   S_CARVES,
@@ -102,8 +103,9 @@ const RANGE_CHUNK = 16;
 /** Dirty cards a thread claims at a time (up to CARD_WORDS slots each): a
  *  claim of neighbouring cards is half a cache line of the card table. */
 const CARD_CHUNK = 32;
-/** Cards of the card table a thread scans for dirty ones at a time. */
-const SCAN_CARDS = 1 << 14;
+/** Cards of the card table a thread scans for dirty ones at a time: 64 words of
+ *  the table, and up to 512 dirty cards' slots to walk. */
+const SCAN_CARDS = 512;
 
 class CopyThread {
   c!: GcContext;
@@ -406,18 +408,15 @@ class CopyThread {
     const c = this.c;
     const end = refRunEnd(words, c.kind, sable, a);
     if (end !== SCATTERED) {
-      // A promoted copy dirties each of its cards once (see `remembered`).
-      let dirtied = -1;
+      // A card store per slot: tracking the card last dirtied, as `remembered`
+      // does for its one card, slowed this loop (decision s45-01).
       for (let s = a + HEADER_WORDS; s < end; s++) {
         const v = words[s]!;
         if (v < ys || v >= ye) continue;
         const st = words[v]!;
         const nv = (st & STATUS_FORWARDED) !== 0 ? statusForwardee(st) : this.evacuate(v);
         words[s] = nv;
-        if (promoted && nv < ye && (s - this.tenuredStart) >> CARD_SHIFT !== dirtied) {
-          dirtied = (s - this.tenuredStart) >> CARD_SHIFT;
-          c.cards[dirtied] = CARD_DIRTY;
-        }
+        if (promoted && nv < ye) c.cards[(s - this.tenuredStart) >> CARD_SHIFT] = CARD_DIRTY;
       }
       return end - a - HEADER_WORDS;
     }
@@ -440,6 +439,40 @@ class CopyThread {
   ranges(r0: number, r1: number): void {
     const ranges = this.c.ranges;
     for (let r = r0; r < r1; r++) this.remembered(ranges[2 * r]!, ranges[2 * r + 1]!);
+  }
+
+  /** The dirty cards of the part of the card table in hand. */
+  private readonly found = new Int32Array(SCAN_CARDS);
+
+  /**
+   * Part `k` of the card table (SCAN_CARDS of its `n` cards): cleans each dirty
+   * card that no reserved piece overlaps, lists it in `ranges` after the others
+   * (CARDCUR), and walks it. A piece's cards are left as they are: the copier
+   * cleaned them, and only a promotion dirties them now.
+   */
+  scanPart(k: number, n: number): void {
+    const c = this.c;
+    const cards = c.cards;
+    const found = this.found;
+    const from = k * SCAN_CARDS;
+    const to = from + SCAN_CARDS < n ? from + SCAN_CARDS : n;
+    let count = 0;
+    for (let i = nextSetByte(cards, c.cards64, from, to); i < to; i = nextSetByte(cards, c.cards64, i + 1, to)) {
+      if (this.onPiece(i)) continue;
+      cards[i] = CARD_CLEAN;
+      found[count++] = i;
+    }
+    if (count === 0) return;
+    const at = Atomics.add(c.ctl, CARDCUR, count);
+    c.ranges.set(found.subarray(0, count), at);
+    this.cards(at, at + count);
+  }
+
+  /** Whether a reserved piece overlaps card `card`. */
+  private onPiece(card: number): boolean {
+    const cs = this.tenuredStart + (card << CARD_SHIFT);
+    const k = this.pieceAfter(cs);
+    return k < this.pieceCount && this.pieceStart[k]! < cs + CARD_WORDS;
   }
 
   /**
@@ -563,47 +596,23 @@ class CopyThread {
 
 const thread = new CopyThread();
 
-/** The dirty cards of the part of the card table in hand. */
-const found_ = new Int32Array(SCAN_CARDS);
-
-/**
- * Lists the dirty cards in `ranges` (from CARDCUR's start) and cleans them,
- * the card table shared out SCAN_CARDS at a time, and returns their number
- * once every part is done: the copy may then dirty cards again.
- */
-function findDirtyCards(c: GcContext): number {
-  const ctl = c.ctl;
-  const cards = c.cards;
-  const n = (ctl[P_TENURED_END]! - ctl[P_TENURED_START]! + CARD_WORDS - 1) >> CARD_SHIFT;
-  const parts = Math.ceil(n / SCAN_CARDS);
-  const list = c.ranges;
-  for (let k = Atomics.add(ctl, SCANCUR, 1); k < parts; k = Atomics.add(ctl, SCANCUR, 1)) {
-    const to = Math.min(n, (k + 1) * SCAN_CARDS);
-    let found = 0;
-    for (let i = nextSetByte(cards, c.cards64, k * SCAN_CARDS, to); i < to; i = nextSetByte(cards, c.cards64, i + 1, to)) {
-      found_[found++] = i;
-      cards[i] = CARD_CLEAN;
-    }
-    if (found > 0) list.set(found_.subarray(0, found), Atomics.add(ctl, CARDCUR, found));
-    countDone(ctl, SCANNED, parts);
-  }
-  awaitCount(ctl, SCANNED, parts);
-  return Atomics.load(ctl, CARDCUR);
-}
-
 export function copyPhase(c: GcContext): void {
   const ctl = c.ctl;
   const sable = ctl[P_SABLE]! !== 0;
   const rootCount = ctl[P_ROOTS]!;
-  // The remembered set: dirty cards to find and walk, or slot ranges.
+  // The remembered set: the pieces' cards the copier listed, then the card
+  // table's parts to scan; or slot ranges.
   const byCards = ctl[P_BY_CARDS]! !== 0;
+  const remCount = byCards ? ctl[P_PIECE_CARDS]! : ctl[P_RANGES]!;
   const remChunk = byCards ? CARD_CHUNK : RANGE_CHUNK;
+  const cardCount = (ctl[P_TENURED_END]! - ctl[P_TENURED_START]! + CARD_WORDS - 1) >> CARD_SHIFT;
+  const parts = byCards ? Math.ceil(cardCount / SCAN_CARDS) : 0;
   const roots = c.roots;
   const cp = thread;
   c.begin();
   cp.begin(c);
-  const remCount = byCards ? findDirtyCards(c) : ctl[P_RANGES]!;
   let claiming = true;
+  let listed = true;
   let work = 0;
   let nextShare = SHARE_WORK;
   for (;;) {
@@ -615,11 +624,19 @@ export function copyPhase(c: GcContext): void {
           for (let i = s; i < e; i++) cp.evacuate(roots[i]!);
           continue;
         }
-        const r = Atomics.add(ctl, RANGECUR, remChunk);
-        if (r < remCount) {
-          const e = Math.min(r + remChunk, remCount);
-          if (byCards) cp.cards(r, e);
-          else cp.ranges(r, e);
+        if (listed) {
+          const r = Atomics.add(ctl, RANGECUR, remChunk);
+          if (r < remCount) {
+            const e = Math.min(r + remChunk, remCount);
+            if (byCards) cp.cards(r, e);
+            else cp.ranges(r, e);
+            continue;
+          }
+          listed = false;
+        }
+        const k = parts > 0 ? Atomics.add(ctl, SCANCUR, 1) : parts;
+        if (k < parts) {
+          cp.scanPart(k, cardCount);
           continue;
         }
         claiming = false;

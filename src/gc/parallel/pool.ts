@@ -17,9 +17,7 @@ import { runCommand } from './command.js';
 import { GcContext, PeerFailed } from './context.js';
 import {
   CLEARED,
-  CARDCUR,
   SCANCUR,
-  SCANNED,
   CMD,
   CMD_EXIT,
   CMD_REHEARSE,
@@ -164,7 +162,7 @@ export class WorkerPool {
     if (this.failure) throw this.failure;
     if (this.threads > 1 && !this.started) throw new Error('parallel collector: the worker pool was not started');
     const ctl = this.ctl;
-    for (const i of [ERROR, DONE, REHEARSED, IDLE, ROOTCUR, RANGECUR, CLEARED, SCANCUR, SCANNED, CARDCUR, OUTCUR, TAILCUR]) ctl[i] = 0;
+    for (const i of [ERROR, DONE, REHEARSED, IDLE, ROOTCUR, RANGECUR, CLEARED, SCANCUR, OUTCUR, TAILCUR]) ctl[i] = 0;
     this.main.deqCtl.fill(0);
     this.main.stats.fill(0);
     if (rehearse && this.threads > 1) {

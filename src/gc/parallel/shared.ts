@@ -47,11 +47,11 @@ export const ROOTCUR = 112;
 export const RANGECUR = 113;
 /** Blocks of the mark bitmap cleared so far (mark.ts; claimed from RANGECUR). */
 export const CLEARED = 114;
-/** A copy's scan of the card table (copy.ts findDirtyCards): the next unclaimed
- *  part, the parts done, and the next free entry of the dirty card list. */
+/** A copy's scan of the card table (copy.ts `scanPart`): the next unclaimed part,
+ *  and the next free entry of the dirty card list in `ranges` (the copier starts
+ *  it after the cards it listed itself). */
 export const SCANCUR = 115;
-export const SCANNED = 116;
-export const CARDCUR = 117;
+export const CARDCUR = 116;
 
 /** Parameters of the current command. */
 export const P_LO = 16;
@@ -82,9 +82,11 @@ export const P_CLEAR = 35;
 export const MAX_CLEARS = 4;
 /** A copy lists each copy's new address in `out` (1; the refgraph layout rebuilds its young graph from them) or not (0). */
 export const P_LIST_MOVED = P_CLEAR + 2 * MAX_CLEARS;
-/** A copy finds the dirty cards itself (1: copy.ts findDirtyCards, the sable
- *  layout) or takes P_RANGES slot ranges (0). */
+/** A copy finds the dirty cards itself (1, the sable layout: copy.ts `scanPart`),
+ *  after the P_PIECE_CARDS cards the copier listed first in `ranges`, or takes
+ *  P_RANGES slot ranges (0). */
 export const P_BY_CARDS = P_LIST_MOVED + 1;
+export const P_PIECE_CARDS = P_LIST_MOVED + 2;
 export const CTL_WORDS = 128;
 
 export const CMD_EXIT = 1;
