@@ -70,10 +70,9 @@ const AWAIT_WAIT_MS = 2;
 
 /**
  * Returns once ctl[index] reaches `target`: the end of a step that every thread
- * shares out in parts before the phase proper (clearing the mark bitmap,
- * finding dirty cards), when only the parts other threads hold are left. The
- * thread that finishes the last part notifies the word. Throws PeerFailed when
- * another thread failed.
+ * shares out in parts before the phase proper (mark.ts clears the bitmap so),
+ * when only the parts other threads hold are left. The thread that finishes
+ * the last part notifies the word. Throws PeerFailed when another thread failed.
  */
 export function awaitCount(ctl: Int32Array, index: number, target: number): void {
   let spins = 0;
