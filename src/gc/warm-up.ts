@@ -58,7 +58,7 @@ const SCRATCH_TENURE_AGE = 2;
 const ROOTS = 64;
 /** The root of the warm-up's wide reference array, and its length (at most). */
 const FAN_ROOT = 21;
-const FAN_OUT = 600;
+const FAN_OUT = 1200;
 /** The root of a float array that ages into tenured with the first lists. */
 const FLOAT_ROOT = 62;
 /** At most this many tenured nodes per list are pointed at young objects. */
@@ -272,8 +272,9 @@ class Workload {
   }
 
   /** A reference array of `FAN_OUT` young nodes into root `r`: a copy too large
-   *  for the copiers' word loops and their local buffers, spanning cards once
-   *  promoted, and a trace that pushes more entries at once than the markers'
+   *  for the copiers' word loops and their local buffers, spanning more than
+   *  eight cards once promoted (its block offset entries are then filled, not
+   *  stored one by one), and a trace that pushes more entries at once than the markers'
    *  stacks first hold. */
   private async fan(r: number): Promise<void> {
     const slots = this.roots.slots;

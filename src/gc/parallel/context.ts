@@ -118,7 +118,7 @@ export class GcContext {
   blockStart!: Int32Array;
 
   /** The private stack: entries [0, sp). */
-  stack = new Int32Array(4096);
+  stack: Int32Array;
   sp = 0;
   /** Steals in the current phase. */
   steals = 0;
@@ -144,7 +144,9 @@ export class GcContext {
     readonly id: number,
     readonly threads: number,
     buffers: PoolBuffers,
+    stackEntries = 4096,
   ) {
+    this.stack = new Int32Array(stackEntries);
     this.topIdx = id * 2 * DEQ_STRIDE;
     this.botIdx = this.topIdx + DEQ_STRIDE;
     this.base = id * DEQ_CAP;

@@ -15,6 +15,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { workerScript } from '../../heap/worker-script.js';
 import { runCommand } from './command.js';
 import { GcContext, PeerFailed } from './context.js';
+import { rehearse as rehearseAlone } from './rehearse.js';
 import {
   CLEARED,
   SCANCUR,
@@ -151,11 +152,11 @@ export class WorkerPool {
    * returns when all are done, or on the main thread alone (`alone`), the
    * workers left asleep. A failure on any thread is thrown here.
    *
-   * `rehearse` (the warm-up's): every worker first runs the command alone on a
-   * private copy of the buffers, all at once, while the main thread waits. With
-   * stealing, which worker meets which branch of a phase is chance, and a
-   * worker that first meets one in a program's pause throws its optimized code
-   * away there; alone, each meets every branch the command takes
+   * `rehearse` (the warm-up's): every thread first runs the command alone on a
+   * private copy of the buffers (rehearse.ts), all at once. With stealing, which thread
+   * meets which branch of a phase is chance, and a thread that first meets one
+   * in a program's pause throws its optimized code away there; alone, each
+   * meets every branch the command takes
    * (docs/decisions/s39-02-workers-rehearse-the-warm-up.md).
    */
   run(cmd: number, alone = false, rehearse = false): void {
@@ -166,22 +167,22 @@ export class WorkerPool {
     this.main.deqCtl.fill(0);
     this.main.stats.fill(0);
     if (rehearse && this.threads > 1) {
-      this.round(cmd | CMD_REHEARSE, false);
+      this.round(cmd | CMD_REHEARSE, () => Atomics.add(ctl, REHEARSED, rehearseAlone(this.main, cmd)));
       ctl[DONE] = 0;
     }
     if (alone) runCommand(this.solo, cmd);
-    else this.round(cmd, true);
+    else this.round(cmd, () => runCommand(this.main, cmd));
   }
 
-  /** Wakes the workers for `cmd`, runs thread 0's part (`withMain`), and waits for them. */
-  private round(cmd: number, withMain: boolean): void {
+  /** Wakes the workers for `cmd`, runs thread 0's part (`main`), and waits for them. */
+  private round(cmd: number, main: () => void): void {
     const ctl = this.ctl;
     Atomics.store(ctl, CMD, cmd);
     Atomics.add(ctl, EPOCH, 1);
     Atomics.notify(ctl, EPOCH);
     let own: unknown = null;
     try {
-      if (withMain) runCommand(this.main, cmd);
+      main();
     } catch (e) {
       if (!(e instanceof PeerFailed)) {
         Atomics.compareExchange(ctl, ERROR, 0, 1);

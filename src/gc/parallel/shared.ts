@@ -22,7 +22,7 @@ export const CMD = 1;
 export const ERROR = 2;
 /** Workers that finished the current command. */
 export const DONE = 3;
-/** Objects the workers' rehearsals of the current command processed, all together (pool.ts). */
+/** Objects the threads' rehearsals of the current command processed, all together (pool.ts). */
 export const REHEARSED = 4;
 /** Threads that found no work (the termination count, context.ts); with the
  *  words idle threads sleep on, on a cache line apart from the hot cursors. */

@@ -64,9 +64,9 @@ export class GcThreads {
    *  warm-up (gc/warm-up.ts) sets it, so that the main thread takes the solo
    *  branches a program's small collections take as well as the shared ones. */
   alternateSolo = false;
-  /** The workers rehearse each command alone before it runs (WorkerPool.run): the warm-up sets it too. */
+  /** Every thread rehearses each command alone before it runs (WorkerPool.run): the warm-up sets it too. */
   rehearse = false;
-  /** Objects the workers' rehearsals of the last command processed, all together. */
+  /** Objects the threads' rehearsals of the last command processed, all together. */
   rehearsed = 0;
   private commands = 0;
   /** Per thread: objects (marked or copied) and steals in the last command. */
