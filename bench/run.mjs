@@ -15,8 +15,9 @@
 //            give it --repeat 20 on a noisy host
 //   auto     (only when named) --gc auto beside serial, parallel, gpu-dfs and gpu-bfs on
 //            every program of programs/ and bench/programs/ that collects: total pauses,
-//            auto's ratio to the best fixed one, its choices, its prediction error
-//            (at most 2 repeats; --repeat 1 for a quicker pass)
+//            auto's ratio to the best fixed one, round by round too, its choices, its
+//            prediction error (2 repeats unless --repeat N is given; --repeat 1 for a
+//            quicker pass)
 //   autoreplay (only when named) auto's pause model, variants replayed on the same recorded
 //            collections of one --gc auto run per program: median prediction error of each
 //            (--programs as for auto; --threads-list N: that many threads in the runs)
@@ -118,6 +119,8 @@ for (let i = 0; i < argv.length; i++) {
   if (['--quick', '--gpu', '--no-build', '--markdown'].includes(a)) common.push(a);
 }
 if (opts.sections.length === 0) opts.sections = DEFAULT_SECTIONS;
+/** The auto section keeps to 2 repeats unless asked for a number. */
+const repeatGiven = opts.repeat !== undefined;
 opts.repeat ??= opts.quick ? 1 : 5;
 
 if (opts.build) ensureBuilt(root);
@@ -154,7 +157,7 @@ function pageSection(name, text) {
   return [head, '', provenance(machine, usesGpu ? gpu.adapter : null, started, again), ...rest].join('\n');
 }
 
-const ctx = { root, repeat: opts.repeat, quick: opts.quick, gpu, heap: opts.heap, machine, threadsList: opts.threadsList, programs: opts.programs };
+const ctx = { root, repeat: opts.repeat, repeatGiven, quick: opts.quick, gpu, heap: opts.heap, machine, threadsList: opts.threadsList, programs: opts.programs };
 /** @type {{ date: string, command: string, machine: object, gpu: object, options: object, sections: Record<string, object>, seconds?: number }} */
 const results = { date: started.toISOString(), command: cmd, machine, gpu, options: { ...opts }, sections: {} };
 for (const name of opts.sections) {

@@ -1,7 +1,11 @@
 // Section `auto`: `--gc auto` beside the fixed collectors (serial, parallel,
 // gpu-dfs, gpu-bfs) on every program of programs/ and bench/programs/ that
 // collects at its heap. Per program: the total pause of each collector (median
-// over the repeats), auto's ratio to the best fixed one, auto's choices counted
+// over the repeats), auto's ratio to the best fixed one, that ratio in each
+// round (auto's run against the best one's of the same round, taken minutes
+// apart at most, so that a host's drift between rounds cancels), and whether the
+// rounds agree on the 10% bar (a verdict the rounds split on is not one: a
+// shared host moves a median of two runs by more than 10%), auto's choices counted
 // over the repeats, and the median relative error of its pause model's
 // predictions (|actual - predicted| / actual, over every collection of every
 // repeat, from the `auto` field of the --json-stats records). The bars of issue
@@ -40,6 +44,24 @@ export function programs(root) {
   return [...list('programs', '32m'), ...list('bench/programs', '256m')];
 }
 
+/**
+ * auto's total pause over the other collector's, round by round (the rounds
+ * where both ran); auto's time choosing counts, as in the medians.
+ * @param {any[]} autoRuns
+ * @param {any[]} otherRuns
+ * @returns {number[]}
+ */
+function perRound(autoRuns, otherRuns) {
+  const out = [];
+  for (let i = 0; i < autoRuns.length; i++) {
+    const a = autoRuns[i];
+    const b = otherRuns[i];
+    if (!a || !b || !(b.stats.totalPauseMs > 0)) continue;
+    out.push((a.stats.totalPauseMs + (a.stats.auto?.chooseMs ?? 0)) / b.stats.totalPauseMs);
+  }
+  return out;
+}
+
 /** A ratio as a percentage, or "-". */
 function pct(x, digits = 0) {
   return x === null || x === undefined ? '-' : `${(100 * x).toFixed(digits)}%`;
@@ -47,9 +69,9 @@ function pct(x, digits = 0) {
 
 export async function auto(ctx) {
   const { root, quick, gpu } = ctx;
-  // Each configuration is a fresh process of a few seconds, 5 per program: at
-  // most 2 repeats (--repeat 1 or --quick: one) keep the section within minutes.
-  const repeat = quick ? 1 : Math.min(ctx.repeat, 2);
+  // Each configuration is a fresh process of a few seconds, 5 per program: 2
+  // repeats unless a number was asked for (--quick: one) keep the section within minutes.
+  const repeat = quick ? 1 : ctx.repeatGiven ? ctx.repeat : Math.min(ctx.repeat, 2);
   const collectors = ['auto', ...FIXED.filter((c) => !c.startsWith('gpu') || gpu.use)];
   /** @type {string[][]} */
   const rows = [];
@@ -62,11 +84,17 @@ export async function auto(ctx) {
   let within = 0;
   let below = 0;
   let compared = 0;
+  /** Programs whose rounds agree on the 10% bar, either way; and those of them within it. */
+  let agreed = 0;
+  let agreedWithin = 0;
   const only = ctx.programs;
   const chosen = programs(root).filter((p) => !only || only.some((n) => p.program.includes(n)));
   for (const { program, heap } of chosen) {
     /** @type {Record<string, any[]>} */
     const runs = Object.fromEntries(collectors.map((c) => [c, []]));
+    /** Each collector's run of each round, or undefined where it failed. */
+    /** @type {Record<string, any[]>} */
+    const runsByRound = Object.fromEntries(collectors.map((c) => [c, []]));
     /** @type {Record<string, string>} */
     const failures = {};
     // Rounds interleave the collectors, so a drift of the machine spreads over all.
@@ -75,7 +103,10 @@ export async function auto(ctx) {
         log(`auto ${i + 1}/${repeat} ${program} ${gc}`);
         const r = await runMinivm(root, { program, gc, heap, gpuBenchmark: true, tag: 'auto' }, i);
         if (r.error || !r.stats) failures[gc] ??= r.error ?? 'no statistics';
-        else runs[gc].push(r);
+        else {
+          runs[gc].push(r);
+          runsByRound[gc][i] = r;
+        }
       }
     }
     // auto's choices are made just before each pause is timed: they count here.
@@ -110,11 +141,20 @@ export async function auto(ctx) {
       if (vsBest <= 1.1) within++;
       if (vsBest < 1) below++;
     }
+    const rounds = best ? perRound(runsByRound.auto, runsByRound[best.gc]) : [];
+    const lo = rounds.length ? Math.min(...rounds) : null;
+    const hi = rounds.length ? Math.max(...rounds) : null;
+    // The rounds agree when every one of them falls on the same side of 1.1.
+    const verdict = hi === null || lo === null ? '-' : hi <= 1.1 ? 'within' : lo > 1.1 ? 'outside' : 'split';
+    if (verdict !== '-' && verdict !== 'split') {
+      agreed++;
+      if (verdict === 'within') agreedWithin++;
+    }
     const counted = ENGINES.filter((e) => choices[e] > 0).map((e) => `${e} ${choices[e]}`).join(', ');
     const failed = Object.entries(failures).map(([gc, why]) => `${gc}: ${why}`).join('; ');
     rows.push([
       program, heap, fmt(autoPause), ...FIXED.map((c) => (collectors.includes(c) ? fmt(runs[c].length ? pause(c) : null) : '-')),
-      best ? best.gc : '-', fx(vsBest), counted || '-', pct(median(errors)), pct(median(warmErrors)),
+      best ? best.gc : '-', fx(vsBest), lo === null || hi === null ? '-' : `${fx(lo)}-${fx(hi)}`, verdict, counted || '-', pct(median(errors)), pct(median(warmErrors)),
       sameOutput ? 'same' : 'DIFFERS', failed,
     ]);
     // One line per program as it finishes, so that a run cut short keeps what it measured.
@@ -130,12 +170,13 @@ export async function auto(ctx) {
       "auto's column adds the time it spent choosing (outside its pauses); choices: auto's engines over all repeats; error: median |actual - predicted| / actual over its collections; " +
       'warm error: over those predicted with 2 or more collections of the engine (and kind) measured.',
     '',
-    table(['program', 'heap', 'auto', ...FIXED, 'best fixed', 'auto/best', 'auto chose', 'error', 'warm error', 'output vs serial', 'failures'], rows),
+    table(['program', 'heap', 'auto', ...FIXED, 'best fixed', 'auto/best', 'auto/best by round', 'rounds say', 'auto chose', 'error', 'warm error', 'output vs serial', 'failures'], rows),
     '',
-    `- auto within 10% of the best fixed collector: ${within} of ${compared} programs (bar: all)`,
+    `- auto within 10% of the best fixed collector: ${within} of ${compared} programs (bar: all); ` +
+      `the ${repeat} round(s) agree on ${agreed} of them (${agreedWithin} within, ${agreed - agreedWithin} outside) and split on ${compared - agreed}`,
     `- auto below every fixed collector: ${below} program(s) (bar: at least one)`,
     `- median prediction error over all ${allErrors.length} collections: ${pct(medErr, 1)} (bar: under 25%); ` +
       `over the ${allWarm.length} warm ones: ${pct(medWarm, 1)}`,
   ].join('\n');
-  return { text, raw: { repeat, collectors, programs: raw, medianError: medErr, medianWarmError: medWarm, within, below, compared } };
+  return { text, raw: { repeat, collectors, programs: raw, medianError: medErr, medianWarmError: medWarm, within, below, compared, agreed, agreedWithin } };
 }
