@@ -265,6 +265,13 @@ export class GenerationalPlan implements Collector {
     phases.copy += performance.now() - t - (phases.graph - graphBefore) - (phases.sync - syncBefore);
   }
 
+  /** Cleans the cards `dirtyCards` lists (the remembered set's walk found them). */
+  private cleanDirtyCards(): void {
+    const cards = this.heap.cards.cards;
+    const dc = this.dirtyCards.data;
+    for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
+  }
+
   /** Copies, forwards and fixes every reference to the moved objects; a marker
    *  that replays evacuations is asked to make the same moves on its heap copy. */
   private async finishEvacuation(live: Int32Array, phases: PhaseTimes): Promise<void> {
@@ -275,9 +282,7 @@ export class GenerationalPlan implements Collector {
     // Clean the scanned cards first: copying re-dirties the cards of promoted copies
     // that refer to survivors, and fixing the remembered slots those still holding
     // old-to-young references.
-    const cards = h.cards.cards;
-    const dc = this.dirtyCards.data;
-    for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
+    this.cleanDirtyCards();
     // Without a replaying marker, the mirror (if any) learns of the moves as writes.
     const log = replay ? null : h.mirror;
     ev.copy(live, log);
@@ -331,9 +336,7 @@ export class GenerationalPlan implements Collector {
     const byCards = h.layout.contiguousRefs;
     if (!byCards) {
       dirtyCardRanges(h, this.dirtyCards, this.cardRanges, this.rangeObjects);
-      const cards = h.cards.cards;
-      const dc = this.dirtyCards.data;
-      for (let i = 0; i < this.dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
+      this.cleanDirtyCards();
     }
     phases.roots += performance.now() - t;
     t = performance.now();

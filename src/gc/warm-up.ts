@@ -274,8 +274,8 @@ class Workload {
   /** A reference array of `FAN_OUT` young nodes into root `r`: a copy too large
    *  for the copiers' word loops and their local buffers, spanning more than
    *  eight cards once promoted (its block offset entries are then filled, not
-   *  stored one by one), and a trace that pushes more entries at once than the markers'
-   *  stacks first hold. */
+   *  stored one by one), and a trace that pushes more entries at once than the
+   *  markers' stacks first hold. */
   private async fan(r: number): Promise<void> {
     const slots = this.roots.slots;
     const length = Math.min(FAN_OUT, this.heap.largeObjectWords - 8);

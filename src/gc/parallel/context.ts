@@ -63,31 +63,6 @@ const IDLE_SPINS = 256;
  *  failure elsewhere sets ERROR without waking anyone). */
 const SLEEP_MS = 2;
 
-/** Looks at a counter `awaitCount` waits on before a thread sleeps on it. */
-const AWAIT_SPINS = 1024;
-/** The longest sleep on such a counter between looks at ERROR. */
-const AWAIT_WAIT_MS = 2;
-
-/**
- * Returns once ctl[index] reaches `target`: the end of a step that every thread
- * shares out in parts before the phase proper (mark.ts clears the bitmap so),
- * when only the parts other threads hold are left. The thread that finishes
- * the last part notifies the word. Throws PeerFailed when another thread failed.
- */
-export function awaitCount(ctl: Int32Array, index: number, target: number): void {
-  let spins = 0;
-  for (let d = Atomics.load(ctl, index); d < target; d = Atomics.load(ctl, index)) {
-    if (++spins < AWAIT_SPINS) continue;
-    if (Atomics.load(ctl, ERROR) !== 0) throw new PeerFailed();
-    Atomics.wait(ctl, index, d, AWAIT_WAIT_MS);
-  }
-}
-
-/** Counts a part of such a step done, notifying waiters after the last. */
-export function countDone(ctl: Int32Array, index: number, target: number): void {
-  if (Atomics.add(ctl, index, 1) + 1 === target) Atomics.notify(ctl, index);
-}
-
 /** Thrown by a thread that sees another thread's failure (ERROR set). */
 export class PeerFailed extends Error {}
 

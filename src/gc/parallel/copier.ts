@@ -1,12 +1,14 @@
 /**
  * The main thread's side of the parallel copy (copy.ts): it reserves tenured
  * space for promotion, hands the threads the roots and the remembered set
- * (slot ranges, or the dirty cards for the threads to walk), runs the copy, and takes back what the threads left: the tenured space
- * they did not use (to the free list) and the to-space top.
+ * (slot ranges, or the dirty cards for the threads to walk), runs the copy,
+ * and takes back what the threads left: the tenured space they did not use
+ * (to the free list) and the to-space top.
  *
  * The reserve: tenured's free list lives on the main thread, so before a copy
  * the main thread carves from it enough pieces for every young word to be
- * promoted (plus the LABs' waste), and gives back the unused rest after. When
+ * promoted (plus the LABs' waste), in address order (the threads' walk of the
+ * dirty cards looks pieces up by address), and gives back the unused rest after. When
  * tenured cannot spare that much, `reserve` says no and the plan collects this
  * time with the serial evacuation, which can tell "promotion failed" before
  * anything moved; the threads then still mark.
@@ -56,6 +58,21 @@ const EMPTY = new Int32Array(0);
 const MAX_PIECES = 64;
 /** The smallest piece worth reserving. */
 const MIN_PIECE = 1 << 12;
+
+/** Sorts the first `n` (start, end) pairs of `pairs` by start (a few dozen at most). */
+function sortPairs(pairs: Int32Array, n: number): void {
+  for (let i = 1; i < n; i++) {
+    const s = pairs[2 * i]!;
+    const e = pairs[2 * i + 1]!;
+    let j = i;
+    for (; j > 0 && pairs[2 * j - 2]! > s; j--) {
+      pairs[2 * j] = pairs[2 * j - 2]!;
+      pairs[2 * j + 1] = pairs[2 * j - 1]!;
+    }
+    pairs[2 * j] = s;
+    pairs[2 * j + 1] = e;
+  }
+}
 
 export class ParallelCopier implements YoungCopier {
   private pieceCount = 0;
@@ -133,6 +150,7 @@ export class ParallelCopier implements YoungCopier {
       if (ask <= MIN_PIECE) break;
       ask = Math.max(MIN_PIECE, Math.min(need, ask >>> 1));
     }
+    sortPairs(pieces, n);
     this.pieceCount = n;
     this.reserved = 0;
     for (let i = 0; i < n; i++) this.reserved += pieces[2 * i + 1]! - pieces[2 * i]!;

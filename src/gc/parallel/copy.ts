@@ -39,13 +39,14 @@
  * goes back to the main thread as tails for the free list.
  */
 
-import { CARD_CLEAN, CARD_DIRTY, CARD_SHIFT, CARD_WORDS, nextSetByte, recordBlockStart } from '../../heap/card-table.js';
+import { blockEnd, CARD_CLEAN, CARD_DIRTY, CARD_SHIFT, CARD_WORDS, nextSetByte, recordBlockStart } from '../../heap/card-table.js';
 import { MIN_CHUNK_WORDS } from '../../heap/free-list.js';
 import { rightWordsBy } from '../../heap/layout.js';
 import {
   ageOf,
   FREE_CHUNK,
   forwardingStatus,
+  headerAt,
   HEADER_TAG,
   HEADER_WORDS,
   KIND_FLOAT_ARRAY,
@@ -134,10 +135,12 @@ class CopyThread {
   promoted = 0;
   /** Tenured space left unused: (start, size) pairs. */
   readonly tails = new IntList();
-  /** The reserved tenured pieces in address order: starts and ends. */
-  private pieceStart = new Int32Array(0);
-  private pieceEnd = new Int32Array(0);
+  /** The reserved tenured pieces (`c.pieces`, in address order: copier.ts). */
   private pieceCount = 0;
+  /** Object sizes from the threads' copy of the type table, for `blockEnd`. */
+  private readonly types = {
+    rightWords: (words: Int32Array, a: number): number => rightWordsBy(this.c.kind, this.c.right, words, a),
+  };
 
   begin(c: GcContext): void {
     this.c = c;
@@ -156,40 +159,17 @@ class CopyThread {
     this.toTop = this.toLim = this.tenTop = this.tenLim = 0;
     this.copied = this.survived = this.promoted = 0;
     this.tails.length = 0;
-    this.sortPieces(ctl[P_PIECES]!);
-  }
-
-  /** Takes the reserved pieces (disjoint, at most a few dozen) in address order. */
-  private sortPieces(n: number): void {
-    if (this.pieceStart.length < n) {
-      this.pieceStart = new Int32Array(n);
-      this.pieceEnd = new Int32Array(n);
-    }
-    const pieces = this.c.pieces;
-    const starts = this.pieceStart;
-    const ends = this.pieceEnd;
-    for (let i = 0; i < n; i++) {
-      const s = pieces[2 * i]!;
-      const e = pieces[2 * i + 1]!;
-      let j = i;
-      for (; j > 0 && starts[j - 1]! > s; j--) {
-        starts[j] = starts[j - 1]!;
-        ends[j] = ends[j - 1]!;
-      }
-      starts[j] = s;
-      ends[j] = e;
-    }
-    this.pieceCount = n;
+    this.pieceCount = ctl[P_PIECES]!;
   }
 
   /** The first reserved piece that ends after `p` (pieceCount if none). */
   private pieceAfter(p: number): number {
-    const ends = this.pieceEnd;
+    const pieces = this.c.pieces;
     let lo = 0;
     let hi = this.pieceCount;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (ends[mid]! <= p) lo = mid + 1;
+      if (pieces[2 * mid + 1]! <= p) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -408,8 +388,8 @@ class CopyThread {
     const c = this.c;
     const end = refRunEnd(words, c.kind, sable, a);
     if (end !== SCATTERED) {
-      // A card store per slot: tracking the card last dirtied, as `remembered`
-      // does for its one card, slowed this loop (decision s45-01).
+      // A card store per slot: a loop-carried "last card dirtied", as `remembered`
+      // has for its one card, costs this hot loop more than it saves (s45-01).
       for (let s = a + HEADER_WORDS; s < end; s++) {
         const v = words[s]!;
         if (v < ys || v >= ye) continue;
@@ -472,7 +452,7 @@ class CopyThread {
   private onPiece(card: number): boolean {
     const cs = this.tenuredStart + (card << CARD_SHIFT);
     const k = this.pieceAfter(cs);
-    return k < this.pieceCount && this.pieceStart[k]! < cs + CARD_WORDS;
+    return k < this.pieceCount && this.c.pieces[2 * k]! < cs + CARD_WORDS;
   }
 
   /**
@@ -489,8 +469,7 @@ class CopyThread {
     const c = this.c;
     const list = c.ranges;
     const blockStart = c.blockStart;
-    const starts = this.pieceStart;
-    const ends = this.pieceEnd;
+    const pieces = c.pieces;
     const np = this.pieceCount;
     const base = this.tenuredStart;
     for (let i = i0; i < i1; i++) {
@@ -499,20 +478,20 @@ class CopyThread {
       const ce = cs + CARD_WORDS < this.tenuredEnd ? cs + CARD_WORDS : this.tenuredEnd;
       let k = this.pieceAfter(cs);
       let p: number;
-      if (k < np && starts[k]! <= cs) {
-        p = ends[k]!;
+      if (k < np && pieces[2 * k]! <= cs) {
+        p = pieces[2 * k + 1]!;
         k++;
       } else {
         // The block holding the card's first word, from the entry's start.
         p = blockStart[card]!;
         k = this.pieceAfter(p);
         for (;;) {
-          if (k < np && p === starts[k]!) {
-            p = ends[k]!;
+          if (k < np && p === pieces[2 * k]!) {
+            p = pieces[2 * k + 1]!;
             k++;
             continue;
           }
-          const next = this.blockEnd(p);
+          const next = blockEnd(words, this.types, p);
           if (next > cs) break;
           p = next;
         }
@@ -521,17 +500,16 @@ class CopyThread {
         if (words[p] !== FREE_CHUNK && blockStart[card] !== p) blockStart[card] = p;
       }
       while (p < ce) {
-        if (k < np && p === starts[k]!) {
-          p = ends[k]!;
+        if (k < np && p === pieces[2 * k]!) {
+          p = pieces[2 * k + 1]!;
           k++;
           continue;
         }
-        const w = words[p]!;
-        if (w < 0) {
-          p = w === FREE_CHUNK ? p + words[p + 1]! : p + 1;
+        if (words[p]! < 0) {
+          p = blockEnd(words, this.types, p);
           continue;
         }
-        const a = (w & HEADER_TAG) !== 0 ? p : p + w;
+        const a = headerAt(words, p);
         const refEnd = a + HEADER_WORDS + words[a + LAYOUT_WORD]!;
         const lo = a + HEADER_WORDS > cs ? a + HEADER_WORDS : cs;
         const hi = refEnd < ce ? refEnd : ce;
@@ -539,15 +517,6 @@ class CopyThread {
         p = a + HEADER_WORDS + rightWordsBy(c.kind, c.right, words, a);
       }
     }
-  }
-
-  /** The end of the block (object or free chunk) at `p`, as heap/card-table.ts `blockEnd`. */
-  private blockEnd(p: number): number {
-    const words = this.words;
-    const w = words[p]!;
-    if (w < 0) return w === FREE_CHUNK ? p + words[p + 1]! : p + 1;
-    const a = (w & HEADER_TAG) !== 0 ? p : p + w;
-    return a + HEADER_WORDS + rightWordsBy(this.c.kind, this.c.right, words, a);
   }
 
   /** Remembered slots [lo, hi) of a tenured object, all on one card:

@@ -15,12 +15,17 @@
 
 import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from '../../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../../heap/ref-slots.js';
-import { awaitCount, countDone, GcContext, SHARE_WORK } from './context.js';
-import { CLEARED, P_CLEAR, P_CLEARS, P_HI, P_LO, P_ROOTS, P_SABLE, P_YOUNG, RANGECUR, ROOTCUR, S_OBJECTS, STATS_WORDS } from './shared.js';
+import { GcContext, PeerFailed, SHARE_WORK } from './context.js';
+import { CLEARED, ERROR, P_CLEAR, P_CLEARS, P_HI, P_LO, P_ROOTS, P_SABLE, P_YOUNG, RANGECUR, ROOTCUR, S_OBJECTS, STATS_WORDS } from './shared.js';
 
 const ROOT_CHUNK = 64;
 /** Bitmap words a thread clears at a time before the mark. */
 const CLEAR_BLOCK = 1 << 14;
+/** Looks at CLEARED before a thread sleeps on it. */
+const CLEAR_SPINS = 1024;
+/** The longest wait on CLEARED between looks at ERROR. */
+const CLEAR_WAIT_MS = 2;
+
 /**
  * Clears the bitmap word ranges the command lists (P_CLEARS) a block at a time,
  * claimed from RANGECUR, and returns once every block is clear. The threads
@@ -48,10 +53,15 @@ function clearBitmap(c: GcContext): void {
     if ((s & 1) !== 0) c.bitmap[s++] = 0;
     if ((e & 1) !== 0 && e > s) c.bitmap[--e] = 0;
     if (e > s) c.bitmap64.fill(0, s >>> 1, e >>> 1);
-    countDone(ctl, CLEARED, blocks);
+    if (Atomics.add(ctl, CLEARED, 1) + 1 === blocks) Atomics.notify(ctl, CLEARED);
   }
   // Only the blocks other threads hold are left: at most one each.
-  awaitCount(ctl, CLEARED, blocks);
+  let spins = 0;
+  for (let d = Atomics.load(ctl, CLEARED); d < blocks; d = Atomics.load(ctl, CLEARED)) {
+    if (++spins < CLEAR_SPINS) continue;
+    if (Atomics.load(ctl, ERROR) !== 0) throw new PeerFailed();
+    Atomics.wait(ctl, CLEARED, d, CLEAR_WAIT_MS);
+  }
 }
 
 /** Sets the mark bit of `a`; true when this call set it. A thread marking alone

@@ -18,7 +18,6 @@ import { GcContext, PeerFailed } from './context.js';
 import { rehearse as rehearseAlone } from './rehearse.js';
 import {
   CLEARED,
-  SCANCUR,
   CMD,
   CMD_EXIT,
   CMD_REHEARSE,
@@ -30,6 +29,7 @@ import {
   RANGECUR,
   REHEARSED,
   ROOTCUR,
+  SCANCUR,
   TAILCUR,
   type PoolBuffers,
   type WorkerStart,
