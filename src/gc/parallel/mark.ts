@@ -64,21 +64,6 @@ function clearBitmap(c: GcContext): void {
   }
 }
 
-/** Sets the mark bit of `a`; true when this call set it. A thread marking alone
- *  (context.ts) needs no atomic: no other thread writes the word between its
- *  load and store. */
-function claim(bitmap: Int32Array, a: number, alone: boolean): boolean {
-  const w = a >>> 5;
-  const b = 1 << (a & 31);
-  const x = bitmap[w]!;
-  if ((x & b) !== 0) return false;
-  if (alone) {
-    bitmap[w] = x | b;
-    return true;
-  }
-  return (Atomics.or(bitmap, w, b) & b) === 0;
-}
-
 export function markPhase(c: GcContext): void {
   const ctl = c.ctl;
   const words = c.words;
@@ -115,7 +100,13 @@ export function markPhase(c: GcContext): void {
         const e = Math.min(s + ROOT_CHUNK, rootCount);
         for (let i = s; i < e; i++) {
           const v = roots[i]!;
-          if (v < lo || v >= hi || v === 0 || !claim(bitmap, v, alone)) continue;
+          if (v < lo || v >= hi || v === 0) continue;
+          const w = v >>> 5;
+          const b = 1 << (v & 31);
+          const x = bitmap[w]!;
+          if ((x & b) !== 0) continue;
+          if (alone) bitmap[w] = x | b;
+          else if ((Atomics.or(bitmap, w, b) & b) !== 0) continue;
           if (young) c.emit(v);
           c.push(v);
         }
@@ -139,7 +130,13 @@ export function markPhase(c: GcContext): void {
       work += end - a - header + 1;
       for (let s = a + header; s < end; s++) {
         const v = words[s]!;
-        if (v < lo || v >= hi || v === 0 || !claim(bitmap, v, alone)) continue;
+        if (v < lo || v >= hi || v === 0) continue;
+        const w = v >>> 5;
+        const b = 1 << (v & 31);
+        const x = bitmap[w]!;
+        if ((x & b) !== 0) continue;
+        if (alone) bitmap[w] = x | b;
+        else if ((Atomics.or(bitmap, w, b) & b) !== 0) continue;
         if (young) c.emit(v);
         if (sp === stack.length) {
           c.sp = sp;
@@ -153,7 +150,13 @@ export function markPhase(c: GcContext): void {
       work += refCount[t]! + 1;
       for (let j = refBegin[t]!; j < e; j++) {
         const v = words[a + refOffsets[j]!]!;
-        if (v < lo || v >= hi || v === 0 || !claim(bitmap, v, alone)) continue;
+        if (v < lo || v >= hi || v === 0) continue;
+        const w = v >>> 5;
+        const b = 1 << (v & 31);
+        const x = bitmap[w]!;
+        if ((x & b) !== 0) continue;
+        if (alone) bitmap[w] = x | b;
+        else if ((Atomics.or(bitmap, w, b) & b) !== 0) continue;
         if (young) c.emit(v);
         if (sp === stack.length) {
           c.sp = sp;
