@@ -346,8 +346,16 @@ export class GenerationalPlan implements Collector {
     const log = h.mirror;
     if (log !== null) {
       // The remembered slots were rewritten: the dirty cards' words, or the ranges.
+      // A run of neighbouring cards is one range: a large remembered set lists
+      // a card for every one its arrays span.
       const ct = h.cards;
-      for (let i = 0; i < r.cards.length; i++) log.noteWrite(ct.cardStart(r.cards[i]!), Math.min(ct.cardStart(r.cards[i]! + 1), h.tenuredEnd));
+      const cs = r.cards;
+      for (let i = 0; i < cs.length; ) {
+        const first = cs[i]!;
+        let next = first + 1;
+        for (i++; i < cs.length && cs[i] === next; i++) next++;
+        log.noteWrite(ct.cardStart(first), Math.min(ct.cardStart(next), h.tenuredEnd));
+      }
       for (let i = 0; i < ranges.length; i += 2) log.noteWrite(ranges[i]!, ranges[i + 1]!);
     }
     fixRoots(h);

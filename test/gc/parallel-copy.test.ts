@@ -259,6 +259,43 @@ describe('parallel copy', () => {
     verifyHeap(heap);
   });
 
+  it('tells a heap mirror every card of the remembered slots it rewrote', async () => {
+    // A GPU engine's copy of the heap learns what a CPU collection changed only
+    // from the mirror log: here, the slots of a tenured array that spans many
+    // neighbouring dirty cards, all redirected to their nodes' new copies.
+    const { heap, roots } = await makeParallelHeap(2, { heapBytes: 16 * 2 ** 20, layout: 'sable', tenureAge: 1 });
+    const log = heap.attachMirrorLog();
+    const mirror = new Int32Array(heap.words.length);
+    const sync = (): void => {
+      const r = log.takeDirtyRanges();
+      for (let i = 0; i < r.length; i += 2) mirror.set(heap.words.subarray(r[i]!, r[i + 1]!), r[i]!);
+    };
+    const node = heap.defineClass('Node', ['int']);
+    const arr = heap.defineArray('ref[]', 'ref');
+    const len = Math.max(40 * 128, heap.largeObjectWords + 1);
+    const big = await allocArray(heap, arr, len);
+    expect(big, 'the array is allocated in tenured').toBeGreaterThanOrEqual(heap.tenuredStart);
+    roots.push(big);
+    for (let i = 0; i < len; i++) {
+      const n = await alloc(heap, node);
+      heap.words[n + node.offsets[0]!] = i;
+      heap.writeRef(big, heap.arrayDataOffset + i, i, n);
+    }
+    sync();
+    const before = heap.words.slice(big, big + heap.arrayDataOffset + len);
+    await collect(heap, 'young');
+    sync();
+    let moved = 0;
+    for (let i = 0; i < len; i++) {
+      const s = big + heap.arrayDataOffset + i;
+      if (heap.words[s] !== before[s - big]) moved++;
+      expect(mirror[s], `slot ${i} (card ${heap.cards.cardOf(s)})`).toBe(heap.words[s]);
+      expect(heap.words[heap.words[s]! + node.offsets[0]!]).toBe(i);
+    }
+    expect(moved, 'every node moved').toBe(len);
+    expect(heap.cards.cardOf(big + heap.arrayDataOffset + len - 1) - heap.cards.cardOf(big), 'the slots span many cards').toBeGreaterThan(30);
+  });
+
   it('keeps stealing from a busy thread: lists hanging off one array are copied by both threads', async () => {
     const { heap, roots } = await makeParallelHeap(2, { heapBytes: 32 * 2 ** 20 });
     const node = heap.defineClass('Node', ['ref', 'int']);
