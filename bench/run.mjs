@@ -38,7 +38,8 @@
 //                line with the commit, machine, date and the command that reruns that
 //                section alone, then its tables (no run-wide header or timings)
 //   --threads-list N,N,...  thread counts of `scaling` (default 1,2,4,8,16)
-//   --programs NAME,...     `auto`: only the programs whose path contains one of the names
+//   --programs NAME,...     `auto`: only the programs whose path contains one of the names;
+//                           `scaling`: only the shapes whose name contains one
 //   --pretouch   every run maps its heap's pages before the program runs: minivm's --pretouch and
 //                HotSpot's -XX:+AlwaysPreTouch, so that no pause pays the first touch of a page
 //

@@ -24,7 +24,8 @@ export async function scaling(ctx) {
   const raw = [];
   const rows = [];
   const verdicts = [];
-  for (const shape of shapes) {
+  const only = ctx.programs;
+  for (const shape of shapes.filter((s) => !only || only.some((n) => s.name.includes(n)))) {
     const sizes = quick && shape.quick ? shape.quick : null;
     const spec = (collector, threads) => ({ ...gcSpec(shape, { collector, layout: 'sable', heap, quick }), sizes, gpuBenchmark: false, threads });
     const collect = async (collector, threads) => {
