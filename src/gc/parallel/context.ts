@@ -32,6 +32,7 @@
  * equals the number of threads no work exists or can appear: every thread ends.
  */
 
+import { availableParallelism } from 'node:os';
 import {
   DEQ_CAP,
   DEQ_MASK,
@@ -59,6 +60,11 @@ export const SHARE_WORK = 64;
 const SHARE_BATCH = 64;
 /** Looks for work an idle thread makes before it sleeps until work is shared. */
 const IDLE_SPINS = 256;
+/** How long a thread that has found no work yet in a phase goes on looking
+ *  before it sleeps, when every GC thread has a core of its own: a phase's
+ *  first work is shared from one thread while the others wait, and a sleeping
+ *  thread can take the host milliseconds to wake. */
+const FIRST_SPIN_MS = 1;
 /** The longest sleep: a sleeper looks again after it even if nobody woke it (a
  *  failure elsewhere sets ERROR without waking anyone). */
 const SLEEP_MS = 2;
@@ -108,6 +114,11 @@ export class GcContext {
   /** The results chunk in hand: the next entry and the chunk's end. */
   outAt = 0;
   outEnd = 0;
+  /** FIRST_SPIN_MS, or 0 when the GC threads outnumber the cores (spinning
+   *  threads would then take the busy ones' time). */
+  private readonly firstSpinMs: number;
+  /** Whether this thread has had work in the current phase. */
+  private worked = false;
   private readonly topIdx: number;
   private readonly botIdx: number;
   private readonly base: number;
@@ -122,6 +133,7 @@ export class GcContext {
     stackEntries = 4096,
   ) {
     this.stack = new Int32Array(stackEntries);
+    this.firstSpinMs = threads <= availableParallelism() ? FIRST_SPIN_MS : 0;
     this.topIdx = id * 2 * DEQ_STRIDE;
     this.botIdx = this.topIdx + DEQ_STRIDE;
     this.base = id * DEQ_CAP;
@@ -168,6 +180,7 @@ export class GcContext {
     this.bottom = 0;
     this.steals = 0;
     this.outAt = this.outEnd = 0;
+    this.worked = false;
     // Alone from the start with one thread, or in a worker's rehearsal (whose
     // peers count as idle): every rehearsal then runs both kinds of claim.
     this.alone = false;
@@ -342,28 +355,42 @@ export class GcContext {
   acquire(): number {
     this.alone = this.threads === 1;
     const own = this.popOwn();
-    if (own >= 0) return own;
+    if (own >= 0) {
+      this.worked = true;
+      return own;
+    }
     const ctl = this.ctl;
     const n = this.threads;
     for (;;) {
       if (n > 1) {
         const x = this.stealRound();
-        if (x >= 0) return x;
+        if (x >= 0) {
+          this.worked = true;
+          return x;
+        }
       }
       // The last thread to go idle ends the phase and wakes the sleepers to see it.
       if (Atomics.add(ctl, IDLE, 1) === n - 1) {
         if (n > 1) this.wake(n);
         return -1;
       }
+      let since = 0;
       for (let spins = 0; ; spins++) {
         if (Atomics.load(ctl, IDLE) === n) return -1;
         if (Atomics.load(ctl, ERROR) !== 0) throw new PeerFailed();
         if (this.anyWork()) break;
         // Spin a little, then sleep until woken: on a machine with fewer cores
-        // than threads, spinning idle threads take the busy ones' time.
+        // than threads, spinning idle threads take the busy ones' time. A
+        // thread with no work yet in this phase spins for firstSpinMs.
         if (spins >= IDLE_SPINS) {
-          this.sleep();
           spins = 0;
+          if (!this.worked) {
+            const now = performance.now();
+            if (since === 0) since = now;
+            if (now - since < this.firstSpinMs) continue;
+          }
+          this.sleep();
+          since = 0;
         }
       }
       Atomics.sub(ctl, IDLE, 1);
