@@ -10,7 +10,10 @@
  *
  * The trace loop is written as the serial marker's is (gc/serial-marker.ts): the
  * stack and its top in locals, handed back to the context only to share work,
- * steal or grow, and the object model's names bound to locals.
+ * steal or grow, and the object model's names bound to locals. Each loop that
+ * meets referents tests and sets their bits itself: V8 does not inline a
+ * function into this loop, and a call per slot costs more than the atomic
+ * (docs/decisions/s46-02-mark-bit-set-inline.md).
  */
 
 import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from '../../heap/object-model.js';
