@@ -10,6 +10,7 @@
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 
 /** The bundle's file name, beside this module (scripts/bundle.mjs writes it there). */
@@ -37,8 +38,21 @@ export function compileBundle(bundle: string): { script: Script; cache: CacheUse
 
 /** Runs the bundle as the module at `entryUrl` (its `import.meta.url`). */
 export function runBundle(bundle: string, entryUrl: string): void {
+  const training = process.env[WRITE_CACHE_ENV] === '1';
+  // V8 drops the bytecode of functions that have not run for a while (the bundle's
+  // top level first: it runs once, at the start), and a cache taken at the end of a
+  // long training run would lack it, so every start would compile the whole bundle
+  // again to run it. The flag goes back before the cache is taken: V8 stamps a
+  // cache with its flags and rejects one taken under others
+  // (docs/decisions/s47-01-code-cache-keeps-the-top-level.md).
+  if (training) setFlagsFromString('--no-flush-bytecode');
   const { script } = compileBundle(bundle);
   // At exit every function the run needed has been compiled, so the cache holds them all.
-  if (process.env[WRITE_CACHE_ENV] === '1') process.on('exit', () => writeFileSync(cacheFileOf(bundle), script.createCachedData()));
+  if (training) {
+    process.on('exit', () => {
+      setFlagsFromString('--flush-bytecode');
+      writeFileSync(cacheFileOf(bundle), script.createCachedData());
+    });
+  }
   (script.runInThisContext() as BundleMain)(createRequire(bundle), entryUrl);
 }
