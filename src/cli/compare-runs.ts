@@ -5,12 +5,12 @@
  * exit status and timed statistics.
  */
 
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BytecodeProgram } from '../bytecode/program.js';
+import { childProcess } from './child-process.js';
 import { defaultRunOptions, type RunOptions } from './options.js';
 import { runProgram, type Io, type TimedRunStats } from './run.js';
 
@@ -53,7 +53,7 @@ export async function runInChild(file: string, options: RunOptions): Promise<One
   const args = [BIN, 'run', file, ...runOptionArgs(options), '--json-stats', json];
   if (options.args.length > 0) args.push('--', ...options.args);
   try {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = childProcess().spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));

@@ -7,9 +7,9 @@
  * turns the filter off.
  */
 
-import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import type { Command } from './args.js';
+import { childProcess } from './child-process.js';
 
 const CHILD_MARK = 'MINIVM_STDERR_FILTERED';
 
@@ -35,12 +35,9 @@ export function stderrIsTty(): boolean {
   return process.env[CHILD_MARK] === '1' ? process.env['MINIVM_STDERR_TTY'] === '1' : process.stderr.isTTY === true;
 }
 
-/** Runs this same command line as a child with stderr filtered; resolves to its exit status.
- *  node:child_process is loaded here, not at start: most runs never start a child (a
- *  require, because the bundle runs as a script, which has no dynamic import). */
+/** Runs this same command line as a child with stderr filtered; resolves to its exit status. */
 export function runFiltered(argv: readonly string[]): Promise<number> {
-  const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...argv], {
+  const child = childProcess().spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...argv], {
     stdio: ['inherit', 'inherit', 'pipe'],
     env: { ...process.env, [CHILD_MARK]: '1', MINIVM_STDERR_TTY: process.stderr.isTTY ? '1' : '0' },
   });

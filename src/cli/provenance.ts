@@ -4,9 +4,9 @@
  * report so that a figure can be traced and rerun.
  */
 
-import { execFileSync } from 'node:child_process';
 import { cpus, totalmem, release, platform, arch } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { childProcess } from './child-process.js';
 import { version } from './help.js';
 
 export interface Provenance {
@@ -32,6 +32,7 @@ export interface Provenance {
 function gitCommit(): string | null {
   const dir = fileURLToPath(new URL('../..', import.meta.url));
   try {
+    const { execFileSync } = childProcess();
     const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     return dirty === '' ? head : `${head}-dirty`;
