@@ -21,7 +21,6 @@ import { GpuFallbackMarker, type GpuFallback } from './gpu-fallback.js';
 import type { ErrorSummary, PauseModel } from './pause-model.js';
 import { SharedDirtyRanges } from './shared-dirty-ranges.js';
 import type { CollectorName } from './names.js';
-import { collectJsHeap } from './collect-js-heap.js';
 
 /** What a run asks of its memory (the CLI's run options have these fields). */
 export interface MemoryOptions {
@@ -271,8 +270,6 @@ async function warmUpCollectors(heap: HeapImpl, options: MemoryOptions, pool: Pa
   }
   const t = performance.now();
   auto?.warmUp();
-  // Last: the warm-up's own garbage, not the program's first pauses, pays for it.
-  collectJsHeap();
   const ms = runs.reduce((sum, r) => sum + r.ms, 0) + performance.now() - t;
   return { ms, collections: runs.reduce((n, r) => n + r.young + r.full, 0) };
 }
