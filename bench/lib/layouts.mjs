@@ -51,7 +51,7 @@ function markNsPerObject(stats) {
 export async function layouts(ctx) {
   const { root, repeat, quick, heap } = ctx;
   const programs = layoutPrograms(root, quick, heap).flatMap((p) =>
-    TIERS.map((t) => ({ name: p.name, tier: t.name, spec: (layout) => { const s = p.spec(layout); return { ...s, flags: [...(s.flags ?? []), ...t.flags] }; } })),
+    TIERS.map((t) => ({ name: p.name, tier: t.name, spec: (layout) => ({ ...p.spec(layout), flags: t.flags }) })),
   );
   /** @type {{ sable: any[], refgraph: any[], errors: string[] }[]} */
   const acc = programs.map(() => ({ sable: [], refgraph: [], errors: [] }));

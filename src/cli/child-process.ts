@@ -1,8 +1,8 @@
 /**
  * node:child_process, loaded when a command first starts a child rather than at
- * every start: it pulls in streams, sockets and more (about 3 ms of a start on the
- * dev machine), and most runs start no child. A require, because the CLI bundle
- * runs as a script, which has no dynamic import.
+ * every start: it pulls in streams, sockets and more, and most runs start no
+ * child. A require, because the CLI bundle runs as a script, which has no
+ * dynamic import.
  */
 
 import { createRequire } from 'node:module';
