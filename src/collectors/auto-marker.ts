@@ -54,9 +54,11 @@ const DRY_CHOICES = 32;
 
 export type AutoEngine = Engine;
 
-/** Below this many marking threads the parallel engine is not offered: its atomic
- *  marks cost more than the threads win (docs/decisions/r19c-02-auto-policy.md). */
-export const PARALLEL_MIN_THREADS = 4;
+/** Below this many GC threads the parallel engine is not offered: with one it
+ *  would be a second serial collector. With two it already beats serial on young
+ *  collections (docs/decisions/s48-01-auto-parallel-priors.md), and the model
+ *  decides per collection. */
+export const PARALLEL_MIN_THREADS = 2;
 
 /** Weight of the newest collection in the survival and live ratios (G1's 1 - alpha). */
 const RATIO_WEIGHT = 0.3;

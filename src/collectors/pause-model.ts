@@ -6,7 +6,9 @@
  * no randomness, so a run's choices follow from its measurements alone.
  *
  * Terms (docs/decisions/i25-01-auto-pause-model.md gives the defaults):
- *   roots    per root reference                shared: the CPU gathers roots for every engine
+ *   roots    per root reference                the CPU's, shared by serial and the GPU engines;
+ *                                              parallel's own (its threads scan the
+ *                                              remembered set in their copy)
  *   mark     per word marked, per engine+kind   a GPU engine's excludes its upload
  *   upload   per word uploaded, per GPU engine  what its mirror lacks
  *   copy     per word copied, per copier+kind   parallel copies with its threads, a GPU
@@ -67,30 +69,42 @@ export interface Observation extends Features {
 
 /** Default lines, in milliseconds and milliseconds per unit. */
 export interface Priors {
-  roots: Line;
+  roots: { cpu: Line; parallel: Line };
   sweep: { cpu: Line; parallel: Line };
   other: Line;
   mark: Record<Engine, Line>;
   copy: { cpu: Line; parallel: Line; gpu: Line };
   upload: Line;
+  /** Parallel's young terms, where they differ from its full ones. */
+  parallelYoung: { mark: Line; copy: Line };
 }
 
 /** Threads past which the parallel collector stops gaining, and its efficiency
- *  up to there (docs/decisions/i25-01). */
-const PARALLEL_USEFUL_THREADS = 8;
+ *  up to there (docs/decisions/s48-01-auto-parallel-priors.md). */
+const PARALLEL_USEFUL_THREADS = 16;
 const PARALLEL_EFFICIENCY = 0.5;
+/** The parallel young collection on one thread against serial's mark and copy of
+ *  the same survivors: it traces and copies in one pass (docs/decisions/s48-01). */
+const PARALLEL_YOUNG_ONE_THREAD = 0.55;
 
 /** Serial's defaults on a current x86 core running V8; parallel's divide the
- *  per-word costs among its useful threads at its efficiency and add waking them. */
-function cpuPriors(threads: number): Pick<Priors, 'roots' | 'sweep' | 'other'> & { copy: Omit<Priors['copy'], 'gpu'>; serial: Line; parallel: Line } {
+ *  per-word costs among its useful threads at its efficiency and add waking them,
+ *  and a young collection's by its one-pass advantage as well. (Its young
+ *  collection has no mark phase of its own, its copy traces: the split between
+ *  the two terms is learned from its first collection.) */
+function cpuPriors(threads: number): Pick<Priors, 'roots' | 'sweep' | 'other'> & { copy: Omit<Priors['copy'], 'gpu'>; serial: Line; parallel: Line; parallelYoung: { mark: Line; copy: Line } } {
   const share = 1 / Math.max(1, PARALLEL_EFFICIENCY * Math.min(PARALLEL_USEFUL_THREADS, Math.max(1, threads)));
+  const mark = 2e-6;
+  const copy = 6e-6;
+  const young = share * PARALLEL_YOUNG_ONE_THREAD;
   return {
-    roots: { fixed: 0.02, perUnit: 2e-4 },
+    roots: { cpu: { fixed: 0.02, perUnit: 2e-4 }, parallel: { fixed: 0.02, perUnit: 0 } },
     sweep: { cpu: { fixed: 0.02, perUnit: 5e-7 }, parallel: { fixed: 0.2, perUnit: 5e-7 * share } },
     other: { fixed: 0.02, perUnit: 0 },
-    serial: { fixed: 0.01, perUnit: 2e-6 },
-    parallel: { fixed: 0.2, perUnit: 2e-6 * share },
-    copy: { cpu: { fixed: 0.01, perUnit: 6e-6 }, parallel: { fixed: 0.2, perUnit: 6e-6 * share } },
+    serial: { fixed: 0.01, perUnit: mark },
+    parallel: { fixed: 0.2, perUnit: mark * share },
+    copy: { cpu: { fixed: 0.01, perUnit: copy }, parallel: { fixed: 0.2, perUnit: copy * share } },
+    parallelYoung: { mark: { fixed: 0.2, perUnit: mark * young }, copy: { fixed: 0.2, perUnit: copy * young } },
   };
 }
 
@@ -109,7 +123,7 @@ export function defaultPriors(threads: number, adapter: AdapterKind): Priors {
   const g = gpuPriors(adapter);
   return {
     roots: c.roots, sweep: c.sweep, other: c.other, copy: { ...c.copy, gpu: g.copy }, upload: g.upload,
-    mark: { serial: c.serial, parallel: c.parallel, 'gpu-dfs': g.dfs, 'gpu-bfs': g.bfs },
+    mark: { serial: c.serial, parallel: c.parallel, 'gpu-dfs': g.dfs, 'gpu-bfs': g.bfs }, parallelYoung: c.parallelYoung,
   };
 }
 
@@ -212,7 +226,7 @@ interface TermKeys {
 
 function termKeys(engine: Engine, kind: Kind): TermKeys {
   return {
-    roots: `roots:${kind}`,
+    roots: engine === 'parallel' ? `roots:parallel:${kind}` : `roots:cpu:${kind}`,
     mark: `mark:${engine}:${kind}`,
     copy: `copy:${engine === 'parallel' ? 'parallel' : isGpu(engine) && kind === 'young' ? 'gpu' : 'cpu'}:${kind}`,
     upload: isGpu(engine) ? `upload:${engine}` : null,
@@ -274,17 +288,17 @@ export class PauseModel {
   }
 
   private priorFromKey(key: string): Line {
-    const [term, a] = key.split(':') as [string, string];
+    const [term, a, kind] = key.split(':') as [string, string, string | undefined];
     const p = this.priors;
     switch (term) {
       case 'mark':
-        return p.mark[a as Engine];
+        return a === 'parallel' && kind === 'young' ? p.parallelYoung.mark : p.mark[a as Engine];
       case 'copy':
-        return p.copy[a as keyof Priors['copy']];
+        return a === 'parallel' && kind === 'young' ? p.parallelYoung.copy : p.copy[a as keyof Priors['copy']];
       case 'upload':
         return p.upload;
       case 'roots':
-        return p.roots;
+        return p.roots[a as keyof Priors['roots']];
       case 'sweep':
         return p.sweep[a as keyof Priors['sweep']];
       default:

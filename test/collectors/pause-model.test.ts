@@ -174,6 +174,28 @@ describe('PauseModel: predictions', () => {
     expect(much).toBeGreaterThan(little);
   });
 
+  it("parallel's young prior is below serial's on two threads, its full prior no lower: it traces and copies in one pass", () => {
+    const m = new PauseModel(2);
+    const f = young();
+    expect(m.predict('parallel', f).steadyMs).toBeLessThan(0.75 * m.predict('serial', f).steadyMs);
+    const full: Features = { ...f, kind: 'full', sweepWords: 1 << 22 };
+    expect(m.predict('parallel', full).steadyMs).toBeGreaterThanOrEqual(m.predict('serial', full).steadyMs);
+  });
+
+  it("parallel's roots are its own term: serial's remembered-set scan does not price them", () => {
+    const m = new PauseModel(8);
+    const f = young({ rootWork: 1 << 20 });
+    const before = m.predict('parallel', f).steadyMs;
+    // Serial measured with 200 ms of roots (a large remembered set scanned on the main thread).
+    warm(m, 'serial', f, 50);
+    for (let i = 0; i < 4; i++) m.observe({ ...ran('serial', f, 50), rootsMs: 200 });
+    expect(m.predict('serial', f).steadyMs).toBeGreaterThan(200);
+    // Parallel's threads scan it in their copy: its prediction follows serial's
+    // mark and copy, not serial's roots.
+    expect(m.predict('parallel', f).steadyMs).toBeLessThan(before + 50);
+    expect(m.predict('parallel', f).steadyMs).toBeLessThan(100);
+  });
+
   it('parallel counts no more threads than cores: more only take turns', () => {
     const f = young();
     const two = new PauseModel(2).predict('parallel', f).steadyMs;
