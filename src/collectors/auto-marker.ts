@@ -46,7 +46,7 @@ import { SerialMarker } from '../gc/serial-marker.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import type { CollectionKind, GcRecord } from '../heap/telemetry.js';
-import { ENGINES, isGpu, PauseModel, warmUpModel, type ChoiceOptions, type Engine, type Features } from './pause-model.js';
+import { ENGINES, isGpu, PauseModel, warmUpModel, type Choice, type ChoiceOptions, type Engine, type Features } from './pause-model.js';
 import { DecayingRatio } from './decaying-fit.js';
 
 /** Choices made and thrown away before the program, so that its first ones run warm. */
@@ -152,8 +152,8 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     // model makes its lines for this run at its first look.
     for (let i = 0; i < DRY_CHOICES; i++) {
       for (const kind of ['young', 'full'] as const) {
-        const { features, bound } = this.inputs(kind);
-        this.model.choose(features, this.candidates(bound), this.goal);
+        const d = this.decide(kind);
+        this.pendingOf(d.choice.engine, d.choice.predictedMs, kind, d);
       }
     }
   }
@@ -296,17 +296,28 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   async begin(kind: CollectionKind): Promise<void> {
     const t0 = performance.now();
     const startup0 = this.gpuStartupMs;
-    const { features, bound, youngWords } = this.inputs(kind);
-    let choice = this.model.choose(features, this.candidates(bound), this.goal);
+    const d = this.decide(kind);
+    let choice = d.choice;
     if (isGpu(choice.engine) && this.gpuState === 'unknown') {
       await this.probe();
-      choice = this.model.choose(features, this.candidates(bound), this.goal);
+      choice = this.model.choose(d.features, this.candidates(d.bound), this.goal);
     }
     // A GPU engine that cannot be made (an adapter limit, say) is dropped, not fatal.
-    while (isGpu(choice.engine) && !(await this.gpuReady(choice.engine))) choice = this.model.choose(features, this.candidates(bound), this.goal);
-    const samples = this.model.samples(choice.engine, kind);
-    this.pending = { engine: choice.engine, predictedMs: choice.predictedMs, samples, features, youngWords, roots: -1 };
+    while (isGpu(choice.engine) && !(await this.gpuReady(choice.engine))) choice = this.model.choose(d.features, this.candidates(d.bound), this.goal);
+    this.pending = this.pendingOf(choice.engine, choice.predictedMs, kind, d);
     this.chooseMs += performance.now() - t0 - (this.gpuStartupMs - startup0);
+  }
+
+  /** The model's choice for a collection of `kind` now (no GPU opened): the
+   *  synchronous part of `begin`, which the warm-up runs too, so that a
+   *  program's first choices do not compile it. */
+  private decide(kind: CollectionKind): { choice: Choice; features: Features; bound: number; youngWords: number } {
+    const { features, bound, youngWords } = this.inputs(kind);
+    return { choice: this.model.choose(features, this.candidates(bound), this.goal), features, bound, youngWords };
+  }
+
+  private pendingOf(engine: Engine, predictedMs: number, kind: CollectionKind, d: { features: Features; youngWords: number }): Pending {
+    return { engine, predictedMs, samples: this.model.samples(engine, kind), features: d.features, youngWords: d.youngWords, roots: -1 };
   }
 
   /** What `engine`'s mirror would take before marking: the heap in use the first
