@@ -8,13 +8,13 @@
  */
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scratch } from './minivm.js';
 
 const BAD = 'test/bad';
-const dir = mkdtempSync(join(tmpdir(), 'minivm-bad-'));
+const { dir } = scratch('minivm-bad-');
 writeFileSync(join(dir, 'ok.mini'), 'print(1);\n');
 /** Every case's bound; ordinary ones end in a few seconds even on a loaded machine. */
 const LIMIT_MS = 90_000;

@@ -1,12 +1,12 @@
 // scripts/setup-vulkan.sh installs lavapipe on Debian 12 only: on any other system it
 // changes nothing (no apt source added, no sudo) and says what to install there.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scratch } from '../minivm.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'minivm-setup-'));
+const { dir } = scratch('minivm-setup-');
 
 function setup(osRelease: string): { status: number | null; stdout: string; stderr: string } {
   const file = join(dir, `os-release-${Math.random().toString(36).slice(2)}`);

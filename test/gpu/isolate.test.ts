@@ -7,13 +7,13 @@
 // a line only if the main thread's protector was still intact. So a GPU run
 // must print two such lines (the worker's, the hook's), a serial run one.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { scratch } from '../minivm.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'minivm-isolate-'));
+const { dir } = scratch('minivm-isolate-');
 const hook = join(dir, 'detach-at-exit.mjs');
 writeFileSync(
   hook,
