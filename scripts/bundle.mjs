@@ -12,11 +12,10 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUILD_INFO, checkoutCommit } from './build-commit.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
-/** The build's commit, beside its modules (bench/lib/machine.mjs reads it). */
-const BUILD_INFO = 'build-info.json';
 
 /** The scripts `workerScript` hands to worker threads. */
 const WORKER_SCRIPTS = ['gc/parallel/worker.js', 'gpu/worker/gpu-worker.js', 'gpu/worker/heap-writer.js', 'heap/pretouch-worker.js'];
@@ -84,13 +83,5 @@ if (train.status !== 0 || !existsSync(cache)) {
   process.stderr.write(`bundle: the code cache's training run failed (exit ${train.status}); minivm starts without it\n${train.stdout}${train.stderr}`);
 }
 
-// The commit the build was made from, for the bench's provenance lines
-// (bench/lib/machine.mjs): a build carried to another machine is measured there
-// beside a checkout whose git state may be another's.
-const git = (args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' });
-const head = git(['rev-parse', '--short', 'HEAD']);
-const changed = git(['status', '--porcelain', '--untracked-files=no', '--', 'src']);
-writeFileSync(
-  join(dist, BUILD_INFO),
-  `${JSON.stringify({ commit: head.status === 0 ? head.stdout.trim() : null, srcChanges: changed.status === 0 && changed.stdout.trim() !== '' })}\n`,
-);
+// The commit the build was made from, for the bench's provenance lines.
+writeFileSync(join(dist, BUILD_INFO), `${JSON.stringify({ commit: checkoutCommit(root) })}\n`);

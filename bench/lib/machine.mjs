@@ -1,8 +1,8 @@
 // The machine a run was taken on: CPU, cores, memory, tool versions, GPU adapter.
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { BUILD_INFO, checkoutCommit } from '../../scripts/build-commit.mjs';
 import { versionOf } from './util.mjs';
 
 export function cpuModel() {
@@ -38,19 +38,15 @@ export function machineInfo(root) {
 }
 
 /** The commit of the build the bench measures (dist/build-info.json, which
- *  scripts/bundle.mjs writes), else the checkout's; with "+changes" when src/
- *  differed from it. A build carried to another machine keeps its own. */
+ *  scripts/bundle.mjs writes), else the checkout's. */
 export function gitCommit(root = process.cwd()) {
   try {
-    const info = JSON.parse(readFileSync(join(root, 'dist', 'build-info.json'), 'utf8'));
-    if (typeof info.commit === 'string') return `${info.commit}${info.srcChanges ? ' (+uncommitted changes in src/)' : ''}`;
+    const info = JSON.parse(readFileSync(join(root, 'dist', BUILD_INFO), 'utf8'));
+    if (typeof info.commit === 'string') return info.commit;
   } catch {
     // No build, or one made outside a clone: the checkout says.
   }
-  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' });
-  if (head.status !== 0) return null;
-  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src'], { cwd: root, encoding: 'utf8' });
-  return `${head.stdout.trim()}${dirty.stdout.trim() ? ' (+uncommitted changes in src/)' : ''}`;
+  return checkoutCommit(root);
 }
 
 /**

@@ -153,7 +153,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     for (let i = 0; i < DRY_CHOICES; i++) {
       for (const kind of ['young', 'full'] as const) {
         const d = this.decide(kind);
-        this.pendingOf(d.choice.engine, d.choice.predictedMs, kind, d);
+        this.pendingOf(d.choice, kind, d);
       }
     }
   }
@@ -304,7 +304,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     }
     // A GPU engine that cannot be made (an adapter limit, say) is dropped, not fatal.
     while (isGpu(choice.engine) && !(await this.gpuReady(choice.engine))) choice = this.model.choose(d.features, this.candidates(d.bound), this.goal);
-    this.pending = this.pendingOf(choice.engine, choice.predictedMs, kind, d);
+    this.pending = this.pendingOf(choice, kind, d);
     this.chooseMs += performance.now() - t0 - (this.gpuStartupMs - startup0);
   }
 
@@ -316,7 +316,8 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     return { choice: this.model.choose(features, this.candidates(bound), this.goal), features, bound, youngWords };
   }
 
-  private pendingOf(engine: Engine, predictedMs: number, kind: CollectionKind, d: { features: Features; youngWords: number }): Pending {
+  private pendingOf(choice: Choice, kind: CollectionKind, d: { features: Features; youngWords: number }): Pending {
+    const { engine, predictedMs } = choice;
     return { engine, predictedMs, samples: this.model.samples(engine, kind), features: d.features, youngWords: d.youngWords, roots: -1 };
   }
 
