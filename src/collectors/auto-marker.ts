@@ -133,6 +133,9 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   private readonly lastRoots: Record<CollectionKind, number> = { young: 0, full: 0 };
   /** Per GPU engine: words written since its mirror last took the heap; null: it never did. */
   private readonly behind: Record<'gpu-dfs' | 'gpu-bfs', number | null> = { 'gpu-dfs': null, 'gpu-bfs': null };
+  /** The engines offered, without and with the solo threshold met; made anew
+   *  when the GPU's state changes (the choice runs cold, so it reads a list). */
+  private offered: [readonly Engine[], readonly Engine[]] | null = null;
 
   constructor(private readonly heap: HeapImpl, private readonly options: AutoOptions = {}) {
     this.threads = Math.max(1, Math.floor(options.threads ?? defaultThreads()));
@@ -260,9 +263,14 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
    * than the work (docs/decisions/s34-02-auto-solo.md), so it stands for the
    * CPU there and serial is not offered.
    */
-  private candidates(boundWords: number): Engine[] {
-    const gpus = this.options.gpuEngines;
+  private candidates(boundWords: number): readonly Engine[] {
     const solo = this.parallel !== null && boundWords < this.parallel.gc.soloWords;
+    const lists = (this.offered ??= [this.offer(false), this.offer(true)]);
+    return lists[solo ? 1 : 0]!;
+  }
+
+  private offer(solo: boolean): readonly Engine[] {
+    const gpus = this.options.gpuEngines;
     return ENGINES.filter((e) =>
       e === 'parallel'
         ? this.parallel !== null
@@ -340,6 +348,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     }
     this.gpuStartupMs += performance.now() - t;
     this.gpuState = hardware ? 'hardware' : 'none';
+    this.offered = null;
     if (!hardware) this.model.setAdapter('software');
   }
 
@@ -360,6 +369,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     this.gpus.get(engine)?.dispose();
     this.gpus.delete(engine);
     this.unavailable.add(engine);
+    this.offered = null;
   }
 
   /** The GPU marker of `engine`, made and prepared (outside any pause) on first use. */

@@ -197,11 +197,6 @@ function summarize(errors: readonly number[]): ErrorSummary {
   return { count: e.length, median, worst: e[e.length - 1]! };
 }
 
-/** A line's value at `x`. */
-function lineAt(l: Line, x: number): number {
-  return l.fixed + l.perUnit * Math.max(0, x);
-}
-
 /** The key of the same term on the other CPU engine (serial's mark, copy and
  *  sweep against parallel's), or null for a term no other engine shares. */
 function counterpartOf(key: string): string | null {
@@ -214,56 +209,111 @@ function counterpartOf(key: string): string | null {
   return null;
 }
 
-/** The keys of an engine's terms for a kind of collection. */
-interface TermKeys {
-  readonly roots: string;
-  readonly mark: string;
-  readonly copy: string;
-  readonly upload: string | null;
-  readonly sweep: string | null;
-  readonly other: string;
+/** An engine's terms for a kind of collection, in the order of SLOT. */
+function termKeys(engine: Engine, kind: Kind): readonly (string | null)[] {
+  return [
+    engine === 'parallel' ? `roots:parallel:${kind}` : `roots:cpu:${kind}`,
+    `mark:${engine}:${kind}`,
+    `copy:${engine === 'parallel' ? 'parallel' : isGpu(engine) && kind === 'young' ? 'gpu' : 'cpu'}:${kind}`,
+    `other:${kind}`,
+    kind === 'full' ? `sweep:${engine === 'parallel' ? 'parallel' : 'cpu'}` : null,
+    isGpu(engine) ? `upload:${engine}` : null,
+  ];
 }
 
-function termKeys(engine: Engine, kind: Kind): TermKeys {
-  return {
-    roots: engine === 'parallel' ? `roots:parallel:${kind}` : `roots:cpu:${kind}`,
-    mark: `mark:${engine}:${kind}`,
-    copy: `copy:${engine === 'parallel' ? 'parallel' : isGpu(engine) && kind === 'young' ? 'gpu' : 'cpu'}:${kind}`,
-    upload: isGpu(engine) ? `upload:${engine}` : null,
-    sweep: kind === 'full' ? `sweep:${engine === 'parallel' ? 'parallel' : 'cpu'}` : null,
-    other: `other:${kind}`,
-  };
+/** The feature each of an engine's terms is a line of. */
+const SLOT = { roots: 0, mark: 1, copy: 2, other: 3, sweep: 4, upload: 5 } as const;
+const SLOTS = 6;
+const KINDS: readonly Kind[] = ['young', 'full'];
+
+/**
+ * The terms as numbers, fixed once: a choice runs between two collections with
+ * its code and data gone cold, so it reads typed arrays indexed by term rather
+ * than maps keyed by strings. TERM_KEYS names each term (its prior and scale
+ * follow from the name); TERMS_OF[(engine · 2 + kind) · SLOTS + slot] is the
+ * term of that slot, or -1; COUNTERPART_OF[term] the other CPU engine's, or -1.
+ */
+const TERM_KEYS: string[] = [];
+const TERMS_OF = new Int8Array(ENGINES.length * KINDS.length * SLOTS).fill(-1);
+for (let e = 0; e < ENGINES.length; e++) {
+  for (let k = 0; k < KINDS.length; k++) {
+    termKeys(ENGINES[e]!, KINDS[k]!).forEach((key, slot) => {
+      if (key === null) return;
+      if (!TERM_KEYS.includes(key)) TERM_KEYS.push(key);
+      TERMS_OF[(e * KINDS.length + k) * SLOTS + slot] = TERM_KEYS.indexOf(key);
+    });
+  }
+}
+const TERM_COUNT = TERM_KEYS.length;
+const COUNTERPART_OF = Int8Array.from(TERM_KEYS, (key) => {
+  const other = counterpartOf(key);
+  return other === null ? -1 : TERM_KEYS.indexOf(other);
+});
+
+function engineIndex(e: Engine): number {
+  switch (e) {
+    case 'serial':
+      return 0;
+    case 'parallel':
+      return 1;
+    case 'gpu-dfs':
+      return 2;
+    default:
+      return 3;
+  }
 }
 
-/** Every engine's term keys and their counterparts, built once: they depend on
- *  the engine and kind alone, and every choice predicts every engine. */
-const KEYS = Object.fromEntries(ENGINES.map((e) => [e, { young: termKeys(e, 'young'), full: termKeys(e, 'full') }])) as Record<Engine, Record<Kind, TermKeys>>;
-const COUNTERPART = new Map<string, string | null>();
-for (const e of ENGINES) {
-  for (const k of [KEYS[e].young, KEYS[e].full]) {
-    for (const key of [k.roots, k.mark, k.copy, k.upload, k.sweep, k.other]) if (key !== null) COUNTERPART.set(key, counterpartOf(key));
+function termsOf(engine: Engine, kind: Kind): number {
+  return (engineIndex(engine) * KINDS.length + (kind === 'young' ? 0 : 1)) * SLOTS;
+}
+
+/** The size a slot's line is of, in `f` for `engine`. */
+function slotSize(slot: number, engine: Engine, f: Features): number {
+  switch (slot) {
+    case SLOT.roots:
+      return f.rootWork;
+    case SLOT.mark:
+      return f.markWords;
+    case SLOT.copy:
+      return f.copyWords;
+    case SLOT.sweep:
+      return f.sweepWords;
+    case SLOT.upload:
+      return f.uploadWords[engine] ?? 0;
+    default:
+      return 0;
   }
 }
 
 export class PauseModel {
-  private readonly fits = new Map<string, DecayingFit>();
+  /** Each term's fit, indexed as TERM_KEYS. */
+  private readonly fits: DecayingFit[];
   private priors: Priors;
+  /** What a choice reads, refreshed whenever a fit or prior changes: each term's
+   *  fitted line and prior line (fixed, per unit), its samples, and the warm-up
+   *  factor (`warmup`). */
+  private readonly lines = new Float64Array(2 * TERM_COUNT);
+  private readonly priorLines = new Float64Array(2 * TERM_COUNT);
+  private readonly termSamples = new Float64Array(TERM_COUNT);
+  private warm = WARMUP_PRIOR;
   /** Collections observed, of each kind, and the one each engine last ran in. */
   private observed = 0;
   private readonly observedOf: Record<Kind, number> = { young: 0, full: 0 };
-  private readonly lastRun = new Map<Engine, number>();
+  private readonly lastRun = new Float64Array(ENGINES.length).fill(-Infinity);
   /** |actual - predicted| / actual of each prediction checked against its
    *  collection, and of those made with WARM_SAMPLES samples or more (warm). */
   private readonly errors: number[] = [];
   private readonly warmErrors: number[] = [];
 
-  /** Each term key's default line under `priors` (cleared with them). */
-  private readonly priorLines = new Map<string, Line>();
-
   /** `cores`: the cores the threads share; parallel's priors count no more
    *  threads than cores, since more only take turns (`--threads 4` on 2 cores). */
   constructor(readonly threads: number, private adapter: AdapterKind = 'hardware', private readonly cores = threads) {
     this.priors = defaultPriors(Math.min(threads, cores), adapter);
+    this.fits = TERM_KEYS.map((key) => {
+      const term = key.split(':')[0];
+      return new DecayingFit(this.priorFromKey(key), term === 'roots' ? SCALE.roots : term === 'other' ? SCALE.other : SCALE.words);
+    });
+    this.takePriors();
   }
 
   get adapterKind(): AdapterKind {
@@ -274,17 +324,18 @@ export class PauseModel {
   setAdapter(adapter: AdapterKind): void {
     this.adapter = adapter;
     this.priors = defaultPriors(Math.min(this.threads, this.cores), adapter);
-    this.priorLines.clear();
-    for (const [key, fit] of this.fits) fit.setPrior(this.priorOf(key));
+    this.takePriors();
   }
 
-  private priorOf(key: string): Line {
-    let line = this.priorLines.get(key);
-    if (line === undefined) {
-      line = this.priorFromKey(key);
-      this.priorLines.set(key, line);
+  /** Gives each term its prior under `priors`, and copies them where a choice reads them. */
+  private takePriors(): void {
+    for (let t = 0; t < TERM_COUNT; t++) {
+      const prior = this.priorFromKey(TERM_KEYS[t]!);
+      this.fits[t]!.setPrior(prior);
+      this.priorLines[2 * t] = prior.fixed;
+      this.priorLines[2 * t + 1] = prior.perUnit;
     }
-    return line;
+    this.refresh();
   }
 
   private priorFromKey(key: string): Line {
@@ -306,20 +357,27 @@ export class PauseModel {
     }
   }
 
-  private fit(key: string): DecayingFit {
-    let f = this.fits.get(key);
-    if (!f) {
-      const term = key.split(':')[0];
-      const scale = term === 'roots' ? SCALE.roots : term === 'other' ? SCALE.other : SCALE.words;
-      f = new DecayingFit(this.priorOf(key), scale);
-      this.fits.set(key, f);
+  /** Copies the fits' lines and samples where a choice reads them. */
+  private refresh(): void {
+    for (let t = 0; t < TERM_COUNT; t++) {
+      const fit = this.fits[t]!;
+      const line = fit.line();
+      this.lines[2 * t] = line.fixed;
+      this.lines[2 * t + 1] = line.perUnit;
+      this.termSamples[t] = fit.samples;
     }
-    return f;
+    this.warm = this.measuredWarmup();
   }
 
   /** Samples of `engine`'s mark term for `kind`: how much the model has seen it. */
   samples(engine: Engine, kind: Kind): number {
-    return this.fits.get(KEYS[engine][kind].mark)?.samples ?? 0;
+    return this.termSamples[TERMS_OF[termsOf(engine, kind) + SLOT.mark]!]!;
+  }
+
+  /** Term `t`'s fitted line at `x` (`prior`: its default line instead). */
+  private lineAt(t: number, x: number, prior = false): number {
+    const l = prior ? this.priorLines : this.lines;
+    return l[2 * t]! + l[2 * t + 1]! * Math.max(0, x);
   }
 
   /**
@@ -329,14 +387,11 @@ export class PauseModel {
    * of their defaults: what makes this heap dear for one (its shape, this
    * machine) makes it dear for the other, where the defaults alone know neither.
    */
-  private termCost(key: string, fit: DecayingFit, x: number): number {
-    if (fit.samples > 0) return fit.predict(x);
-    const other = COUNTERPART.get(key) ?? null;
-    const measured = other === null ? undefined : this.fits.get(other);
-    if (measured === undefined || measured.samples === 0) return fit.predict(x);
-    const own = lineAt(this.priorOf(key), x);
-    const theirs = lineAt(this.priorOf(other!), x);
-    return theirs > 0 ? (measured.predict(x) * own) / theirs : fit.predict(x);
+  private termCost(t: number, x: number): number {
+    const other = COUNTERPART_OF[t]!;
+    if (this.termSamples[t]! > 0 || other < 0 || this.termSamples[other] === 0) return this.lineAt(t, x);
+    const theirs = this.lineAt(other, x, true);
+    return theirs > 0 ? (this.lineAt(other, x) * this.lineAt(t, x, true)) / theirs : this.lineAt(t, x);
   }
 
   /**
@@ -346,9 +401,13 @@ export class PauseModel {
    * the dear terms decide); WARMUP_PRIOR until a term has that many.
    */
   warmup(): number {
+    return this.warm;
+  }
+
+  private measuredWarmup(): number {
     let first = 0;
     let steady = 0;
-    for (const fit of this.fits.values()) {
+    for (const fit of this.fits) {
       if (fit.first === null || fit.samples <= WARM_SAMPLES) continue;
       first += fit.first.y;
       steady += fit.predict(fit.first.x);
@@ -359,39 +418,34 @@ export class PauseModel {
 
   /** The pause of `engine`'s next collection of `f`: its terms' steady lines,
    *  a term never measured counting its warm-up as well. */
-  predict(engine: Engine, f: Features, w = this.warmup()): Prediction {
-    const k = KEYS[engine][f.kind];
+  predict(engine: Engine, f: Features, w = this.warm): Prediction {
+    const base = termsOf(engine, f.kind);
     let ms = 0;
     let steady = 0;
-    const term = (key: string, x: number): void => {
-      const fit = this.fit(key);
-      const y = this.termCost(key, fit, x);
+    for (let slot = 0; slot < SLOTS; slot++) {
+      const t = TERMS_OF[base + slot]!;
+      if (t < 0) continue;
+      const y = this.termCost(t, slotSize(slot, engine, f));
       steady += y;
-      ms += fit.samples === 0 ? y * w : y;
-    };
-    term(k.roots, f.rootWork);
-    term(k.mark, f.markWords);
-    term(k.copy, f.copyWords);
-    term(k.other, 0);
-    if (k.sweep) term(k.sweep, f.sweepWords);
-    if (k.upload) term(k.upload, f.uploadWords[engine] ?? 0);
+      ms += this.termSamples[t] === 0 ? y * w : y;
+    }
     const cpu = engine === 'parallel' ? ms * this.threads : ms;
-    return { engine, pauseMs: ms, steadyMs: steady, cpuMs: cpu, samples: this.samples(engine, f.kind) };
+    return { engine, pauseMs: ms, steadyMs: steady, cpuMs: cpu, samples: this.termSamples[TERMS_OF[base + SLOT.mark]!]! };
   }
 
   /** Learns from one collection's phases (a term's first sample divided by the warm-up). */
   observe(o: Observation): void {
-    const w = this.warmup();
-    const k = KEYS[o.engine][o.kind];
-    this.fit(k.roots).add(o.rootWork, o.rootsMs, w);
-    this.fit(k.mark).add(o.markWords, o.markMs, w);
-    this.fit(k.copy).add(o.copyWords, o.copyMs, w);
-    this.fit(k.other).add(0, o.otherMs, w);
-    if (k.sweep) this.fit(k.sweep).add(o.sweepWords, o.sweepMs, w);
-    if (k.upload) this.fit(k.upload).add(o.uploadWords[o.engine] ?? 0, o.uploadMs, w);
-    this.lastRun.set(o.engine, this.observed);
+    const w = this.warm;
+    const base = termsOf(o.engine, o.kind);
+    const ms = [o.rootsMs, o.markMs, o.copyMs, o.otherMs, o.sweepMs, o.uploadMs];
+    for (let slot = 0; slot < SLOTS; slot++) {
+      const t = TERMS_OF[base + slot]!;
+      if (t >= 0) this.fits[t]!.add(slotSize(slot, o.engine, o), ms[slot]!, w);
+    }
+    this.lastRun[engineIndex(o.engine)] = this.observed;
     this.observed++;
     this.observedOf[o.kind]++;
+    this.refresh();
   }
 
   /** Records how far a prediction, made with `samples` samples of its engine's
@@ -427,24 +481,25 @@ export class PauseModel {
    */
   choose(f: Features, candidates: readonly Engine[], options: ChoiceOptions = {}): Choice {
     if (candidates.length === 0) throw new Error('pause model: no engine to choose from');
-    // One warm-up factor for every engine's prediction: it walks every term.
-    const w = this.warmup();
-    const predictions = candidates.map((e) => this.predict(e, f, w));
+    const predictions: Prediction[] = [];
+    for (const e of candidates) predictions.push(this.predict(e, f));
     const remaining = options.remaining ?? remainingCollections(this.observedOf[f.kind]);
-    const fastest = (list: readonly Prediction[], cost = (p: Prediction): number => p.pauseMs): Prediction =>
-      list.reduce((a, b) => (cost(b) < cost(a) ? b : a));
-    const pick = (p: Prediction, reason: Choice['reason']): Choice =>
-      ({ engine: p.engine, predictedMs: p.pauseMs, reason, remaining, predictions });
-    const sampled = predictions.filter((p) => p.samples > 0);
-    if (sampled.length === 0) {
-      const known = this.meetingGoal(predictions, options.pauseGoalMs);
-      if (known) return pick(known, 'goal');
-      return pick(fastest(predictions, (p) => lognormalMean(p.pauseMs, PRIOR_SIGMA[p.engine])), 'fastest');
-    }
-    const best = fastest(sampled);
-    let bestTry: { p: Prediction; value: number } | null = null;
+    const goal = options.pauseGoalMs;
+    const pick = (p: Prediction, reason: Choice['reason']): Choice => ({ engine: p.engine, predictedMs: p.pauseMs, reason, remaining, predictions });
+    let best: Prediction | null = null;
+    let bestPrior: Prediction | null = null;
     for (const p of predictions) {
-      const stale = p.samples > 0 && this.observed - (this.lastRun.get(p.engine) ?? -Infinity) > REFRESH_AFTER;
+      if (p.samples > 0 && (best === null || p.pauseMs < best.pauseMs)) best = p;
+      if (bestPrior === null || lognormalMean(p.pauseMs, PRIOR_SIGMA[p.engine]) < lognormalMean(bestPrior.pauseMs, PRIOR_SIGMA[bestPrior.engine])) bestPrior = p;
+    }
+    if (best === null) {
+      const known = meetingGoal(predictions, goal, false);
+      return known ? pick(known, 'goal') : pick(bestPrior!, 'fastest');
+    }
+    let bestTry: Prediction | null = null;
+    let bestValue = 0;
+    for (const p of predictions) {
+      const stale = p.samples > 0 && this.observed - this.lastRun[engineIndex(p.engine)]! > REFRESH_AFTER;
       if (p === best || (p.samples > 0 && !stale)) continue;
       const value = tryValue({
         bestMs: best.pauseMs,
@@ -453,20 +508,26 @@ export class PauseModel {
         warmup: p.steadyMs > 0 ? p.pauseMs / p.steadyMs : 1,
         remaining,
       });
-      if (value > 0 && (bestTry === null || value > bestTry.value)) bestTry = { p, value };
+      if (value > bestValue) {
+        bestTry = p;
+        bestValue = value;
+      }
     }
-    if (bestTry !== null) return pick(bestTry.p, 'explore');
-    const meeting = this.meetingGoal(sampled, options.pauseGoalMs);
-    if (meeting) return pick(meeting, 'goal');
-    return pick(best, 'fastest');
+    if (bestTry !== null) return pick(bestTry, 'explore');
+    const meeting = meetingGoal(predictions, goal, true);
+    return meeting ? pick(meeting, 'goal') : pick(best, 'fastest');
   }
+}
 
-  /** With a goal: the least CPU time among `list` predicted to meet it, if any. */
-  private meetingGoal(list: readonly Prediction[], goal: number | undefined): Prediction | null {
-    if (goal === undefined) return null;
-    const meeting = list.filter((p) => p.pauseMs <= goal);
-    return meeting.length === 0 ? null : meeting.reduce((a, b) => (b.cpuMs < a.cpuMs ? b : a));
+/** With a goal: the least CPU time among `list` (only the sampled ones if
+ *  `sampled`) predicted to meet it, if any. */
+function meetingGoal(list: readonly Prediction[], goal: number | undefined, sampled: boolean): Prediction | null {
+  if (goal === undefined) return null;
+  let best: Prediction | null = null;
+  for (const p of list) {
+    if (p.pauseMs <= goal && (!sampled || p.samples > 0) && (best === null || p.cpuMs < best.cpuMs)) best = p;
   }
+  return best;
 }
 
 /**
