@@ -418,7 +418,7 @@ export class PauseModel {
 
   /** The pause of `engine`'s next collection of `f`: its terms' steady lines,
    *  a term never measured counting its warm-up as well. */
-  predict(engine: Engine, f: Features, w = this.warm): Prediction {
+  predict(engine: Engine, f: Features, w = this.warmup()): Prediction {
     const base = termsOf(engine, f.kind);
     let ms = 0;
     let steady = 0;
@@ -435,7 +435,7 @@ export class PauseModel {
 
   /** Learns from one collection's phases (a term's first sample divided by the warm-up). */
   observe(o: Observation): void {
-    const w = this.warm;
+    const w = this.warmup();
     const base = termsOf(o.engine, o.kind);
     const ms = [o.rootsMs, o.markMs, o.copyMs, o.otherMs, o.sweepMs, o.uploadMs];
     for (let slot = 0; slot < SLOTS; slot++) {

@@ -273,6 +273,18 @@ describe('PauseModel: warm-up', () => {
   });
 });
 
+  it('reads its warm-up through warmup() alone, so a variant that overrides it (bench autoreplay) changes predictions and learning', () => {
+    const plain = new PauseModel(8);
+    plain.warmup = () => 1;
+    const f = young({ copyWords: 0, rootWork: 0 });
+    const p = plain.predict('parallel', f);
+    expect(p.pauseMs).toBeCloseTo(p.steadyMs, 12);
+    plain.observe(ran('serial', f, 30));
+    const built = new PauseModel(8);
+    built.observe(ran('serial', f, 30));
+    expect(plain.predict('serial', f).pauseMs).toBeGreaterThan(built.predict('serial', f).pauseMs * 1.5);
+  });
+
 describe('PauseModel: choices', () => {
   it('the first choice follows the priors and the sizes: serial for a small collection', () => {
     const m = new PauseModel(8);
