@@ -250,21 +250,11 @@ const COUNTERPART_OF = Int8Array.from(TERM_KEYS, (key) => {
   return other === null ? -1 : TERM_KEYS.indexOf(other);
 });
 
-function engineIndex(e: Engine): number {
-  switch (e) {
-    case 'serial':
-      return 0;
-    case 'parallel':
-      return 1;
-    case 'gpu-dfs':
-      return 2;
-    default:
-      return 3;
-  }
-}
+/** Each engine's position in ENGINES. */
+const ENGINE_INDEX = Object.fromEntries(ENGINES.map((e, i) => [e, i])) as Record<Engine, number>;
 
 function termsOf(engine: Engine, kind: Kind): number {
-  return (engineIndex(engine) * KINDS.length + (kind === 'young' ? 0 : 1)) * SLOTS;
+  return (ENGINE_INDEX[engine] * KINDS.length + (kind === 'young' ? 0 : 1)) * SLOTS;
 }
 
 /** The size a slot's line is of, in `f` for `engine`. */
@@ -442,7 +432,7 @@ export class PauseModel {
       const t = TERMS_OF[base + slot]!;
       if (t >= 0) this.fits[t]!.add(slotSize(slot, o.engine, o), ms[slot]!, w);
     }
-    this.lastRun[engineIndex(o.engine)] = this.observed;
+    this.lastRun[ENGINE_INDEX[o.engine]] = this.observed;
     this.observed++;
     this.observedOf[o.kind]++;
     this.refresh();
@@ -487,19 +477,20 @@ export class PauseModel {
     const goal = options.pauseGoalMs;
     const pick = (p: Prediction, reason: Choice['reason']): Choice => ({ engine: p.engine, predictedMs: p.pauseMs, reason, remaining, predictions });
     let best: Prediction | null = null;
-    let bestPrior: Prediction | null = null;
-    for (const p of predictions) {
-      if (p.samples > 0 && (best === null || p.pauseMs < best.pauseMs)) best = p;
-      if (bestPrior === null || lognormalMean(p.pauseMs, PRIOR_SIGMA[p.engine]) < lognormalMean(bestPrior.pauseMs, PRIOR_SIGMA[bestPrior.engine])) bestPrior = p;
-    }
+    for (const p of predictions) if (p.samples > 0 && (best === null || p.pauseMs < best.pauseMs)) best = p;
     if (best === null) {
       const known = meetingGoal(predictions, goal, false);
-      return known ? pick(known, 'goal') : pick(bestPrior!, 'fastest');
+      if (known) return pick(known, 'goal');
+      let bestPrior = predictions[0]!;
+      for (const p of predictions) {
+        if (lognormalMean(p.pauseMs, PRIOR_SIGMA[p.engine]) < lognormalMean(bestPrior.pauseMs, PRIOR_SIGMA[bestPrior.engine])) bestPrior = p;
+      }
+      return pick(bestPrior, 'fastest');
     }
     let bestTry: Prediction | null = null;
     let bestValue = 0;
     for (const p of predictions) {
-      const stale = p.samples > 0 && this.observed - this.lastRun[engineIndex(p.engine)]! > REFRESH_AFTER;
+      const stale = p.samples > 0 && this.observed - this.lastRun[ENGINE_INDEX[p.engine]]! > REFRESH_AFTER;
       if (p === best || (p.samples > 0 && !stale)) continue;
       const value = tryValue({
         bestMs: best.pauseMs,

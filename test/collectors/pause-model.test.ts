@@ -271,7 +271,6 @@ describe('PauseModel: warm-up', () => {
     const p = m.predict('parallel', f);
     expect(p.pauseMs / p.steadyMs).toBeGreaterThan(3);
   });
-});
 
   it('reads its warm-up through warmup() alone, so a variant that overrides it (bench autoreplay) changes predictions and learning', () => {
     const plain = new PauseModel(8);
@@ -284,6 +283,7 @@ describe('PauseModel: warm-up', () => {
     built.observe(ran('serial', f, 30));
     expect(plain.predict('serial', f).pauseMs).toBeGreaterThan(built.predict('serial', f).pauseMs * 1.5);
   });
+});
 
 describe('PauseModel: choices', () => {
   it('the first choice follows the priors and the sizes: serial for a small collection', () => {
