@@ -120,7 +120,9 @@ export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: In
     rangesOut.push(hi);
     objectsOut?.push(a);
   };
-  const n = ct.count;
+  // No object lies above the free list's top, so no card past it is dirty: a
+  // program that promotes little has little of a large card table to look at.
+  const n = ct.cardsBelow(heap.freeList.top);
   // The block that ran past the previous card's end: a large array spans many
   // cards, and the next dirty card inside it needs no lookup. `lastObject`'s
   // reference run [runStart, runEnd), when it has one, gives a card it covers
@@ -131,7 +133,7 @@ export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: In
   let lastObject = 0;
   let runStart = 0;
   let runEnd = 0;
-  for (let c = ct.nextDirty(0); c < n; c = ct.nextDirty(c + 1)) {
+  for (let c = ct.nextDirty(0, n); c < n; c = ct.nextDirty(c + 1, n)) {
     cardsOut.push(c);
     const cs = ct.cardStart(c);
     const ce = Math.min(cs + CARD_WORDS, heap.tenuredEnd);

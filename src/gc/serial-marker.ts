@@ -25,8 +25,33 @@ export class SerialMarker implements Marker {
   private stack: Int32Array = new Int32Array(WARM_CAPACITY);
   private live: Int32Array = new Int32Array(WARM_CAPACITY);
 
+  /** The young range's marks: when only the last young mark's listed objects are
+   *  set there, how many (-1: any bits may be set). */
+  private youngListed = 0;
+  /** Whether a full mark has run, whose marks may lie anywhere below markedEnd. */
+  private fullMarked = false;
+
   constructor(private readonly heap: HeapImpl) {
     this.bitmap = new Uint32Array((heap.words.length + 31) >>> 5);
+  }
+
+  /** Clears the marks the next mark can meet: for a young one those of the young
+   *  range [ys, ye), the last young mark's one by one where they are fewer than the
+   *  range's words (a small young collection of a large heap then costs its live
+   *  objects, not the range's size); for a full one every mark below markedEnd. */
+  private clear(young: boolean, ys: number, ye: number): void {
+    const bitmap = this.bitmap;
+    if (!young && this.fullMarked) {
+      bitmap.fill(0, 0, (this.heap.markedEnd + 31) >>> 5);
+      return;
+    }
+    const n = this.youngListed;
+    if (n >= 0 && n < (ye - ys) >>> 5) {
+      const live = this.live;
+      for (let i = 0; i < n; i++) bitmap[live[i]! >>> 5] = 0;
+    } else {
+      bitmap.fill(0, ys >>> 5, (ye + 31) >>> 5);
+    }
   }
 
   /** The returned bitmap and live list belong to the marker until its next `mark`. */
@@ -36,10 +61,10 @@ export class SerialMarker implements Marker {
     const bitmap = this.bitmap;
     const lo = young ? request.youngStart : 0;
     const hi = young ? request.youngEnd : this.heap.words.length;
-    // Only the traced range can hold marks, and no object lies past markedEnd:
-    // clear just that part of the bitmap.
-    bitmap.fill(0, lo >>> 5, (Math.min(hi, this.heap.markedEnd) + 31) >>> 5);
+    this.clear(young, request.youngStart, request.youngEnd);
     const count = this.trace(request.roots, lo, hi, young);
+    this.youngListed = young ? count : -1;
+    if (!young) this.fullMarked = true;
     const result: MarkResult = {
       bitmap,
       times: { mark: performance.now() - t0 },

@@ -70,9 +70,15 @@ export class CardTable {
     recordBlockStart(this.blockStart, this.base, start, end);
   }
 
-  /** The first dirty card at or after `card` (`count` or more if none). */
-  nextDirty(card: number): number {
-    return nextSetByte(this.cards, this.cards64, card);
+  /** The cards that cover [base, end): none past them can be dirty when no object
+   *  lies at or above `end`. */
+  cardsBelow(end: number): number {
+    return end <= this.base ? 0 : Math.min(this.count, ((end - 1 - this.base) >> CARD_SHIFT) + 1);
+  }
+
+  /** The first dirty card in [card, to) (`to` or more if none). */
+  nextDirty(card: number, to = this.count): number {
+    return nextSetByte(this.cards, this.cards64, card, to);
   }
 
   /**

@@ -74,6 +74,7 @@ import {
   P_RANGES,
   P_ROOTS,
   P_SABLE,
+  P_SCAN_CARDS,
   P_TAILS_CAP,
   P_TEN_LAB,
   P_TENURE_AGE,
@@ -574,7 +575,7 @@ export function copyPhase(c: GcContext): void {
   const byCards = ctl[P_BY_CARDS]! !== 0;
   const remCount = byCards ? ctl[P_PIECE_CARDS]! : ctl[P_RANGES]!;
   const remChunk = byCards ? CARD_CHUNK : RANGE_CHUNK;
-  const cardCount = (ctl[P_TENURED_END]! - ctl[P_TENURED_START]! + CARD_WORDS - 1) >> CARD_SHIFT;
+  const cardCount = ctl[P_SCAN_CARDS]!;
   const parts = byCards ? Math.ceil(cardCount / SCAN_CARDS) : 0;
   const roots = c.roots;
   const cp = thread;
