@@ -6,7 +6,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { nextSetByte } from '../../src/heap/card-table.js';
+import { CARD_WORDS, CardTable, nextSetByte } from '../../src/heap/card-table.js';
 
 function naive(bytes: Uint8Array, from: number, to: number): number {
   for (let i = from; i < to; i++) if (bytes[i] !== 0) return i;
@@ -42,5 +42,29 @@ describe('nextSetByte', () => {
     expect(nextSetByte(bytes, words, 14)).toBe(32);
     bytes[31] = 1;
     expect(nextSetByte(bytes, words, 14)).toBe(31);
+  });
+});
+
+describe('CardTable', () => {
+  it('counts the cards covering [base, end) as those a walk below `end` looks at', () => {
+    const base = 1000;
+    const t = new CardTable(base, base + 10 * CARD_WORDS + 5);
+    expect(t.count).toBe(11);
+    expect(t.cardsBelow(0)).toBe(0);
+    expect(t.cardsBelow(base)).toBe(0);
+    expect(t.cardsBelow(base + 1)).toBe(1);
+    expect(t.cardsBelow(base + CARD_WORDS)).toBe(1);
+    expect(t.cardsBelow(base + CARD_WORDS + 1)).toBe(2);
+    expect(t.cardsBelow(base + 100 * CARD_WORDS)).toBe(11);
+  });
+
+  it('finds dirty cards only below the bound it is given', () => {
+    const t = new CardTable(0, 64 * CARD_WORDS);
+    t.cards[3] = 1;
+    t.cards[40] = 1;
+    expect(t.nextDirty(0)).toBe(3);
+    expect(t.nextDirty(4)).toBe(40);
+    expect(t.nextDirty(4, 40)).toBe(40);
+    expect(t.nextDirty(4, 20)).toBe(20);
   });
 });
