@@ -133,9 +133,9 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   private readonly lastRoots: Record<CollectionKind, number> = { young: 0, full: 0 };
   /** Per GPU engine: words written since its mirror last took the heap; null: it never did. */
   private readonly behind: Record<'gpu-dfs' | 'gpu-bfs', number | null> = { 'gpu-dfs': null, 'gpu-bfs': null };
-  /** The engines offered, without and with the solo threshold met; made anew
-   *  when the GPU's state changes (the choice runs cold, so it reads a list). */
-  private offered: [readonly Engine[], readonly Engine[]] | null = null;
+  /** The engines offered; made anew when the GPU's state changes (the choice runs
+   *  cold, so it reads a list). */
+  private offered: readonly Engine[] | null = null;
 
   constructor(private readonly heap: HeapImpl, private readonly options: AutoOptions = {}) {
     this.threads = Math.max(1, Math.floor(options.threads ?? defaultThreads()));
@@ -257,34 +257,24 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   }
 
   /**
-   * The engines this run may choose for a collection over `boundWords` heap
-   * words. Below the parallel engine's solo threshold that engine runs on the
-   * main thread alone, with none of serial's costs that grow with the heap rather
-   * than the work (docs/decisions/s34-02-auto-solo.md), so it stands for the
-   * CPU there and serial is not offered.
+   * The engines this run may choose from: serial at every size (its young
+   * collections cost their work, not the heap's size: docs/decisions/s50-01), the
+   * parallel engine when it has threads (below its solo threshold it runs on the
+   * main thread alone), and the GPU engines while their adapter may serve.
    */
-  private candidates(boundWords: number): readonly Engine[] {
-    const solo = this.parallel !== null && boundWords < this.parallel.gc.soloWords;
-    const lists = (this.offered ??= [this.offer(false), this.offer(true)]);
-    return lists[solo ? 1 : 0]!;
-  }
-
-  private offer(solo: boolean): readonly Engine[] {
+  private candidates(): readonly Engine[] {
     const gpus = this.options.gpuEngines;
-    return ENGINES.filter((e) =>
+    return (this.offered ??= ENGINES.filter((e) =>
       e === 'parallel'
         ? this.parallel !== null
         : isGpu(e)
           ? this.gpuState !== 'none' && !this.unavailable.has(e) && (gpus === undefined || gpus.includes(e))
-          : !solo,
-    );
+          : true,
+    ));
   }
 
-  /** The model's inputs for a collection of `kind` now, and the heap words that
-   *  bound its work (what the parallel engine weighs to run alone, GcThreads.run:
-   *  a young copy's bound adds the dirty cards' words, which the choice does not
-   *  scan for). */
-  private inputs(kind: CollectionKind): { features: Features; bound: number; youngWords: number } {
+  /** The model's inputs for a collection of `kind` now, and the young words in use. */
+  private inputs(kind: CollectionKind): { features: Features; youngWords: number } {
     const h = this.heap;
     const youngWords = h.youngUsedWords();
     const used = Math.ceil(h.usedBytes() / 4);
@@ -297,7 +287,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
       sweepWords: kind === 'full' ? Math.max(0, used - youngWords) : 0,
       uploadWords: { 'gpu-dfs': this.uploadWords('gpu-dfs', used, youngWords), 'gpu-bfs': this.uploadWords('gpu-bfs', used, youngWords) },
     };
-    return { features, bound: kind === 'young' ? youngWords : used, youngWords };
+    return { features, youngWords };
   }
 
   /** Chooses the engine of the collection about to run. */
@@ -308,10 +298,10 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     let choice = d.choice;
     if (isGpu(choice.engine) && this.gpuState === 'unknown') {
       await this.probe();
-      choice = this.model.choose(d.features, this.candidates(d.bound), this.goal);
+      choice = this.model.choose(d.features, this.candidates(), this.goal);
     }
     // A GPU engine that cannot be made (an adapter limit, say) is dropped, not fatal.
-    while (isGpu(choice.engine) && !(await this.gpuReady(choice.engine))) choice = this.model.choose(d.features, this.candidates(d.bound), this.goal);
+    while (isGpu(choice.engine) && !(await this.gpuReady(choice.engine))) choice = this.model.choose(d.features, this.candidates(), this.goal);
     this.pending = this.pendingOf(choice, kind, d);
     this.chooseMs += performance.now() - t0 - (this.gpuStartupMs - startup0);
   }
@@ -319,9 +309,9 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   /** The model's choice for a collection of `kind` now (no GPU opened): the
    *  synchronous part of `begin`, which the warm-up runs too, so that a
    *  program's first choices do not compile it. */
-  private decide(kind: CollectionKind): { choice: Choice; features: Features; bound: number; youngWords: number } {
-    const { features, bound, youngWords } = this.inputs(kind);
-    return { choice: this.model.choose(features, this.candidates(bound), this.goal), features, bound, youngWords };
+  private decide(kind: CollectionKind): { choice: Choice; features: Features; youngWords: number } {
+    const { features, youngWords } = this.inputs(kind);
+    return { choice: this.model.choose(features, this.candidates(), this.goal), features, youngWords };
   }
 
   private pendingOf(choice: Choice, kind: CollectionKind, d: { features: Features; youngWords: number }): Pending {

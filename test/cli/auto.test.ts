@@ -196,20 +196,25 @@ describe('auto: the marker', () => {
     serialOnly.dispose();
   });
 
-  it('below the solo threshold the parallel engine, running alone, stands for the CPU: serial is not offered', async () => {
+  it('offers serial below the solo threshold as above it: where the model finds serial fastest, auto chooses it at either size', async () => {
     const { heap } = heapWith(0);
     const used = Math.ceil(heap.usedBytes() / 4);
     const serialFastest = () => taught(PARALLEL_MIN_THREADS, 'serial', { kind: 'young' });
     const below = new AutoMarker(heap, { threads: PARALLEL_MIN_THREADS, soloWords: used + 1, model: serialFastest() });
     await below.begin('young');
-    expect(below.name).toBe('auto(parallel)');
+    expect(below.name).toBe('auto(serial)');
     below.observe(record('young', 0.01));
     const above = new AutoMarker(heap, { threads: PARALLEL_MIN_THREADS, soloWords: 1, model: serialFastest() });
     await above.begin('young');
     expect(above.name).toBe('auto(serial)');
     above.observe(record('young', 0.01));
+    const parallelFastest = new AutoMarker(heap, { threads: PARALLEL_MIN_THREADS, soloWords: used + 1, model: taught(PARALLEL_MIN_THREADS, 'parallel', { kind: 'young' }) });
+    await parallelFastest.begin('young');
+    expect(parallelFastest.name).toBe('auto(parallel)');
+    parallelFastest.observe(record('young', 0.01));
     below.dispose();
     above.dispose();
+    parallelFastest.dispose();
   });
 
   it('the warm-up runs the choice\'s code on a scratch model and leaves the run\'s model untouched', async () => {
