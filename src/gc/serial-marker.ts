@@ -25,33 +25,50 @@ export class SerialMarker implements Marker {
   private stack: Int32Array = new Int32Array(WARM_CAPACITY);
   private live: Int32Array = new Int32Array(WARM_CAPACITY);
 
-  /** The young range's marks: when only the last young mark's listed objects are
-   *  set there, how many (-1: any bits may be set). */
+  /** The last young mark's listed objects, whose bits are set (a full mark lists none). */
   private youngListed = 0;
-  /** Whether a full mark has run, whose marks may lie anywhere below markedEnd. */
-  private fullMarked = false;
+  /** [start, end) pairs where the last full mark may have set bits (the ranges
+   *  objects lay in then) that no mark has cleared since. */
+  private stale: number[] = [];
 
   constructor(private readonly heap: HeapImpl) {
     this.bitmap = new Uint32Array((heap.words.length + 31) >>> 5);
   }
 
-  /** Clears the marks the next mark can meet: for a young one those of the young
-   *  range [ys, ye), the last young mark's one by one where they are fewer than the
-   *  range's words (a small young collection of a large heap then costs its live
-   *  objects, not the range's size); for a full one every mark below markedEnd. */
+  /**
+   * Clears the marks the next mark can meet, so that a collection's cost follows
+   * its live objects, not the heap's size: the last young mark's bits one by one
+   * (or the young range [ys, ye), when they are more than its words), and what
+   * the last full mark left: the part inside [ys, ye) for a young mark, which reads
+   * no bit outside it, and all of it for a full one.
+   */
   private clear(young: boolean, ys: number, ye: number): void {
     const bitmap = this.bitmap;
-    if (!young && this.fullMarked) {
-      bitmap.fill(0, 0, (this.heap.markedEnd + 31) >>> 5);
-      return;
-    }
     const n = this.youngListed;
-    if (n >= 0 && n < (ye - ys) >>> 5) {
+    if (n < (ye - ys) >>> 5) {
       const live = this.live;
       for (let i = 0; i < n; i++) bitmap[live[i]! >>> 5] = 0;
     } else {
       bitmap.fill(0, ys >>> 5, (ye + 31) >>> 5);
     }
+    this.youngListed = 0;
+    const stale = this.stale;
+    const kept: number[] = [];
+    for (let i = 0; i < stale.length; i += 2) {
+      const from = stale[i]!;
+      const to = stale[i + 1]!;
+      if (!young) {
+        bitmap.fill(0, from >>> 5, (to + 31) >>> 5);
+        continue;
+      }
+      const lo = Math.max(from, ys);
+      const hi = Math.min(to, ye);
+      if (lo < hi) bitmap.fill(0, lo >>> 5, (hi + 31) >>> 5);
+      // What lies outside the young range stays for the next full mark to clear.
+      if (from < ys) kept.push(from, Math.min(to, ys));
+      if (to > ye) kept.push(Math.max(from, ye), to);
+    }
+    this.stale = kept;
   }
 
   /** The returned bitmap and live list belong to the marker until its next `mark`. */
@@ -63,8 +80,8 @@ export class SerialMarker implements Marker {
     const hi = young ? request.youngEnd : this.heap.words.length;
     this.clear(young, request.youngStart, request.youngEnd);
     const count = this.trace(request.roots, lo, hi, young);
-    this.youngListed = young ? count : -1;
-    if (!young) this.fullMarked = true;
+    if (young) this.youngListed = count;
+    else this.stale = this.heap.occupiedRanges();
     const result: MarkResult = {
       bitmap,
       times: { mark: performance.now() - t0 },

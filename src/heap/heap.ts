@@ -436,6 +436,12 @@ export class HeapImpl implements Heap {
     return [this.edenStart, this.edenTop, this.fromStart, this.fromTop];
   }
 
+  /** Every range an object can lie in now, as [start, end) pairs: the occupied young
+   *  spaces and tenured up to its highest allocation. */
+  occupiedRanges(): number[] {
+    return [this.edenStart, this.edenTop, this.fromStart, this.fromTop, this.tenuredStart, Math.max(this.tenuredStart, this.freeList.top)];
+  }
+
   /** The memory the program and every collection write besides the words (for
    *  `--pretouch`): the card table, its block offset table, and the reference graphs. */
   sideArrays(): Int32Array[] {

@@ -33,7 +33,7 @@ class MirrorMarker implements Marker {
     ahead = false,
   ) {
     this.mirror = new Int32Array(heap.words.length);
-    this.inner = new SerialMarker({ words: this.mirror, refSlots: heap.refSlots, get markedEnd() { return heap.markedEnd; } } as HeapImpl);
+    this.inner = new SerialMarker({ words: this.mirror, refSlots: heap.refSlots, occupiedRanges: () => heap.occupiedRanges() } as HeapImpl);
     this.log = heap.attachMirrorLog();
     if (ahead) {
       this.log.setEdenUpload(64, async (start, end) => {
