@@ -279,8 +279,10 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     const youngWords = h.youngUsedWords();
     const used = Math.ceil(h.usedBytes() / 4);
     const copyWords = this.survival.value * youngWords;
+    const bound = kind === 'young' ? youngWords : used;
     const features: Features = {
       kind,
+      solo: this.parallel !== null && bound < this.parallel.gc.soloWords,
       rootWork: this.lastRoots[kind],
       markWords: kind === 'young' ? copyWords : this.fullLive.value * used,
       copyWords,

@@ -52,6 +52,8 @@ export interface Features {
   readonly sweepWords: number;
   /** Words each GPU engine's mirror would take before it marks. */
   readonly uploadWords: Readonly<Partial<Record<Engine, number>>>;
+  /** Below `--gc-solo-below`: the parallel engine would run on the main thread alone. */
+  readonly solo?: boolean;
 }
 
 /** A collection's measured phases (milliseconds) with the sizes they worked on. */
@@ -250,6 +252,9 @@ const COUNTERPART_OF = Int8Array.from(TERM_KEYS, (key) => {
   return other === null ? -1 : TERM_KEYS.indexOf(other);
 });
 
+/** Whether term t is one of the parallel engine's own (its mark, copy or sweep). */
+const PARALLEL_TERM = Uint8Array.from(TERM_KEYS, (key) => (/^(mark|copy|sweep):parallel\b/.test(key) ? 1 : 0));
+
 /** Each engine's position in ENGINES. */
 const ENGINE_INDEX = Object.fromEntries(ENGINES.map((e, i) => [e, i])) as Record<Engine, number>;
 
@@ -376,10 +381,16 @@ export class PauseModel {
    * algorithm, on one thread or several) is that measurement scaled by the ratio
    * of their defaults: what makes this heap dear for one (its shape, this
    * machine) makes it dear for the other, where the defaults alone know neither.
+   * Below the solo threshold (`solo`) the parallel engine's own terms never
+   * measured are serial's as they stand, unscaled: alone on the main thread it wakes
+   * no threads, the fixed cost its threaded defaults count.
    */
-  private termCost(t: number, x: number): number {
+  private termCost(t: number, x: number, solo: boolean): number {
     const other = COUNTERPART_OF[t]!;
-    if (this.termSamples[t]! > 0 || other < 0 || this.termSamples[other] === 0) return this.lineAt(t, x);
+    if (this.termSamples[t]! > 0 || other < 0) return this.lineAt(t, x);
+    // Alone on the main thread, with no threads to wake, it is priced as serial is.
+    if (solo && PARALLEL_TERM[t] === 1) return this.lineAt(other, x);
+    if (this.termSamples[other] === 0) return this.lineAt(t, x);
     const theirs = this.lineAt(other, x, true);
     return theirs > 0 ? (this.lineAt(other, x) * this.lineAt(t, x, true)) / theirs : this.lineAt(t, x);
   }
@@ -415,7 +426,7 @@ export class PauseModel {
     for (let slot = 0; slot < SLOTS; slot++) {
       const t = TERMS_OF[base + slot]!;
       if (t < 0) continue;
-      const y = this.termCost(t, slotSize(slot, engine, f));
+      const y = this.termCost(t, slotSize(slot, engine, f), f.solo === true);
       steady += y;
       ms += this.termSamples[t] === 0 ? y * w : y;
     }

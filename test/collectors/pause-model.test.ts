@@ -363,6 +363,25 @@ describe('PauseModel: choices', () => {
     expect(chosen.every((e) => e === 'parallel')).toBe(true);
   });
 
+  it('below the solo threshold the parallel engine, never measured, is priced as serial: no threads to wake', () => {
+    const f = young({ rootWork: 0, copyWords: 0, uploadWords: {} });
+    const solo = { ...f, solo: true };
+    const m = new PauseModel(16);
+    // Its threaded prior counts waking threads, a fixed cost a small collection does not pay alone.
+    expect(m.predict('parallel', f).steadyMs).not.toBeCloseTo(m.predict('serial', f).steadyMs, 3);
+    expect(m.predict('parallel', solo).steadyMs).toBeCloseTo(m.predict('serial', solo).steadyMs, 9);
+    // Serial measured: the unmeasured parallel engine follows its mark and copy at the same
+    // cost, not scaled by the threaded defaults (its roots term, no counterpart, keeps its prior).
+    warm(m, 'serial', solo, 0.3);
+    const ratio = m.predict('parallel', solo).steadyMs / m.predict('serial', solo).steadyMs;
+    expect(ratio).toBeGreaterThan(0.9);
+    expect(ratio).toBeLessThan(1.1);
+    expect(m.predict('parallel', f).steadyMs / m.predict('serial', f).steadyMs).toBeLessThan(0.5);
+    // Once measured, its own samples price it.
+    warm(m, 'parallel', solo, 0.1);
+    expect(m.predict('parallel', solo).steadyMs).toBeLessThan(0.5 * m.predict('serial', solo).steadyMs);
+  });
+
   it('learns that an engine is cheaper and switches to it, and back when it gets dear', () => {
     const m = new PauseModel(8);
     const f = young();
