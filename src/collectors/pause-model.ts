@@ -388,7 +388,6 @@ export class PauseModel {
   private termCost(t: number, x: number, solo: boolean): number {
     const other = COUNTERPART_OF[t]!;
     if (this.termSamples[t]! > 0 || other < 0) return this.lineAt(t, x);
-    // Alone on the main thread, with no threads to wake, it is priced as serial is.
     if (solo && PARALLEL_TERM[t] === 1) return this.lineAt(other, x);
     if (this.termSamples[other] === 0) return this.lineAt(t, x);
     const theirs = this.lineAt(other, x, true);

@@ -120,9 +120,7 @@ export function dirtyCardRanges(heap: HeapImpl, cardsOut: IntList, rangesOut: In
     rangesOut.push(hi);
     objectsOut?.push(a);
   };
-  // No object lies above the free list's top, so no card past it is dirty: a
-  // program that promotes little has little of a large card table to look at.
-  const n = ct.cardsBelow(heap.freeList.top);
+  const n = heap.cardsInUse();
   // The block that ran past the previous card's end: a large array spans many
   // cards, and the next dirty card inside it needs no lookup. `lastObject`'s
   // reference run [runStart, runEnd), when it has one, gives a card it covers

@@ -439,7 +439,14 @@ export class HeapImpl implements Heap {
   /** Every range an object can lie in now, as [start, end) pairs: the occupied young
    *  spaces and tenured up to its highest allocation. */
   occupiedRanges(): number[] {
-    return [this.edenStart, this.edenTop, this.fromStart, this.fromTop, this.tenuredStart, Math.max(this.tenuredStart, this.freeList.top)];
+    return [...this.youngRanges(), this.tenuredStart, Math.max(this.tenuredStart, this.freeList.top)];
+  }
+
+  /** The cards a remembered-set walk looks at: those below the free list's top, since
+   *  no object, and so no dirty card, lies above it; a program that promotes little
+   *  has little of a large card table to look at. */
+  cardsInUse(): number {
+    return this.cards.cardsBelow(this.freeList.top);
   }
 
   /** The memory the program and every collection write besides the words (for

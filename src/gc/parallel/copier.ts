@@ -202,7 +202,7 @@ export class ParallelCopier implements YoungCopier {
     ctl[P_YOUNG_END] = h.youngEnd;
     ctl[P_TENURED_START] = h.tenuredStart;
     ctl[P_TENURED_END] = h.tenuredEnd;
-    ctl[P_SCAN_CARDS] = h.cards.cardsBelow(h.freeList.top);
+    ctl[P_SCAN_CARDS] = h.cardsInUse();
     ctl[P_TO_END] = h.toEnd;
     ctl[P_TENURE_AGE] = h.tenureAge;
     ctl[P_FILLER_TYPE] = h.stringTypeId;

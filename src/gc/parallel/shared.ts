@@ -87,8 +87,7 @@ export const P_LIST_MOVED = P_CLEAR + 2 * MAX_CLEARS;
  *  P_RANGES slot ranges (0). */
 export const P_BY_CARDS = P_LIST_MOVED + 1;
 export const P_PIECE_CARDS = P_LIST_MOVED + 2;
-/** The cards a copy's scan looks at: those below the free list's top, since no
- *  object (and so no dirty card) lies above it. */
+/** The cards a copy's scan looks at (HeapImpl.cardsInUse). */
 export const P_SCAN_CARDS = P_LIST_MOVED + 3;
 export const CTL_WORDS = 128;
 
