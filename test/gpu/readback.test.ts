@@ -109,15 +109,13 @@ describe('ReadbackParts', () => {
   }
 
   for (const chunk of [1, 3, 7, 40]) {
-    it(`parts and picks reach their destinations in chunks of ${chunk} word(s)`, () => {
+    it(`parts reach their destinations in chunks of ${chunk} word(s)`, () => {
       const a = new Uint32Array(20);
       const b = new Uint32Array(50);
-      const out = new Int32Array(3);
       const parts = new ReadbackParts();
       parts.add(a, 2, 0, 9);
       parts.add(b, 10, 9, 0);
       parts.add(b, 30, 10, 5);
-      parts.pick(15, new Int32Array([0, 6, 11]), out);
       parts.add(b, 0, 27, 13);
       expect(parts.done).toBe(false);
       feed(parts, chunk);
@@ -125,7 +123,6 @@ describe('ReadbackParts', () => {
       expect(Array.from(a.subarray(2, 11))).toEqual(Array.from(back.subarray(0, 9)));
       expect(Array.from(b.subarray(30, 35))).toEqual(Array.from(back.subarray(10, 15)));
       expect(Array.from(b.subarray(0, 13))).toEqual(Array.from(back.subarray(27, 40)));
-      expect(Array.from(out)).toEqual([1015, 1021, 1026]);
       // Nothing outside the parts was written.
       expect(a[1]).toBe(0);
       expect(a[11]).toBe(0);

@@ -247,6 +247,7 @@ export class DeviceEvacuation {
         'evac_cards_big',
         'evac_slot_cards',
         'evac_gather_slots',
+        'evac_gather_picks',
       ],
     });
     return this.program;
@@ -366,8 +367,17 @@ export class DeviceEvacuation {
     const slotsBack = runCount > 0 && this.slotsOnDevice;
     const back = slotsBack ? slotRuns(runs) : null;
     const slotWords = back?.slots ?? 0;
-    this.gather.ensure((runCount + slotWords) * 4 || 4);
+    // The CPU reads forwarding headers to redirect the slots it fixes itself,
+    // and the roots unless it found them in the live list (job.picks).
+    const headers = job.headers || (runCount > 0 && !slotsBack) || job.picks === null;
+    // Searching the list, the CPU needs only the roots' referents' new
+    // addresses: the device gathers them after the gathered slots.
+    const picks = headers ? null : job.picks!;
+    const pickCount = picks?.length ?? 0;
+    const pickAt = runCount + slotWords;
+    this.gather.ensure((pickAt + pickCount) * 4 || 4);
     if (back) await this.uploader.write(this.gather.buffer, 0, back.offsets);
+    if (picks !== null && pickCount > 0) await this.uploader.write(this.gather.buffer, pickAt, u32View(picks));
     const { cardFirst, cardWords } = cardSpan(T > 0 ? [job.base - p.tenuredStart, job.base + T - 1 - p.tenuredStart] : null, back?.span ?? null, p.tenuredStart);
     this.ctl.ensure(CTL_BYTES + cardWords * 4);
     this.slots.ensure(Math.max(1, runs.length) * 4);
@@ -378,7 +388,7 @@ export class DeviceEvacuation {
       structWords(REPLAY_PARAMS, { count: n, youngStart, youngEnd, typeCount: p.sizeTable.length >>> 2, bigCap, slotRuns: runCount }),
       structWords(EVACUATE_PARAMS, {
         count: n, youngStart, youngEnd, bigCap, tenureAge, toStart, toCap: p.toEnd - toStart, base: job.base,
-        tenuredStart, blocks, cardFirst, cardWords, slotRuns: slotsBack ? runCount : 0,
+        tenuredStart, blocks, cardFirst, cardWords, slotRuns: slotsBack ? runCount : 0, picks: pickCount, pickAt,
       }),
     );
     const group = this.bind(program, p.liveBuffer);
@@ -401,50 +411,58 @@ export class DeviceEvacuation {
       ...(slotsBack
         ? ([['evac_slot_cards', helperGroups(this.ctx, runCount)], ['evac_gather_slots', Math.min(runCount, this.ctx.limits.maxComputeWorkgroupsPerDimension)]] as const)
         : []),
+      ...(pickCount > 0 ? ([['evac_gather_picks', helperGroups(this.ctx, pickCount)]] as const) : []),
     ]);
     pass.end();
     device.queue.submit([enc.finish()]);
-    await device.queue.onSubmittedWorkDone();
-    const t1 = performance.now();
+    // The read-back is queued behind the kernels at once, not after the
+    // device says they ended: that answer is a round trip the pause would wait.
+    let t1 = 0;
+    const kernelsDone = device.queue.onSubmittedWorkDone().then(
+      () => {
+        t1 = performance.now();
+      },
+      // A lost device fails the read-back's mapping, which reports it.
+      () => {},
+    );
 
     // Read back: to-survivor's new words, the promotion buffer, the new
-    // addresses, the card bits and the fixed remembered slots, in that order.
-    // The two spaces start at their heap words' parity, so that their copies
-    // into the shared heap go eight bytes at a time (heap/word-parity.ts).
+    // addresses (or only the picked ones), the card bits and the fixed
+    // remembered slots, in that order. The two spaces start at their heap
+    // words' parity, so that their copies into the shared heap go eight bytes
+    // at a time (heap/word-parity.ts).
     const toAt = atParityOf(0, bufferWord(job.words, p.toStart));
     const tenAt = atParityOf(toAt + S, bufferWord(job.words, job.base));
     const fwdAt = tenAt + T;
-    const bytes = (fwdAt + n + cardWords + slotWords) * 4;
+    const fwdWords = picks === null ? n : pickCount;
+    const bytes = (fwdAt + fwdWords + cardWords + slotWords) * 4;
     const rb = this.readback;
     const enc2 = device.createCommandEncoder({ label: 'evacuation read-back' });
     this.copyRange(enc2, p.toStart, p.toStart + S, toAt);
     this.copyRange(enc2, job.base, job.base + T, tenAt);
-    if (n > 0) rb.copy(enc2, this.fwd.buffer, 0, fwdAt * 4, n * 4);
-    if (cardWords > 0) rb.copy(enc2, this.ctl.buffer, CTL_BYTES, (fwdAt + n) * 4, cardWords * 4);
-    if (slotWords > 0) rb.copy(enc2, this.gather.buffer, runCount * 4, (fwdAt + n + cardWords) * 4, slotWords * 4);
+    if (fwdWords > 0) {
+      if (picks === null) rb.copy(enc2, this.fwd.buffer, 0, fwdAt * 4, n * 4);
+      else rb.copy(enc2, this.gather.buffer, pickAt * 4, fwdAt * 4, pickCount * 4);
+    }
+    if (cardWords > 0) rb.copy(enc2, this.ctl.buffer, CTL_BYTES, (fwdAt + fwdWords) * 4, cardWords * 4);
+    if (slotWords > 0) rb.copy(enc2, this.gather.buffer, runCount * 4, (fwdAt + fwdWords + cardWords) * 4, slotWords * 4);
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
     const writers = await this.writers;
     let t2 = 0;
     let writeWait = 0;
-    // The CPU reads forwarding headers to redirect the slots it fixes itself,
-    // and the roots unless it found them in the live list (job.picks).
     const live = p.live;
-    const headers = job.headers || (runCount > 0 && !slotsBack) || job.picks === null;
-    // Searching the list, the CPU needs only the roots' referents' new addresses.
-    const picks = headers ? null : job.picks;
     const words = job.words;
     const w = u32View(words);
     const parts = new ReadbackParts();
     parts.add(w, p.toStart, toAt, S);
     parts.add(w, job.base, tenAt, T);
-    if (picks === null) parts.add(u32View(job.forward), 0, fwdAt, n);
-    else parts.pick(fwdAt, picks, job.forward);
-    parts.add(cardBits, 0, fwdAt + n, cardWords);
+    parts.add(u32View(job.forward), 0, fwdAt, fwdWords);
+    parts.add(cardBits, 0, fwdAt + fwdWords, cardWords);
     // Runs that continue one another (a large array's, split at its cards) are one write.
     if (back) {
       const joined = back.joined;
-      let from = fwdAt + n + cardWords;
+      let from = fwdAt + fwdWords + cardWords;
       for (let r = 0; r < joined.length; r += 2) {
         parts.add(w, joined[r]!, from, joined[r + 1]!);
         from += joined[r + 1]!;
@@ -457,6 +475,7 @@ export class DeviceEvacuation {
         // The last point where the device may fail this collection: from here on
         // the heap is written, plain memory copies that no device fault can stop.
         await deviceFaults().commit();
+        await kernelsDone;
         t2 = performance.now();
       },
       (view, first) => parts.take(view, first, copy),

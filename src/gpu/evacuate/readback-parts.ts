@@ -1,18 +1,13 @@
 /**
  * Where a device evacuation's read-back goes (evacuate/device.ts): parts of it,
  * each a run of read-back words bound for a destination, taken chunk by chunk
- * as `ChunkedReadback.read` hands them over (a part may span chunks), and the
- * picked entries of one part copied out one word at a time.
+ * as `ChunkedReadback.read` hands them over (a part may span chunks).
  */
 export class ReadbackParts {
   private readonly dsts: Uint32Array[] = [];
   /** Per part: destination word, first read-back word, word count. */
   private readonly spans: number[] = [];
   private next = 0;
-  private picks: Int32Array | null = null;
-  private picksFrom = 0;
-  private picksOut: Int32Array | null = null;
-  private nextPick = 0;
 
   /** Adds read-back words [from, from + count) for `dst` at word `at`; parts come in read-back order. */
   add(dst: Uint32Array, at: number, from: number, count: number): void {
@@ -22,15 +17,7 @@ export class ReadbackParts {
     this.spans.push(at, from, count);
   }
 
-  /** Copies read-back word `from + picks[i]` to `out[i]` for each of the ascending `picks`. */
-  pick(from: number, picks: Int32Array, out: Int32Array): void {
-    this.picks = picks;
-    this.picksFrom = from;
-    this.picksOut = out;
-    this.nextPick = 0;
-  }
-
-  /** Writes what read-back words [first, first + words.length) hold of the parts through `copy`, and of the picks. */
+  /** Writes what read-back words [first, first + words.length) hold of the parts through `copy`. */
   take(words: Uint32Array, first: number, copy: (src: Uint32Array, from: number, dst: Uint32Array, at: number, n: number) => void): void {
     const end = first + words.length;
     const spans = this.spans;
@@ -45,20 +32,11 @@ export class ReadbackParts {
       if (from + count > end) break;
       this.next++;
     }
-    const picks = this.picks;
-    const out = this.picksOut;
-    if (picks === null || out === null) return;
-    for (let k = this.nextPick; k < picks.length; k++) {
-      const w = this.picksFrom + picks[k]!;
-      if (w >= end) return;
-      out[k] = words[w - first]!;
-      this.nextPick = k + 1;
-    }
   }
 
-  /** Every part and pick was taken (parts of no words need no chunk). */
+  /** Every part was taken (parts of no words need no chunk). */
   get done(): boolean {
     for (let k = this.next; k < this.dsts.length; k++) if (this.spans[3 * k + 2]! > 0) return false;
-    return this.picks === null || this.nextPick === this.picks.length;
+    return true;
   }
 }

@@ -91,9 +91,9 @@ export const EVACUATE_PARAMS = [
   ['cardFirst', 'card (from tenuredStart) of the card bits\' first bit'],
   ['cardWords', 'words of card bits from CARD_BITS'],
   ['slotRuns', 'runs of remembered-set slots, as replay.wgsl\'s'],
+  ['picks', 'live-list positions whose new addresses are gathered'],
+  ['pickAt', 'word of gather holding those positions, replaced by the addresses'],
   ['pad0', 'the struct stays a multiple of 16 bytes'],
-  ['pad1', ''],
-  ['pad2', ''],
 ] as const satisfies Struct;
 
 /** gpu-dfs's control words (`ctl`), read by the host after each submit. */

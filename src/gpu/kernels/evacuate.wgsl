@@ -180,6 +180,15 @@ fn evac_gather_slots(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
   }
 }
 
+// The new addresses the CPU needs (the roots' referents), gathered in place of
+// their live-list positions at gather[pickAt], so that the read-back carries
+// them and not one address per live object.
+@compute @workgroup_size(WG)
+fn evac_gather_picks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let stride = nwg.x * WG;
+  for (var k = gid.x; k < ep.picks; k += stride) { gather[ep.pickAt + k] = fwd[gather[ep.pickAt + k]]; }
+}
+
 @compute @workgroup_size(WG)
 fn evac_cards_big(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
                   @builtin(num_workgroups) nwg: vec3<u32>) {
