@@ -50,6 +50,21 @@ describe('heap writers', () => {
     expect(() => writers!.flush()).toThrow(/heap writer/);
   });
 
+  it('leave a write under their threshold to the calling thread, at once', async () => {
+    writers = await HeapWriters.start(writerScript(), 2, 1000, 4096);
+    const src = new Uint32Array(3000).map((_, i) => i + 1);
+    const heap = sharedWords(3000);
+    expect(writers.begin(4092)).toBe(0);
+    writers.copy(src, 0, heap, 0, 1023);
+    // In the heap before any flush: no writer took it.
+    expect(Array.from(heap.subarray(0, 1023))).toEqual(Array.from(src.subarray(0, 1023)));
+    writers.flush();
+    expect(writers.begin(4096)).toBe(2);
+    writers.copy(src, 0, heap, 0, 3000);
+    writers.flush();
+    expect(Array.from(heap)).toEqual(Array.from(src));
+  });
+
   it('are chosen from the cores unless asked for', () => {
     expect(writerCount(-1, 2)).toBe(0);
     expect(writerCount(-1, 16)).toBe(4);

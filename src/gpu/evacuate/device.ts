@@ -468,6 +468,7 @@ export class DeviceEvacuation {
         from += joined[r + 1]!;
       }
     }
+    const threads = writers.begin(bytes);
     const copy = writers.copy.bind(writers);
     await rb.read(
       bytes,
@@ -492,7 +493,7 @@ export class DeviceEvacuation {
       slotsWritten: slotsBack,
       headersWritten: headers,
       picked: picks !== null,
-      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2, writers: writers.threads, writeWait },
+      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2, writers: threads, writeWait },
     };
   }
 

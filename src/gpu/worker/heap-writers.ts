@@ -25,6 +25,10 @@ import { workerScript } from '../../heap/worker-script.js';
 
 /** Words of a staged block. */
 export const BLOCK_WORDS = 1 << 19;
+/** With the default writers, a write of fewer bytes is done at once by the
+ *  device's thread: handing a block to a writer and waiting for it costs more
+ *  than the copy. */
+export const DIRECT_WRITE_BYTES = 1 << 20;
 /** Blocks in flight per writer: one being written while the next is staged. */
 const BLOCKS_PER_WRITER = 2;
 /** A flush that does not end within this many ms has lost a writer. */
@@ -74,15 +78,19 @@ export class HeapWriters {
   /** Milliseconds this thread waited since the last `flush`, for a staging
    *  buffer or for the writers to finish: the rest of a write is its own staging. */
   private waited = 0;
+  /** This write goes straight into the heap (`begin`). */
+  private direct = false;
 
   private constructor(
     readonly threads: number,
     private readonly blockWords: number,
+    private readonly directBelow: number,
   ) {}
 
-  /** Starts `threads` writers running `script` (none: every copy is written at once). */
-  static async start(script: string, threads: number, blockWords = BLOCK_WORDS): Promise<HeapWriters> {
-    const w = new HeapWriters(threads, blockWords);
+  /** Starts `threads` writers running `script` (none: every copy is written at
+   *  once, as are writes of fewer than `directBelow` bytes). */
+  static async start(script: string, threads: number, blockWords = BLOCK_WORDS, directBelow = 0): Promise<HeapWriters> {
+    const w = new HeapWriters(threads, blockWords, directBelow);
     const online: Promise<void>[] = [];
     for (let id = 0; id < threads; id++) {
       const { port1, port2 } = new MessageChannel();
@@ -119,11 +127,18 @@ export class HeapWriters {
     return w;
   }
 
+  /** Starts a write of `bytes` in all; returns the writer threads it will use
+   *  (none for a small one, which `copy` writes at once). */
+  begin(bytes: number): number {
+    this.direct = bytes < this.directBelow;
+    return this.direct ? 0 : this.threads;
+  }
+
   /** Queues the copy of `src`'s words [from, from + n) to `dst` at word `at` (written at once unless `dst` is shared memory). */
   copy(src: Uint32Array, from: number, dst: Uint32Array, at: number, n: number): void {
     const shared = dst.buffer;
     // Other threads can write only shared memory.
-    if (this.threads === 0 || !(shared instanceof SharedArrayBuffer)) {
+    if (this.threads === 0 || this.direct || !(shared instanceof SharedArrayBuffer)) {
       dst.set(src.subarray(from, from + n), at);
       return;
     }
@@ -228,16 +243,20 @@ export function writerScript(): string {
   return workerScript('gpu/worker/heap-writer.js', 'the heap writer script');
 }
 
-/** This thread's writers by count, shared by the markers it runs (they write one at a time). */
-const started = new Map<number, Promise<HeapWriters>>();
+/** This thread's writers by count and choice, shared by the markers it runs (they write one at a time). */
+const started = new Map<string, Promise<HeapWriters>>();
 
-/** Writers for `--gpu-opt writers=asked`, started once per count on this thread. */
+/** Writers for `--gpu-opt writers=asked`, started once per count on this
+ *  thread. Writers asked for by count write every read-back; the default ones
+ *  leave small read-backs to the device's thread. */
 export function heapWriters(asked: number): Promise<HeapWriters> {
   const n = writerCount(asked);
-  let w = started.get(n);
+  const directBelow = asked < 0 ? DIRECT_WRITE_BYTES : 0;
+  const key = `${n}/${directBelow}`;
+  let w = started.get(key);
   if (w === undefined) {
-    w = HeapWriters.start(n === 0 ? '' : writerScript(), n);
-    started.set(n, w);
+    w = HeapWriters.start(n === 0 ? '' : writerScript(), n, BLOCK_WORDS, directBelow);
+    started.set(key, w);
   }
   return w;
 }
