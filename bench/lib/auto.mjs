@@ -15,7 +15,10 @@
 // programs/ run at a 32 MiB heap (at the default 256 MiB most never collect);
 // bench/programs at their own sizes with a 256 MiB heap (complete_graph 1 GiB),
 // where their forced collections see the shapes of the seed papers. The GPU
-// columns run on a hardware adapter (or any, with --gpu).
+// columns run on a hardware adapter (or any, with --gpu). Every collector runs
+// with `--gc-warm-up on`: auto warms up every engine it may choose, and serial,
+// whose default is off, would otherwise be the one fixed collector measured
+// cold beside it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runMinivm } from './minivm.mjs';
@@ -23,6 +26,8 @@ import { fmt, fx, log, median, table } from './util.mjs';
 
 const FIXED = ['serial', 'parallel', 'gpu-dfs', 'gpu-bfs'];
 const ENGINES = ['serial', 'parallel', 'gpu-dfs', 'gpu-bfs'];
+/** The same warm-up for every collector (see above). */
+const WARM_UP = ['--gc-warm-up', 'on'];
 
 /** Programs that never collect at these heaps are left out: they measure nothing here. */
 const NO_COLLECTIONS = new Set([
@@ -101,7 +106,7 @@ export async function auto(ctx) {
     for (let i = 0; i < repeat; i++) {
       for (const gc of collectors) {
         log(`auto ${i + 1}/${repeat} ${program} ${gc}`);
-        const r = await runMinivm(root, { program, gc, heap, gpuBenchmark: true, tag: 'auto' }, i);
+        const r = await runMinivm(root, { program, gc, heap, gpuBenchmark: true, flags: WARM_UP, tag: 'auto' }, i);
         if (r.error || !r.stats) failures[gc] ??= r.error ?? 'no statistics';
         else {
           runs[gc].push(r);
@@ -166,7 +171,7 @@ export async function auto(ctx) {
   const text = [
     `### auto: the learned engine choice beside the fixed collectors, total pause (ms, median of ${repeat} run(s))`,
     '',
-    `Each program under \`--gc auto\` and each fixed collector${gpu.use ? '' : ' (GPU columns not run: no hardware adapter; --gpu to force)'}; ` +
+    `Each program under \`--gc auto\` and each fixed collector, all with \`--gc-warm-up on\`${gpu.use ? '' : ' (GPU columns not run: no hardware adapter; --gpu to force)'}; ` +
       "auto's column adds the time it spent choosing (outside its pauses); choices: auto's engines over all repeats; error: median |actual - predicted| / actual over its collections; " +
       'warm error: over those predicted with 2 or more collections of the engine (and kind) measured.',
     '',
