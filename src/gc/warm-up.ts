@@ -245,6 +245,11 @@ class Workload {
     this.walkedFloatArray = card >= 0;
     try {
       for (let i = 0; i < REMSET_WALKS; i++) {
+        // The search past clean cards, one and eight at a time, over the
+        // clean cards past those in use: the scratch heap's walks meet none
+        // (its cards in use are all dirty), and the walk optimized without
+        // that feedback is thrown away at a program's first clean card.
+        h.cards.nextDirty(h.cardsInUse() + 1);
         cards.clear();
         ranges.clear();
         objects.clear();
