@@ -2,7 +2,7 @@
 // every queued segment lands where it was sent, whatever the blocks it spans,
 // and a writer's failure surfaces in `flush` instead of a hang.
 import { afterEach, describe, expect, it } from 'vitest';
-import { HeapWriters, writerCount, writerScript } from '../../src/gpu/worker/heap-writers.js';
+import { HeapWriters, writeAtOnce, writerCount, writerScript } from '../../src/gpu/worker/heap-writers.js';
 
 function sharedWords(n: number): Uint32Array {
   return new Uint32Array(new SharedArrayBuffer(n * 4));
@@ -54,12 +54,12 @@ describe('heap writers', () => {
     writers = await HeapWriters.start(writerScript(), 2, 1000, 4096);
     const src = new Uint32Array(3000).map((_, i) => i + 1);
     const heap = sharedWords(3000);
-    expect(writers.begin(4092)).toBe(0);
-    writers.copy(src, 0, heap, 0, 1023);
+    expect(writers.threadsFor(4092)).toBe(0);
+    writeAtOnce(src, 0, heap, 0, 1023);
     // In the heap before any flush: no writer took it.
     expect(Array.from(heap.subarray(0, 1023))).toEqual(Array.from(src.subarray(0, 1023)));
     writers.flush();
-    expect(writers.begin(4096)).toBe(2);
+    expect(writers.threadsFor(4096)).toBe(2);
     writers.copy(src, 0, heap, 0, 3000);
     writers.flush();
     expect(Array.from(heap)).toEqual(Array.from(src));

@@ -11,11 +11,11 @@
  *     list: the promoted addresses, then replay.wgsl's copy, forwarding
  *     headers and reference fixes (the remembered-set slots included), the
  *     promoted copies' dirty cards; then reads back only what changed (the
- *     to-survivor range, the promotion buffer, the new addresses, the card
- *     bits) and writes it into the heap's words, with the forwarding headers
- *     where the CPU's root fix-up reads them. The mirror's scalars are the
- *     heap's (the mutator logs its scalar stores), so the copies need nothing
- *     from the old objects.
+ *     to-survivor range, the promotion buffer, the roots' referents' new
+ *     addresses, the card bits) and writes it into the heap's words, with the
+ *     forwarding headers where the CPU's root fix-up reads them. The mirror's
+ *     scalars are the heap's (the mutator logs its scalar stores), so the
+ *     copies need nothing from the old objects.
  *
  * Both steps run where the device is (the GPU worker thread), which writes the
  * shared heap itself: the main thread waits for one reply per step.
@@ -40,7 +40,7 @@ import {
 } from '../kernels/constants.js';
 import type { HeapMirror, StagingUploader } from '../mirror/mirror.js';
 import { deviceFaults } from '../faults.js';
-import type { HeapWriters } from '../worker/heap-writers.js';
+import { writeAtOnce, type HeapWriters } from '../worker/heap-writers.js';
 
 export interface AssignJob {
   /** The engine's device buffer holding the mark's live list, and how many of
@@ -164,7 +164,9 @@ export class DeviceEvacuation {
   private readonly ctl: GrowableBuffer;
   private readonly types: GrowableBuffer;
   private readonly slots: GrowableBuffer;
-  /** Each slot run's offset, then the fixed slots gathered at those offsets. */
+  /** Each slot run's offset, then the fixed slots gathered at those offsets,
+   *  then the picked live-list positions, which evac_gather_picks replaces
+   *  with their new addresses. */
   private readonly gather: GrowableBuffer;
   private readonly totals: Readback;
   private readonly readback: ChunkedReadback;
@@ -468,8 +470,8 @@ export class DeviceEvacuation {
         from += joined[r + 1]!;
       }
     }
-    const threads = writers.begin(bytes);
-    const copy = writers.copy.bind(writers);
+    const threads = writers.threadsFor(bytes);
+    const copy = threads === 0 ? writeAtOnce : writers.copy.bind(writers);
     await rb.read(
       bytes,
       async () => {

@@ -54,6 +54,11 @@ export interface WriterBlock {
 /** A writer's reply: its block's buffer back, or why it failed. */
 export type WriterReply = { readonly buf: ArrayBuffer } | { readonly error: string };
 
+/** Copies `src`'s words [from, from + n) to `dst` at word `at` on this thread. */
+export function writeAtOnce(src: Uint32Array, from: number, dst: Uint32Array, at: number, n: number): void {
+  dst.set(src.subarray(from, from + n), at);
+}
+
 /** The writer threads `--gpu-opt writers` asks for; below 0, chosen from the cores:
  *  a quarter of them up to 4, none on a machine of fewer than 8 (the main thread
  *  and the GPU worker take two, and the writers would take the program's cores). */
@@ -78,8 +83,6 @@ export class HeapWriters {
   /** Milliseconds this thread waited since the last `flush`, for a staging
    *  buffer or for the writers to finish: the rest of a write is its own staging. */
   private waited = 0;
-  /** This write goes straight into the heap (`begin`). */
-  private direct = false;
 
   private constructor(
     readonly threads: number,
@@ -127,19 +130,18 @@ export class HeapWriters {
     return w;
   }
 
-  /** Starts a write of `bytes` in all; returns the writer threads it will use
-   *  (none for a small one, which `copy` writes at once). */
-  begin(bytes: number): number {
-    this.direct = bytes < this.directBelow;
-    return this.direct ? 0 : this.threads;
+  /** The writer threads a write of `bytes` in all is worth: none for a small
+   *  one, which the caller then writes with `writeAtOnce`. */
+  threadsFor(bytes: number): number {
+    return bytes < this.directBelow ? 0 : this.threads;
   }
 
   /** Queues the copy of `src`'s words [from, from + n) to `dst` at word `at` (written at once unless `dst` is shared memory). */
   copy(src: Uint32Array, from: number, dst: Uint32Array, at: number, n: number): void {
     const shared = dst.buffer;
     // Other threads can write only shared memory.
-    if (this.threads === 0 || this.direct || !(shared instanceof SharedArrayBuffer)) {
-      dst.set(src.subarray(from, from + n), at);
+    if (this.threads === 0 || !(shared instanceof SharedArrayBuffer)) {
+      writeAtOnce(src, from, dst, at, n);
       return;
     }
     at = bufferWord(dst, at);
