@@ -257,7 +257,11 @@ async function warmUpCollectors(heap: HeapImpl, options: MemoryOptions, pool: Pa
   if (options.gc === 'none' || !(options.gcWarmUp ?? options.gc !== 'serial')) return null;
   const runs: WarmUpSummary[] = [];
   const o = { layout: options.layout, verifyGc: options.verifyGc, mirrorLog: heap.mirror !== null };
-  if (options.gc !== 'parallel') runs.push(await warmUpCollector('serial', o, () => undefined));
+  // auto's scratch run goes through a serial-only auto marker of its own, so that
+  // its choice and learning around each collection are compiled before the
+  // program's first collection (the engines' code is warmed up by both runs).
+  const serialMarker = auto !== null ? (scratch: HeapImpl) => new AutoMarker(scratch, { threads: 1 }) : () => undefined;
+  if (options.gc !== 'parallel') runs.push(await warmUpCollector('serial', o, serialMarker));
   if (pool !== null) {
     const volume = PARALLEL_WARM_UP_VOLUME;
     const marker = (scratch: HeapImpl): ParallelMarker => {

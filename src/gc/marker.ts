@@ -12,7 +12,8 @@
  * heap/ref-slots.ts says.
  */
 
-import type { MarkerTimes } from '../heap/telemetry.js';
+import type { Collector } from '../heap/collector.js';
+import type { GcRecord, MarkerTimes } from '../heap/telemetry.js';
 
 /**
  * Thrown by a marker whose device failed (lost, out of memory, a read-back it
@@ -155,6 +156,20 @@ export interface RememberedScan {
   /** The part of the call spent bringing the copy up to date for the mark (the
    *  plan counts it in the mark). */
   readonly syncMs: number;
+}
+
+/** A marker that chooses an engine for each collection (`--gc auto`): the plan
+ *  runs inside the collector `around` makes of it, and each collection's record
+ *  goes to `observe` to learn from. */
+export interface ChoosingMarker extends Marker {
+  around(plan: Collector): Collector;
+  observe(record: GcRecord): void;
+}
+
+/** `m` as a marker that chooses around each collection, or null. */
+export function choosingOf(m: Marker): ChoosingMarker | null {
+  const c = m as Partial<ChoosingMarker>;
+  return typeof c.around === 'function' && typeof c.observe === 'function' ? (m as ChoosingMarker) : null;
 }
 
 /** A marker that keeps a copy of the heap (`constraints.keepsHeapCopy`). */

@@ -26,7 +26,7 @@
 import type { ClassShape, FieldKind, RootProvider } from '../heap/api.js';
 import { CARD_DIRTY } from '../heap/card-table.js';
 import { createHeap, type HeapImpl } from '../heap/heap.js';
-import type { Marker } from './marker.js';
+import { choosingOf, type ChoosingMarker, type Marker } from './marker.js';
 import { createCollector } from './index.js';
 import { IntList } from './int-list.js';
 import { ParallelMarker } from './parallel-marker.js';
@@ -97,17 +97,23 @@ export async function warmUpCollector(
   markerFor: (scratch: HeapImpl) => Marker | undefined,
 ): Promise<WarmUpSummary> {
   const t0 = performance.now();
+  let choosing: ChoosingMarker | null = null;
   const heap = createHeap({
     heapBytes: SCRATCH_HEAP_BYTES * (options.volume ?? 1),
     tenureAge: SCRATCH_TENURE_AGE,
     verifyGc: options.verifyGc === true,
     ...(options.layout ? { layout: options.layout } : {}),
+    logGc: (_line, record) => choosing?.observe(record),
   });
   if (options.mirrorLog === true) heap.attachMirrorLog();
   const roots = new ScratchRoots();
   heap.setRoots(roots);
   const marker = markerFor(heap);
-  const collector = createCollector(name, heap, marker ? { marker } : {});
+  const plan = createCollector(name, heap, marker ? { marker } : {});
+  // A marker that chooses around each collection (auto) runs its own path too.
+  choosing = marker ? choosingOf(marker) : null;
+  const collector = choosing ? choosing.around(plan) : plan;
+  if (collector !== plan) heap.setCollector(collector);
   const w = new Workload(heap, roots, options.volume ?? 1);
   try {
     // A parallel marker built on a lent pool runs its threads on the scratch heap's buffers.

@@ -8,6 +8,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { AutoMarker } from '../../src/collectors/auto-marker.js';
 import { ParallelMarker } from '../../src/gc/parallel-marker.js';
 import { warmUpCollector } from '../../src/gc/warm-up.js';
 import { alloc, makeParallelHeap } from './helpers.js';
@@ -32,6 +33,20 @@ describe('the warm-up workload', () => {
       expect(s.walkedFloatArray).toBe(true);
     });
   }
+});
+
+describe("auto's warm-up", () => {
+  it('runs the scratch collections through a choosing marker: it chooses before each one and learns from its record', async () => {
+    let made: AutoMarker | null = null;
+    const s = await warmUpCollector('serial', { verifyGc: true }, (h) => (made = new AutoMarker(h, { threads: 1 })));
+    const auto = made as AutoMarker | null;
+    expect(auto).not.toBeNull();
+    // Every collection was chosen (begin) and observed: observe counts it per engine.
+    expect(auto!.counts.serial).toBe(s.young + s.full);
+    expect(auto!.counts.parallel).toBe(0);
+    expect(auto!.chooseMs).toBeGreaterThan(0);
+    expect(auto!.model.error().count).toBeGreaterThan(0);
+  });
 });
 
 describe('the parallel collector warmed up on its own threads', () => {
