@@ -10,7 +10,8 @@ import type { RunOptions } from '../src/cli/args.js';
 const files = samplePrograms();
 
 // These heaps are small: with --gc-solo-below 0 every collection runs on every
-// thread, and one configuration keeps the default, where most run on one.
+// thread, one configuration keeps the default, where most run on one, and one
+// wakes a thread per 16 KB.
 const configs: { name: string; options: Partial<RunOptions> }[] = [
   ...[1, 2, 4, 16].map((threads) => ({
     name: `parallel/sable/${threads}`,
@@ -18,6 +19,9 @@ const configs: { name: string; options: Partial<RunOptions> }[] = [
   })),
   { name: 'parallel/refgraph/16', options: { gc: 'parallel', layout: 'refgraph', threads: 16, gcSoloBytes: 0, heapBytes: 8 * 2 ** 20, gcStress: 997, verifyGc: true } },
   { name: 'parallel/sable/4/solo-default', options: { gc: 'parallel', layout: 'sable', threads: 4, heapBytes: 8 * 2 ** 20, gcStress: 499, verifyGc: true } },
+  // One thread per 16 KB in use: from one command to the next a different
+  // number of the 16 threads takes part, and the rest sleep through it.
+  { name: 'parallel/sable/16/per-16k', options: { gc: 'parallel', layout: 'sable', threads: 16, gcSoloBytes: 16 * 1024, heapBytes: 8 * 2 ** 20, gcStress: 499, verifyGc: true } },
 ];
 
 describe('programs under the parallel collector', () => {

@@ -288,7 +288,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   {
     name: 'gc-solo-below', arg: 'SIZE', commands: RUNS,
-    help: 'parallel, and auto when it chooses parallel: a collection over less heap in use than SIZE runs on the main thread alone, the workers left asleep (default 256k; 0: every collection on every thread)',
+    help: 'parallel, and auto when it chooses parallel: a collection over less heap in use than SIZE runs on the main thread alone, the workers left asleep, and a larger one on one thread per SIZE of it (default 256k; 0: every collection on every thread)',
     apply: (p, v, f) => void (p.run.gcSoloBytes = parseSize(v ?? '', f)),
   },
   {

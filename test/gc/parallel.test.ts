@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCollector } from '../../src/gc/index.js';
 import type { MarkRequest, MarkResult } from '../../src/gc/marker.js';
 import { ParallelMarker, defaultThreads } from '../../src/gc/parallel-marker.js';
-import { EPOCH } from '../../src/gc/parallel/shared.js';
+import { ACTIVE, EPOCH, gateOf } from '../../src/gc/parallel/shared.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { createHeap, type HeapImpl } from '../../src/heap/heap.js';
 import { alloc, allocArray, collect, rng, RootArray } from './helpers.js';
@@ -195,6 +195,43 @@ describe('parallel marker', () => {
     expect(snapshot(await woken.mark(request), 0, n)).toEqual(expected);
     expect(epoch(woken)).toBe(before + 1);
     expect(woken.lastScanned.reduce((a, b) => a + b, 0)).toBe(expected.bits.length);
+  });
+
+  it('above soloWords wakes one thread per soloWords (at least two): the workers past them sleep on, their gates shut', async () => {
+    const { heap, all } = randomHeap('sable', 5, 3000);
+    const used = heap.usedBytes() / 4;
+    const serial = new SerialMarker(heap);
+    const request: MarkRequest = { roots: Int32Array.from(all.slice(0, 50)), kind: 'full', youngStart: heap.youngStart, youngEnd: heap.youngEnd };
+    const n = heap.words.length;
+    const expected = snapshot(serial.mark(request), 0, n);
+    const gate = (m: ParallelMarker, id: number): number => Atomics.load(m.gc.ctx.ctl, gateOf(id));
+    // The heap in use spans three soloWords: three of the five threads take part.
+    const m = new ParallelMarker(heap, 5, undefined, Math.ceil(used / 3));
+    markers.push(m);
+    await m.prepare();
+    expect(m.gc.activeFor(used)).toBe(3);
+    expect(m.gc.activeFor(m.gc.soloWords)).toBe(2);
+    expect(m.gc.activeFor(100 * used)).toBe(5);
+    const epoch = (): number => Atomics.load(m.gc.ctx.ctl, EPOCH);
+    for (let i = 0; i < 3; i++) {
+      const shut = [gate(m, 3), gate(m, 4)];
+      expect(snapshot(await m.mark(request), 0, n)).toEqual(expected);
+      expect(m.gc.ctx.ctl[ACTIVE]).toBe(3);
+      expect([gate(m, 1), gate(m, 2)]).toEqual([epoch(), epoch()]);
+      expect([gate(m, 3), gate(m, 4)]).toEqual(shut);
+      expect(shut).not.toContain(epoch());
+      expect(m.lastScanned.slice(3)).toEqual([0, 0]);
+      expect(m.lastScanned.reduce((a, b) => a + b, 0)).toBe(expected.bits.length);
+    }
+    // With a smaller share per thread the same pool wakes them all, the ones
+    // left out before included.
+    (m.gc as { soloWords: number }).soloWords = 1;
+    for (let i = 0; i < 2; i++) {
+      expect(snapshot(await m.mark(request), 0, n)).toEqual(expected);
+      expect(m.gc.ctx.ctl[ACTIVE]).toBe(5);
+      expect([1, 2, 3, 4].map((id) => gate(m, id))).toEqual([epoch(), epoch(), epoch(), epoch()]);
+      expect(m.lastScanned.reduce((a, b) => a + b, 0)).toBe(expected.bits.length);
+    }
   });
 
   it('with alternateSolo (the warm-up), runs every other command alone whatever its size, each marking as serial does', async () => {

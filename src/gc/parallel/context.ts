@@ -126,12 +126,16 @@ export class GcContext {
   private bottom = 0;
   private victim: number;
 
+  /** Threads taking part in the current command (the pool sets it per command). */
+  threads: number;
+
   constructor(
     readonly id: number,
-    readonly threads: number,
+    threads: number,
     buffers: PoolBuffers,
     stackEntries = 4096,
   ) {
+    this.threads = threads;
     this.stack = new Int32Array(stackEntries);
     this.firstSpinMs = threads <= availableParallelism() ? FIRST_SPIN_MS : 0;
     this.topIdx = id * 2 * DEQ_STRIDE;

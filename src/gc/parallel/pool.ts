@@ -17,6 +17,7 @@ import { runCommand } from './command.js';
 import { GcContext, PeerFailed } from './context.js';
 import { rehearse as rehearseAlone } from './rehearse.js';
 import {
+  ACTIVE,
   CLEARED,
   CMD,
   CMD_EXIT,
@@ -31,6 +32,7 @@ import {
   ROOTCUR,
   SCANCUR,
   TAILCUR,
+  gateOf,
   type PoolBuffers,
   type WorkerStart,
 } from './shared.js';
@@ -90,7 +92,7 @@ export class WorkerPool {
     const workers: PoolWorker[] = [];
     for (let id = 1; id < this.threads; id++) {
       const { port1, port2 } = new MessageChannel();
-      const data: WorkerStart = { id, threads: this.threads, buffers: this.buffers, epoch: Atomics.load(this.ctl, EPOCH), port: port2 };
+      const data: WorkerStart = { id, threads: this.threads, buffers: this.buffers, epoch: Atomics.load(this.ctl, gateOf(id)), port: port2 };
       const worker = new Worker(script, { workerData: data, transferList: [port2] });
       workers.push({ worker, port: port1 });
       ready.push(
@@ -148,9 +150,11 @@ export class WorkerPool {
   }
 
   /**
-   * Runs `cmd` on every thread (the caller set its parameters in `ctl`) and
-   * returns when all are done, or on the main thread alone (`alone`), the
-   * workers left asleep. A failure on any thread is thrown here.
+   * Runs `cmd` on the first `active` threads (the caller set its parameters in
+   * `ctl`) and returns when all are done, or on the main thread alone
+   * (`alone`), the workers left asleep. The workers past `active` are not
+   * woken: a small command then waits for the wake-up of a few threads rather
+   * than of them all. A failure on any thread is thrown here.
    *
    * `rehearse` (the warm-up's): every thread first runs the command alone on a
    * private copy of the buffers (rehearse.ts), all at once. With stealing, which thread
@@ -159,7 +163,7 @@ export class WorkerPool {
    * meets every branch the command takes
    * (docs/decisions/s39-02-workers-rehearse-the-warm-up.md).
    */
-  run(cmd: number, alone = false, rehearse = false): void {
+  run(cmd: number, alone = false, rehearse = false, active = this.threads): void {
     if (this.failure) throw this.failure;
     if (this.threads > 1 && !this.started) throw new Error('parallel collector: the worker pool was not started');
     const ctl = this.ctl;
@@ -167,19 +171,20 @@ export class WorkerPool {
     this.main.deqCtl.fill(0);
     this.main.stats.fill(0);
     if (rehearse && this.threads > 1) {
-      this.round(cmd | CMD_REHEARSE, () => Atomics.add(ctl, REHEARSED, rehearseAlone(this.main, cmd)));
+      this.round(cmd | CMD_REHEARSE, this.threads, () => Atomics.add(ctl, REHEARSED, rehearseAlone(this.main, cmd)));
       ctl[DONE] = 0;
     }
     if (alone) runCommand(this.solo, cmd);
-    else this.round(cmd, () => runCommand(this.main, cmd));
+    else this.round(cmd, Math.max(1, Math.min(this.threads, active)), () => runCommand(this.main, cmd));
   }
 
-  /** Wakes the workers for `cmd`, runs thread 0's part (`main`), and waits for them. */
-  private round(cmd: number, main: () => void): void {
+  /** Gives `cmd` to workers 1..active-1 (their gates), runs thread 0's part (`main`), and waits for them. */
+  private round(cmd: number, active: number, main: () => void): void {
     const ctl = this.ctl;
     Atomics.store(ctl, CMD, cmd);
-    Atomics.add(ctl, EPOCH, 1);
-    Atomics.notify(ctl, EPOCH);
+    Atomics.store(ctl, ACTIVE, active);
+    this.main.threads = active;
+    this.open(active);
     let own: unknown = null;
     try {
       main();
@@ -189,7 +194,7 @@ export class WorkerPool {
         own = e;
       }
     }
-    const want = this.threads - 1;
+    const want = active - 1;
     const t0 = performance.now();
     for (let d = Atomics.load(ctl, DONE); d < want; d = Atomics.load(ctl, DONE)) {
       Atomics.wait(ctl, DONE, d, 100);
@@ -207,15 +212,24 @@ export class WorkerPool {
     }
   }
 
+  /** A new epoch, written into the gates of workers 1..upTo-1, each woken. */
+  private open(upTo: number): void {
+    const ctl = this.ctl;
+    const epoch = (Atomics.load(ctl, EPOCH) + 1) | 0;
+    Atomics.store(ctl, EPOCH, epoch);
+    for (let id = 1; id < upTo; id++) {
+      Atomics.store(ctl, gateOf(id), epoch);
+      Atomics.notify(ctl, gateOf(id), 1);
+    }
+  }
+
   dispose(): void {
     const ws = this.workers;
     this.workers = [];
     this.starting = null;
     if (ws.length === 0) return;
-    const ctl = this.ctl;
-    Atomics.store(ctl, CMD, CMD_EXIT);
-    Atomics.add(ctl, EPOCH, 1);
-    Atomics.notify(ctl, EPOCH);
+    Atomics.store(this.ctl, CMD, CMD_EXIT);
+    this.open(this.threads);
     for (const w of ws) {
       w.port.close();
       void w.worker.terminate();

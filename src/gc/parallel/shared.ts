@@ -5,7 +5,8 @@
  * The main thread is GC thread 0 and the pool's workers are threads 1..n-1; all
  * of them run the same phase code (mark.ts, copy.ts) over views of these buffers
  * (context.ts). A collection hands work out by writing parameters into `ctl`,
- * bumping EPOCH and notifying it: no message is sent in a pause. Buffers that
+ * then bumping and notifying the gate word of each worker taking part
+ * (`gateOf`): no message is sent in a pause, and a worker left out sleeps on. Buffers that
  * grow (roots, results, the type table's copies) are sent to the workers on a
  * MessagePort before the command; a woken worker drains its port synchronously
  * (receiveMessageOnPort) before it reads the command.
@@ -15,6 +16,7 @@
  *  sit on cache lines of their own (16 words apart), away from the command words
  *  idle threads keep reading: a compare-and-exchange on a line other threads are
  *  reading takes it from all of them. */
+/** Commands issued so far: the value a command writes into its workers' gates. */
 export const EPOCH = 0;
 /** The command of the current epoch (CMD_*). */
 export const CMD = 1;
@@ -24,6 +26,8 @@ export const ERROR = 2;
 export const DONE = 3;
 /** Objects the threads' rehearsals of the current command processed, all together (pool.ts). */
 export const REHEARSED = 4;
+/** Threads taking part in the current command: thread 0 and workers 1..ACTIVE-1. */
+export const ACTIVE = 5;
 /** Threads that found no work (the termination count, context.ts); with the
  *  words idle threads sleep on, on a cache line apart from the hot cursors. */
 export const IDLE = 48;
@@ -90,6 +94,19 @@ export const P_PIECE_CARDS = P_LIST_MOVED + 2;
 /** The cards a copy's scan looks at (HeapImpl.cardsInUse). */
 export const P_SCAN_CARDS = P_LIST_MOVED + 3;
 export const CTL_WORDS = 128;
+/** Each worker sleeps on a gate word of its own after the control words, a
+ *  cache line apart, so that a command wakes only the workers it needs. */
+const GATE_STRIDE = 16;
+
+/** The index in `ctl` of thread `id`'s gate: the epoch of the last command it was given. */
+export function gateOf(id: number): number {
+  return CTL_WORDS + id * GATE_STRIDE;
+}
+
+/** Words of `ctl` for a pool of `threads` threads: the control words and the gates. */
+export function ctlWords(threads: number): number {
+  return gateOf(threads);
+}
 
 export const CMD_EXIT = 1;
 export const CMD_MARK = 2;
@@ -160,7 +177,7 @@ export interface WorkerStart {
   id: number;
   threads: number;
   buffers: PoolBuffers;
-  /** EPOCH when the worker was made: a command issued before the worker
+  /** Its gate when the worker was made: a command issued before the worker
    *  reached its loop is still seen. */
   epoch: number;
   /** Buffer replacements arrive here. */

@@ -10,7 +10,7 @@ import { compactResults, OUT_CHUNK } from './context.js';
 import { WorkerPool } from './pool.js';
 import {
   CMD_MARK,
-  CTL_WORDS,
+  ctlWords,
   DEQ_CAP,
   DEQ_STRIDE,
   MAX_CLEARS,
@@ -91,7 +91,7 @@ export class GcThreads {
     this.threads = n;
     this.buffers = {
       words: sharedBuffer(heap.words, 'words'),
-      ctl: pool?.ctlBuffer ?? shared(CTL_WORDS),
+      ctl: pool?.ctlBuffer ?? shared(ctlWords(n)),
       stats: shared(n * STATS_WORDS),
       deqCtl: shared(n * 2 * DEQ_STRIDE),
       deqBuf: shared(n * DEQ_CAP),
@@ -174,17 +174,27 @@ export class GcThreads {
   /**
    * Runs a command and records each thread's work. `words`: at most how many
    * heap words it traces, copies or sweeps; below `soloWords` the main thread
-   * runs it alone, as waking the workers would cost more than they save.
+   * runs it alone, as waking the workers would cost more than they save, and
+   * above it one thread takes part for each `soloWords` (at least two), as
+   * HotSpot sizes its active GC workers by heap per thread: every thread woken
+   * is one more whose wake-up the command waits for. The warm-up's rehearsed
+   * commands take every thread.
    */
   run(cmd: number, words: number): void {
     const alone = words < this.soloWords || (this.alternateSolo && (++this.commands & 1) === 0);
-    this.pool.run(cmd, alone, this.rehearse);
+    this.pool.run(cmd, alone, this.rehearse, this.activeFor(words));
     this.rehearsed = this.ctx.ctl[REHEARSED]!;
     const st = this.ctx.stats;
     for (let i = 0; i < this.threads; i++) {
       this.objects[i] = st[i * STATS_WORDS + S_OBJECTS]!;
       this.steals[i] = st[i * STATS_WORDS + S_STEALS]!;
     }
+  }
+
+  /** The threads a command over `words` heap words wakes (`run`). */
+  activeFor(words: number): number {
+    if (this.rehearse || this.soloWords <= 0) return this.threads;
+    return Math.min(this.threads, Math.max(2, Math.ceil(words / this.soloWords)));
   }
 
   /** Each thread's objects and steals in the last command: "objects/steals,..." */

@@ -1,7 +1,7 @@
 /**
  * A worker of the parallel collector's pool (pool.ts), loaded as a file from
- * dist/. It sleeps in Atomics.wait on the EPOCH word; each bump is a command
- * (shared.ts), which it runs as GC thread `id` and then counts itself DONE.
+ * dist/. It sleeps in Atomics.wait on its gate word; each change is a command
+ * (shared.ts), which it runs as GC thread `id` of ACTIVE and then counts itself DONE.
  * New buffers arrive on its port and are drained, without waiting, before each
  * command. A rehearsed command (CMD_REHEARSE) runs on a private copy of them
  * (rehearse.ts). A failure sets ERROR, so the other threads stop, and its stack
@@ -12,15 +12,16 @@ import { receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { runCommand } from './command.js';
 import { GcContext, PeerFailed } from './context.js';
 import { rehearse } from './rehearse.js';
-import { CMD, CMD_EXIT, CMD_REHEARSE, DONE, EPOCH, ERROR, REHEARSED, type PoolMessage, type WorkerStart } from './shared.js';
+import { ACTIVE, CMD, CMD_EXIT, CMD_REHEARSE, DONE, ERROR, gateOf, REHEARSED, type PoolMessage, type WorkerStart } from './shared.js';
 
 const start = workerData as WorkerStart;
 const ctx = new GcContext(start.id, start.threads, start.buffers);
+const gate = gateOf(start.id);
 let seen = start.epoch;
 
 for (;;) {
-  Atomics.wait(ctx.ctl, EPOCH, seen);
-  const epoch = Atomics.load(ctx.ctl, EPOCH);
+  Atomics.wait(ctx.ctl, gate, seen);
+  const epoch = Atomics.load(ctx.ctl, gate);
   if (epoch === seen) continue;
   seen = epoch;
   for (let m = receiveMessageOnPort(start.port); m !== undefined; m = receiveMessageOnPort(start.port)) {
@@ -28,6 +29,7 @@ for (;;) {
   }
   const cmd = Atomics.load(ctx.ctl, CMD);
   if (cmd === CMD_EXIT) break;
+  ctx.threads = Atomics.load(ctx.ctl, ACTIVE);
   try {
     if ((cmd & CMD_REHEARSE) !== 0) Atomics.add(ctx.ctl, REHEARSED, rehearse(ctx, cmd & ~CMD_REHEARSE));
     else runCommand(ctx, cmd);
