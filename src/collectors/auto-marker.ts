@@ -43,6 +43,7 @@ import {
 } from '../gc/marker.js';
 import { defaultThreads, ParallelMarker } from '../gc/parallel-marker.js';
 import { SerialMarker } from '../gc/serial-marker.js';
+import { SurvivalProbe } from '../gc/survival-probe.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import type { CollectionKind, GcRecord } from '../heap/telemetry.js';
@@ -128,6 +129,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
    *  (docs/decisions/s35-04-auto-first-estimates.md). */
   private readonly survival = new DecayingRatio(0.5, RATIO_WEIGHT);
   private readonly fullLive = new DecayingRatio(0.5, RATIO_WEIGHT);
+  private readonly survivalProbe = new SurvivalProbe();
   /** Root references of the last mark of each kind (a young one's include the
    *  remembered set's referents). */
   private readonly lastRoots: Record<CollectionKind, number> = { young: 0, full: 0 };
@@ -278,7 +280,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     const h = this.heap;
     const youngWords = h.youngUsedWords();
     const used = Math.ceil(h.usedBytes() / 4);
-    const copyWords = this.survival.value * youngWords;
+    const copyWords = kind === 'young' ? this.youngCopyWords(youngWords) : this.survival.value * youngWords;
     const bound = kind === 'young' ? youngWords : used;
     const features: Features = {
       kind,
@@ -290,6 +292,17 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
       uploadWords: { 'gpu-dfs': this.uploadWords('gpu-dfs', used, youngWords), 'gpu-bfs': this.uploadWords('gpu-bfs', used, youngWords) },
     };
     return { features, youngWords };
+  }
+
+  /** The words a young collection is expected to copy: the survival ratio of
+   *  the last ones, or before the first, what a bounded trace from the roots
+   *  finds when it finds few (survival-probe.ts), else the starting guess. */
+  private youngCopyWords(youngWords: number): number {
+    if (!this.survival.known) {
+      const probed = this.survivalProbe.youngLiveWords(this.heap);
+      if (probed >= 0) return probed;
+    }
+    return this.survival.value * youngWords;
   }
 
   /** Chooses the engine of the collection about to run. */

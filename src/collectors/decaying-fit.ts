@@ -135,6 +135,11 @@ export class DecayingRatio {
     return this.ratio;
   }
 
+  /** Whether a ratio has been observed (else `value` is the starting guess). */
+  get known(): boolean {
+    return this.observed;
+  }
+
   observe(x: number): void {
     const r = Math.min(1, Math.max(0, x));
     this.ratio = this.observed ? this.ratio + this.weight * (r - this.ratio) : r;

@@ -9,6 +9,8 @@ import { PauseModel, type Engine, type Features, type Observation } from '../../
 import { Alternating, runWithHooks } from '../collectors/alternating.js';
 import { HEAP_READER, type MarkRequest, type Marker } from '../../src/gc/marker.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
+import { PROBE_OBJECTS } from '../../src/gc/survival-probe.js';
+import { RootArray } from '../gc/helpers.js';
 import { createHeap } from '../../src/heap/heap.js';
 import { emptyPhases, formatGcRecord, type GcRecord } from '../../src/heap/telemetry.js';
 import { readExpectations, runCaptured, samplePrograms } from '../expectations.js';
@@ -84,6 +86,39 @@ describe('auto: the marker', () => {
     // The model predicts as it did: the dry choices taught it nothing.
     expect(JSON.stringify(model.choose({ kind: 'young', rootWork: 10, markWords: 1000, copyWords: 1000, sweepWords: 0, uploadWords: {} }, ['serial', 'gpu-dfs']))).toBe(before);
     auto.dispose();
+  });
+
+  it("sizes its first young collection's copy by a bounded trace from the roots, which gives up on a large one", async () => {
+    const firstCopy = async (reached: number): Promise<{ copyWords: number; nodeWords: number; youngWords: number }> => {
+      const heap = createHeap({ heapBytes: 64 * 2 ** 20 });
+      const roots = new RootArray();
+      heap.setRoots(roots);
+      const node = heap.defineClass('Node', ['ref', 'int']);
+      let head = 0;
+      for (let i = 0; i < reached; i++) {
+        const n = heap.allocInstance(node);
+        heap.writeRef(n, node.offsets[0]!, node.edgeIndex[0]!, head);
+        head = n;
+      }
+      for (let i = 0; i < 5000; i++) heap.allocInstance(node);
+      roots.push(head);
+      const seen: Features[] = [];
+      class Seeing extends PauseModel {
+        override choose(...args: Parameters<PauseModel['choose']>) {
+          seen.push(args[0]);
+          return super.choose(...args);
+        }
+      }
+      const auto = new AutoMarker(heap, { threads: 1, model: new Seeing(1) });
+      await auto.begin('young');
+      auto.dispose();
+      return { copyWords: seen.at(-1)!.copyWords, nodeWords: heap.types.objectWords(heap.words, head), youngWords: heap.youngUsedWords() };
+    };
+    const few = await firstCopy(10);
+    expect(few.copyWords).toBe(10 * few.nodeWords);
+    // Past the probe's budget: the starting guess, half of eden.
+    const many = await firstCopy(PROBE_OBJECTS + 1);
+    expect(many.copyWords).toBe(many.youngWords / 2);
   });
 
   it('never probes the GPU for small collections; marks like the serial marker', async () => {

@@ -9,7 +9,7 @@ import type { HeapOptions } from '../../src/heap/options.js';
 import { onTestFinished } from 'vitest';
 import { createCollector } from '../../src/gc/index.js';
 import { ParallelMarker } from '../../src/gc/parallel-marker.js';
-import { CTL_WORDS, DEQ_CAP, DEQ_STRIDE, STATS_WORDS, type PoolBuffers } from '../../src/gc/parallel/shared.js';
+import { ctlWords, DEQ_CAP, DEQ_STRIDE, STATS_WORDS, type PoolBuffers } from '../../src/gc/parallel/shared.js';
 
 /** Root slots backed by an Int32Array, as the interpreter's reference stack would be. */
 export class RootArray implements RootProvider {
@@ -93,7 +93,7 @@ export function poolBuffers(threads: number, outInts: number): PoolBuffers {
   const sab = (ints: number) => new SharedArrayBuffer(4 * Math.max(1, ints));
   return {
     words: sab(16),
-    ctl: sab(CTL_WORDS),
+    ctl: sab(ctlWords(threads)),
     stats: sab(threads * STATS_WORDS),
     deqCtl: sab(2 * DEQ_STRIDE * threads),
     deqBuf: sab(DEQ_CAP * threads),

@@ -1,0 +1,92 @@
+/**
+ * A bounded trace, before a young collection, of the young objects the
+ * interpreter's roots reach: how many words survive when that is few, or that
+ * more than `budget` objects do. `auto` asks it before a program's first young
+ * collection, when it knows nothing of the program's survival: the programs
+ * here keep either almost nothing of their first eden or most of it, and a
+ * guess of half (pause-model.ts's priors) is wrong both ways
+ * (docs/decisions/s52-03-first-young-survival-probe.md).
+ *
+ * It follows references from the roots the interpreter holds (its reference
+ * stack and globals), not from the remembered set, so it answers only while no
+ * card is dirty (-1 otherwise). It reads the heap and writes nothing but its own
+ * visited set, an open-addressing table of addresses.
+ */
+
+import type { HeapImpl } from '../heap/heap.js';
+import { HEADER_WORDS, TYPE_WORD } from '../heap/object-model.js';
+import { refRunEnd, SCATTERED } from '../heap/ref-slots.js';
+import { gatherRoots } from './roots.js';
+
+/** Objects past which the probe stops: a few tens of microseconds of tracing. */
+export const PROBE_OBJECTS = 4096;
+
+export class SurvivalProbe {
+  private readonly table: Int32Array;
+  private readonly mask: number;
+  private stack = new Int32Array(256);
+  private sp = 0;
+  private count = 0;
+
+  constructor(readonly budget = PROBE_OBJECTS) {
+    let cap = 16;
+    while (cap < 2 * budget) cap <<= 1;
+    this.table = new Int32Array(cap);
+    this.mask = cap - 1;
+  }
+
+  /** Words of the young objects the roots reach, or -1 when more than
+   *  `budget` objects are reached or a card is dirty. */
+  youngLiveWords(h: HeapImpl): number {
+    if (h.cards.nextDirty(0, h.cardsInUse()) < h.cardsInUse()) return -1;
+    this.table.fill(0);
+    this.sp = 0;
+    this.count = 0;
+    const ys = h.youngStart;
+    const ye = h.youngEnd;
+    gatherRoots(h, true, this);
+    const words = h.words;
+    const { contiguous, kind, refBegin, refCount, refOffsets } = h.refSlots.view();
+    let live = 0;
+    while (this.sp > 0) {
+      if (this.count > this.budget) return -1;
+      const a = this.stack[--this.sp]!;
+      live += h.types.objectWords(words, a);
+      const end = refRunEnd(words, kind, contiguous, a);
+      if (end !== SCATTERED) {
+        for (let s = a + HEADER_WORDS; s < end; s++) {
+          const c = words[s]!;
+          if (c >= ys && c < ye) this.push(c);
+        }
+      } else {
+        const t = words[a + TYPE_WORD]!;
+        for (let j = refBegin[t]!, e = j + refCount[t]!; j < e; j++) {
+          const c = words[a + refOffsets[j]!]!;
+          if (c >= ys && c < ye) this.push(c);
+        }
+      }
+    }
+    return this.count > this.budget ? -1 : live;
+  }
+
+  /** Visits `a` (a young address) once: into the table and onto the stack. */
+  push(a: number): void {
+    if (this.count > this.budget) return;
+    const mask = this.mask;
+    let i = Math.imul(a, 0x9e3779b1) & mask;
+    for (;;) {
+      const v = this.table[i]!;
+      if (v === a) return;
+      if (v === 0) break;
+      i = (i + 1) & mask;
+    }
+    this.table[i] = a;
+    this.count++;
+    if (this.sp === this.stack.length) {
+      const grown = new Int32Array(this.stack.length * 2);
+      grown.set(this.stack);
+      this.stack = grown;
+    }
+    this.stack[this.sp++] = a;
+  }
+}
