@@ -280,7 +280,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     const h = this.heap;
     const youngWords = h.youngUsedWords();
     const used = Math.ceil(h.usedBytes() / 4);
-    const copyWords = kind === 'young' ? this.youngCopyWords(youngWords) : this.survival.value * youngWords;
+    const copyWords = this.survival.value * youngWords;
     const bound = kind === 'young' ? youngWords : used;
     const features: Features = {
       kind,
@@ -292,17 +292,6 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
       uploadWords: { 'gpu-dfs': this.uploadWords('gpu-dfs', used, youngWords), 'gpu-bfs': this.uploadWords('gpu-bfs', used, youngWords) },
     };
     return { features, youngWords };
-  }
-
-  /** The words a young collection is expected to copy: the survival ratio of
-   *  the last ones, or before the first, what a bounded trace from the roots
-   *  finds when it finds few (survival-probe.ts), else the starting guess. */
-  private youngCopyWords(youngWords: number): number {
-    if (!this.survival.known) {
-      const probed = this.survivalProbe.youngLiveWords(this.heap);
-      if (probed >= 0) return probed;
-    }
-    return this.survival.value * youngWords;
   }
 
   /** Chooses the engine of the collection about to run. */
@@ -326,7 +315,17 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
    *  program's first choices do not compile it. */
   private decide(kind: CollectionKind): { choice: Choice; features: Features; youngWords: number } {
     const { features, youngWords } = this.inputs(kind);
-    return { choice: this.model.choose(features, this.candidates(), this.goal), features, youngWords };
+    const choice = this.model.choose(features, this.candidates(), this.goal);
+    if (kind !== 'young' || this.survival.known || choice.engine === 'serial') return { choice, features, youngWords };
+    // Before the first young collection its survival is a guess: where the guess
+    // hands it to an engine dearer than serial for little work, a bounded trace
+    // from the roots (survival-probe.ts) tells whether few objects survive, and
+    // how many words they are. Serial needs no such look: it is the choice for
+    // little work already.
+    const probed = this.survivalProbe.youngLiveWords(this.heap);
+    if (probed < 0) return { choice, features, youngWords };
+    const f: Features = { ...features, markWords: probed, copyWords: probed };
+    return { choice: this.model.choose(f, this.candidates(), this.goal), features: f, youngWords };
   }
 
   private pendingOf(choice: Choice, kind: CollectionKind, d: { features: Features; youngWords: number }): Pending {

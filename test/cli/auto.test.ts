@@ -88,9 +88,11 @@ describe('auto: the marker', () => {
     auto.dispose();
   });
 
-  it("sizes its first young collection's copy by a bounded trace from the roots, which gives up on a large one", async () => {
-    const firstCopy = async (reached: number): Promise<{ copyWords: number; nodeWords: number; youngWords: number }> => {
-      const heap = createHeap({ heapBytes: 64 * 2 ** 20 });
+  it("sizes its first young collection's copy by a bounded trace from the roots where the guess would not choose serial", async () => {
+    /** The features of each choice auto asked its model for before a first young
+     *  collection of an eden of `garbage` dead nodes and `reached` rooted ones. */
+    const firstChoice = async (reached: number, garbage: number) => {
+      const heap = createHeap({ heapBytes: 256 * 2 ** 20 });
       const roots = new RootArray();
       heap.setRoots(roots);
       const node = heap.defineClass('Node', ['ref', 'int']);
@@ -100,7 +102,7 @@ describe('auto: the marker', () => {
         heap.writeRef(n, node.offsets[0]!, node.edgeIndex[0]!, head);
         head = n;
       }
-      for (let i = 0; i < 5000; i++) heap.allocInstance(node);
+      for (let i = 0; i < garbage; i++) heap.allocInstance(node);
       roots.push(head);
       const seen: Features[] = [];
       class Seeing extends PauseModel {
@@ -109,16 +111,25 @@ describe('auto: the marker', () => {
           return super.choose(...args);
         }
       }
-      const auto = new AutoMarker(heap, { threads: 1, model: new Seeing(1) });
+      const auto = new AutoMarker(heap, { threads: 8, model: new Seeing(8) });
       await auto.begin('young');
+      const engine = auto.name;
       auto.dispose();
-      return { copyWords: seen.at(-1)!.copyWords, nodeWords: heap.types.objectWords(heap.words, head), youngWords: heap.youngUsedWords() };
+      return { seen, engine, nodeWords: heap.types.objectWords(heap.words, head), youngWords: heap.youngUsedWords() };
     };
-    const few = await firstCopy(10);
-    expect(few.copyWords).toBe(10 * few.nodeWords);
-    // Past the probe's budget: the starting guess, half of eden.
-    const many = await firstCopy(PROBE_OBJECTS + 1);
-    expect(many.copyWords).toBe(many.youngWords / 2);
+    // A large eden, which the guess (half survives) gives to the threads: the probe
+    // finds ten nodes, and serial takes them.
+    const few = await firstChoice(10, 400_000);
+    expect(few.seen.map((f) => f.copyWords)).toEqual([few.youngWords / 2, 10 * few.nodeWords]);
+    expect(few.engine).toBe('auto(serial)');
+    // Past the probe's budget the guess stands.
+    const many = await firstChoice(PROBE_OBJECTS + 1, 400_000);
+    expect(many.seen.map((f) => f.copyWords)).toEqual([many.youngWords / 2]);
+    expect(many.engine).toBe('auto(parallel)');
+    // A small eden goes to serial on the guess: no probe.
+    const small = await firstChoice(10, 100);
+    expect(small.seen.map((f) => f.copyWords)).toEqual([small.youngWords / 2]);
+    expect(small.engine).toBe('auto(serial)');
   });
 
   it('never probes the GPU for small collections; marks like the serial marker', async () => {
