@@ -18,8 +18,9 @@ import { HEADER_WORDS, TYPE_WORD } from '../heap/object-model.js';
 import { refRunEnd, SCATTERED } from '../heap/ref-slots.js';
 import { gatherRoots } from './roots.js';
 
-/** Objects past which the probe stops: a few tens of microseconds of tracing. */
-export const PROBE_OBJECTS = 4096;
+/** Objects past which the probe stops: its code runs cold (once a run), at a
+ *  microsecond or two an object, so a few hundred keep it under a millisecond. */
+export const PROBE_OBJECTS = 512;
 
 export class SurvivalProbe {
   private readonly table: Int32Array;
