@@ -316,15 +316,16 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   private decide(kind: CollectionKind): { choice: Choice; features: Features; youngWords: number } {
     const { features, youngWords } = this.inputs(kind);
     const choice = this.model.choose(features, this.candidates(), this.goal);
-    if (kind !== 'young' || this.survival.known || choice.engine === 'serial') return { choice, features, youngWords };
-    // Before the first young collection its survival is a guess: where the guess
-    // hands it to an engine dearer than serial for little work, a bounded trace
-    // from the roots (survival-probe.ts) tells whether few objects survive, and
-    // how many words they are. Serial needs no such look: it is the choice for
-    // little work already.
-    const probed = this.survivalProbe.youngLiveWords(this.heap);
+    const young = kind === 'young';
+    if ((young ? this.survival : this.fullLive).known || choice.engine === 'serial') return { choice, features, youngWords };
+    // Before the first collection of a kind what lives is a guess: where the
+    // guess hands it to an engine dearer than serial for little work, a bounded
+    // trace from the roots (survival-probe.ts) tells whether few objects live,
+    // and how many words they are. Serial needs no such look: it is the choice
+    // for little work already.
+    const probed = young ? this.survivalProbe.youngLiveWords(this.heap) : this.survivalProbe.heapLiveWords(this.heap);
     if (probed < 0) return { choice, features, youngWords };
-    const f: Features = { ...features, markWords: probed, copyWords: probed };
+    const f: Features = { ...features, markWords: probed, copyWords: Math.min(features.copyWords, probed) };
     return { choice: this.model.choose(f, this.candidates(), this.goal), features: f, youngWords };
   }
 

@@ -1,16 +1,17 @@
 /**
- * A bounded trace, before a young collection, of the young objects the
- * interpreter's roots reach: how many words survive when that is few, or that
- * more than `budget` objects do. `auto` asks it before a program's first young
- * collection, when it knows nothing of the program's survival: the programs
- * here keep either almost nothing of their first eden or most of it, and a
- * guess of half (pause-model.ts's priors) is wrong both ways
+ * A bounded trace, before a collection, of the objects the interpreter's roots
+ * reach: how many words are live when that is few, or that more than `budget`
+ * objects are. `auto` asks it before a program's first collection of a kind,
+ * when it knows nothing of the program's survival: the programs here keep either
+ * almost nothing of their first eden or most of it, and a guess of half
+ * (pause-model.ts's priors) is wrong both ways
  * (docs/decisions/s52-03-first-young-survival-probe.md).
  *
  * It follows references from the roots the interpreter holds (its reference
- * stack and globals), not from the remembered set, so it answers only while no
- * card is dirty (-1 otherwise). It reads the heap and writes nothing but its own
- * visited set, an open-addressing table of addresses.
+ * stack and globals). A young probe follows young objects only and does not walk
+ * the remembered set, so it answers only while no card is dirty (-1 otherwise);
+ * a full one follows every object. It reads the heap and writes nothing but its
+ * own visited set, an open-addressing table of addresses.
  */
 
 import type { HeapImpl } from '../heap/heap.js';
@@ -40,12 +41,21 @@ export class SurvivalProbe {
    *  `budget` objects are reached or a card is dirty. */
   youngLiveWords(h: HeapImpl): number {
     if (h.cards.nextDirty(0, h.cardsInUse()) < h.cardsInUse()) return -1;
+    return this.liveWords(h, true);
+  }
+
+  /** Words of all the objects the roots reach, or -1 past `budget` objects. */
+  heapLiveWords(h: HeapImpl): number {
+    return this.liveWords(h, false);
+  }
+
+  private liveWords(h: HeapImpl, young: boolean): number {
     this.table.fill(0);
     this.sp = 0;
     this.count = 0;
-    const ys = h.youngStart;
-    const ye = h.youngEnd;
-    gatherRoots(h, true, this);
+    const ys = young ? h.youngStart : 1;
+    const ye = young ? h.youngEnd : h.words.length;
+    gatherRoots(h, young, this);
     const words = h.words;
     const { contiguous, kind, refBegin, refCount, refOffsets } = h.refSlots.view();
     let live = 0;
@@ -70,7 +80,7 @@ export class SurvivalProbe {
     return this.count > this.budget ? -1 : live;
   }
 
-  /** Visits `a` (a young address) once: into the table and onto the stack. */
+  /** Visits `a` (an address the probe follows) once: into the table and onto the stack. */
   push(a: number): void {
     if (this.count > this.budget) return;
     const mask = this.mask;

@@ -91,7 +91,7 @@ describe('auto: the marker', () => {
   it("sizes its first young collection's copy by a bounded trace from the roots where the guess would not choose serial", async () => {
     /** The features of each choice auto asked its model for before a first young
      *  collection of an eden of `garbage` dead nodes and `reached` rooted ones. */
-    const firstChoice = async (reached: number, garbage: number) => {
+    const firstChoice = async (reached: number, garbage: number, kind: 'young' | 'full' = 'young') => {
       const heap = createHeap({ heapBytes: 256 * 2 ** 20 });
       const roots = new RootArray();
       heap.setRoots(roots);
@@ -112,7 +112,7 @@ describe('auto: the marker', () => {
         }
       }
       const auto = new AutoMarker(heap, { threads: 8, model: new Seeing(8) });
-      await auto.begin('young');
+      await auto.begin(kind);
       const engine = auto.name;
       auto.dispose();
       return { seen, engine, nodeWords: heap.types.objectWords(heap.words, head), youngWords: heap.youngUsedWords() };
@@ -130,6 +130,12 @@ describe('auto: the marker', () => {
     const small = await firstChoice(10, 100);
     expect(small.seen.map((f) => f.copyWords)).toEqual([small.youngWords / 2]);
     expect(small.engine).toBe('auto(serial)');
+    // The first full collection: the guess has half of the heap live; the probe
+    // follows every object from the roots.
+    const full = await firstChoice(10, 400_000, 'full');
+    expect(full.seen.map((f) => f.markWords)).toEqual([full.seen[0]!.markWords, 10 * full.nodeWords]);
+    expect(full.seen[0]!.markWords).toBeGreaterThan(100 * full.nodeWords);
+    expect(full.engine).toBe('auto(serial)');
   });
 
   it('never probes the GPU for small collections; marks like the serial marker', async () => {

@@ -46,7 +46,7 @@ describe('the survival probe', () => {
     });
   }
 
-  it('gives up past its budget of objects, and while a card is dirty', async () => {
+  it('gives up past its budget of objects, and a young probe while a card is dirty; a full one follows tenured objects', async () => {
     const { heap, roots } = makeHeap({ heapBytes: 4 << 20, tenureAge: 1 });
     const node = heap.defineClass('Node', ['ref']);
     let head = 0;
@@ -66,8 +66,15 @@ describe('the survival probe', () => {
     const old = roots.get(0);
     expect(old).toBeGreaterThanOrEqual(heap.tenuredStart);
     expect(new SurvivalProbe().youngLiveWords(heap)).toBe(0);
+    // A full probe follows the tenured list too.
+    const nodeWords = heap.types.objectWords(heap.words, old);
+    expect(new SurvivalProbe().heapLiveWords(heap)).toBe(65 * nodeWords);
+    expect(new SurvivalProbe(64).heapLiveWords(heap)).toBe(-1);
     const young = await alloc(heap, node);
     heap.writeRef(old, node.offsets[0]!, node.edgeIndex[0]!, young);
     expect(new SurvivalProbe().youngLiveWords(heap)).toBe(-1);
+    // A full probe does not need the cards. The store replaced the head's next
+    // node: the head and the young node are all that live.
+    expect(new SurvivalProbe().heapLiveWords(heap)).toBe(2 * nodeWords);
   });
 });
