@@ -52,6 +52,8 @@ import { DecayingRatio } from './decaying-fit.js';
 
 /** Choices made and thrown away before the program, so that its first ones run warm. */
 const DRY_CHOICES = 32;
+/** Survival probes of the warm-up's scratch heap (`rehearse`). */
+const PROBE_REHEARSALS = 10;
 
 export type AutoEngine = Engine;
 
@@ -161,6 +163,16 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
         this.pendingOf(d.choice, kind, d);
       }
     }
+  }
+
+  /**
+   * The warm-up's last step (gc/warm-up.ts), on the scratch heap with its
+   * workload's objects: the survival probe, which a program runs at most twice
+   * and cold, run until V8 has compiled its loops (a cold probe that gives up
+   * takes about a millisecond, docs/decisions/s52-03).
+   */
+  rehearse(): void {
+    for (let i = 0; i < PROBE_REHEARSALS; i++) this.survivalProbe.heapLiveWords(this.heap);
   }
 
   /** The parallel engine when this many threads may choose it, else null. */

@@ -164,12 +164,15 @@ export interface RememberedScan {
 export interface ChoosingMarker extends Marker {
   around(plan: Collector): Collector;
   observe(record: GcRecord): void;
+  /** The warm-up's last step, on the scratch heap still holding its workload's
+   *  objects: runs what the marker does once a run, so that it runs warm then. */
+  rehearse(): void;
 }
 
 /** `m` as a marker that chooses around each collection, or null. */
 export function choosingOf(m: Marker): ChoosingMarker | null {
   const c = m as Partial<ChoosingMarker>;
-  return typeof c.around === 'function' && typeof c.observe === 'function' ? (m as ChoosingMarker) : null;
+  return typeof c.around === 'function' && typeof c.observe === 'function' && typeof c.rehearse === 'function' ? (m as ChoosingMarker) : null;
 }
 
 /** A marker that keeps a copy of the heap (`constraints.keepsHeapCopy`). */

@@ -119,6 +119,7 @@ export async function warmUpCollector(
     // A parallel marker built on a lent pool runs its threads on the scratch heap's buffers.
     if (marker instanceof ParallelMarker) await marker.gc.lent(() => w.round());
     else await w.round();
+    choosing?.rehearse();
   } finally {
     // A lent pool is not the scratch collector's to stop (GcThreads.dispose).
     collector.dispose();

@@ -36,11 +36,22 @@ describe('the warm-up workload', () => {
 });
 
 describe("auto's warm-up", () => {
-  it('runs the scratch collections through a choosing marker: it chooses before each one and learns from its record', async () => {
-    let made: AutoMarker | null = null;
-    const s = await warmUpCollector('serial', { verifyGc: true }, (h) => (made = new AutoMarker(h, { threads: 1 })));
-    const auto = made as AutoMarker | null;
+  it('runs the scratch collections through a choosing marker: it chooses before each one, learns from its record, and rehearses at the end', async () => {
+    class Counting extends AutoMarker {
+      rehearsals = 0;
+      collectionsBefore = -1;
+      override rehearse(): void {
+        this.rehearsals++;
+        this.collectionsBefore = this.counts.serial;
+        super.rehearse();
+      }
+    }
+    let made: Counting | null = null;
+    const s = await warmUpCollector('serial', { verifyGc: true }, (h) => (made = new Counting(h, { threads: 1 })));
+    const auto = made as Counting | null;
     expect(auto).not.toBeNull();
+    expect(auto!.rehearsals).toBe(1);
+    expect(auto!.collectionsBefore).toBe(s.young + s.full);
     // Every collection was chosen (begin) and observed: observe counts it per engine.
     expect(auto!.counts.serial).toBe(s.young + s.full);
     expect(auto!.counts.parallel).toBe(0);
