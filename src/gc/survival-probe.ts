@@ -22,6 +22,8 @@ import { gatherRoots } from './roots.js';
 /** Objects past which the probe stops: its code runs cold (once a run), at a
  *  microsecond or two an object, so a few hundred keep it under a millisecond. */
 export const PROBE_OBJECTS = 512;
+/** Reference slots the probe reads at most, per object of its budget. */
+const SLOTS_PER_OBJECT = 32;
 
 export class SurvivalProbe {
   private readonly table: Int32Array;
@@ -29,6 +31,8 @@ export class SurvivalProbe {
   private stack = new Int32Array(256);
   private sp = 0;
   private count = 0;
+  /** Reference slots the last probe read. */
+  lastSlots = 0;
 
   constructor(readonly budget = PROBE_OBJECTS) {
     let cap = 16;
@@ -59,25 +63,34 @@ export class SurvivalProbe {
     const words = h.words;
     const { contiguous, kind, refBegin, refCount, refOffsets } = h.refSlots.view();
     let live = 0;
-    while (this.sp > 0) {
-      if (this.count > this.budget) return -1;
+    let slots = 0;
+    // Slots are read up to SLOTS_PER_OBJECT times the object budget, and each
+    // slot loop stops once a budget is spent: a large array's slots (even
+    // nulls, or old objects a young probe does not follow) would otherwise all
+    // be read.
+    const budget = this.budget;
+    const slotBudget = SLOTS_PER_OBJECT * budget;
+    while (this.sp > 0 && this.count <= budget && slots <= slotBudget) {
       const a = this.stack[--this.sp]!;
       live += h.types.objectWords(words, a);
       const end = refRunEnd(words, kind, contiguous, a);
       if (end !== SCATTERED) {
-        for (let s = a + HEADER_WORDS; s < end; s++) {
+        for (let s = a + HEADER_WORDS; s < end && this.count <= budget && slots <= slotBudget; s++) {
+          slots++;
           const c = words[s]!;
           if (c >= ys && c < ye) this.push(c);
         }
       } else {
         const t = words[a + TYPE_WORD]!;
-        for (let j = refBegin[t]!, e = j + refCount[t]!; j < e; j++) {
+        for (let j = refBegin[t]!, e = j + refCount[t]!; j < e && this.count <= budget && slots <= slotBudget; j++) {
+          slots++;
           const c = words[a + refOffsets[j]!]!;
           if (c >= ys && c < ye) this.push(c);
         }
       }
     }
-    return this.count > this.budget ? -1 : live;
+    this.lastSlots = slots;
+    return this.count > budget || slots > slotBudget ? -1 : live;
   }
 
   /** Visits `a` (an address the probe follows) once: into the table and onto the stack. */

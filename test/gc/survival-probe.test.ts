@@ -77,4 +77,30 @@ describe('the survival probe', () => {
     // node: the head and the young node are all that live.
     expect(new SurvivalProbe().heapLiveWords(heap)).toBe(2 * nodeWords);
   });
+
+  it('stops reading an array once its budget is spent', async () => {
+    const { heap, roots } = makeHeap({ heapBytes: 16 << 20 });
+    const node = heap.defineClass('Node', ['int']);
+    const refs = heap.defineArray('Node[]', 'ref');
+    // An array of 100,000 slots, the first 100 holding nodes (a full probe: the
+    // array is large enough to be allocated in tenured).
+    const arr = await allocArray(heap, refs, 100_000);
+    roots.push(arr);
+    for (let i = 0; i < 100; i++) heap.writeRef(arr, heap.arrayDataOffset + i, i, await alloc(heap, node));
+    const words = (a: number): number => heap.types.objectWords(heap.words, a);
+    // Its 65th object spends a budget of 64: 64 of the 100,000 slots read.
+    const probe = new SurvivalProbe(64);
+    expect(probe.heapLiveWords(heap)).toBe(-1);
+    expect(probe.lastSlots).toBe(64);
+    // With room for all 100 nodes and for reading every slot (32 per object of
+    // its budget), it reads them all.
+    const all = new SurvivalProbe(3200);
+    expect(all.heapLiveWords(heap)).toBe(words(arr) + 100 * words(heap.words[arr + heap.arrayDataOffset]!));
+    expect(all.lastSlots).toBe(100_000);
+    // With room for the nodes but not for the slots (a budget of 200 objects
+    // allows 6,400), it gives up after that many.
+    const few = new SurvivalProbe(200);
+    expect(few.heapLiveWords(heap)).toBe(-1);
+    expect(few.lastSlots).toBe(32 * 200 + 1);
+  });
 });
