@@ -169,14 +169,17 @@ describe('parallel marker', () => {
     }
   });
 
-  it('marks on the main thread alone when the heap in use is below soloWords, and only then', async () => {
-    const { heap, all } = randomHeap('sable', 7, 3000);
-    const used = heap.usedBytes() / 4;
-    const serial = new SerialMarker(heap);
+  /** A random sable heap's full mark from 50 of its objects, and what serial marks. */
+  function fullMarkCase(seed: number) {
+    const { heap, all } = randomHeap('sable', seed, 3000);
     const request: MarkRequest = { roots: Int32Array.from(all.slice(0, 50)), kind: 'full', youngStart: heap.youngStart, youngEnd: heap.youngEnd };
     const n = heap.words.length;
-    const expected = snapshot(serial.mark(request), 0, n);
-    // A command for the workers bumps EPOCH (what they wait on); one run alone does not.
+    return { heap, used: heap.usedBytes() / 4, request, n, expected: snapshot(new SerialMarker(heap).mark(request), 0, n) };
+  }
+
+  it('marks on the main thread alone when the heap in use is below soloWords, and only then', async () => {
+    const { heap, used, request, n, expected } = fullMarkCase(7);
+    // A command for the workers bumps EPOCH (and opens their gates); one run alone does not.
     const epoch = (m: ParallelMarker): number => Atomics.load(m.gc.ctx.ctl, EPOCH);
     const solo = new ParallelMarker(heap, 4, undefined, used + 1);
     markers.push(solo);
@@ -198,12 +201,7 @@ describe('parallel marker', () => {
   });
 
   it('above soloWords wakes one thread per soloWords (at least two): the workers past them sleep on, their gates shut', async () => {
-    const { heap, all } = randomHeap('sable', 5, 3000);
-    const used = heap.usedBytes() / 4;
-    const serial = new SerialMarker(heap);
-    const request: MarkRequest = { roots: Int32Array.from(all.slice(0, 50)), kind: 'full', youngStart: heap.youngStart, youngEnd: heap.youngEnd };
-    const n = heap.words.length;
-    const expected = snapshot(serial.mark(request), 0, n);
+    const { heap, used, request, n, expected } = fullMarkCase(5);
     const gate = (m: ParallelMarker, id: number): number => Atomics.load(m.gc.ctx.ctl, gateOf(id));
     // The heap in use spans three soloWords: three of the five threads take part.
     const m = new ParallelMarker(heap, 5, undefined, Math.ceil(used / 3));
@@ -235,11 +233,7 @@ describe('parallel marker', () => {
   });
 
   it('with alternateSolo (the warm-up), runs every other command alone whatever its size, each marking as serial does', async () => {
-    const { heap, all } = randomHeap('sable', 11, 3000);
-    const serial = new SerialMarker(heap);
-    const request: MarkRequest = { roots: Int32Array.from(all.slice(0, 50)), kind: 'full', youngStart: heap.youngStart, youngEnd: heap.youngEnd };
-    const n = heap.words.length;
-    const expected = snapshot(serial.mark(request), 0, n);
+    const { heap, request, n, expected } = fullMarkCase(11);
     const epoch = (m: ParallelMarker): number => Atomics.load(m.gc.ctx.ctl, EPOCH);
     const m = new ParallelMarker(heap, 4);
     markers.push(m);
