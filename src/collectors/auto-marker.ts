@@ -338,7 +338,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     const probed = young ? this.survivalProbe.youngLiveWords(this.heap) : this.survivalProbe.heapLiveWords(this.heap);
     if (probed < 0) return { choice, features, youngWords };
     const f: Features = { ...features, markWords: probed, copyWords: Math.min(features.copyWords, probed) };
-    return { choice: this.model.choose(f, this.candidates(), this.goal), features: f, youngWords };
+    return { choice: this.model.choose(f, this.candidates(), { ...this.goal, again: true }), features: f, youngWords };
   }
 
   private pendingOf(choice: Choice, kind: CollectionKind, d: { features: Features; youngWords: number }): Pending {

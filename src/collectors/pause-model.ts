@@ -160,6 +160,10 @@ export interface ChoiceOptions {
   /** Collections of this kind expected after this one; by default the doubling
    *  estimate from those observed (explore-value.ts remainingCollections). */
   readonly remaining?: number;
+  /** The same collection's choice asked again with its sizes better known
+   *  (auto's survival probe). This model's choice is pure and ignores it; a
+   *  model that counts its choices (a test's rotation) counts this one no more. */
+  readonly again?: boolean;
 }
 
 export interface Prediction {

@@ -15,6 +15,8 @@ export class Alternating extends PauseModel {
   private turn = 0;
   override choose(f: Features, candidates: readonly Engine[], o: ChoiceOptions = {}): Choice {
     const c = super.choose(f, candidates, o);
+    // A second look at the same collection (auto's survival probe) keeps its turn.
+    if (o.again === true) this.turn--;
     const engine = candidates[this.turn++ % candidates.length]!;
     return { ...c, engine, predictedMs: this.predict(engine, f).pauseMs };
   }
