@@ -167,9 +167,9 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
 
   /**
    * The warm-up's last step (gc/warm-up.ts), on the scratch heap with its
-   * workload's objects: the survival probe, which a program runs at most twice
-   * and cold, run until V8 has compiled its loops (a cold probe that gives up
-   * takes about a millisecond, docs/decisions/s52-03).
+   * workload's objects: the survival probe, which a program runs at most twice,
+   * run until V8 has compiled its loops, so that a program's probe does not run
+   * them cold (docs/decisions/s52-03).
    */
   rehearse(): void {
     for (let i = 0; i < PROBE_REHEARSALS; i++) this.survivalProbe.heapLiveWords(this.heap);

@@ -19,8 +19,9 @@ import { HEADER_WORDS, TYPE_WORD } from '../heap/object-model.js';
 import { refRunEnd, SCATTERED } from '../heap/ref-slots.js';
 import { gatherRoots } from './roots.js';
 
-/** Objects past which the probe stops: its code runs cold (once a run), at a
- *  microsecond or two an object, so a few hundred keep it under a millisecond. */
+/** Objects past which the probe stops: its code runs cold (once a run, after
+ *  the warm-up's rehearsal), so a budget of a few hundred keeps a probe that
+ *  gives up cheap beside the collection it sizes (docs/decisions/s52-03). */
 export const PROBE_OBJECTS = 512;
 /** Reference slots the probe reads at most, per object of its budget. */
 const SLOTS_PER_OBJECT = 32;

@@ -15,8 +15,8 @@
 /** Control words (indices into `ctl`). Words that threads write while they work
  *  sit on cache lines of their own (16 words apart), away from the command words
  *  idle threads keep reading: a compare-and-exchange on a line other threads are
- *  reading takes it from all of them. */
-/** Commands issued so far: the value a command writes into its workers' gates. */
+ *  reading takes it from all of them. EPOCH: commands issued so far, the value a
+ *  command writes into the gates of the workers it wakes. */
 export const EPOCH = 0;
 /** The command of the current epoch (CMD_*). */
 export const CMD = 1;
