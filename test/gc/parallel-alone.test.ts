@@ -104,3 +104,35 @@ describe('a GC thread working alone', () => {
     expect(c1.acquire()).toBe(102);
   });
 });
+
+describe("a rehearsal's stand-in peer", () => {
+  it('keeps the thread from working alone until the thread has waited for it, then ends the phase', () => {
+    const c = new GcContext(0, 2, poolBuffers(2, 16));
+    // As rehearse.ts sets a rehearsal up: every peer idle.
+    c.ctl[IDLE] = 1;
+    c.rehearseWithPeer();
+    c.begin();
+    expect(c.alone).toBe(false);
+    c.push(7);
+    c.push(8);
+    c.sp = 0;
+    // No work anywhere: the thread waits (spinning, then sleeping for no time)
+    // until the stand-in goes idle, and the phase ends with every thread idle.
+    expect(c.acquire()).toBe(-1);
+    expect(c.ctl[IDLE]).toBe(2);
+    // The stand-in is gone: the next phase with every peer idle starts alone.
+    c.ctl[IDLE] = 1;
+    c.begin();
+    expect(c.alone).toBe(true);
+  });
+
+  it('shares an entry that the thread then steals', () => {
+    const c = new GcContext(0, 2, poolBuffers(2, 16));
+    c.ctl[IDLE] = 1;
+    c.rehearseWithPeer();
+    c.begin();
+    c.rehearseSteal();
+    expect(c.steals).toBe(1);
+    expect(c.ctl[IDLE]).toBe(0);
+  });
+});

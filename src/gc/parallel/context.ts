@@ -65,6 +65,9 @@ const IDLE_SPINS = 256;
  *  first work is shared from one thread while the others wait, and a sleeping
  *  thread can take the host milliseconds to wake. */
 const FIRST_SPIN_MS = 1;
+/** A rehearsal's first spin: shorter than IDLE_SPINS looks take, so that its
+ *  idle wait both goes on spinning and then sleeps. */
+const REHEARSAL_FIRST_SPIN_MS = 0.001;
 /** The longest sleep: a sleeper looks again after it even if nobody woke it (a
  *  failure elsewhere sets ERROR without waking anyone). */
 const SLEEP_MS = 2;
@@ -115,8 +118,15 @@ export class GcContext {
   outAt = 0;
   outEnd = 0;
   /** FIRST_SPIN_MS, or 0 when the GC threads outnumber the cores (spinning
-   *  threads would then take the busy ones' time). */
-  private readonly firstSpinMs: number;
+   *  threads would then take the busy ones' time); 0 in a rehearsal. */
+  private firstSpinMs: number;
+  /** How long a sleep lasts at most: SLEEP_MS, or 0 in a rehearsal. */
+  private sleepMs = SLEEP_MS;
+  /** A rehearsal's stand-in for a peer still at work: looks an idle thread
+   *  makes before that peer acts (0: no stand-in), and whether it then shares
+   *  an entry (true) or counts itself idle. */
+  private peerActsIn = 0;
+  private peerShares = false;
   /** Whether this thread has had work in the current phase. */
   private worked = false;
   private readonly topIdx: number;
@@ -285,7 +295,7 @@ export class GcContext {
     Atomics.add(ctl, SLEEPERS, 1);
     const w = Atomics.load(ctl, WAKE);
     if (!this.anyWork() && Atomics.load(ctl, IDLE) !== this.threads && Atomics.load(ctl, ERROR) === 0) {
-      Atomics.wait(ctl, WAKE, w, SLEEP_MS);
+      Atomics.wait(ctl, WAKE, w, this.sleepMs);
     }
     Atomics.sub(ctl, SLEEPERS, 1);
   }
@@ -358,20 +368,16 @@ export class GcContext {
    */
   acquire(): number {
     this.alone = this.threads === 1;
-    const own = this.popOwn();
-    if (own >= 0) {
-      this.worked = true;
-      return own;
-    }
     const ctl = this.ctl;
     const n = this.threads;
+    let x = this.popOwn();
     for (;;) {
-      if (n > 1) {
-        const x = this.stealRound();
-        if (x >= 0) {
-          this.worked = true;
-          return x;
-        }
+      // One exit with work, whichever way it came: a rehearsal never steals,
+      // and a site it never ran would be thrown away at a program's first steal.
+      if (x < 0 && n > 1) x = this.stealRound();
+      if (x >= 0) {
+        this.worked = true;
+        return x;
       }
       // The last thread to go idle ends the phase and wakes the sleepers to see it.
       if (Atomics.add(ctl, IDLE, 1) === n - 1) {
@@ -380,6 +386,7 @@ export class GcContext {
       }
       let since = 0;
       for (let spins = 0; ; spins++) {
+        if (this.peerActsIn !== 0 && --this.peerActsIn === 0) this.peerActs();
         if (Atomics.load(ctl, IDLE) === n) return -1;
         if (Atomics.load(ctl, ERROR) !== 0) throw new PeerFailed();
         if (this.anyWork()) break;
@@ -399,6 +406,45 @@ export class GcContext {
       }
       Atomics.sub(ctl, IDLE, 1);
     }
+  }
+
+  /**
+   * For a rehearsal (rehearse.ts): from now on this thread has a peer at work
+   * until it has waited through IDLE_SPINS looks four times, with a first spin
+   * of a microsecond and sleeps of none. So the rehearsal runs the claims of a
+   * thread that is not alone and every branch of the idle wait, spinning and
+   * sleeping, which a program's threads meet when they first wait for work.
+   */
+  rehearseWithPeer(): void {
+    this.firstSpinMs = REHEARSAL_FIRST_SPIN_MS;
+    this.sleepMs = 0;
+    Atomics.sub(this.ctl, IDLE, 1);
+    this.peerActsIn = 4 * IDLE_SPINS + 1;
+    this.peerShares = false;
+  }
+
+  /** For a rehearsal with a peer: the thread waits until the peer (thread 1)
+   *  shares an entry, and steals it, as a thief does; the entry is not worked on. */
+  rehearseSteal(): void {
+    const idleIn = this.peerActsIn;
+    this.peerActsIn = 2 * IDLE_SPINS + 1;
+    this.peerShares = true;
+    if (this.acquire() !== 0) throw new Error('parallel collector: a rehearsed steal found no entry');
+    this.peerActsIn = idleIn;
+    this.peerShares = false;
+  }
+
+  /** The stand-in peer's act: shares the entry 0, or goes idle. */
+  private peerActs(): void {
+    if (!this.peerShares) {
+      Atomics.add(this.ctl, IDLE, 1);
+      return;
+    }
+    const peer = 1;
+    const bot = peer * 2 * DEQ_STRIDE + DEQ_STRIDE;
+    const b = Atomics.load(this.deqCtl, bot);
+    this.deqBuf[peer * DEQ_CAP + (b & DEQ_MASK)] = 0;
+    Atomics.store(this.deqCtl, bot, b + 1);
   }
 }
 
