@@ -65,9 +65,13 @@ const IDLE_SPINS = 256;
  *  first work is shared from one thread while the others wait, and a sleeping
  *  thread can take the host milliseconds to wake. */
 const FIRST_SPIN_MS = 1;
-/** A rehearsal's first spin: shorter than IDLE_SPINS looks take, so that its
- *  idle wait both goes on spinning and then sleeps. */
+/** A rehearsal's idle wait: its looks before a sleep, its first spin (shorter
+ *  than the rounds of looks the stand-in peer waits take, so that the wait both
+ *  goes on spinning and then sleeps), and those rounds: enough branches for
+ *  V8's feedback at little warm-up time. */
+const REHEARSAL_IDLE_SPINS = 2;
 const REHEARSAL_FIRST_SPIN_MS = 0.001;
+const REHEARSAL_WAIT_ROUNDS = 64;
 /** The longest sleep: a sleeper looks again after it even if nobody woke it (a
  *  failure elsewhere sets ERROR without waking anyone). */
 const SLEEP_MS = 2;
@@ -122,6 +126,8 @@ export class GcContext {
   private firstSpinMs: number;
   /** How long a sleep lasts at most: SLEEP_MS, or 0 in a rehearsal. */
   private sleepMs = SLEEP_MS;
+  /** Looks for work before a sleep: IDLE_SPINS, or fewer in a rehearsal. */
+  private idleSpins = IDLE_SPINS;
   /** A rehearsal's stand-in for a peer still at work: looks an idle thread
    *  makes before that peer acts (0: no stand-in), and whether it then shares
    *  an entry (true) or counts itself idle. */
@@ -393,7 +399,7 @@ export class GcContext {
         // Spin a little, then sleep until woken: on a machine with fewer cores
         // than threads, spinning idle threads take the busy ones' time. A
         // thread with no work yet in this phase spins for firstSpinMs.
-        if (spins >= IDLE_SPINS) {
+        if (spins >= this.idleSpins) {
           spins = 0;
           if (!this.worked) {
             const now = performance.now();
@@ -410,16 +416,17 @@ export class GcContext {
 
   /**
    * For a rehearsal (rehearse.ts): from now on this thread has a peer at work
-   * until it has waited through IDLE_SPINS looks four times, with a first spin
-   * of a microsecond and sleeps of none. So the rehearsal runs the claims of a
+   * until it has waited through REHEARSAL_WAIT_ROUNDS rounds of looks, with a
+   * short first spin and sleeps of none. So the rehearsal runs the claims of a
    * thread that is not alone and every branch of the idle wait, spinning and
    * sleeping, which a program's threads meet when they first wait for work.
    */
   rehearseWithPeer(): void {
     this.firstSpinMs = REHEARSAL_FIRST_SPIN_MS;
     this.sleepMs = 0;
+    this.idleSpins = REHEARSAL_IDLE_SPINS;
     Atomics.sub(this.ctl, IDLE, 1);
-    this.peerActsIn = 4 * IDLE_SPINS + 1;
+    this.peerActsIn = REHEARSAL_WAIT_ROUNDS * REHEARSAL_IDLE_SPINS + 1;
     this.peerShares = false;
   }
 
@@ -427,7 +434,7 @@ export class GcContext {
    *  shares an entry, and steals it, as a thief does; the entry is not worked on. */
   rehearseSteal(): void {
     const idleIn = this.peerActsIn;
-    this.peerActsIn = 2 * IDLE_SPINS + 1;
+    this.peerActsIn = (REHEARSAL_WAIT_ROUNDS / 2) * REHEARSAL_IDLE_SPINS + 1;
     this.peerShares = true;
     if (this.acquire() !== 0) throw new Error('parallel collector: a rehearsed steal found no entry');
     this.peerActsIn = idleIn;

@@ -11,60 +11,82 @@
  * there (docs/decisions/s39-02-workers-rehearse-the-warm-up.md). The copies are
  * dropped after it: no thread keeps a second heap through the program.
  *
- * The command is then rehearsed again with one peer at work
- * (GcContext.rehearseWithPeer): the thread claims with atomics from its start, as a program's threads do
- * while others work, and waits through the whole idle path at its end; and it
- * waits once more with no work at all in the phase, as a thread does that
- * wakes to find every root claimed.
+ * The first marks are then rehearsed again with one peer at work
+ * (GcContext.rehearseWithPeer): the thread claims with atomics from its start,
+ * as a program's threads do while others work, and waits through the whole
+ * idle path at its end. After its first commands the thread also waits for a
+ * peer to share work, and steals it, and waits once more with no work at all
+ * in the phase, as a thread does that wakes to find every root claimed.
  */
 
 import { runCommand } from './command.js';
 import { GcContext } from './context.js';
-import { CMD_COPY, IDLE, S_OBJECTS, SLEEPERS, type BufferName, type PoolBuffers } from './shared.js';
+import { CMD_MARK, IDLE, S_OBJECTS, SLEEPERS, type BufferName, type PoolBuffers } from './shared.js';
 
 /** The rehearsal's first stack: small, so that it grows as a program's stacks may. */
 const REHEARSAL_STACK = 4;
+/** Rehearsals, and marks, after which a thread no longer waits for a
+ *  stand-in peer, and no longer marks again beside one: V8 has the branches'
+ *  type feedback by then, and each costs warm-up time. */
+const WAITS_REHEARSED = 4;
+const MARKS_WITH_PEER = 2;
+/** This thread's rehearsals and rehearsed marks so far (each thread is an isolate of its own). */
+let rehearsals = 0;
+let marks = 0;
 
-/** Copies this thread has rehearsed (each thread is an isolate of its own). */
-let copies = 0;
-
-/** Rehearses `cmd` for the thread whose context is `ctx`, alone and then, for
- *  every mark and sweep but only every other copy, with a peer at work;
- *  returns the objects the first run processed. */
+/**
+ * Rehearses `cmd` for the thread whose context is `ctx`; returns the objects it
+ * processed alone. The thread's first marks, which leave the heap's words as
+ * they were, are then rehearsed again on the same copy with a peer at work;
+ * and in its first rehearsals the thread waits for that peer, once until it
+ * shares an entry to steal and once with no work in the phase at all
+ * (acquire's entries are not worked on).
+ */
 export function rehearse(ctx: GcContext, cmd: number): number {
-  const objects = rehearseOnce(ctx, cmd, false);
-  if (cmd !== CMD_COPY || copies++ % 2 === 0) rehearseOnce(ctx, cmd, true);
+  const own = privateCopy(ctx);
+  const alone = rehearsal(ctx, own);
+  runCommand(alone, cmd);
+  const objects = alone.stats[S_OBJECTS]!;
+  const first = rehearsals++ < WAITS_REHEARSED;
+  if (cmd === CMD_MARK && marks++ < MARKS_WITH_PEER) {
+    new Int32Array(own.ctl).set(new Int32Array(ctx.buffers.ctl));
+    for (const name of ZEROED) new Int32Array(own[name]).fill(0);
+    const withPeer = rehearsal(ctx, own);
+    withPeer.rehearseWithPeer();
+    runCommand(withPeer, cmd);
+  }
+  if (!first) return objects;
+  alone.deqCtl.fill(0);
+  alone.ctl[IDLE] = ctx.threads - 1;
+  alone.begin();
+  alone.rehearseWithPeer();
+  alone.rehearseSteal();
+  alone.begin();
+  alone.acquire();
   return objects;
 }
 
-function rehearseOnce(ctx: GcContext, cmd: number, withPeer: boolean): number {
+/** Buffers every command starts from zero: all deques' ends (the others' stay
+ *  empty), and thread 0's counters and deque entries, the only ones it uses. */
+const ZEROED: readonly BufferName[] = ['stats', 'deqCtl', 'deqBuf'];
+
+/** The thread's own copy of the buffers: `stats` for thread 0 only, and
+ *  `deqBuf` for thread 0 and its stand-in peer, thread 1. */
+function privateCopy(ctx: GcContext): PoolBuffers {
   const own = {} as PoolBuffers;
   for (const name of Object.keys(ctx.buffers) as BufferName[]) {
     const b = ctx.buffers[name];
-    // Words every command starts from zero: all deques' ends (the others' stay
-    // empty), and thread 0's counters and deque entries, the only ones it uses.
-    const zero = name === 'stats' || name === 'deqCtl' || name === 'deqBuf';
-    // The deques' entries of thread 0 and of its stand-in peer, thread 1.
-    const mine = name === 'stats' ? 1 : name === 'deqBuf' ? 2 : ctx.threads;
-    own[name] = new SharedArrayBuffer((b.byteLength / ctx.threads) * mine);
-    if (!zero) new Uint8Array(own[name]).set(new Uint8Array(b));
+    const threads = name === 'stats' ? 1 : name === 'deqBuf' ? 2 : 0;
+    own[name] = new SharedArrayBuffer(threads === 0 ? b.byteLength : threads * (b.byteLength / ctx.threads));
+    if (!ZEROED.includes(name)) new Uint8Array(own[name]).set(new Uint8Array(b));
   }
-  const alone = new GcContext(0, ctx.threads, own, REHEARSAL_STACK);
-  alone.ctl[IDLE] = ctx.threads - 1;
-  // A sleeper to wake whenever it shares.
-  alone.ctl[SLEEPERS] = 1;
-  if (withPeer) alone.rehearseWithPeer();
-  runCommand(alone, cmd);
-  if (withPeer) {
-    // A wait that ends in a steal from the peer, then the wait of a thread that finds no work in
-    // its phase at all; acquire's entries are not worked on.
-    alone.deqCtl.fill(0);
-    alone.ctl[IDLE] = ctx.threads - 1;
-    alone.begin();
-    alone.rehearseWithPeer();
-    alone.rehearseSteal();
-    alone.begin();
-    alone.acquire();
-  }
-  return alone.stats[S_OBJECTS]!;
+  return own;
+}
+
+/** Thread 0 of `ctx.threads` on `own`, every peer idle, and a sleeper to wake whenever it shares. */
+function rehearsal(ctx: GcContext, own: PoolBuffers): GcContext {
+  const c = new GcContext(0, ctx.threads, own, REHEARSAL_STACK);
+  c.ctl[IDLE] = ctx.threads - 1;
+  c.ctl[SLEEPERS] = 1;
+  return c;
 }
