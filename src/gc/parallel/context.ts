@@ -313,13 +313,13 @@ export class GcContext {
     if (b < Atomics.load(q, this.topIdx)) return -1;
     Atomics.store(q, this.botIdx, b);
     const t = Atomics.load(q, this.topIdx);
-    if (t > b) {
-      Atomics.store(q, this.botIdx, b + 1);
-      return -1;
-    }
-    let x = this.deqBuf[this.base + (b & DEQ_MASK)]!;
-    if (t === b) {
-      if (Atomics.compareExchange(q, this.topIdx, t, t + 1) !== t) x = -1;
+    let x = t > b ? -1 : this.deqBuf[this.base + (b & DEQ_MASK)]!;
+    // The last entry, raced for with thieves (t === b), or none left, thieves
+    // having taken it since the first look (t > b): one path for both, since
+    // a rehearsal never meets the second and a path it never ran is thrown
+    // away where a program's thread first meets it.
+    if (t >= b) {
+      if (t === b && Atomics.compareExchange(q, this.topIdx, t, t + 1) !== t) x = -1;
       Atomics.store(q, this.botIdx, b + 1);
       this.bottom = b + 1;
       return x;
