@@ -122,7 +122,7 @@ export class GcContext {
   outAt = 0;
   outEnd = 0;
   /** FIRST_SPIN_MS, or 0 when the GC threads outnumber the cores (spinning
-   *  threads would then take the busy ones' time); 0 in a rehearsal. */
+   *  threads would then take the busy ones' time); a microsecond in a rehearsal. */
   private firstSpinMs: number;
   /** How long a sleep lasts at most: SLEEP_MS, or 0 in a rehearsal. */
   private sleepMs = SLEEP_MS;
