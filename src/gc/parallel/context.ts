@@ -441,6 +441,18 @@ export class GcContext {
     this.peerShares = false;
   }
 
+  /** For a rehearsal, between phases with every peer idle: waits for a
+   *  stand-in peer until it shares an entry and steals it, then waits once more
+   *  with no work in the phase at all, as a thread that wakes to find every
+   *  root claimed does. */
+  rehearseWaits(): void {
+    this.begin();
+    this.rehearseWithPeer();
+    this.rehearseSteal();
+    this.begin();
+    this.acquire();
+  }
+
   /** The stand-in peer's act: shares the entry 0, or goes idle. */
   private peerActs(): void {
     if (!this.peerShares) {

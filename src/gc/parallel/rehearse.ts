@@ -55,14 +55,11 @@ export function rehearse(ctx: GcContext, cmd: number): number {
     withPeer.rehearseWithPeer();
     runCommand(withPeer, cmd);
   }
-  if (!first) return objects;
-  alone.deqCtl.fill(0);
-  alone.ctl[IDLE] = ctx.threads - 1;
-  alone.begin();
-  alone.rehearseWithPeer();
-  alone.rehearseSteal();
-  alone.begin();
-  alone.acquire();
+  if (first) {
+    alone.deqCtl.fill(0);
+    alone.ctl[IDLE] = ctx.threads - 1;
+    alone.rehearseWaits();
+  }
   return objects;
 }
 
@@ -76,8 +73,8 @@ function privateCopy(ctx: GcContext): PoolBuffers {
   const own = {} as PoolBuffers;
   for (const name of Object.keys(ctx.buffers) as BufferName[]) {
     const b = ctx.buffers[name];
-    const threads = name === 'stats' ? 1 : name === 'deqBuf' ? 2 : 0;
-    own[name] = new SharedArrayBuffer(threads === 0 ? b.byteLength : threads * (b.byteLength / ctx.threads));
+    const perThread = b.byteLength / ctx.threads;
+    own[name] = new SharedArrayBuffer(name === 'stats' ? perThread : name === 'deqBuf' ? 2 * perThread : b.byteLength);
     if (!ZEROED.includes(name)) new Uint8Array(own[name]).set(new Uint8Array(b));
   }
   return own;
