@@ -127,21 +127,26 @@ export function isNoGpuError(e: unknown): boolean {
   return e instanceof NoGpuAdapterError || e instanceof GpuAdapterLimitError;
 }
 
-/** A GPU marker's view of the heap: its words (sable) or its reference graphs
- *  (refgraph); the mirror on the GPU takes only what changed since the last
- *  collection (allocations, stores into tenured, moved objects). */
-export function gpuInput(heap: HeapImpl): SableInput | RefGraphInput {
+/**
+ * A GPU marker's view of the heap: its words (sable) or its reference graphs
+ * (refgraph); the mirror on the GPU takes only what changed since the last
+ * collection (allocations, stores into tenured, moved objects). Under refgraph,
+ * a marker that evacuates young collections on its device (`heapMirror`) keeps
+ * the heap's words there too, so the heap logs its writes for it as under sable.
+ */
+export function gpuInput(heap: HeapImpl, heapMirror = true): SableInput | RefGraphInput {
   const graph = heap.graph;
-  if (graph) return { layout: 'refgraph', words: heap.words, graphs: () => graph, takeDirtyGraphs: () => graph.takeDirtyGraphs() };
+  const graphs = { graphs: () => graph!, takeDirtyGraphs: () => graph!.takeDirtyGraphs() };
+  if (graph && !heapMirror) return { layout: 'refgraph', words: heap.words, ...graphs };
   const log = heap.attachMirrorLog();
-  return {
-    layout: 'sable',
+  const words = {
     words: heap.words,
     takeDirtyRanges: () => log.takeDirtyRanges(),
-    objectRanges: () => log.objectRanges(),
     sizeTable: () => heap.types.sizeTable(),
-    youngRange: [heap.youngStart, heap.youngEnd],
+    youngRange: [heap.youngStart, heap.youngEnd] as const,
   };
+  if (graph) return { layout: 'refgraph', ...words, ...graphs, refTable: () => heap.types.refTable() };
+  return { layout: 'sable', ...words, objectRanges: () => log.objectRanges() };
 }
 
 /** A bad --gpu-opt list is a usage error, found before anything runs. */
@@ -173,13 +178,19 @@ function markerFor(
   switch (gc) {
     case 'gpu-dfs':
     case 'gpu-bfs':
-      return new GpuFallbackMarker(new WorkerGpuMarker({ engine: gc, input: gpuInput(heap), options: gpuOpt, benchmark }), heap, onFallback);
+      // Under refgraph the heap's words go to the device only to be evacuated there.
+      return new GpuFallbackMarker(
+        new WorkerGpuMarker({ engine: gc, input: gpuInput(heap, parseGpuOptions(gpuOpt, gc).evacuate === 'gpu'), options: gpuOpt, benchmark }),
+        heap,
+        onFallback,
+      );
     case 'parallel':
       // Each run gets its own --threads (default: gc/parallel/threads.ts defaultThreads).
       return new ParallelMarker(heap, threads, undefined, soloWords(options));
     case 'auto': {
       // Made now: the mirror log must see the heap from its first allocation.
-      const input = gpuInput(heap);
+      // Refgraph keeps no heap mirror under auto: its GPU engines evacuate on the CPU.
+      const input = gpuInput(heap, false);
       // Sable: the one change log feeds both GPU mirrors (shared-dirty-ranges.ts);
       // refgraph: gpu-bfs's mirror takes the whole graphs at each of its marks,
       // which the model's upload term prices.

@@ -95,7 +95,9 @@ export async function evacuateOnDevice(
   try {
     // --verify-gc checks the forwarding headers; without it the device may leave them out.
     const headers = h.options.verifyGc === true;
-    done = await marker.finishYoung(base, runs, headers, headers ? null : rootPicks(h, live, picks));
+    // The reference graphs' rebuild needs every new address, not the roots' alone.
+    const every = headers || h.graph !== null;
+    done = await marker.finishYoung(base, runs, headers, every ? null : rootPicks(h, live, picks));
   } catch (e) {
     if (!(e instanceof MarkerFaultError)) throw e;
     // The device failed before writing the heap: undo the carving and the
@@ -134,6 +136,13 @@ export async function evacuateOnDevice(
     } finally {
       phases.verify += performance.now() - tv;
     }
+  }
+  if (h.graph !== null) {
+    const tg = performance.now();
+    // The moved objects' vertices and edges, as after a CPU evacuation (which the
+    // device's copies of their layout words, the old vertex ids, are left to).
+    h.graph.rebuildAfterEvacuation(done.forward, live.length, runs, remembered.objects.data);
+    phases.graph += performance.now() - tg;
   }
   h.flipSurvivors(ev.toTop, true);
   const t = done.times;

@@ -207,7 +207,7 @@ export class GenerationalPlan implements Collector {
       if (e.where === 'gpu') {
         const ev = this.evacuator;
         this.moved = { count: live.length, survivedWords: ev.survivedWords, promotedWords: ev.promotedWords };
-        phases.copy += performance.now() - t;
+        phases.copy += performance.now() - t - phases.graph;
         return true;
       }
     }

@@ -19,7 +19,7 @@
 
 import { CARD_DIRTY, CARD_SHIFT } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
-import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED, TYPE_WORD } from '../heap/object-model.js';
+import { AGE_MASK, AGE_SHIFT, HEADER_TAG, LAYOUT_WORD, STATUS_FORWARDED, TYPE_WORD } from '../heap/object-model.js';
 import { HeapVerificationError } from './verify.js';
 
 export interface EvacuationSnapshot {
@@ -92,22 +92,33 @@ export function verifyDeviceEvacuation(
     moved[a - ys] = expect;
   }
   const to = (v: number): number => (v >= ys && v < ye ? moved[v - ys]! : v);
+  // Under refgraph the layout word names the object's graph vertex, which the
+  // graphs' rebuild after the evacuation sets, in the heap only.
+  const layoutWordMoves = h.graph !== null;
+  // Which words right of the header hold references, per object (ref-slots.ts).
+  let isRef = new Uint8Array(64);
   for (let i = 0; i < n; i++) {
     const a = live[i]!;
     const na = forward[i]!;
     const t = old[a + TYPE_WORD]!;
     const left = types.left[t]!;
     const right = types.rightWords(old, a);
-    const refs = old[a + 2]!;
+    if (isRef.length < 4 + right) isRef = new Uint8Array(2 * (4 + right));
+    isRef.fill(0, 0, 4 + right);
+    h.refSlots.forEach(old, a, (s) => {
+      isRef[s - a] = 1;
+    });
     const promotedCopy = na >= ts;
     const where = (k: number): string => `word ${k} of the ${types.names[t]} copied from ${a} to ${na}`;
     for (let k = -left; k < 4 + right; k++) {
+      if (k === LAYOUT_WORD && layoutWordMoves) continue;
       const v = old[a + k]!;
+      const ref = k >= 4 && isRef[k] === 1;
       let expect = v;
       if (k === 0) expect = HEADER_TAG | (Math.min(AGE_MASK, ((v >> AGE_SHIFT) & AGE_MASK) + 1) << AGE_SHIFT);
-      else if (k >= 4 && k < 4 + refs) expect = to(v);
+      else if (ref) expect = to(v);
       if (words[na + k] !== expect) fail(name, `${where(k)} holds ${words[na + k]}, expected ${expect}`);
-      if (promotedCopy && k >= 4 && k < 4 + refs && expect >= ys && expect < ye) {
+      if (promotedCopy && ref && expect >= ys && expect < ye) {
         if (cards[(na + k - ts) >> CARD_SHIFT] !== CARD_DIRTY) fail(name, `${where(k)} refers to young ${expect} in a clean card`);
       }
     }

@@ -57,7 +57,15 @@ export type InputSpec =
       readonly sizeTable: boolean;
       readonly youngRange?: readonly [number, number];
     }
-  | { readonly layout: 'refgraph'; readonly words: SharedArrayBuffer; readonly dirtyGraphs: boolean };
+  | {
+      readonly layout: 'refgraph';
+      readonly words: SharedArrayBuffer;
+      readonly dirtyGraphs: boolean;
+      /** A heap mirror beside the graphs (marker-shape.ts keepsHeapMirror): the
+       *  changes carry dirty ranges, and evacAssign the size and reference tables. */
+      readonly heapMirror: boolean;
+      readonly youngRange?: readonly [number, number];
+    };
 
 /** What changed in the heap since the last request that carried it: the
  *  worker's input hands these to its marker's next `takeDirty...` call. */
@@ -115,7 +123,14 @@ export type HostRequest =
       readonly youngEnd: number;
       readonly changes: Changes;
     }
-  | { readonly op: 'evacAssign'; readonly marker: number; readonly liveLength: number; readonly spaces: YoungSpaces; readonly sizeTable?: Uint32Array }
+  | {
+      readonly op: 'evacAssign';
+      readonly marker: number;
+      readonly liveLength: number;
+      readonly spaces: YoungSpaces;
+      readonly sizeTable?: Uint32Array;
+      readonly refTable?: Uint32Array;
+    }
   | { readonly op: 'evacFinish'; readonly marker: number; readonly base: number; readonly slotRuns: SharedInts; readonly headers: boolean; readonly picks: SharedInts | null }
   | { readonly op: 'verifyCopy'; readonly marker: number; readonly changes: Changes }
   | { readonly op: 'dispose'; readonly marker: number };

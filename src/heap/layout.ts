@@ -21,7 +21,10 @@
  */
 
 import type { FieldKind } from './api.js';
-import { HEADER_WORDS, KIND_FLOAT_ARRAY, KIND_INSTANCE, LENGTH_WORD, TYPE_WORD } from './object-model.js';
+import { HEADER_WORDS, KIND_FLOAT_ARRAY, KIND_INSTANCE, KIND_REF_ARRAY, LENGTH_WORD, TYPE_WORD } from './object-model.js';
+
+/** `TypeTable.refTable`'s entry for an array of references. */
+export const REFS_RUN = 0xffffffff;
 
 export type LayoutName = 'sable' | 'refgraph';
 export const LAYOUT_NAMES: readonly LayoutName[] = ['sable', 'refgraph'];
@@ -195,6 +198,45 @@ export class TypeTable {
     this.sizeTable();
     return this.signedSizes;
   }
+
+  /**
+   * Where each type's references are, for a GPU copy of a refgraph heap that
+   * moves objects itself (gpu/kernels/refs-refgraph.wgsl): word 0 holds the
+   * number of types (type 0 is never used); word t is REFS_RUN for an array of
+   * references (its elements from a+4, as many as a+3 says), else the index e of
+   * the type's reference count, table[e], followed by that many offsets from the
+   * header in edge order (ref-slots.ts's two forms). Scalar arrays and strings
+   * point at a count of 0.
+   */
+  refTable(): Uint32Array {
+    if (this.refs.length > 0 && this.refsTypes === this.count) return this.refs;
+    let words = this.count + 1;
+    for (let t = 1; t < this.count; t++) if (this.kind[t] === KIND_INSTANCE) words += 1 + this.refCount[t]!;
+    const out = new Uint32Array(words);
+    // The shared empty entry: a count of 0 right after the types' words.
+    const none = this.count;
+    let e = none + 1;
+    out[0] = this.count;
+    for (let t = 1; t < this.count; t++) {
+      const k = this.kind[t]!;
+      if (k === KIND_REF_ARRAY) {
+        out[t] = REFS_RUN;
+      } else if (k === KIND_INSTANCE) {
+        out[t] = e;
+        const n = this.refCount[t]!;
+        out[e++] = n;
+        for (let j = 0; j < n; j++) out[e++] = this.refOffsets[this.refBegin[t]! + j]!;
+      } else {
+        out[t] = none;
+      }
+    }
+    this.refsTypes = this.count;
+    return (this.refs = out);
+  }
+
+  /** `refTable`'s last answer, and the type count it was made for. */
+  private refs = new Uint32Array(0);
+  private refsTypes = 0;
 
   /** `sizeTable`'s last answer; a new type makes it stale (its length tells). */
   private sizes = new Uint32Array(0);

@@ -1,6 +1,6 @@
 /**
- * A young collection's evacuation on the GPU (sable layout), in the heap
- * mirror, in two steps around one question to the CPU:
+ * A young collection's evacuation on the GPU, in the heap mirror, in two steps
+ * around one question to the CPU:
  *
  *  1. `assign` (kernels/evacuate.wgsl): each live object's destination by
  *     prefix sums over the last young mark's live list, which is still on the
@@ -57,6 +57,8 @@ export interface AssignJob {
   readonly tenuredStart: number;
   /** heap/layout.ts TypeTable.sizeTable(). */
   readonly sizeTable: Uint32Array;
+  /** heap/layout.ts TypeTable.refTable(): the refgraph layout's references by type. */
+  readonly refTable?: Uint32Array;
 }
 
 export interface FinishJob {
@@ -163,6 +165,9 @@ export class DeviceEvacuation {
   private readonly big: GrowableBuffer;
   private readonly ctl: GrowableBuffer;
   private readonly types: GrowableBuffer;
+  /** refgraph: TypeTable.refTable() (sable binds it unread). */
+  private readonly reftab: GrowableBuffer;
+  private reftabUploaded = -1;
   private readonly slots: GrowableBuffer;
   /** Each slot run's offset, then the fixed slots gathered at those offsets,
    *  then the picked live-list positions, which evac_gather_picks replaces
@@ -183,6 +188,8 @@ export class DeviceEvacuation {
     private readonly slotsOnDevice: boolean,
     /** Who writes the read-back into the heap. */
     private readonly writers: Promise<HeapWriters>,
+    /** Where the objects' references are: a+2 counts a run (sable) or the type says (refgraph). */
+    private readonly layout: 'sable' | 'refgraph' = 'sable',
   ) {
     const d = ctx.device;
     const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
@@ -195,6 +202,7 @@ export class DeviceEvacuation {
     this.big = new GrowableBuffer(d, rw, 'evacuation big objects', max);
     this.ctl = new GrowableBuffer(d, rw, 'evacuation control and cards', max);
     this.types = new GrowableBuffer(d, rw, 'evacuation types', max);
+    this.reftab = new GrowableBuffer(d, rw, 'evacuation reference table', max);
     this.slots = new GrowableBuffer(d, rw, 'evacuation slot runs', max);
     this.gather = new GrowableBuffer(d, rw, 'evacuation gathered slots', max);
     this.totals = new Readback(d, 'evacuation totals read-back');
@@ -217,6 +225,7 @@ export class DeviceEvacuation {
         { name: 'live', kind: 'read-only-storage', type: 'array<u32>' },
         { name: 'fwd', kind: 'storage', type: 'array<u32>' },
         { name: 'types', kind: 'read-only-storage', type: 'array<vec4<u32>>' },
+        { name: 'reftab', kind: 'read-only-storage', type: 'array<u32>' },
         { name: 'big', kind: 'storage', type: 'array<u32>' },
         { name: 'rctl', kind: 'storage', type: 'array<atomic<u32>>' },
         { name: 'slots', kind: 'read-only-storage', type: 'array<vec2<u32>>' },
@@ -228,6 +237,7 @@ export class DeviceEvacuation {
         this.mirror.accessors(false),
         this.mirror.storeAccessor(),
         kernelSource('scan'),
+        kernelSource(this.layout === 'sable' ? 'refs-sable' : 'refs-refgraph'),
         kernelSource('replay'),
         kernelSource('evacuate'),
       ],
@@ -262,6 +272,7 @@ export class DeviceEvacuation {
       live: liveBuffer,
       fwd: this.fwd.buffer,
       types: this.types.buffer,
+      reftab: this.reftab.buffer,
       big: this.big.buffer,
       rctl: this.ctl.buffer,
       slots: this.slots.buffer,
@@ -300,6 +311,17 @@ export class DeviceEvacuation {
     if (fresh || this.typesUploaded !== typeCount) {
       device.queue.writeBuffer(types, 0, job.sizeTable as Uint32Array<ArrayBuffer>);
       this.typesUploaded = typeCount;
+    }
+    if (this.layout === 'refgraph') {
+      const refs = job.refTable;
+      if (!refs) throw new Error('GPU evacuation: the refgraph layout needs the reference table');
+      const r = this.reftab.ensure(refs.byteLength);
+      if (r.fresh || this.reftabUploaded !== typeCount) {
+        device.queue.writeBuffer(r.buffer, 0, refs as Uint32Array<ArrayBuffer>);
+        this.reftabUploaded = typeCount;
+      }
+    } else {
+      this.reftab.ensure(4);
     }
     if (job.deviceLive < n) {
       await this.uploader.write(job.liveBuffer, job.deviceLive, u32View(job.live.subarray(job.deviceLive, n)));
@@ -513,7 +535,7 @@ export class DeviceEvacuation {
 
   destroy(): void {
     this.pending = null;
-    destroyAll(this.rp, this.ep, this.fwd, this.vals, this.big, this.ctl, this.types, this.slots, this.gather, this.totals, this.readback);
+    destroyAll(this.rp, this.ep, this.fwd, this.vals, this.big, this.ctl, this.types, this.reftab, this.slots, this.gather, this.totals, this.readback);
   }
 }
 

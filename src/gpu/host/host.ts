@@ -17,7 +17,7 @@ import { youngResult } from '../young-result.js';
 import type { GpuMarkStats, GpuStartup } from '../worker/gpu-marker.js';
 import type { GpuMarkerConfig } from '../marker-shape.js';
 import type { RefGraphs } from '../mirror/mirror.js';
-import { gpuMarkerShape } from '../marker-shape.js';
+import { gpuMarkerShape, keepsHeapMirror } from '../marker-shape.js';
 import type { GpuOptions } from '../options.js';
 import { sharedCapacity, sharedClock, type Changes, type EvacFinishReply, type HostReply, type HostRequest, type InputSpec, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
@@ -276,7 +276,13 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
               sizeTable: input.sizeTable !== undefined,
               youngRange: input.youngRange,
             }
-          : { layout: 'refgraph', words: input.words.buffer as SharedArrayBuffer, dirtyGraphs: input.takeDirtyGraphs !== undefined };
+          : {
+              layout: 'refgraph',
+              words: input.words.buffer as SharedArrayBuffer,
+              dirtyGraphs: input.takeDirtyGraphs !== undefined,
+              heapMirror: keepsHeapMirror(input, this.options),
+              youngRange: input.youngRange,
+            };
       await gpuHost().request({
         op: 'create',
         marker: this.id,
@@ -298,7 +304,11 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     const changes: Changes =
       input.layout === 'sable'
         ? { dirty: input.takeDirtyRanges?.() }
-        : { graphs: graphsData(input.graphs()), graphDirty: input.takeDirtyGraphs?.() };
+        : {
+            graphs: graphsData(input.graphs()),
+            graphDirty: input.takeDirtyGraphs?.(),
+            dirty: keepsHeapMirror(input, this.options) ? input.takeDirtyRanges?.() : undefined,
+          };
     return { changes, ms: performance.now() - t };
   }
 
@@ -314,7 +324,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
   }
 
   get uploadsAhead(): boolean {
-    return this.config.input.layout === 'sable' && this.options.edenUpload === 'ahead';
+    return keepsHeapMirror(this.config.input, this.options) && this.options.edenUpload === 'ahead';
   }
 
   async uploadAhead(start: number, end: number): Promise<void> {
@@ -385,13 +395,13 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       live: own ? undefined : this.liveList.put(live),
       forward: this.forward.put(forward),
       slotRuns: this.slotRuns.put(slotRuns),
-      sizeTable: input.layout === 'sable' ? input.sizeTable?.() : undefined,
+      sizeTable: input.sizeTable?.(),
     }, true);
   }
 
   async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
     const input = this.config.input;
-    const refusal = evacuationRefusal(input);
+    const refusal = evacuationRefusal(input, this.options);
     if (refusal) return { ok: false, reason: refusal };
     if (live !== this.lastLive) return { ok: false, reason: 'not the last young mark\'s list' };
     return gpuHost().request<DeviceAssignment>({
@@ -399,7 +409,8 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       marker: this.id,
       liveLength: live.length,
       spaces,
-      sizeTable: input.layout === 'sable' ? input.sizeTable?.() : undefined,
+      sizeTable: input.sizeTable?.(),
+      refTable: input.layout === 'refgraph' ? input.refTable?.() : undefined,
     }, true);
   }
 

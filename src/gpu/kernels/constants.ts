@@ -11,6 +11,7 @@
  */
 import { CARD_SHIFT } from '../../heap/card-table.js';
 import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../../heap/object-model.js';
+import { REFS_RUN } from '../../heap/layout.js';
 import { VERTEX_ADDRESS, VERTEX_FIRST, VERTEX_WORDS } from '../../heap/ref-graph.js';
 
 /** A uniform struct: u32 fields in memory order, each with what it holds. */
@@ -198,7 +199,13 @@ export const EVACUATE = {
   ONE_THREAD_WORDS: REPLAY.SMALL,
   AGE_AT: AGE_SHIFT,
   AGE_BITS: AGE_MASK,
+  /** markSlot's answer for a slot that names no young object. */
+  NO_CARD: 0xffffffff,
 } as const;
+
+/** refs-refgraph.wgsl: the reference table's entry of an array of references
+ *  (heap/layout.ts TypeTable.refTable). */
+export const REFS = { REFS_RUN } as const;
 
 /** What one kernel file gets from the table. */
 interface FileConstants {
@@ -228,6 +235,8 @@ export const KERNEL_FILES = {
   remset: { uniform: { binding: 'rp', struct: 'RemsetParams', fields: REMSET_PARAMS }, values: REMSET, specialized: ['WG'] },
   replay: { uniform: { binding: 'rp', struct: 'ReplayParams', fields: REPLAY_PARAMS }, values: REPLAY, specialized: ['WG'] },
   evacuate: { uniform: { binding: 'ep', struct: 'EvacParams', fields: EVACUATE_PARAMS }, values: EVACUATE, specialized: ['WG'] },
+  'refs-sable': {},
+  'refs-refgraph': { values: REFS },
 } as const satisfies Record<string, FileConstants>;
 
 export type KernelFile = keyof typeof KERNEL_FILES;

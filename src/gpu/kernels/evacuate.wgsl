@@ -1,7 +1,7 @@
-// A young collection's evacuation decided on the GPU (sable layout): where
+// A young collection's evacuation decided on the GPU (either layout): where
 // each live object goes. Assembled with replay.wgsl (objectSpan, the copy,
 // header and fix kernels, which then run with the addresses written here) and
-// scan.wgsl (workgroupScan).
+// scan.wgsl (workgroupScan), and refs-sable.wgsl or refs-refgraph.wgsl.
 //
 // To-space is allocated by prefix sums over the live list in its order (the
 // address order by default), so the copy is deterministic: an object under
@@ -130,20 +130,33 @@ fn evac_place(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
   }
 }
 
-// Tenured slots [s, e) (already fixed) that name young objects dirty their
-// cards, as gc/evacuate.ts's copy does; the bits cover cards [cardFirst,
-// cardFirst + 32 * cardWords).
+// A tenured slot k (already fixed) that names a young object dirties its card,
+// as gc/evacuate.ts's copy does; the bits cover cards [cardFirst, cardFirst +
+// 32 * cardWords). Returns its card (from tenuredStart), or NO_CARD.
+fn markSlot(k: u32) -> u32 {
+  let v = heapWord(k);
+  if (v < ep.youngStart || v >= ep.youngEnd) { return NO_CARD; }
+  let card = (k - ep.tenuredStart) >> CARD_SHIFT;
+  let c = card - ep.cardFirst;
+  if ((c >> 5u) < ep.cardWords) { atomicOr(&rctl[CARD_BITS + (c >> 5u)], 1u << (c & 31u)); }
+  return card;
+}
+
+// Slots [s, e): a lone thread skips a dirty card's other slots (one atomic per
+// card, not per slot, where a large array's slots all name young objects).
 fn markCards(s: u32, e: u32, k0: u32, stride: u32) {
   for (var k = s + k0; k < e; k += stride) {
-    let v = heapWord(k);
-    if (v >= ep.youngStart && v < ep.youngEnd) {
-      let off = k - ep.tenuredStart;
-      let c = (off >> CARD_SHIFT) - ep.cardFirst;
-      if ((c >> 5u) < ep.cardWords) { atomicOr(&rctl[CARD_BITS + (c >> 5u)], 1u << (c & 31u)); }
-      // The card is dirty: a lone thread skips its other slots (one atomic per
-      // card, not per slot, where a large array's slots all name young objects).
-      if (stride == 1u) { k = ep.tenuredStart + (off | ((1u << CARD_SHIFT) - 1u)); }
-    }
+    if (markSlot(k) != NO_CARD && stride == 1u) { k = ep.tenuredStart + ((k - ep.tenuredStart) | ((1u << CARD_SHIFT) - 1u)); }
+  }
+}
+
+// The references of the promoted copy at na (refs-*.wgsl), one atomic per card a thread meets in a row.
+fn markObjectCards(na: u32, k0: u32, stride: u32) {
+  let n = refCountOf(na);
+  var last = NO_CARD;
+  for (var j = k0; j < n; j += stride) {
+    let k = refSlotOf(na, j);
+    if (last == NO_CARD || ((k - ep.tenuredStart) >> CARD_SHIFT) != last) { last = markSlot(k); }
   }
 }
 
@@ -153,7 +166,7 @@ fn evac_cards(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
   for (var i = gid.x; i < ep.count; i += stride) {
     let na = fwd[i];
     if (na < ep.tenuredStart || objectSpan(na).y > ONE_THREAD_WORDS) { continue; }
-    markCards(na + 4u, na + 4u + heapWord(na + 2u), 0u, 1u);
+    markObjectCards(na, 0u, 1u);
   }
 }
 
@@ -196,6 +209,6 @@ fn evac_cards_big(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
   for (var b = wid.x; b < n; b += nwg.x) {
     let na = fwd[big[b]];
     if (na < ep.tenuredStart) { continue; }
-    markCards(na + 4u, na + 4u + heapWord(na + 2u), lid, WG);
+    markObjectCards(na, lid, WG);
   }
 }

@@ -1,4 +1,7 @@
-// Replaying a young collection's evacuation on the heap mirror (sable layout).
+// Replaying a young collection's evacuation on the heap mirror (sable layout),
+// whose fix kernels the device's own evacuation (evacuate.wgsl) runs too, in
+// either layout: refs-sable.wgsl or refs-refgraph.wgsl says where a copy's
+// references are.
 //
 // The CPU evacuates the live young objects in the order of the marker's live
 // list (gc/evacuate.ts): it copies object i from live[i] to fwd[i], leaves a
@@ -78,12 +81,21 @@ fn replay_headers(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
   }
 }
 
-// References [s, e) of a copy: young ones now name the forwarding header's target.
+// A reference slot k: a young referent is replaced by its forwarding header's target.
+fn fixSlot(k: u32) {
+  let v = heapWord(k);
+  if (v >= rp.youngStart && v < rp.youngEnd) { heapStore(k, heapWord(v + 1u)); }
+}
+
+// Slots [s, e) (the remembered set's runs).
 fn fixRefs(s: u32, e: u32, k0: u32, stride: u32) {
-  for (var k = s + k0; k < e; k += stride) {
-    let v = heapWord(k);
-    if (v >= rp.youngStart && v < rp.youngEnd) { heapStore(k, heapWord(v + 1u)); }
-  }
+  for (var k = s + k0; k < e; k += stride) { fixSlot(k); }
+}
+
+// The references of the copy at na, wherever the layout keeps them (refs-*.wgsl).
+fn fixObject(na: u32, k0: u32, stride: u32) {
+  let n = refCountOf(na);
+  for (var j = k0; j < n; j += stride) { fixSlot(refSlotOf(na, j)); }
 }
 
 @compute @workgroup_size(WG)
@@ -93,7 +105,7 @@ fn replay_fix(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     let na = fwd[i];
     // The copy's size decides, as in replay_copy: listed objects are fixed by replay_fix_big.
     if (objectSpan(na).y > SMALL) { continue; }
-    fixRefs(na + 4u, na + 4u + heapWord(na + 2u), 0u, 1u);
+    fixObject(na, 0u, 1u);
   }
 }
 
@@ -103,7 +115,7 @@ fn replay_fix_big(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
   let n = min(atomicLoad(&rctl[BIG_COUNT]), rp.bigCap);
   for (var b = wid.x; b < n; b += nwg.x) {
     let na = fwd[big[b]];
-    fixRefs(na + 4u, na + 4u + heapWord(na + 2u), lid, WG);
+    fixObject(na, lid, WG);
   }
 }
 

@@ -90,7 +90,7 @@ export class EvacuationReplay {
       this.program = buildProgram(this.ctx, {
         header: specializationHeader(['replay'], { WG: this.wg }),
         bindings,
-        body: [this.mirror.accessors(false), this.mirror.storeAccessor(), kernelSource('replay')],
+        body: [this.mirror.accessors(false), this.mirror.storeAccessor(), kernelSource('refs-sable'), kernelSource('replay')],
         entryPoints: ['replay_copy', 'replay_copy_big', 'replay_headers', 'replay_fix', 'replay_fix_big', 'replay_slots'],
       });
     }

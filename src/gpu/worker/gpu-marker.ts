@@ -25,7 +25,7 @@ import { pipelinesCreated } from '../device/shader.js';
 import { EvacuationReplay } from '../mirror/replay.js';
 import type { GpuOptions } from '../options.js';
 import { optionsLabel } from '../options.js';
-import { gpuMarkerShape, type GpuMarkerConfig, type SableInput } from '../marker-shape.js';
+import { gpuMarkerShape, keepsHeapMirror, type GpuMarkerConfig, type SableInput } from '../marker-shape.js';
 import { heapWriters } from './heap-writers.js';
 
 /** What the last mark did, for `--stats` and tests. */
@@ -72,7 +72,12 @@ export class GpuMarker implements YoungEvacuatingMarker {
    *  mark, its live list and how much of it the engine's device buffer holds (a
    *  full mark has no list: the plan lists its young objects from the bitmap). */
   private lastMark: { live: Int32Array | null; deviceLive: number; youngStart: number; youngEnd: number } | null = null;
+  /** What the engine marks: the heap mirror (sable) or the graphs (refgraph). */
   private mirror: HeapMirror | GraphMirror | null = null;
+  /** The heap's words on the device, where evacuations move objects: the
+   *  engine's mirror under sable; under refgraph one beside the graphs, kept
+   *  only to evacuate there (marker-shape.ts keepsHeapMirror). */
+  private heapMirror: HeapMirror | null = null;
   private engine: GpuEngineImpl | null = null;
   /** `update` was called since the last mark: mark uploads nothing more. */
   private pushed = false;
@@ -111,14 +116,14 @@ export class GpuMarker implements YoungEvacuatingMarker {
 
   /** True when the heap may hand eden over ahead of the collection (`uploadAhead`). */
   get uploadsAhead(): boolean {
-    return this.config.input.layout === 'sable' && this.options.edenUpload === 'ahead';
+    return keepsHeapMirror(this.config.input, this.options) && this.options.edenUpload === 'ahead';
   }
 
   /** Uploaded ahead since the last mark (reported with the next mark, not in its pause). */
   private ahead: UploadStats = { bytes: 0, ms: 0 };
 
   /**
-   * Sable, `upload=ahead`: the heap's words [start, end) (eden allocated since the
+   * `upload=ahead` with a heap mirror: the heap's words [start, end) (eden allocated since the
    * mirror last took it: complete objects, whose later reference stores mark
    * mirror cards) go to the mirror now, while the program waits, through the
    * staging ring; nothing waits for the copies, which the next mark's submits
@@ -126,8 +131,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
    */
   async uploadAhead(start: number, end: number): Promise<void> {
     await this.ready();
-    const input = this.config.input as SableInput;
-    const st = await (this.mirror as HeapMirror).stage(input.words, [start, end]);
+    const st = await this.heapMirror!.stage(this.config.input.words, [start, end]);
     this.ahead.bytes += st.bytes;
     this.ahead.ms += st.ms;
   }
@@ -138,7 +142,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
    * (the worker calls this once it has replied, while the program runs).
    */
   reserveAhead(end: number): void {
-    const young = this.config.input.layout === 'sable' ? this.config.input.youngRange : undefined;
+    const young = this.config.input.youngRange;
     if (this.evacuation && young) this.evacuation.reserve(end - young[0]);
   }
 
@@ -156,7 +160,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     // `prepare`; done already when the remembered set was scanned on the GPU.
     const tSync = performance.now();
     if (input.layout === 'sable') {
-      const sync = this.synced ?? (await this.syncSable());
+      const sync = this.synced ?? (await this.syncHeap(this.pushed));
       this.synced = null;
       ({ upload, dirtyMs, replayWait } = sync);
     } else {
@@ -165,6 +169,12 @@ export class GpuMarker implements YoungEvacuatingMarker {
         : await (this.mirror as GraphMirror).update(input.graphs(), input.takeDirtyGraphs ? input.takeDirtyGraphs() : {});
       this.pushed = false;
       this.pushedStats = { bytes: 0, ms: 0 };
+      if (this.heapMirror) {
+        // The words a young collection may evacuate on the device.
+        const words = await this.syncHeap(false);
+        upload = { bytes: upload.bytes + words.upload.bytes, ms: upload.ms + words.upload.ms };
+        dirtyMs = words.dirtyMs;
+      }
     }
     const syncMs = performance.now() - tSync;
     job =
@@ -174,7 +184,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     const tTrace = performance.now();
     this.lastMark = null;
     const r: TraceResult = await this.engine!.trace(job);
-    if (input.layout === 'sable') {
+    if (this.heapMirror) {
       const live = young ? (r.live ?? null) : null;
       // The request's young range: a full job's covers the whole heap.
       const { youngStart, youngEnd } = request;
@@ -271,14 +281,14 @@ export class GpuMarker implements YoungEvacuatingMarker {
 
   /** Step 1 of a device evacuation of the last young mark's `live` (evacuate/device.ts). */
   async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
-    const refusal = evacuationRefusal(this.config.input);
+    const refusal = evacuationRefusal(this.config.input, this.options);
     if (refusal) return { ok: false, reason: refusal };
     const last = this.lastMark;
     if (!this.evacuation || !last || last.live === null) {
       return { ok: false, reason: 'no young mark on the device' };
     }
     if (last.live !== live) throw new Error(`${this.name}: assignYoung of a live list other than the last young mark's`);
-    const input = this.config.input as SableInput;
+    const input = this.config.input;
     const evacuation = this.evacuation;
     return this.counted(() => evacuation.assign({
       liveBuffer: this.engine!.liveBuffer(),
@@ -288,6 +298,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
       youngEnd: last.youngEnd,
       ...spaces,
       sizeTable: input.sizeTable!(),
+      refTable: input.layout === 'refgraph' ? input.refTable!() : undefined,
     }));
   }
 
@@ -297,20 +308,20 @@ export class GpuMarker implements YoungEvacuatingMarker {
     this.lastMark = null;
     if (!this.evacuation || !last || last.live === null) throw new Error(`${this.name}: finishYoung without an assignment`);
     const out = forward ?? new Int32Array(last.live.length);
-    const input = this.config.input as SableInput;
     const evacuation = this.evacuation;
-    const done = await this.counted(() => evacuation.finish({ base, slotRuns, headers, words: input.words, forward: out, picks }));
+    const done = await this.counted(() => evacuation.finish({ base, slotRuns, headers, words: this.config.input.words, forward: out, picks }));
     return { ...done, forward: out.subarray(0, done.picked ? picks!.length : last.live.length) };
   }
 
   /**
-   * Brings the sable mirror up to date for a mark: waits for a pending replay
+   * Brings the heap mirror up to date for a mark: waits for a pending replay
    * (the GPU replays the last evacuation while the program runs; what is left
    * is counted as part of the upload, so that the kernel's timestamps time the
-   * mark alone), then uploads what the heap wrote since (`takeDirtyRanges`).
+   * mark alone), then uploads what the heap wrote since (`takeDirtyRanges`),
+   * unless `pushed` (`update` did).
    */
-  private async syncSable(): Promise<{ upload: UploadStats; dirtyMs: number; replayWait: number }> {
-    const input = this.config.input as SableInput;
+  private async syncHeap(pushed: boolean): Promise<{ upload: UploadStats; dirtyMs: number; replayWait: number }> {
+    const input = this.config.input;
     let replayWait = 0;
     if (this.replayPending) {
       const tw = performance.now();
@@ -319,11 +330,13 @@ export class GpuMarker implements YoungEvacuatingMarker {
       this.replayPending = false;
     }
     const td = performance.now();
-    const ranges = this.pushed ? [] : input.takeDirtyRanges ? input.takeDirtyRanges() : 'all';
+    const ranges = pushed ? [] : input.takeDirtyRanges ? input.takeDirtyRanges() : 'all';
     const dirtyMs = performance.now() - td;
-    const upload = this.pushed ? this.pushedStats : await (this.mirror as HeapMirror).update(input.words, ranges);
-    this.pushed = false;
-    this.pushedStats = { bytes: 0, ms: 0 };
+    const upload = pushed ? this.pushedStats : await this.heapMirror!.update(input.words, ranges);
+    if (pushed) {
+      this.pushed = false;
+      this.pushedStats = { bytes: 0, ms: 0 };
+    }
     return { upload, dirtyMs, replayWait };
   }
 
@@ -349,7 +362,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     if (slots < this.options.remsetMinSlots) return null;
     const t = performance.now();
     await this.ready();
-    const synced = await this.syncSable();
+    const synced = await this.syncHeap(this.pushed);
     // A full collection's scan comes after its mark: the next mark syncs for itself.
     this.synced = beforeMark ? synced : null;
     const syncMs = performance.now() - t;
@@ -359,8 +372,8 @@ export class GpuMarker implements YoungEvacuatingMarker {
 
   async verifyCopy(check: (copy: Uint32Array) => void): Promise<void> {
     const input = this.config.input;
-    if (input.layout !== 'sable' || !this.mirror || !this.engine) return;
-    const mirror = this.mirror as HeapMirror;
+    const mirror = this.heapMirror;
+    if (!mirror || !this.engine) return;
     // The writes since the mark (remembered-slot fix-ups, sweeps, promotions not
     // replayed) go up now, as the next mark would send them; that mark then sends
     // only what the program writes after this.
@@ -459,6 +472,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     if (input.layout === 'sable') {
       const m = new HeapMirror(ctx, input.words.length, this.uploader, this.options.chunkWords);
       this.mirror = m;
+      this.heapMirror = m;
       if (input.sizeTable) this.replay = new EvacuationReplay(ctx, m, this.uploader);
       if (input.sizeTable && this.options.evacuate === 'gpu') this.evacuation = new DeviceEvacuation(ctx, m, this.uploader, this.options.evacuateSlots === 'gpu', heapWriters(this.options.writers));
       this.remset = new RemsetScan(ctx, m, this.uploader);
@@ -471,6 +485,11 @@ export class GpuMarker implements YoungEvacuatingMarker {
     } else {
       const m = new GraphMirror(ctx, this.uploader);
       this.mirror = m;
+      if (keepsHeapMirror(input, this.options)) {
+        const words = new HeapMirror(ctx, input.words.length, this.uploader, this.options.chunkWords);
+        this.heapMirror = words;
+        this.evacuation = new DeviceEvacuation(ctx, words, this.uploader, this.options.evacuateSlots === 'gpu', heapWriters(this.options.writers), 'refgraph');
+      }
       target = {
         layout: 'refgraph',
         bindings: (v) => m.bindings(v),
@@ -498,10 +517,12 @@ export class GpuMarker implements YoungEvacuatingMarker {
     this.evacuation?.destroy();
     this.evacuation = null;
     this.lastMark = null;
+    if (this.heapMirror !== this.mirror) this.heapMirror?.destroy();
     this.mirror?.destroy();
     this.uploader?.destroy();
     this.engine = null;
     this.mirror = null;
+    this.heapMirror = null;
     this.uploader = null;
     this.ctx = null;
   }

@@ -54,6 +54,7 @@ class Hosted {
   private graphs: RefGraphs | null = null;
   objectRanges: number[] | undefined;
   sizeTable: Uint32Array | undefined;
+  refTable: Uint32Array | undefined;
   /** The live list as the main thread reads it: a copy in shared memory, grown as needed. */
   private shared = new Int32Array(new SharedArrayBuffer(4 * 1024));
   /** A device evacuation's new addresses, for the main thread (grown as needed). */
@@ -84,6 +85,14 @@ class Hosted {
         youngRange: spec.youngRange,
       };
     } else {
+      const mirror = spec.heapMirror
+        ? {
+            takeDirtyRanges: () => this.takeDirty(),
+            sizeTable: () => this.sizeTable ?? new Uint32Array(0),
+            refTable: () => this.refTable ?? new Uint32Array(0),
+            youngRange: spec.youngRange,
+          }
+        : {};
       input = {
         layout: 'refgraph',
         words,
@@ -92,6 +101,7 @@ class Hosted {
           return this.graphs;
         },
         takeDirtyGraphs: spec.dirtyGraphs ? () => this.takeGraphDirty() : undefined,
+        ...mirror,
       };
     }
     this.marker = new GpuMarker({
@@ -252,6 +262,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const own = h.marker.lastYoungLive;
       if (own === null || own.length !== req.liveLength) return { ok: false, reason: 'the young mark\'s list is gone' };
       h.sizeTable = req.sizeTable ?? h.sizeTable;
+      h.refTable = req.refTable ?? h.refTable;
       return await h.marker.assignYoung(own, req.spaces);
     }
     case 'evacFinish': {
