@@ -40,6 +40,8 @@
 //   --threads-list N,N,...  thread counts of `scaling` (default 1,2,4,8,16)
 //   --programs NAME,...     `auto`: only the programs whose path contains one of the names;
 //                           `scaling`: only the shapes whose name contains one
+//   --layout NAME  `pairs`: the object layout of minivm's runs (default sable; refgraph marks the
+//                reference graphs and evacuates in a heap mirror beside them)
 //   --pretouch   every run maps its heap's pages before the program runs: minivm's --pretouch and
 //                HotSpot's -XX:+AlwaysPreTouch, so that no pause pays the first touch of a page
 //
@@ -71,13 +73,13 @@ const DEFAULT_SECTIONS = ['interp', 'gc', 'layouts', 'young1m', 'java'];
 function usage(msg) {
   if (msg) process.stderr.write(`bench/run.mjs: ${msg}\n`);
   process.stderr.write(
-    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling|dispatch|auto|autoreplay|startup ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown] [--threads-list N,N,...] [--programs NAME,...] [--pretouch]\n',
+    'usage: node bench/run.mjs [interp|gc|layouts|young1m|java|pairs|scaling|dispatch|auto|autoreplay|startup ...] [--repeat N] [--quick] [--out file.json] [--gpu] [--heap SIZE] [--no-build] [--markdown] [--threads-list N,N,...] [--programs NAME,...] [--layout NAME] [--pretouch]\n',
   );
   process.exit(64);
 }
 
 /** @type {{ sections: string[], repeat: number | undefined, quick: boolean, out: string | null, gpu: boolean, heap: string, build: boolean, markdown: boolean, threadsList: number[] | null, programs: string[] | null }} */
-const opts = { sections: [], repeat: undefined, quick: false, out: null, gpu: false, heap: '1g', build: true, markdown: false, threadsList: null, programs: null };
+const opts = { sections: [], repeat: undefined, quick: false, out: null, gpu: false, heap: '1g', build: true, markdown: false, threadsList: null, programs: null, layout: 'sable' };
 /** The options as given, but the sections and --out: what reruns one section alike. */
 const common = [];
 const argv = process.argv.slice(2);
@@ -107,6 +109,11 @@ for (let i = 0; i < argv.length; i++) {
     if (list.length === 0) usage('--programs needs names, comma-separated');
     opts.programs = list;
     common.push(a, list.join(','));
+  }
+  else if (a === '--layout') {
+    opts.layout = argv[++i] ?? usage('--layout needs a layout');
+    if (!['sable', 'refgraph'].includes(opts.layout)) usage('--layout takes sable or refgraph');
+    common.push(a, opts.layout);
   }
   else if (a === '--pretouch') {
     // Both VMs map every heap page before the program runs, so no pause pays first touches.
@@ -158,7 +165,7 @@ function pageSection(name, text) {
   return [head, '', provenance(machine, usesGpu ? gpu.adapter : null, started, again), ...rest].join('\n');
 }
 
-const ctx = { root, repeat: opts.repeat, repeatGiven, quick: opts.quick, gpu, heap: opts.heap, machine, threadsList: opts.threadsList, programs: opts.programs };
+const ctx = { root, repeat: opts.repeat, repeatGiven, quick: opts.quick, gpu, heap: opts.heap, machine, threadsList: opts.threadsList, programs: opts.programs, layout: opts.layout };
 /** @type {{ date: string, command: string, machine: object, gpu: object, options: object, sections: Record<string, object>, seconds?: number }} */
 const results = { date: started.toISOString(), command: cmd, machine, gpu, options: { ...opts }, sections: {} };
 for (const name of opts.sections) {

@@ -1,5 +1,5 @@
 // Section `pairs`: the GPU issue's bar, measured side by side. Each round runs the
-// bar's shapes (the 2560 lists and CompleteGraph, sable) under serial, gpu-dfs and
+// bar's shapes (the 2560 lists and CompleteGraph, sable or `--layout`) under serial, gpu-dfs and
 // gpu-bfs, one fresh process each, in turn; the tables give, per forced young
 // collection, the median mark and pause of every collector and in how many rounds
 // the GPU pause was below that same round's serial pause.
@@ -27,11 +27,11 @@ const COLLECTORS = ['serial', ...GPU];
 function youngOf(run) {
   return forcedCollections(run.stats)
     .filter((c) => c.kind === 'young')
-    .map((c) => ({ pause: c.pauseMs, mark: c.phases.mark, copy: c.phases.copy, roots: c.phases.roots, evacuation: c.evacuation ?? null }));
+    .map((c) => ({ pause: c.pauseMs, mark: c.phases.mark, copy: c.phases.copy, roots: c.phases.roots, graph: c.phases.graph ?? 0, evacuation: c.evacuation ?? null }));
 }
 
 export async function pairs(ctx) {
-  const { root, repeat, quick, gpu, heap } = ctx;
+  const { root, repeat, quick, gpu, heap, layout } = ctx;
   if (!gpu.use) {
     const why = gpu.available ? 'a software adapter (pass --gpu to run it there)' : 'no GPU adapter';
     return { text: `### pairs: skipped: ${why}`, raw: { skipped: why } };
@@ -48,7 +48,7 @@ export async function pairs(ctx) {
   for (let i = 0; i < repeat; i++) {
     for (const shape of SHAPES) {
       log(`pairs ${i + 1}/${repeat} ${shape.name} parallel, ${cores} threads`);
-      const par = await runMinivm(root, { ...gcSpec(shape, { collector: 'parallel', heap, quick }), gpuBenchmark: false, threads: cores, tag: 'pairs' }, i);
+      const par = await runMinivm(root, { ...gcSpec(shape, { collector: 'parallel', layout, heap, quick }), gpuBenchmark: false, threads: cores, tag: 'pairs' }, i);
       if (!par.error) peers[shape.name].parallel.push(...youngOf(par).map((c) => c.pause));
       const twin = twins.find((t) => t.name === shape.name);
       if (classes && twin) {
@@ -60,7 +60,7 @@ export async function pairs(ctx) {
       for (const collector of COLLECTORS) {
         log(`pairs ${i + 1}/${repeat} ${shape.name} ${collector}`);
         const [gc, gpuOpt] = collector.split(' ');
-        const spec = { ...gcSpec(shape, { collector: gc, heap, quick }), ...(gpuOpt ? { gpuOpt } : {}), tag: 'pairs' };
+        const spec = { ...gcSpec(shape, { collector: gc, layout, heap, quick }), ...(gpuOpt ? { gpuOpt } : {}), tag: 'pairs' };
         const r = await runMinivm(root, spec, i);
         const entry = r.error ?? youngOf(r);
         rounds[shape.name][collector].push(entry);
@@ -110,7 +110,7 @@ export async function pairs(ctx) {
     }
     const headers = ['young collection', 'serial mark', 'serial pause'];
     for (const c of GPU) headers.push(`${c} mark`, 'serial/it', 'mark 5x', `${c} pause`, 'pause lower');
-    parts.push(`#### ${shape.label} (sable, --heap ${heap}${quick ? ', --quick sizes' : ''})\n\n${table(headers, rows)}`);
+    parts.push(`#### ${shape.label} (${layout}, --heap ${heap}${quick ? ', --quick sizes' : ''})\n\n${table(headers, rows)}`);
     parts.push(evacuationTable(byCollector));
     parts.push(peerLine(byCollector, peers[shape.name], cores));
     if (errors.length > 0) parts.push(`Failed runs: ${errors.slice(0, 6).join('; ')}${errors.length > 6 ? '; ...' : ''}`);
@@ -142,7 +142,8 @@ function peerLine(byCollector, peers, cores) {
 /**
  * The whole young pause's parts under evacuate=gpu, pooled over rounds and
  * collections: roots, mark, the evacuation (assign, copy and fix on the device,
- * read-back, writing into the heap, the CPU's fix-ups), and the CPU copy phase
+ * read-back, writing into the heap, the CPU's fix-ups; refgraph: the graphs'
+ * rebuild from the new addresses, on the CPU), and the CPU copy phase
  * of the same engine evacuating on the CPU beside it. "read-back+write" is the
  * floor the issue sets the pause against: the moved bytes' transfer and write.
  */
@@ -166,6 +167,7 @@ function evacuationTable(byCollector) {
       `${fmt(e('readbackBytes') / 2 ** 20)} MB / ${fmt(e('readbackMs'))}`,
       fmt(e('writeMs')),
       fmt(e('fixMs')),
+      fmt(m(gpuRuns, (x) => x.graph)),
       fmt(e('readbackMs') + e('writeMs')),
       fmt(m(cpu, (x) => x.copy)),
       fmt(m(cpu, (x) => x.pause)),
@@ -173,7 +175,7 @@ function evacuationTable(byCollector) {
   }
   const headers = [
     'collector', 'on the GPU', 'pause', 'roots', 'mark', 'assign', 'copy+fix', 'read-back', 'write', 'cpu fix',
-    'read-back+write (floor)', 'evacuate=cpu copy', 'evacuate=cpu pause',
+    'graph rebuild', 'read-back+write (floor)', 'evacuate=cpu copy', 'evacuate=cpu pause',
   ];
   return `Young pauses evacuated on the GPU (medians, ms):\n\n${table(headers, rows)}`;
 }

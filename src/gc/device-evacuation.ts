@@ -13,7 +13,8 @@
  *   forwarding headers where the CPU needs them) → the CPU dirties the cards
  *   the device found, redirects the roots (searching the live list, in
  *   address order, for the new addresses of the roots' referents, the only
- *   ones the device hands back, or through the forwarding headers), and flips
+ *   ones the device hands back, or through the forwarding headers), rebuilds
+ *   the reference graphs (refgraph: every new address comes back), and flips
  *   the survivor spaces.
  *
  * With `--verify-gc` the result is compared with the same evacuation computed

@@ -129,12 +129,13 @@ export interface GpuOptions {
    *  copy costs the same either way; `ahead` moves it out of the pause. Not a
    *  marking optimization: `all` and `none` leave it alone. */
   edenUpload: 'ahead' | 'pause';
-  /** Young collections (sable): where the live objects are copied. `gpu`
-   *  (default): the GPU allocates to-space, copies, forwards and fixes in its
-   *  mirror and the heap takes back what moved (evacuate/device.ts); a
-   *  collection whose promotions find no room, a full collection or the
-   *  refgraph layout evacuates on the CPU. `cpu`: the plan evacuates on the CPU
-   *  and the GPU replays the moves on its mirror (replay.ts); docs/decisions/s29-02.
+  /** Young collections: where the live objects are copied. `gpu` (default):
+   *  the GPU allocates to-space, copies, forwards and fixes in its heap mirror
+   *  (under refgraph one kept beside the graphs for this) and the heap takes back
+   *  what moved (evacuate/device.ts); a collection whose promotions find no room
+   *  or a full collection evacuates on the CPU. `cpu`: the plan evacuates on the
+   *  CPU and (sable) the GPU replays the moves on its mirror (replay.ts);
+   *  docs/decisions/s29-02 and s54-01.
    *  Not a marking optimization: `all` and `none` leave it alone. */
   evacuate: 'cpu' | 'gpu';
   /** `evacuate=gpu`: threads besides the GPU worker that write the read-back into
