@@ -78,7 +78,7 @@ function usage(msg) {
   process.exit(64);
 }
 
-/** @type {{ sections: string[], repeat: number | undefined, quick: boolean, out: string | null, gpu: boolean, heap: string, build: boolean, markdown: boolean, threadsList: number[] | null, programs: string[] | null }} */
+/** @type {{ sections: string[], repeat: number | undefined, quick: boolean, out: string | null, gpu: boolean, heap: string, build: boolean, markdown: boolean, threadsList: number[] | null, programs: string[] | null, layout: string }} */
 const opts = { sections: [], repeat: undefined, quick: false, out: null, gpu: false, heap: '1g', build: true, markdown: false, threadsList: null, programs: null, layout: 'sable' };
 /** The options as given, but the sections and --out: what reruns one section alike. */
 const common = [];
