@@ -140,9 +140,10 @@ export async function evacuateOnDevice(
   }
   if (h.graph !== null) {
     const tg = performance.now();
-    // The moved objects' vertices and edges, as after a CPU evacuation (which the
-    // device's copies of their layout words, the old vertex ids, are left to).
-    h.graph.rebuildAfterEvacuation(done.forward, live.length, runs, remembered.objects.data);
+    // The device rebuilt the moved objects' vertices and edges into the graph
+    // arrays; the remembered set's edges are the CPU's, as after its own evacuation.
+    if (done.graph) h.graph.adoptRebuild(done.graph, runs, remembered.objects.data);
+    else h.graph.rebuildAfterEvacuation(done.forward, live.length, runs, remembered.objects.data);
     phases.graph += performance.now() - tg;
   }
   h.flipSurvivors(ev.toTop, true);

@@ -12,6 +12,7 @@
  * heap/ref-slots.ts says.
  */
 
+import type { DeviceGraph } from '../heap/ref-graph.js';
 import type { Collector } from '../heap/collector.js';
 import type { GcRecord, MarkerTimes } from '../heap/telemetry.js';
 
@@ -281,8 +282,14 @@ export interface DeviceEvacuated {
   /** The old objects hold forwarding headers; false: the live list is in
    *  address order and the roots are redirected by searching it. */
   readonly headersWritten: boolean;
+  /** Refgraph: the reference graphs the device rebuilt (as `RefGraph.rebuildAfterEvacuation`
+   *  would) and wrote into the graph arrays, with the copies' layout words. */
+  readonly graph?: DeviceGraph;
   readonly times: EvacuationTimes;
 }
+
+/** The graph arrays a device evacuation wrote (heap/ref-graph.ts has the shape). */
+export type { DeviceGraph };
 
 /** A heap-copy marker that can also evacuate a young collection on its device
  *  (`constraints.evacuatesYoung`): `assignYoung`, then `finishYoung`. */

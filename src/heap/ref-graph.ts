@@ -31,6 +31,16 @@ import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from './object-model.js';
 import { SCATTERED, refRunEnd, type RefSlots } from './ref-slots.js';
 import { TENURED_EDGE, TENURED_EDGE_INT, VERTEX_ADDRESS, VERTEX_FIRST, VERTEX_WORDS } from './graph-format.js';
 
+/** What a device evacuation's rebuild of the graphs wrote (gc/marker.ts DeviceGraph). */
+export interface DeviceGraph {
+  readonly youngVertices: number;
+  readonly youngEdges: number;
+  readonly tenuredVertexBase: number;
+  readonly tenuredEdgeBase: number;
+  readonly tenuredVertices: number;
+  readonly tenuredEdges: number;
+}
+
 /** What the graphs read of the heap: heap.ts's HeapImpl, seen from below so
  *  that the two files do not import each other. */
 export interface GraphHeap {
@@ -123,6 +133,16 @@ export class GenerationGraph {
   /** After a rebuild: the edges past the last vertex are stale until zeroed ahead. */
   endRebuild(): void {
     this.zeroedTo = this.edgeCount;
+  }
+
+  /** Takes `vertices` vertices with `edges` edges (padding included) that another
+   *  thread appended to the arrays, as many `appendVertex` calls would have: the
+   *  sentinel after them is written here. */
+  adoptAppended(vertices: number, edges: number): void {
+    this.vertexCount += vertices;
+    this.edgeCount += edges;
+    this.vertices[this.vertexCount * VERTEX_WORDS + VERTEX_FIRST] = this.edgeCount;
+    if (this.edgeCount > this.zeroedTo) this.zeroedTo = this.edgeCount;
   }
 
   /** Appends a vertex for the object at `addr` with `edgeCount` null edges; returns its id. */
@@ -328,8 +348,7 @@ export class RefGraph {
     const words = h.words;
     const { contiguous, kind, refBegin, refCount, refOffsets } = h.refSlots.view();
     const tenuredStart = h.tenuredStart;
-    this.youngAppendsBefore += this.young.vertexCount - this.youngAfterRebuild;
-    const young = this.young.reset();
+    const young = this.beginYoungRebuild();
     const tenured = this.tenured;
     // Pass 1: new ids for every moved object, so pass 2 can encode edges to them.
     for (let i = 0; i < count; i++) {
@@ -357,6 +376,48 @@ export class RefGraph {
         edges[edge] = edgeTo(words, tenuredStart, words[a + refOffsets[j]!]!);
       }
     }
+    this.rewriteRemembered(remRuns, remObjects);
+    this.endYoungRebuild();
+  }
+
+  /**
+   * After a device evacuation that rebuilt the graphs itself into these arrays
+   * (gpu/kernels/evacuate-graph.wgsl), as `rebuildAfterEvacuation` would with the
+   * same moves, and wrote the copies' layout words: takes its new young graph
+   * and the vertices it appended to the tenured graph, then rewrites the
+   * remembered set's edges, as that method does.
+   */
+  adoptRebuild(d: DeviceGraph, remRuns: Int32Array, remObjects: Int32Array): void {
+    const tenured = this.tenured;
+    if (tenured.vertexCount !== d.tenuredVertexBase || tenured.edgeCount !== d.tenuredEdgeBase) {
+      throw new Error(
+        `refgraph: the device appended to a tenured graph of ${d.tenuredVertexBase} vertices and ${d.tenuredEdgeBase} edges, ` +
+          `which has ${tenured.vertexCount} and ${tenured.edgeCount}`,
+      );
+    }
+    this.beginYoungRebuild().adoptAppended(d.youngVertices, d.youngEdges);
+    tenured.adoptAppended(d.tenuredVertices, d.tenuredEdges);
+    this.rewriteRemembered(remRuns, remObjects);
+    this.endYoungRebuild();
+  }
+
+  /** The young graph emptied for a rebuild, the program's appends to it counted first. */
+  private beginYoungRebuild(): GenerationGraph {
+    this.youngAppendsBefore += this.young.vertexCount - this.youngAfterRebuild;
+    return this.young.reset();
+  }
+
+  private endYoungRebuild(): void {
+    this.young.endRebuild();
+    this.youngAfterRebuild = this.young.vertexCount;
+  }
+
+  /** The edges of the remembered-set slots (runs k of (`remRuns[2k]`, `remRuns[2k+1]`
+   *  slots) of tenured object `remObjects[k]`), from the slots as they are now. */
+  private rewriteRemembered(remRuns: Int32Array, remObjects: Int32Array): void {
+    const words = this.heap.words;
+    const tenuredStart = this.tenuredStart;
+    const tenured = this.tenured;
     for (let k = 0; 2 * k < remRuns.length; k++) {
       const a = remObjects[k]!;
       const first = vertexFirst(tenured.vertices, words[a + LAYOUT_WORD]!);
@@ -368,8 +429,6 @@ export class RefGraph {
         this.noteTenuredEdge(e);
       }
     }
-    young.endRebuild();
-    this.youngAfterRebuild = young.vertexCount;
   }
 
   /** Full collection, before the sweep: start a new, empty tenured graph. */

@@ -20,9 +20,10 @@
  * Both steps run where the device is (the GPU worker thread), which writes the
  * shared heap itself: the main thread waits for one reply per step.
  */
-import type { DeviceAssignment, EvacuationTimes } from '../../gc/marker.js';
+import type { DeviceAssignment, DeviceGraph, EvacuationTimes } from '../../gc/marker.js';
 import { CARD_SHIFT } from '../../heap/card-table.js';
 import { FORWARD_WORD, HEADER_WORDS, STATUS_FORWARDED } from '../../heap/object-model.js';
+import { VERTEX_WORDS } from '../../heap/ref-graph.js';
 import { atParityOf, bufferWord } from '../../heap/word-parity.js';
 import { bufferSize, ChunkedReadback, destroyAll, GrowableBuffer, helperBigGroups, helperGroups, helperWorkgroupSize, paramsBuffer, Readback, u32View } from '../device/buffers.js';
 import { ReadbackParts } from './readback-parts.js';
@@ -31,6 +32,7 @@ import type { Program } from '../device/shader.js';
 import { bindGroup, buildProgram, dispatchAll, kernelSource } from '../device/shader.js';
 import {
   EVACUATE,
+  EVACUATE_GRAPH,
   EVACUATE_PARAMS,
   REPLAY,
   REPLAY_PARAMS,
@@ -38,7 +40,7 @@ import {
   structWords,
   uniformBinding,
 } from '../kernels/constants.js';
-import type { HeapMirror, StagingUploader } from '../mirror/mirror.js';
+import type { GraphMirror, HeapMirror, RefGraphs, StagingUploader } from '../mirror/mirror.js';
 import { deviceFaults } from '../faults.js';
 import { writeAtOnce, type HeapWriters } from '../worker/heap-writers.js';
 
@@ -59,6 +61,9 @@ export interface AssignJob {
   readonly sizeTable: Uint32Array;
   /** heap/layout.ts TypeTable.refTable(): the refgraph layout's references by type. */
   readonly refTable?: Uint32Array;
+  /** Refgraph: the graphs as the mark uploaded them (the device's old young graph),
+   *  whose arrays `finish` writes the rebuilt graphs into. */
+  readonly graphs?: RefGraphs;
 }
 
 export interface FinishJob {
@@ -90,6 +95,8 @@ export interface Finished {
   readonly headersWritten: boolean;
   /** `forward` holds only the picked new addresses. */
   readonly picked: boolean;
+  /** Refgraph: what the device's rebuild of the graphs wrote into their arrays. */
+  readonly graph?: DeviceGraph;
   readonly times: EvacuationTimes;
 }
 
@@ -156,6 +163,43 @@ export function slotRuns(runs: Uint32Array): SlotRuns {
 /** Bytes of `rctl`'s counts, before the promoted copies' card bits. */
 const CTL_BYTES = EVACUATE.CARD_BITS * 4;
 
+/** Refgraph: the rebuilt graphs' sizes (from the assignment's prefix sums) and
+ *  where they go: in `gout`, each vertex region with room for its sentinel. */
+interface GraphTotals extends DeviceGraph {
+  readonly graphs: RefGraphs;
+  readonly oldYoungVertices: number;
+  readonly outVertices: number;
+  readonly outEdges: number;
+  readonly outTenuredVertices: number;
+  readonly outTenuredEdges: number;
+  readonly outWords: number;
+}
+
+function graphTotals(graphs: RefGraphs, n: number, totals: Uint32Array): GraphTotals {
+  const youngVertices = totals[EVACUATE_GRAPH.GRAPH_YOUNG]!;
+  const youngEdges = totals[EVACUATE_GRAPH.GRAPH_YOUNG_EDGES]!;
+  const tenuredVertices = n - youngVertices;
+  const tenuredEdges = totals[EVACUATE_GRAPH.GRAPH_EDGES]! - youngEdges;
+  const outEdges = VERTEX_WORDS * (youngVertices + 1);
+  const outTenuredVertices = outEdges + youngEdges;
+  const outTenuredEdges = outTenuredVertices + VERTEX_WORDS * (tenuredVertices + 1);
+  return {
+    graphs,
+    youngVertices,
+    youngEdges,
+    tenuredVertices,
+    tenuredEdges,
+    tenuredVertexBase: graphs.tenured.vertexCount,
+    tenuredEdgeBase: graphs.tenured.edgeCount,
+    oldYoungVertices: graphs.young.vertexCount,
+    outVertices: 0,
+    outEdges,
+    outTenuredVertices,
+    outTenuredEdges,
+    outWords: outTenuredEdges + tenuredEdges,
+  };
+}
+
 export class DeviceEvacuation {
   private program: Promise<Program> | null = null;
   private readonly rp: GPUBuffer;
@@ -168,6 +212,10 @@ export class DeviceEvacuation {
   /** refgraph: TypeTable.refTable() (sable binds it unread). */
   private readonly reftab: GrowableBuffer;
   private reftabUploaded = -1;
+  /** refgraph: each old young vertex's new edge value, and the rebuilt graphs
+   *  (evacuate-graph.wgsl). */
+  private readonly remap: GrowableBuffer;
+  private readonly gout: GrowableBuffer;
   private readonly slots: GrowableBuffer;
   /** Each slot run's offset, then the fixed slots gathered at those offsets,
    *  then the picked live-list positions, which evac_gather_picks replaces
@@ -177,8 +225,8 @@ export class DeviceEvacuation {
   private readonly readback: ChunkedReadback;
   private typesUploaded = -1;
   private readonly wg: number;
-  /** The assignment `finish` completes. */
-  private pending: (AssignJob & { survived: number; promoted: number; blocks: number; bigCap: number }) | null = null;
+  /** The assignment `finish` completes, with (refgraph) the graph's totals. */
+  private pending: (AssignJob & { survived: number; promoted: number; blocks: number; bigCap: number; graph: GraphTotals | null }) | null = null;
 
   constructor(
     private readonly ctx: GpuContext,
@@ -188,8 +236,10 @@ export class DeviceEvacuation {
     private readonly slotsOnDevice: boolean,
     /** Who writes the read-back into the heap. */
     private readonly writers: Promise<HeapWriters>,
-    /** Where the objects' references are: a+2 counts a run (sable) or the type says (refgraph). */
-    private readonly layout: 'sable' | 'refgraph' = 'sable',
+    /** Refgraph: the reference graphs on the device, whose young graph (as the
+     *  mark uploaded it) the rebuild reads; null under sable, whose a+2 counts a
+     *  run of references where refgraph's type says where they are. */
+    private readonly graphMirror: GraphMirror | null = null,
   ) {
     const d = ctx.device;
     const rw = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
@@ -203,6 +253,8 @@ export class DeviceEvacuation {
     this.ctl = new GrowableBuffer(d, rw, 'evacuation control and cards', max);
     this.types = new GrowableBuffer(d, rw, 'evacuation types', max);
     this.reftab = new GrowableBuffer(d, rw, 'evacuation reference table', max);
+    this.remap = new GrowableBuffer(d, rw, 'evacuation vertex remap', max);
+    this.gout = new GrowableBuffer(d, rw, 'evacuation rebuilt graphs', max);
     this.slots = new GrowableBuffer(d, rw, 'evacuation slot runs', max);
     this.gather = new GrowableBuffer(d, rw, 'evacuation gathered slots', max);
     this.totals = new Readback(d, 'evacuation totals read-back');
@@ -217,8 +269,9 @@ export class DeviceEvacuation {
   }
 
   compile(): Promise<Program> {
+    const graph = this.graphMirror !== null;
     this.program ??= buildProgram(this.ctx, {
-      header: specializationHeader(['scan', 'replay', 'evacuate'], { WG: this.wg }),
+      header: specializationHeader(['scan', 'replay', 'evacuate', ...(graph ? (['evacuate-graph'] as const) : [])], { WG: this.wg }),
       bindings: [
         uniformBinding('replay'),
         uniformBinding('evacuate'),
@@ -231,15 +284,24 @@ export class DeviceEvacuation {
         { name: 'slots', kind: 'read-only-storage', type: 'array<vec2<u32>>' },
         { name: 'vals', kind: 'storage', type: 'array<u32>' },
         { name: 'gather', kind: 'storage', type: 'array<u32>' },
+        ...(graph
+          ? ([
+              { name: 'gyv', kind: 'read-only-storage', type: 'array<u32>' },
+              { name: 'gye', kind: 'read-only-storage', type: 'array<u32>' },
+              { name: 'remap', kind: 'storage', type: 'array<u32>' },
+              { name: 'gout', kind: 'storage', type: 'array<u32>' },
+            ] as const)
+          : []),
         ...this.mirror.bindings(false, true),
       ],
       body: [
         this.mirror.accessors(false),
         this.mirror.storeAccessor(),
         kernelSource('scan'),
-        kernelSource(this.layout === 'sable' ? 'refs-sable' : 'refs-refgraph'),
+        kernelSource(graph ? 'refs-refgraph' : 'refs-sable'),
         kernelSource('replay'),
         kernelSource('evacuate'),
+        ...(graph ? [kernelSource('evacuate-graph')] : []),
       ],
       entryPoints: [
         'evac_sizes',
@@ -260,6 +322,7 @@ export class DeviceEvacuation {
         'evac_slot_cards',
         'evac_gather_slots',
         'evac_gather_picks',
+        ...(graph ? ['evac_graph_sizes', 'evac_graph_scan', 'evac_graph_top', 'evac_graph_place', 'evac_graph_edges'] : []),
       ],
     });
     return this.program;
@@ -278,6 +341,7 @@ export class DeviceEvacuation {
       slots: this.slots.buffer,
       vals: this.vals.buffer,
       gather: this.gather.buffer,
+      ...(this.graphMirror ? { gyv: this.graphMirror.buffers().yv!, gye: this.graphMirror.buffers().ye!, remap: this.remap.buffer, gout: this.gout.buffer } : {}),
       ...this.mirror.buffers(),
     });
   }
@@ -301,7 +365,11 @@ export class DeviceEvacuation {
     if (blocks > block) return { ok: false, reason: `${n} live objects, over the ${block * block} one prefix sum takes` };
     const bigCap = Math.max(1, Math.min(n, Math.ceil((job.youngEnd - job.youngStart) / REPLAY.SMALL)));
     this.fwd.ensure(Math.max(1, n) * 4);
-    this.vals.ensure((2 * Math.max(1, n) + 2 * blocks) * 4);
+    // Refgraph: the graph's three regions and their block totals follow (evacuate-graph.wgsl).
+    const graphs = this.graphMirror !== null ? job.graphs : undefined;
+    if (this.graphMirror !== null && !graphs) throw new Error('GPU evacuation: the refgraph layout needs the graphs');
+    const graphAt = 2 * Math.max(1, n) + 2 * blocks;
+    this.vals.ensure((graphAt + (graphs ? 3 * Math.max(1, n) + 3 * blocks : 0)) * 4);
     this.big.ensure(bigCap * 4);
     this.ctl.ensure(CTL_BYTES);
     this.slots.ensure(16);
@@ -312,7 +380,7 @@ export class DeviceEvacuation {
       device.queue.writeBuffer(types, 0, job.sizeTable as Uint32Array<ArrayBuffer>);
       this.typesUploaded = typeCount;
     }
-    if (this.layout === 'refgraph') {
+    if (this.graphMirror !== null) {
       const refs = job.refTable;
       if (!refs) throw new Error('GPU evacuation: the refgraph layout needs the reference table');
       const r = this.reftab.ensure(refs.byteLength);
@@ -320,6 +388,8 @@ export class DeviceEvacuation {
         device.queue.writeBuffer(r.buffer, 0, refs as Uint32Array<ArrayBuffer>);
         this.reftabUploaded = typeCount;
       }
+      this.remap.ensure(Math.max(1, graphs!.young.vertexCount) * 4);
+      this.gout.ensure(16);
     } else {
       this.reftab.ensure(4);
     }
@@ -331,7 +401,7 @@ export class DeviceEvacuation {
     const { youngStart, youngEnd, tenureAge, toStart, tenuredStart } = job;
     this.writeParams(
       structWords(REPLAY_PARAMS, { count: n, youngStart, youngEnd, typeCount, bigCap }),
-      structWords(EVACUATE_PARAMS, { count: n, youngStart, youngEnd, bigCap, tenureAge, toStart, toCap, tenuredStart, blocks }),
+      structWords(EVACUATE_PARAMS, { count: n, youngStart, youngEnd, bigCap, tenureAge, toStart, toCap, tenuredStart, blocks, graphAt }),
     );
     const group = this.bind(program, job.liveBuffer);
     const enc = device.createCommandEncoder({ label: 'evacuation assign' });
@@ -347,6 +417,7 @@ export class DeviceEvacuation {
       ['evac_split', perObject],
       ['evac_scan_b', perBlock],
       ['evac_top_b', 1],
+      ...(graphs ? ([['evac_graph_sizes', perObject], ['evac_graph_scan', perBlock], ['evac_graph_top', 1]] as const) : []),
     ]);
     pass.end();
     enc.copyBufferToBuffer(this.ctl.buffer, 0, this.totals.target(CTL_BYTES), 0, CTL_BYTES);
@@ -354,7 +425,8 @@ export class DeviceEvacuation {
     const totals = await this.totals.read(CTL_BYTES);
     const survived = totals[EVACUATE.SURV_END]!;
     const promoted = totals[EVACUATE.PROMOTED]!;
-    this.pending = { ...job, survived, promoted, blocks, bigCap };
+    const graph = graphs ? graphTotals(graphs, n, totals) : null;
+    this.pending = { ...job, survived, promoted, blocks, bigCap, graph };
     return { ok: true, survivedWords: survived, promotedWords: promoted, ms: performance.now() - t0 };
   }
 
@@ -408,11 +480,25 @@ export class DeviceEvacuation {
     if (runCount > 0) await this.uploader.write(this.slots.buffer, 0, runs);
     this.uploader.submit();
     const { youngStart, youngEnd, bigCap, tenureAge, toStart, tenuredStart, blocks } = p;
+    const g = p.graph;
+    if (g) this.gout.ensure(g.outWords * 4);
     this.writeParams(
       structWords(REPLAY_PARAMS, { count: n, youngStart, youngEnd, typeCount: p.sizeTable.length >>> 2, bigCap, slotRuns: runCount }),
       structWords(EVACUATE_PARAMS, {
         count: n, youngStart, youngEnd, bigCap, tenureAge, toStart, toCap: p.toEnd - toStart, base: job.base,
         tenuredStart, blocks, cardFirst, cardWords, slotRuns: slotsBack ? runCount : 0, picks: pickCount, pickAt,
+        ...(g
+          ? {
+              graphAt: 2 * Math.max(1, n) + 2 * blocks,
+              oldYoungVertices: g.oldYoungVertices,
+              tenuredVertexBase: g.tenuredVertexBase,
+              tenuredEdgeBase: g.tenuredEdgeBase,
+              outVertices: g.outVertices,
+              outEdges: g.outEdges,
+              outTenuredVertices: g.outTenuredVertices,
+              outTenuredEdges: g.outTenuredEdges,
+            }
+          : {}),
       }),
     );
     const group = this.bind(program, p.liveBuffer);
@@ -430,6 +516,7 @@ export class DeviceEvacuation {
       ['replay_fix', perObject],
       ['replay_fix_big', perBig],
       ['replay_slots', helperGroups(this.ctx, runCount)],
+      ...(g ? ([['evac_graph_place', perObject], ['evac_graph_edges', perObject]] as const) : []),
       ['evac_cards', perObject],
       ['evac_cards_big', perBig],
       ...(slotsBack
@@ -451,15 +538,16 @@ export class DeviceEvacuation {
     );
 
     // Read back: to-survivor's new words, the promotion buffer, the new
-    // addresses (or only the picked ones), the card bits and the fixed
-    // remembered slots, in that order. The two spaces start at their heap
+    // addresses (or only the picked ones), the card bits, the fixed
+    // remembered slots and (refgraph) the rebuilt graphs, in that order. The two spaces start at their heap
     // words' parity, so that their copies into the shared heap go eight bytes
     // at a time (heap/word-parity.ts).
     const toAt = atParityOf(0, bufferWord(job.words, p.toStart));
     const tenAt = atParityOf(toAt + S, bufferWord(job.words, job.base));
     const fwdAt = tenAt + T;
     const fwdWords = picks === null ? n : pickCount;
-    const bytes = (fwdAt + fwdWords + cardWords + slotWords) * 4;
+    const graphBack = fwdAt + fwdWords + cardWords + slotWords;
+    const bytes = (graphBack + (g?.outWords ?? 0)) * 4;
     const rb = this.readback;
     const enc2 = device.createCommandEncoder({ label: 'evacuation read-back' });
     this.copyRange(enc2, p.toStart, p.toStart + S, toAt);
@@ -470,6 +558,7 @@ export class DeviceEvacuation {
     }
     if (cardWords > 0) rb.copy(enc2, this.ctl.buffer, CTL_BYTES, (fwdAt + fwdWords) * 4, cardWords * 4);
     if (slotWords > 0) rb.copy(enc2, this.gather.buffer, runCount * 4, (fwdAt + fwdWords + cardWords) * 4, slotWords * 4);
+    if (g && g.outWords > 0) rb.copy(enc2, this.gout.buffer, 0, graphBack * 4, g.outWords * 4);
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
     const writers = await this.writers;
@@ -491,6 +580,15 @@ export class DeviceEvacuation {
         parts.add(w, joined[r]!, from, joined[r + 1]!);
         from += joined[r + 1]!;
       }
+    }
+    // The rebuilt graphs go straight into the graph arrays, without the sentinels
+    // (the CPU writes those, as it takes the graphs: RefGraph.adoptRebuild).
+    if (g) {
+      const { young, tenured } = g.graphs;
+      parts.add(young.vertices, 0, graphBack + g.outVertices, VERTEX_WORDS * g.youngVertices);
+      parts.add(young.edges, 0, graphBack + g.outEdges, g.youngEdges);
+      parts.add(tenured.vertices, VERTEX_WORDS * g.tenuredVertexBase, graphBack + g.outTenuredVertices, VERTEX_WORDS * g.tenuredVertices);
+      parts.add(tenured.edges, g.tenuredEdgeBase, graphBack + g.outTenuredEdges, g.tenuredEdges);
     }
     const threads = writers.threadsFor(bytes);
     const copy = threads === 0 ? writeAtOnce : writers.copy.bind(writers);
@@ -517,6 +615,18 @@ export class DeviceEvacuation {
       slotsWritten: slotsBack,
       headersWritten: headers,
       picked: picks !== null,
+      ...(g
+        ? {
+            graph: {
+              youngVertices: g.youngVertices,
+              youngEdges: g.youngEdges,
+              tenuredVertexBase: g.tenuredVertexBase,
+              tenuredEdgeBase: g.tenuredEdgeBase,
+              tenuredVertices: g.tenuredVertices,
+              tenuredEdges: g.tenuredEdges,
+            },
+          }
+        : {}),
       times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2, writers: threads, writeWait },
     };
   }
@@ -535,7 +645,7 @@ export class DeviceEvacuation {
 
   destroy(): void {
     this.pending = null;
-    destroyAll(this.rp, this.ep, this.fwd, this.vals, this.big, this.ctl, this.types, this.reftab, this.slots, this.gather, this.totals, this.readback);
+    destroyAll(this.rp, this.ep, this.fwd, this.vals, this.big, this.ctl, this.types, this.reftab, this.remap, this.gout, this.slots, this.gather, this.totals, this.readback);
   }
 }
 

@@ -12,7 +12,7 @@
 import { CARD_SHIFT } from '../../heap/card-table.js';
 import { AGE_MASK, AGE_SHIFT, HEADER_TAG, STATUS_FORWARDED } from '../../heap/object-model.js';
 import { REFS_RUN } from '../../heap/layout.js';
-import { VERTEX_ADDRESS, VERTEX_FIRST, VERTEX_WORDS } from '../../heap/ref-graph.js';
+import { TENURED_EDGE, VERTEX_ADDRESS, VERTEX_FIRST, VERTEX_WORDS } from '../../heap/ref-graph.js';
 
 /** A uniform struct: u32 fields in memory order, each with what it holds. */
 type Struct = readonly (readonly [name: string, doc: string])[];
@@ -94,6 +94,14 @@ export const EVACUATE_PARAMS = [
   ['slotRuns', 'runs of remembered-set slots, as replay.wgsl\'s'],
   ['picks', 'live-list positions whose new addresses are gathered'],
   ['pickAt', 'word of gather holding those positions, replaced by the addresses'],
+  ['graphAt', 'refgraph: first word of vals\' graph regions (evacuate-graph.wgsl)'],
+  ['oldYoungVertices', 'refgraph: vertices of the young graph the mark uploaded'],
+  ['tenuredVertexBase', 'refgraph: tenured vertices before the promoted ones'],
+  ['tenuredEdgeBase', 'refgraph: tenured edges before the promoted ones\''],
+  ['outVertices', 'refgraph: word of gout taking the young vertices'],
+  ['outEdges', '  the young edges'],
+  ['outTenuredVertices', '  the appended tenured vertices'],
+  ['outTenuredEdges', '  and their edges'],
   ['pad0', 'the struct stays a multiple of 16 bytes'],
 ] as const satisfies Struct;
 
@@ -190,7 +198,7 @@ export const EVACUATE = {
   // promoted words, then (from CARD_BITS) the promoted copies' card bits.
   SURV_END: 1,
   PROMOTED: 2,
-  CARD_BITS: 4,
+  CARD_BITS: 8,
   CARD_SHIFT,
   // replay.wgsl's names under names of this file's own, since a program
   // declares each name once: its big-object count slot and size bound, the
@@ -201,6 +209,20 @@ export const EVACUATE = {
   AGE_BITS: AGE_MASK,
   /** markSlot's answer for a slot that names no young object. */
   NO_CARD: 0xffffffff,
+} as const;
+
+/** evacuate-graph.wgsl: slots of `rctl` between evacuate.wgsl's PROMOTED and
+ *  CARD_BITS (the graph's totals), the prefix sums' entries per thread, and the
+ *  graph format of heap/ref-graph.ts. */
+export const EVACUATE_GRAPH = {
+  GRAPH_YOUNG: 3,
+  GRAPH_YOUNG_EDGES: 4,
+  GRAPH_EDGES: 5,
+  GRAPH_PER: EVACUATE.PER,
+  TENURED_EDGE,
+  VERTEX_WORDS,
+  VERTEX_FIRST,
+  VERTEX_ADDRESS,
 } as const;
 
 /** refs-refgraph.wgsl: the reference table's entry of an array of references
@@ -235,6 +257,7 @@ export const KERNEL_FILES = {
   remset: { uniform: { binding: 'rp', struct: 'RemsetParams', fields: REMSET_PARAMS }, values: REMSET, specialized: ['WG'] },
   replay: { uniform: { binding: 'rp', struct: 'ReplayParams', fields: REPLAY_PARAMS }, values: REPLAY, specialized: ['WG'] },
   evacuate: { uniform: { binding: 'ep', struct: 'EvacParams', fields: EVACUATE_PARAMS }, values: EVACUATE, specialized: ['WG'] },
+  'evacuate-graph': { values: EVACUATE_GRAPH, specialized: ['WG'] },
   'refs-sable': {},
   'refs-refgraph': { values: REFS },
 } as const satisfies Record<string, FileConstants>;

@@ -298,7 +298,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
       youngEnd: last.youngEnd,
       ...spaces,
       sizeTable: input.sizeTable!(),
-      refTable: input.layout === 'refgraph' ? input.refTable!() : undefined,
+      ...(input.layout === 'refgraph' ? { refTable: input.refTable!(), graphs: input.graphs() } : {}),
     }));
   }
 
@@ -488,7 +488,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
       if (keepsHeapMirror(input, this.options)) {
         const words = new HeapMirror(ctx, input.words.length, this.uploader, this.options.chunkWords);
         this.heapMirror = words;
-        this.evacuation = new DeviceEvacuation(ctx, words, this.uploader, this.options.evacuateSlots === 'gpu', heapWriters(this.options.writers), 'refgraph');
+        this.evacuation = new DeviceEvacuation(ctx, words, this.uploader, this.options.evacuateSlots === 'gpu', heapWriters(this.options.writers), m);
       }
       target = {
         layout: 'refgraph',

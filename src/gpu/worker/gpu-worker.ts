@@ -272,8 +272,8 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const picks = req.picks === null ? null : view(req.picks);
       const done = await h.marker.finishYoung(req.base, view(req.slotRuns), req.headers, picks, out);
       const forward: SharedInts = { buffer: out.buffer, offset: 0, length: done.forward.length };
-      const { cardBits, cardFirst, slotsWritten, headersWritten, picked, times } = done;
-      return { cardBits, cardFirst, slotsWritten, headersWritten, picked, times, forward } satisfies EvacFinishReply;
+      const { cardBits, cardFirst, slotsWritten, headersWritten, picked, graph, times } = done;
+      return { cardBits, cardFirst, slotsWritten, headersWritten, picked, ...(graph ? { graph } : {}), times, forward } satisfies EvacFinishReply;
     }
     case 'remset': {
       const h = hosted(req.marker);
