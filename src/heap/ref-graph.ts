@@ -285,14 +285,24 @@ export class RefGraph {
   /** Set by a full collection's compaction: every tenured word may have moved. */
   private tenuredRenumbered = true;
 
+  /** Tenured edge `e` was written in place: the program's store, one block byte. */
   private noteTenuredEdge(e: number): void {
     const b = e >> EDGE_BLOCK_SHIFT;
-    if (b >= this.dirtyEdgeBlocks.length) {
-      const d = new Uint8Array(Math.max(b + 1, this.dirtyEdgeBlocks.length * 2));
-      d.set(this.dirtyEdgeBlocks);
-      this.dirtyEdgeBlocks = d;
-    }
+    if (b >= this.dirtyEdgeBlocks.length) this.growDirtyBlocks(b);
     this.dirtyEdgeBlocks[b] = 1;
+  }
+
+  private growDirtyBlocks(b: number): void {
+    const d = new Uint8Array(Math.max(b + 1, this.dirtyEdgeBlocks.length * 2));
+    d.set(this.dirtyEdgeBlocks);
+    this.dirtyEdgeBlocks = d;
+  }
+
+  /** Tenured edges [e0, e1) (e1 > e0) were written in place. */
+  private noteTenuredEdges(e0: number, e1: number): void {
+    const b1 = (e1 - 1) >> EDGE_BLOCK_SHIFT;
+    if (b1 >= this.dirtyEdgeBlocks.length) this.growDirtyBlocks(b1);
+    this.dirtyEdgeBlocks.fill(1, e0 >> EDGE_BLOCK_SHIFT, b1 + 1);
   }
 
   /**
@@ -415,17 +425,29 @@ export class RefGraph {
   /** The edges of the remembered-set slots (runs k of (`remRuns[2k]`, `remRuns[2k+1]`
    *  slots) of tenured object `remObjects[k]`), from the slots as they are now. */
   private rewriteRemembered(remRuns: Int32Array, remObjects: Int32Array): void {
-    const words = this.heap.words;
+    const h = this.heap;
+    const words = h.words;
+    const { contiguous, kind } = h.refSlots.view();
     const tenuredStart = this.tenuredStart;
     const tenured = this.tenured;
+    const edges = tenured.edges;
     for (let k = 0; 2 * k < remRuns.length; k++) {
       const a = remObjects[k]!;
       const first = vertexFirst(tenured.vertices, words[a + LAYOUT_WORD]!);
       const s0 = remRuns[2 * k]!;
       const s1 = s0 + remRuns[2 * k + 1]!;
+      if (s1 <= s0) continue;
+      if (refRunEnd(words, kind, contiguous, a) !== SCATTERED) {
+        // A run of references (an array's): its slots' edges are consecutive too,
+        // and a large remembered set is mostly such runs.
+        const e0 = first + s0 - a - HEADER_WORDS;
+        for (let s = s0, e = e0; s < s1; s++, e++) edges[e] = edgeTo(words, tenuredStart, words[s]!);
+        this.noteTenuredEdges(e0, e0 + s1 - s0);
+        continue;
+      }
       for (let s = s0; s < s1; s++) {
         const e = first + this.edgeIndexOfSlot(a, s);
-        tenured.edges[e] = edgeTo(words, tenuredStart, words[s]!);
+        edges[e] = edgeTo(words, tenuredStart, words[s]!);
         this.noteTenuredEdge(e);
       }
     }
