@@ -17,6 +17,12 @@
  *     scalars are the heap's (the mutator logs its scalar stores), so the
  *     copies need nothing from the old objects.
  *
+ * Under refgraph (a `graphMirror`) the copies' references are found by type
+ * (refs-refgraph.wgsl), and the reference graphs are rebuilt too
+ * (evacuate-graph.wgsl): their sizes by prefix sums in step 1, the vertices,
+ * layout words and edges in step 2, read back into the graph arrays with the
+ * moved words.
+ *
  * Both steps run where the device is (the GPU worker thread), which writes the
  * shared heap itself: the main thread waits for one reply per step.
  */
