@@ -189,17 +189,17 @@ function markerFor(
       return new ParallelMarker(heap, threads, undefined, soloWords(options));
     case 'auto': {
       // Made now: the mirror log must see the heap from its first allocation.
-      // Refgraph keeps no heap mirror under auto: its GPU engines evacuate on the CPU.
-      const input = gpuInput(heap, false);
-      // Sable: the one change log feeds both GPU mirrors (shared-dirty-ranges.ts);
-      // refgraph: gpu-bfs's mirror takes the whole graphs at each of its marks,
-      // which the model's upload term prices.
-      const shared = input.layout === 'sable' ? new SharedDirtyRanges(() => heap.attachMirrorLog().takeDirtyRanges()) : null;
+      const input = gpuInput(heap, autoEvacuatesOnGpu(gpuOpt));
+      // The one change log feeds both GPU engines' heap mirrors (shared-dirty-ranges.ts);
+      // under refgraph, gpu-bfs's graph mirror takes the whole graphs at each of its
+      // marks, which the model's upload term prices.
+      const shared = input.takeDirtyRanges ? new SharedDirtyRanges(() => heap.attachMirrorLog().takeDirtyRanges()) : null;
       const takes = shared ? { 'gpu-dfs': shared.reader(), 'gpu-bfs': shared.reader() } : null;
+      const words = (e: 'gpu-dfs' | 'gpu-bfs') => (takes ? { takeDirtyRanges: takes[e] } : {});
       const inputs: Record<'gpu-dfs' | 'gpu-bfs', SableInput | RefGraphInput> =
         input.layout === 'sable'
-          ? { 'gpu-dfs': { ...input, takeDirtyRanges: takes!['gpu-dfs'] }, 'gpu-bfs': { ...input, takeDirtyRanges: takes!['gpu-bfs'] } }
-          : { 'gpu-dfs': input, 'gpu-bfs': { layout: 'refgraph', words: input.words, graphs: input.graphs } };
+          ? { 'gpu-dfs': { ...input, ...words('gpu-dfs') }, 'gpu-bfs': { ...input, ...words('gpu-bfs') } }
+          : { 'gpu-dfs': { ...input, ...words('gpu-dfs') }, 'gpu-bfs': { ...input, takeDirtyGraphs: undefined, ...words('gpu-bfs') } };
       return new AutoMarker(heap, {
         threads,
         soloWords: soloWords(options),
@@ -224,6 +224,19 @@ function markerFor(
     default:
       return undefined;
   }
+}
+
+/** Whether auto's GPU engines evacuate on their device (`evacuate=` of the first
+ *  engine the `--gpu-opt` list suits; the default, gpu, for both). */
+function autoEvacuatesOnGpu(gpuOpt: string): boolean {
+  for (const e of ['gpu-dfs', 'gpu-bfs'] as const) {
+    try {
+      return parseGpuOptions(gpuOpt, e).evacuate === 'gpu';
+    } catch {
+      // Not this engine's list: the other's.
+    }
+  }
+  return true;
 }
 
 /** The one line that says a run left the GPU. */

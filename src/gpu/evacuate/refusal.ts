@@ -7,7 +7,7 @@ import type { GpuOptions } from '../options.js';
 
 /** Why a young collection of `input` cannot evacuate on the device, or null. */
 export function evacuationRefusal(input: SableInput | RefGraphInput, options: GpuOptions): string | null {
-  if (!keepsHeapMirror(input, options)) return 'no heap mirror beside the reference graphs (--gc auto keeps none)';
+  if (!keepsHeapMirror(input, options)) return 'no heap mirror beside the reference graphs';
   if (input.sizeTable === undefined) return 'no type table for the device';
   return null;
 }
