@@ -13,9 +13,9 @@
  *   forwarding headers where the CPU needs them) → the CPU dirties the cards
  *   the device found, redirects the roots (searching the live list, in
  *   address order, for the new addresses of the roots' referents, the only
- *   ones the device hands back, or through the forwarding headers), rebuilds
- *   the reference graphs (refgraph: every new address comes back), and flips
- *   the survivor spaces.
+ *   ones the device hands back, or through the forwarding headers), takes the
+ *   reference graphs the device rebuilt (refgraph), and flips the survivor
+ *   spaces.
  *
  * With `--verify-gc` the result is compared with the same evacuation computed
  * on the CPU from a snapshot of the heap taken before it (verify-evacuation.ts).
@@ -96,7 +96,8 @@ export async function evacuateOnDevice(
   try {
     // --verify-gc checks the forwarding headers; without it the device may leave them out.
     const headers = h.options.verifyGc === true;
-    // The reference graphs' rebuild needs every new address, not the roots' alone.
+    // Refgraph's live list is in mark order, where a search for the roots'
+    // referents misses: every new address comes back, with forwarding headers.
     const every = headers || h.graph !== null;
     done = await marker.finishYoung(base, runs, headers, every ? null : rootPicks(h, live, picks));
   } catch (e) {
