@@ -143,7 +143,7 @@ export async function evacuateOnDevice(
     const tg = performance.now();
     // The device rebuilt the moved objects' vertices and edges into the graph
     // arrays; the remembered set's edges are the CPU's, as after its own evacuation.
-    if (done.graph) h.graph.adoptRebuild(done.graph, runs, remembered.objects.data);
+    if (done.graph) h.graph.adoptRebuild(done.graph, runs, remembered.objects.data, done.rememberedEdges);
     else h.graph.rebuildAfterEvacuation(done.forward, live.length, runs, remembered.objects.data);
     phases.graph += performance.now() - tg;
   }

@@ -285,6 +285,9 @@ export interface DeviceEvacuated {
   /** Refgraph: the reference graphs the device rebuilt (as `RefGraph.rebuildAfterEvacuation`
    *  would) and wrote into the graph arrays, with the copies' layout words. */
   readonly graph?: DeviceGraph;
+  /** With `graph.rememberedEdges`: the remembered slots' new edge values, in the
+   *  order of the `slotRuns` runs' slots. */
+  readonly rememberedEdges?: Uint32Array;
   readonly times: EvacuationTimes;
 }
 

@@ -173,6 +173,7 @@ export interface PrepareReply {
 }
 
 /** A device evacuation's result: the new addresses in the worker's shared buffer. */
-export interface EvacFinishReply extends Omit<DeviceEvacuated, 'forward'> {
+export interface EvacFinishReply extends Omit<DeviceEvacuated, 'forward' | 'rememberedEdges'> {
   readonly forward: SharedInts;
+  readonly rememberedEdges?: SharedInts;
 }

@@ -39,6 +39,8 @@ export interface DeviceGraph {
   readonly tenuredEdgeBase: number;
   readonly tenuredVertices: number;
   readonly tenuredEdges: number;
+  /** The remembered slots' new edges came back too, in the order of their runs' slots. */
+  readonly rememberedEdges: boolean;
 }
 
 /** What the graphs read of the heap: heap.ts's HeapImpl, seen from below so
@@ -395,9 +397,10 @@ export class RefGraph {
    * (gpu/kernels/evacuate-graph.wgsl), as `rebuildAfterEvacuation` would with the
    * same moves, and wrote the copies' layout words: takes its new young graph
    * and the vertices it appended to the tenured graph, then rewrites the
-   * remembered set's edges, as that method does.
+   * remembered set's edges, as that method does, with `remEdges` (their values,
+   * in the runs' slots' order) when the device computed them.
    */
-  adoptRebuild(d: DeviceGraph, remRuns: Int32Array, remObjects: Int32Array): void {
+  adoptRebuild(d: DeviceGraph, remRuns: Int32Array, remObjects: Int32Array, remEdges?: Uint32Array): void {
     const tenured = this.tenured;
     if (tenured.vertexCount !== d.tenuredVertexBase || tenured.edgeCount !== d.tenuredEdgeBase) {
       throw new Error(
@@ -407,7 +410,7 @@ export class RefGraph {
     }
     this.beginYoungRebuild().adoptAppended(d.youngVertices, d.youngEdges);
     tenured.adoptAppended(d.tenuredVertices, d.tenuredEdges);
-    this.rewriteRemembered(remRuns, remObjects);
+    this.rewriteRemembered(remRuns, remObjects, d.rememberedEdges ? remEdges : undefined);
     this.endYoungRebuild();
   }
 
@@ -423,31 +426,35 @@ export class RefGraph {
   }
 
   /** The edges of the remembered-set slots (runs k of (`remRuns[2k]`, `remRuns[2k+1]`
-   *  slots) of tenured object `remObjects[k]`), from the slots as they are now. */
-  private rewriteRemembered(remRuns: Int32Array, remObjects: Int32Array): void {
+   *  slots) of tenured object `remObjects[k]`): `values`, one per slot in the runs'
+   *  order, or else from the slots as they are now. */
+  private rewriteRemembered(remRuns: Int32Array, remObjects: Int32Array, values?: Uint32Array): void {
     const h = this.heap;
     const words = h.words;
     const { contiguous, kind } = h.refSlots.view();
     const tenuredStart = this.tenuredStart;
     const tenured = this.tenured;
     const edges = tenured.edges;
-    for (let k = 0; 2 * k < remRuns.length; k++) {
+    for (let k = 0, off = 0; 2 * k < remRuns.length; k++) {
       const a = remObjects[k]!;
       const first = vertexFirst(tenured.vertices, words[a + LAYOUT_WORD]!);
       const s0 = remRuns[2 * k]!;
       const s1 = s0 + remRuns[2 * k + 1]!;
+      const v0 = off;
+      off += s1 - s0;
       if (s1 <= s0) continue;
       if (refRunEnd(words, kind, contiguous, a) !== SCATTERED) {
         // A run of references (an array's): its slots' edges are consecutive too,
         // and a large remembered set is mostly such runs.
         const e0 = first + s0 - a - HEADER_WORDS;
-        for (let s = s0, e = e0; s < s1; s++, e++) edges[e] = edgeTo(words, tenuredStart, words[s]!);
+        if (values) edges.set(values.subarray(v0, off), e0);
+        else for (let s = s0, e = e0; s < s1; s++, e++) edges[e] = edgeTo(words, tenuredStart, words[s]!);
         this.noteTenuredEdges(e0, e0 + s1 - s0);
         continue;
       }
       for (let s = s0; s < s1; s++) {
         const e = first + this.edgeIndexOfSlot(a, s);
-        edges[e] = edgeTo(words, tenuredStart, words[s]!);
+        edges[e] = values ? values[v0 + s - s0]! : edgeTo(words, tenuredStart, words[s]!);
         this.noteTenuredEdge(e);
       }
     }

@@ -88,6 +88,9 @@ export interface FinishJob {
    *  (the roots' referents), or null when it redirects the roots through
    *  forwarding headers (it could not find them all in the list). */
   readonly picks: Int32Array | null;
+  /** Refgraph: receives the remembered slots' new edges, in the order of
+   *  `slotRuns`' slots, when the slots come back from the device. */
+  readonly rememberedEdges?: Uint32Array;
 }
 
 export interface Finished {
@@ -171,7 +174,7 @@ const CTL_BYTES = EVACUATE.CARD_BITS * 4;
 
 /** Refgraph: the rebuilt graphs' sizes (from the assignment's prefix sums) and
  *  where they go: in `gout`, each vertex region with room for its sentinel. */
-interface GraphTotals extends DeviceGraph {
+interface GraphTotals extends Omit<DeviceGraph, 'rememberedEdges'> {
   readonly graphs: RefGraphs;
   readonly oldYoungVertices: number;
   readonly outVertices: number;
@@ -328,7 +331,7 @@ export class DeviceEvacuation {
         'evac_slot_cards',
         'evac_gather_slots',
         'evac_gather_picks',
-        ...(graph ? ['evac_graph_sizes', 'evac_graph_scan', 'evac_graph_top', 'evac_graph_place', 'evac_graph_edges'] : []),
+        ...(graph ? ['evac_graph_sizes', 'evac_graph_scan', 'evac_graph_top', 'evac_graph_place', 'evac_graph_edges', 'evac_graph_remembered'] : []),
       ],
     });
     return this.program;
@@ -487,7 +490,9 @@ export class DeviceEvacuation {
     this.uploader.submit();
     const { youngStart, youngEnd, bigCap, tenureAge, toStart, tenuredStart, blocks } = p;
     const g = p.graph;
-    if (g) this.gout.ensure(g.outWords * 4);
+    // The remembered slots' edges follow the graphs, in the slots' gathered order.
+    const remEdges = g && back && job.rememberedEdges ? slotWords : 0;
+    if (g) this.gout.ensure((g.outWords + remEdges) * 4 || 4);
     this.writeParams(
       structWords(REPLAY_PARAMS, { count: n, youngStart, youngEnd, typeCount: p.sizeTable.length >>> 2, bigCap, slotRuns: runCount }),
       structWords(EVACUATE_PARAMS, {
@@ -503,6 +508,7 @@ export class DeviceEvacuation {
               outEdges: g.outEdges,
               outTenuredVertices: g.outTenuredVertices,
               outTenuredEdges: g.outTenuredEdges,
+              outRemembered: g.outWords,
             }
           : {}),
       }),
@@ -523,6 +529,7 @@ export class DeviceEvacuation {
       ['replay_fix_big', perBig],
       ['replay_slots', helperGroups(this.ctx, runCount)],
       ...(g ? ([['evac_graph_place', perObject], ['evac_graph_edges', perObject]] as const) : []),
+      ...(remEdges > 0 ? ([['evac_graph_remembered', Math.min(runCount, this.ctx.limits.maxComputeWorkgroupsPerDimension)]] as const) : []),
       ['evac_cards', perObject],
       ['evac_cards_big', perBig],
       ...(slotsBack
@@ -553,7 +560,7 @@ export class DeviceEvacuation {
     const fwdAt = tenAt + T;
     const fwdWords = picks === null ? n : pickCount;
     const graphBack = fwdAt + fwdWords + cardWords + slotWords;
-    const bytes = (graphBack + (g?.outWords ?? 0)) * 4;
+    const bytes = (graphBack + (g ? g.outWords + remEdges : 0)) * 4;
     const rb = this.readback;
     const enc2 = device.createCommandEncoder({ label: 'evacuation read-back' });
     this.copyRange(enc2, p.toStart, p.toStart + S, toAt);
@@ -564,7 +571,7 @@ export class DeviceEvacuation {
     }
     if (cardWords > 0) rb.copy(enc2, this.ctl.buffer, CTL_BYTES, (fwdAt + fwdWords) * 4, cardWords * 4);
     if (slotWords > 0) rb.copy(enc2, this.gather.buffer, runCount * 4, (fwdAt + fwdWords + cardWords) * 4, slotWords * 4);
-    if (g && g.outWords > 0) rb.copy(enc2, this.gout.buffer, 0, graphBack * 4, g.outWords * 4);
+    if (g && g.outWords + remEdges > 0) rb.copy(enc2, this.gout.buffer, 0, graphBack * 4, (g.outWords + remEdges) * 4);
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
     const writers = await this.writers;
@@ -595,6 +602,7 @@ export class DeviceEvacuation {
       parts.add(young.edges, 0, graphBack + g.outEdges, g.youngEdges);
       parts.add(tenured.vertices, VERTEX_WORDS * g.tenuredVertexBase, graphBack + g.outTenuredVertices, VERTEX_WORDS * g.tenuredVertices);
       parts.add(tenured.edges, g.tenuredEdgeBase, graphBack + g.outTenuredEdges, g.tenuredEdges);
+      if (remEdges > 0) parts.add(job.rememberedEdges!, 0, graphBack + g.outWords, remEdges);
     }
     const threads = writers.threadsFor(bytes);
     const copy = threads === 0 ? writeAtOnce : writers.copy.bind(writers);
@@ -630,6 +638,7 @@ export class DeviceEvacuation {
               tenuredEdgeBase: g.tenuredEdgeBase,
               tenuredVertices: g.tenuredVertices,
               tenuredEdges: g.tenuredEdges,
+              rememberedEdges: remEdges > 0,
             },
           }
         : {}),

@@ -425,7 +425,13 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       picks: picks === null ? null : this.picks.put(picks),
     }, true);
     const f = r.forward;
-    return { ...r, forward: new Int32Array(f.buffer, f.offset * 4, f.length) };
+    const e = r.rememberedEdges;
+    const { rememberedEdges: _shared, ...rest } = r;
+    return {
+      ...rest,
+      forward: new Int32Array(f.buffer, f.offset * 4, f.length),
+      ...(e ? { rememberedEdges: new Uint32Array(e.buffer, e.offset * 4, e.length) } : {}),
+    };
   }
 
   async scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number, beforeMark = true): Promise<RemsetReply | null> {

@@ -102,7 +102,7 @@ export const EVACUATE_PARAMS = [
   ['outEdges', '  the young edges'],
   ['outTenuredVertices', '  the appended tenured vertices'],
   ['outTenuredEdges', '  and their edges'],
-  ['pad0', 'the struct stays a multiple of 16 bytes'],
+  ['outRemembered', '  and the remembered slots\' edges, in gather\'s run order'],
 ] as const satisfies Struct;
 
 /** gpu-dfs's control words (`ctl`), read by the host after each submit. */

@@ -18,7 +18,9 @@
 // The totals go to rctl[GRAPH_YOUNG], rctl[GRAPH_YOUNG_EDGES], rctl[GRAPH_EDGES].
 // `gout` takes the young vertices (with the sentinel), the young edges, the
 // appended tenured vertices (with the sentinel) and their edges, from
-// ep.outVertices, ep.outEdges, ep.outTenuredVertices and ep.outTenuredEdges.
+// ep.outVertices, ep.outEdges, ep.outTenuredVertices and ep.outTenuredEdges;
+// then, when the remembered slots come back (evacuate.wgsl evac_gather_slots),
+// their edges in the same order from ep.outRemembered.
 
 fn padded(a: u32) -> u32 { return (refCountOf(a) + 3u) & ~3u; }
 
@@ -121,5 +123,26 @@ fn evac_graph_edges(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
       gout[out + k] = e;
     }
     for (var k = n; k < pad; k++) { gout[out + k] = 0u; }
+  }
+}
+
+// The remembered slots' new edges, a workgroup a run as evac_gather_slots
+// gathers the slots: each slot named a young object, whose copy's layout
+// word now holds its vertex (evac_graph_place ran before).
+@compute @workgroup_size(WG)
+fn evac_graph_remembered(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
+                         @builtin(num_workgroups) nwg: vec3<u32>) {
+  for (var r = wid.x; r < ep.slotRuns; r += nwg.x) {
+    let run = slots[r];
+    let out = ep.outRemembered + gather[r];
+    for (var j = lid; j < run.y; j += WG) {
+      let v = heapWord(run.x + j);
+      var e = 0u;
+      if (v != 0u) {
+        e = heapWord(v + 2u) + 1u;
+        if (v >= ep.tenuredStart) { e = TENURED_EDGE | e; }
+      }
+      gout[out + j] = e;
+    }
   }
 }

@@ -56,6 +56,13 @@ export interface GpuStartup {
   readonly pipelines: number;
 }
 
+/** The slots of (first slot, count) runs. */
+function runSlots(runs: Int32Array): number {
+  let n = 0;
+  for (let i = 1; i < runs.length; i += 2) n += runs[i]!;
+  return n;
+}
+
 export class GpuMarker implements YoungEvacuatingMarker {
   readonly name: string;
   readonly constraints: MarkerConstraints;
@@ -303,14 +310,27 @@ export class GpuMarker implements YoungEvacuatingMarker {
   }
 
   /** Step 2: moves the objects (the mirror stays the heap's copy: nothing to replay). */
-  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null, forward?: Int32Array): Promise<DeviceEvacuated> {
+  async finishYoung(
+    base: number,
+    slotRuns: Int32Array,
+    headers: boolean,
+    picks: Int32Array | null,
+    forward?: Int32Array,
+    remembered?: (slots: number) => Uint32Array,
+  ): Promise<DeviceEvacuated> {
     const last = this.lastMark;
     this.lastMark = null;
     if (!this.evacuation || !last || last.live === null) throw new Error(`${this.name}: finishYoung without an assignment`);
     const out = forward ?? new Int32Array(last.live.length);
+    // Refgraph: the remembered slots' new edges, one per slot.
+    const slots = this.config.input.layout === 'refgraph' ? runSlots(slotRuns) : 0;
+    const edges = slots > 0 ? (remembered?.(slots) ?? new Uint32Array(slots)) : undefined;
     const evacuation = this.evacuation;
-    const done = await this.counted(() => evacuation.finish({ base, slotRuns, headers, words: this.config.input.words, forward: out, picks }));
-    return { ...done, forward: out.subarray(0, done.picked ? picks!.length : last.live.length) };
+    const done = await this.counted(() =>
+      evacuation.finish({ base, slotRuns, headers, words: this.config.input.words, forward: out, picks, ...(edges ? { rememberedEdges: edges } : {}) }),
+    );
+    const forwarded = out.subarray(0, done.picked ? picks!.length : last.live.length);
+    return { ...done, forward: forwarded, ...(edges && done.graph?.rememberedEdges ? { rememberedEdges: edges.subarray(0, slots) } : {}) };
   }
 
   /**

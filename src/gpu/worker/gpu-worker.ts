@@ -65,6 +65,15 @@ class Hosted {
     this.forward = sharedCapacity(this.forward, n);
     return this.forward;
   }
+
+  /** Refgraph: the remembered slots' new edges, for the main thread (grown as needed). */
+  private remembered = new Int32Array(new SharedArrayBuffer(4 * 1024));
+
+  /** The shared buffer for `n` remembered edges. */
+  rememberedBuffer(n: number): Uint32Array {
+    this.remembered = sharedCapacity(this.remembered, n);
+    return new Uint32Array(this.remembered.buffer, 0, n);
+  }
   /** The length of the list `share` promised. */
   private expected = 0;
   /** How many entries of `shared` the copy has written (-1: it failed); the main thread waits on it. */
@@ -270,10 +279,15 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const n = h.marker.lastYoungLive?.length ?? 0;
       const out = h.forwardBuffer(n);
       const picks = req.picks === null ? null : view(req.picks);
-      const done = await h.marker.finishYoung(req.base, view(req.slotRuns), req.headers, picks, out);
+      const done = await h.marker.finishYoung(req.base, view(req.slotRuns), req.headers, picks, out, (n) => h.rememberedBuffer(n));
       const forward: SharedInts = { buffer: out.buffer, offset: 0, length: done.forward.length };
       const { cardBits, cardFirst, slotsWritten, headersWritten, picked, graph, times } = done;
-      return { cardBits, cardFirst, slotsWritten, headersWritten, picked, ...(graph ? { graph } : {}), times, forward } satisfies EvacFinishReply;
+      const edges = done.rememberedEdges;
+      const remembered: SharedInts | undefined = edges && { buffer: edges.buffer as SharedArrayBuffer, offset: 0, length: edges.length };
+      return {
+        cardBits, cardFirst, slotsWritten, headersWritten, picked, ...(graph ? { graph } : {}), times, forward,
+        ...(remembered ? { rememberedEdges: remembered } : {}),
+      } satisfies EvacFinishReply;
     }
     case 'remset': {
       const h = hosted(req.marker);
