@@ -143,8 +143,8 @@ export async function evacuateOnDevice(
     const tg = performance.now();
     // The device rebuilt the moved objects' vertices and edges into the graph
     // arrays; the remembered set's edges are the CPU's, as after its own evacuation.
-    if (done.graph) h.graph.adoptRebuild(done.graph, runs, remembered.objects.data, done.rememberedEdges);
-    else h.graph.rebuildAfterEvacuation(done.forward, live.length, runs, remembered.objects.data);
+    if (!done.graph) throw new Error(`${marker.name}: a device evacuation under refgraph without the rebuilt graphs`);
+    h.graph.adoptRebuild(done.graph, runs, remembered.objects.data, done.rememberedEdges);
     phases.graph += performance.now() - tg;
   }
   h.flipSurvivors(ev.toTop, true);

@@ -93,7 +93,7 @@ export function verifyDeviceEvacuation(
   }
   const to = (v: number): number => (v >= ys && v < ye ? moved[v - ys]! : v);
   // Under refgraph the layout word names the object's graph vertex, which the
-  // graphs' rebuild after the evacuation sets, in the heap only.
+  // evacuation renumbers: the snapshot's old id is not the copy's.
   const layoutWordMoves = h.graph !== null;
   // Which words right of the header hold references, per object (ref-slots.ts).
   let isRef = new Uint8Array(64);
