@@ -51,9 +51,9 @@ import { ENGINES, isGpu, PauseModel, warmUpModel, type Choice, type ChoiceOption
 import { DecayingRatio } from './decaying-fit.js';
 
 /** Choices made and thrown away before the program, so that its first ones run warm. */
-const DRY_CHOICES = 32;
+const DRY_CHOICES = 128;
 /** Survival probes of the warm-up's scratch heap (`rehearse`). */
-const PROBE_REHEARSALS = 10;
+const PROBE_REHEARSALS = 40;
 
 export type AutoEngine = Engine;
 
@@ -131,7 +131,8 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
    *  (docs/decisions/s35-04-auto-first-estimates.md). */
   private readonly survival = new DecayingRatio(0.5, RATIO_WEIGHT);
   private readonly fullLive = new DecayingRatio(0.5, RATIO_WEIGHT);
-  private readonly survivalProbe = new SurvivalProbe();
+  /** The bounded trace before a first collection of a kind (`decide`). */
+  readonly survivalProbe = new SurvivalProbe();
   /** Root references of the last mark of each kind (a young one's include the
    *  remembered set's referents). */
   private readonly lastRoots: Record<CollectionKind, number> = { young: 0, full: 0 };
@@ -166,10 +167,10 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   }
 
   /**
-   * The warm-up's last step (gc/warm-up.ts), on the scratch heap with its
-   * workload's objects: the survival probe, which a program runs at most twice,
-   * run until V8 has compiled its loops, so that a program's probe does not run
-   * them cold (docs/decisions/s52-03).
+   * Called by the warm-up (gc/warm-up.ts) while its scratch heap's roots still
+   * reach the workload's objects: the survival probe, which a program runs at
+   * most twice, traced over them until V8 has compiled its loops, so that a
+   * program's probe does not run them cold (docs/decisions/s52-03, s55-01).
    */
   rehearse(): void {
     for (let i = 0; i < PROBE_REHEARSALS; i++) this.survivalProbe.heapLiveWords(this.heap);

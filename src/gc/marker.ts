@@ -165,8 +165,9 @@ export interface RememberedScan {
 export interface ChoosingMarker extends Marker {
   around(plan: Collector): Collector;
   observe(record: GcRecord): void;
-  /** The warm-up's last step, on the scratch heap still holding its workload's
-   *  objects: runs what the marker does once a run, so that it runs warm then. */
+  /** Called by the warm-up while its scratch heap's roots still reach the
+   *  workload's objects: runs what the marker does once a run, so that it runs
+   *  warm then. */
   rehearse(): void;
 }
 

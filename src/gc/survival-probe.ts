@@ -19,10 +19,11 @@ import { HEADER_WORDS, TYPE_WORD } from '../heap/object-model.js';
 import { refRunEnd, SCATTERED } from '../heap/ref-slots.js';
 import { gatherRoots } from './roots.js';
 
-/** Objects past which the probe stops: its code runs cold (once a run, after
- *  the warm-up's rehearsal), so a budget of a few hundred keeps a probe that
- *  gives up cheap beside the collection it sizes (docs/decisions/s52-03). */
-export const PROBE_OBJECTS = 512;
+/** Objects past which the probe stops: enough to count a first young
+ *  collection that keeps about a thousand objects, few enough that a probe that
+ *  gives up, its loops compiled by the warm-up's rehearsals, costs tens of
+ *  microseconds (docs/decisions/s52-03, s55-01). */
+export const PROBE_OBJECTS = 2048;
 /** Reference slots the probe reads at most, per object of its budget. */
 const SLOTS_PER_OBJECT = 32;
 

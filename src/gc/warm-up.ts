@@ -117,9 +117,10 @@ export async function warmUpCollector(
   const w = new Workload(heap, roots, options.volume ?? 1);
   try {
     // A parallel marker built on a lent pool runs its threads on the scratch heap's buffers.
-    if (marker instanceof ParallelMarker) await marker.gc.lent(() => w.round());
-    else await w.round();
-    choosing?.rehearse();
+    // A choosing marker rehearses its probe while the workload's objects still live.
+    const whileLive = (): void => choosing?.rehearse();
+    if (marker instanceof ParallelMarker) await marker.gc.lent(() => w.round(whileLive));
+    else await w.round(whileLive);
   } finally {
     // A lent pool is not the scratch collector's to stop (GcThreads.dispose).
     collector.dispose();
@@ -306,7 +307,8 @@ class Workload {
     this.heap.writeRef(this.roots.slots[FAN_ROOT]!, this.heap.arrayDataOffset + i, i, y);
   }
 
-  async round(): Promise<void> {
+  /** One pass of the workload; `whileLive` runs before its last step drops every root. */
+  async round(whileLive: () => void = () => undefined): Promise<void> {
     const slots = this.roots.slots;
     const survivorWords = this.heap.plan.survivorWords;
     await this.fillEden();
@@ -369,6 +371,7 @@ class Workload {
     // the remembered set's walk of a dirty card crosses free chunks.
     for (let r = 10; r < 21; r += 3) await this.pointAtYoung(r);
     await this.collect('young');
+    whileLive();
     slots.fill(0);
     await this.collect('full');
   }
