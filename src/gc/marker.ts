@@ -189,7 +189,8 @@ export interface HeapCopyMarker extends Marker {
    */
   replayEvacuation(live: Int32Array, forward: Int32Array, slotRuns: Int32Array): Promise<void>;
   /**
-   * When `constraints.scansRememberedSet` (sable layout): reads the reference
+   * When `constraints.scansRememberedSet` (a heap copy: sable, or refgraph
+   * evacuating on the device): reads the reference
    * slots of `ranges` ((first, end) pairs: the slots of each dirty card's
    * objects inside the card). Null when it would rather not (too few slots to be
    * worth it) or could not (the plan then scans the ranges on the CPU). In a

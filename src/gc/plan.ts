@@ -158,8 +158,8 @@ export class GenerationalPlan implements Collector {
   private async scanRemembered(roots: YoungRoots | null): Promise<number> {
     const h = this.heap;
     const m = heapCopyOf(this.marker);
-    // The reference graphs' rebuild needs each run's object, which a marker's
-    // scan of its copy does not report.
+    // The reference graphs' rebuild needs each run's object: the CPU's walk of
+    // the cards lists each range's, and a marker's runs are matched to ranges.
     const withObjects = h.graph !== null;
     this.dirtyCards.clear();
     this.remembered.clear();
@@ -167,12 +167,13 @@ export class GenerationalPlan implements Collector {
     this.rangeObjects.clear();
     dirtyCardRanges(h, this.dirtyCards, this.cardRanges, withObjects ? this.rangeObjects : null);
     const r = this.cardRanges.view();
-    if (!withObjects && m !== null && m.constraints.scansRememberedSet) {
+    if (m !== null && m.constraints.scansRememberedSet) {
       // A full collection's scan, after its mark, needs only the runs.
       const found = await m.scanRememberedSet(r, h.youngStart, h.youngEnd, roots !== null);
       if (found !== null) {
         if (roots !== null) for (let i = 0; i < found.roots.length; i++) roots.push(found.roots[i]!);
-        this.remembered.setRuns(found.runs);
+        if (withObjects) this.remembered.setRunsIn(found.runs, r, this.rangeObjects.view());
+        else this.remembered.setRuns(found.runs);
         return found.syncMs;
       }
       // Too small to be worth the device, or more than its lists hold.

@@ -37,12 +37,42 @@ export class RememberedRuns {
     this.objects.clear();
   }
 
-  /** Takes the runs a marker found (`HeapCopyMarker.scanRememberedSet`, sable only). */
+  /** Takes the runs a marker found (`HeapCopyMarker.scanRememberedSet`). */
   setRuns(runs: Int32Array): void {
     this.clear();
     this.runs.reserve(runs.length).set(runs);
     this.runs.length = runs.length;
   }
+
+  /**
+   * Takes the runs a marker found in `ranges` (ascending (first, end) pairs, the
+   * object of pair k in `rangeObjects[k]`), in its order: run k < ranges/2 is
+   * range k's first run, each later one lies in the range found by a binary
+   * search. Refgraph's rebuild needs each run's object.
+   */
+  setRunsIn(runs: Int32Array, ranges: Int32Array, rangeObjects: Int32Array): void {
+    this.setRuns(runs);
+    const n = runs.length >>> 1;
+    const first = ranges.length >>> 1;
+    if (n < first) throw new Error(`remembered set: ${n} runs for ${first} ranges`);
+    const objects = this.objects.reserve(n);
+    objects.set(rangeObjects.subarray(0, first));
+    for (let k = first; k < n; k++) objects[k] = rangeObjects[rangeOf(ranges, runs[2 * k]!)]!;
+    this.objects.length = n;
+  }
+}
+
+/** The pair of `ranges` (ascending, disjoint (first, end) pairs) holding slot `s`. */
+function rangeOf(ranges: Int32Array, s: number): number {
+  let lo = 0;
+  let hi = (ranges.length >>> 1) - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (ranges[2 * mid]! <= s) lo = mid;
+    else hi = mid - 1;
+  }
+  if (s < ranges[2 * lo]! || s >= ranges[2 * lo + 1]!) throw new Error(`remembered set: slot ${s} lies in no dirty card's range`);
+  return lo;
 }
 
 /**

@@ -89,7 +89,7 @@ export function gpuMarkerShape(config: GpuMarkerConfig): GpuMarkerShape {
       // The mirror replays the plan's evacuations with the type table's sizes (mirror/replay.ts).
       replaysEvacuation: input.layout === 'sable' && input.sizeTable !== undefined,
       // The remembered set is read from the mirror's heap words (mirror/remset.ts).
-      scansRememberedSet: input.layout === 'sable',
+      scansRememberedSet: keepsHeapMirror(input, options),
       copiesYoung: false,
       evacuatesYoung: options.evacuate === 'gpu',
     },

@@ -63,10 +63,11 @@ describe('programs with evacuate=gpu', () => {
     expect(run.stderr).toMatch(/evacuate=gpu .* writers=2/);
   }, 600_000);
 
-  // A full collection scans the remembered set on the GPU too, after its mark.
-  for (const gc of ['gpu-dfs', 'gpu-bfs'] as const) {
-    it(`old-to-young slots through full collections [${gc}, remset=0]`, async () => {
-      const run = await runCaptured(fullRemset, { gc, layout: 'sable', gpuOpt: 'remset=0', heapBytes: 4 * 2 ** 20, verifyGc: true, logGc: true });
+  // A full collection scans the remembered set on the GPU too, after its mark;
+  // under refgraph its runs' objects place the rebuilt graphs' edges.
+  for (const [gc, layout] of [['gpu-dfs', 'sable'], ['gpu-bfs', 'sable'], ['gpu-dfs', 'refgraph']] as const) {
+    it(`old-to-young slots through full collections [${gc}, ${layout}, remset=0]`, async () => {
+      const run = await runCaptured(fullRemset, { gc, layout, gpuOpt: 'remset=0', heapBytes: 4 * 2 ** 20, verifyGc: true, logGc: true });
       const serial = await runCaptured(fullRemset, { gc: 'serial', heapBytes: 4 * 2 ** 20 });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(serial.stdout).toBe('1600039998\n');

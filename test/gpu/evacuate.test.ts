@@ -232,7 +232,8 @@ function compareHeaps(gpu: World, cpu: World, sameGeneration: boolean): void {
 // remembered set scanned on the GPU however small (its runs then come from the
 // device), then the read-back written into the heap by writer threads.
 // Under refgraph the engines mark the reference graphs and evacuate in a heap
-// mirror kept beside them; the graphs are rebuilt from the new addresses.
+// mirror kept beside them; the graphs are rebuilt from the new addresses, with
+// the remembered slots' edges placed by the runs the device found (remset=0).
 for (const [engine, options, seeds, layout] of [
   ['gpu-dfs', 'evacuate=gpu', [1, 2], 'sable'],
   ['gpu-bfs', 'evacuate=gpu', [3], 'sable'],
@@ -241,6 +242,8 @@ for (const [engine, options, seeds, layout] of [
   ['gpu-dfs', 'evacuate=gpu,remset=0,writers=2', [8], 'sable'],
   ['gpu-dfs', 'evacuate=gpu', [9], 'refgraph'],
   ['gpu-bfs', 'evacuate=gpu,writers=2', [10], 'refgraph'],
+  ['gpu-dfs', 'evacuate=gpu,remset=0', [11], 'refgraph'],
+  ['gpu-bfs', 'evacuate=gpu,remset=0', [12], 'refgraph'],
 ] as const) {
   describe(`${engine} ${options} (${layout})`, () => {
     for (const [name, run] of Object.entries(scenarios)) {

@@ -435,7 +435,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
   }
 
   async scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number, beforeMark = true): Promise<RemsetReply | null> {
-    if (!this.constraints.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
+    if (!this.constraints.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs a heap mirror (sable, or refgraph evacuating on the GPU)`);
     // The same test as GpuMarker's, made here to spare the round trip; the count goes with the ranges.
     const slots = rangeSlots(ranges);
     if (slots < this.options.remsetMinSlots) return null;

@@ -177,8 +177,10 @@ export class GpuMarker implements YoungEvacuatingMarker {
       this.pushed = false;
       this.pushedStats = { bytes: 0, ms: 0 };
       if (this.heapMirror) {
-        // The words a young collection may evacuate on the device.
-        const words = await this.syncHeap(false);
+        // The words a young collection may evacuate on the device (synced already
+        // when the remembered set was scanned on the GPU).
+        const words = this.synced ?? (await this.syncHeap(false));
+        this.synced = null;
         upload = { bytes: upload.bytes + words.upload.bytes, ms: upload.ms + words.upload.ms };
         dirtyMs = words.dirtyMs;
       }
@@ -364,7 +366,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
   private synced: { upload: UploadStats; dirtyMs: number; replayWait: number } | null = null;
 
   /**
-   * Sable: scans the remembered set on the GPU (mirror/remset.ts) from the slot
+   * With a heap mirror: scans the remembered set on the GPU (mirror/remset.ts) from the slot
    * ranges of the dirty cards' objects, after bringing the mirror up to date (for
    * the mark that follows, in a young collection). Null when the results
    * overflowed the device lists (the plan then scans on the CPU).
@@ -376,13 +378,14 @@ export class GpuMarker implements YoungEvacuatingMarker {
     beforeMark = true,
     slots = rangeSlots(ranges),
   ): Promise<(RemsetResult & { syncMs: number }) | null> {
-    if (!this.constraints.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs the sable layout`);
+    if (!this.constraints.scansRememberedSet) throw new Error(`${this.name}: scanRememberedSet needs a heap mirror (sable, or refgraph evacuating on the GPU)`);
     // A round trip to the device costs more than the CPU's scan of a small
     // remembered set (docs/decisions/r19g-0009).
     if (slots < this.options.remsetMinSlots) return null;
     const t = performance.now();
     await this.ready();
-    const synced = await this.syncHeap(this.pushed);
+    // Under refgraph `pushed` speaks of the graphs, which the mark takes.
+    const synced = await this.syncHeap(this.config.input.layout === 'sable' && this.pushed);
     // A full collection's scan comes after its mark: the next mark syncs for itself.
     this.synced = beforeMark ? synced : null;
     const syncMs = performance.now() - t;
@@ -509,6 +512,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
         const words = new HeapMirror(ctx, input.words.length, this.uploader, this.options.chunkWords);
         this.heapMirror = words;
         this.evacuation = new DeviceEvacuation(ctx, words, this.uploader, this.options.evacuateSlots === 'gpu', heapWriters(this.options.writers), m);
+        this.remset = new RemsetScan(ctx, words, this.uploader);
       }
       target = {
         layout: 'refgraph',
