@@ -140,10 +140,10 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker {
   }
 
   /** A fault here is thrown on: the plan undoes its part and evacuates on the CPU (gc/device-evacuation.ts). */
-  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null): Promise<DeviceEvacuated> {
+  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null, edgeStarts: Int32Array | null = null): Promise<DeviceEvacuated> {
     if (this.gpu === null) throw new MarkerFaultError(this.fallback?.fault ?? 'gone', 'the GPU marker fell back to the CPU');
     try {
-      return await this.gpu.finishYoung(base, slotRuns, headers, picks);
+      return await this.gpu.finishYoung(base, slotRuns, headers, picks, edgeStarts);
     } catch (e) {
       this.fall(e, 'evacuation');
       throw e;

@@ -34,6 +34,8 @@ import { snapshotForEvacuation, verifyDeviceEvacuation } from './verify-evacuati
 /** The positions in the live list of the roots' referents (rootPicks): one list
  *  for the process, as collections never overlap. */
 const picks = new IntList();
+/** Refgraph: each remembered run's first tenured edge (RefGraph.rememberedEdgeStarts). */
+const edgeStarts = new IntList();
 
 /**
  * Redirects the remembered slots (runs of (first slot, count)) through the
@@ -92,6 +94,8 @@ export async function evacuateOnDevice(
   const dc = dirtyCards.data;
   for (let i = 0; i < dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
 
+  // Refgraph: where the device may write the remembered runs' new edges itself.
+  const starts = h.graph !== null && runs.length > 0 ? h.graph.rememberedEdgeStarts(runs, remembered.objects.data, edgeStarts.reserve(runs.length >>> 1)) : null;
   let done: DeviceEvacuated;
   try {
     // --verify-gc checks the forwarding headers; without it the device may leave them out.
@@ -99,7 +103,7 @@ export async function evacuateOnDevice(
     // Refgraph's live list is in mark order, where a search for the roots'
     // referents misses: every new address comes back, with forwarding headers.
     const every = headers || h.graph !== null;
-    done = await marker.finishYoung(base, runs, headers, every ? null : rootPicks(h, live, picks));
+    done = await marker.finishYoung(base, runs, headers, every ? null : rootPicks(h, live, picks), starts);
   } catch (e) {
     if (!(e instanceof MarkerFaultError)) throw e;
     // The device failed before writing the heap: undo the carving and the
@@ -144,7 +148,7 @@ export async function evacuateOnDevice(
     // The device rebuilt the moved objects' vertices and edges into the graph
     // arrays; the remembered set's edges are the CPU's, as after its own evacuation.
     if (!done.graph) throw new Error(`${marker.name}: a device evacuation under refgraph without the rebuilt graphs`);
-    h.graph.adoptRebuild(done.graph, runs, remembered.objects.data, done.rememberedEdges);
+    h.graph.adoptRebuild(done.graph, runs, remembered.objects.data, done.rememberedEdges, starts);
     phases.graph += performance.now() - tg;
   }
   h.flipSurvivors(ev.toTop, true);

@@ -308,8 +308,12 @@ export interface YoungEvacuatingMarker extends HeapCopyMarker {
    *  what moved into the heap's words; the old objects' forwarding headers too
    *  when `headers` asks for them or the CPU needs them (`headersWritten`).
    *  `picks` (ascending positions in the live list, or null for all): the new
-   *  addresses the CPU needs when it redirects the roots by searching the list. */
-  finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null): Promise<DeviceEvacuated>;
+   *  addresses the CPU needs when it redirects the roots by searching the list.
+   *  `edgeStarts` (refgraph): per run, the tenured edge its first slot's edge is,
+   *  or -1 where the object's slots are not a run; the device's new edges for the
+   *  runs with a start go straight there (`DeviceEvacuated.rememberedEdges`
+   *  holds the others'). */
+  finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null, edgeStarts?: Int32Array | null): Promise<DeviceEvacuated>;
 }
 
 /** `m` as a young-evacuating marker, when its constraints say it is one. */

@@ -131,7 +131,7 @@ export type HostRequest =
       readonly sizeTable?: Uint32Array;
       readonly refTable?: Uint32Array;
     }
-  | { readonly op: 'evacFinish'; readonly marker: number; readonly base: number; readonly slotRuns: SharedInts; readonly headers: boolean; readonly picks: SharedInts | null }
+  | { readonly op: 'evacFinish'; readonly marker: number; readonly base: number; readonly slotRuns: SharedInts; readonly headers: boolean; readonly picks: SharedInts | null; readonly edgeStarts: SharedInts | null }
   | { readonly op: 'verifyCopy'; readonly marker: number; readonly changes: Changes }
   | { readonly op: 'dispose'; readonly marker: number };
 

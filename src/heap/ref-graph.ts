@@ -398,9 +398,10 @@ export class RefGraph {
    * same moves, and wrote the copies' layout words: takes its new young graph
    * and the vertices it appended to the tenured graph, then rewrites the
    * remembered set's edges, as that method does, with `remEdges` (their values,
-   * in the runs' slots' order) when the device computed them.
+   * in the runs' slots' order) when the device computed them; the runs that
+   * `placed` gives a start (`rememberedEdgeStarts`) the device wrote already.
    */
-  adoptRebuild(d: DeviceGraph, remRuns: Int32Array, remObjects: Int32Array, remEdges?: Uint32Array): void {
+  adoptRebuild(d: DeviceGraph, remRuns: Int32Array, remObjects: Int32Array, remEdges?: Uint32Array, placed?: Int32Array | null): void {
     const tenured = this.tenured;
     if (tenured.vertexCount !== d.tenuredVertexBase || tenured.edgeCount !== d.tenuredEdgeBase) {
       throw new Error(
@@ -410,8 +411,27 @@ export class RefGraph {
     }
     this.beginYoungRebuild().adoptAppended(d.youngVertices, d.youngEdges);
     tenured.adoptAppended(d.tenuredVertices, d.tenuredEdges);
-    this.rewriteRemembered(remRuns, remObjects, d.rememberedEdges ? remEdges : undefined);
+    const computed = d.rememberedEdges === true;
+    this.rewriteRemembered(remRuns, remObjects, computed ? remEdges : undefined, computed ? placed : null);
     this.endYoungRebuild();
+  }
+
+  /**
+   * Per remembered run k (`remRuns[2k]`, `remRuns[2k+1]` slots of tenured object
+   * `remObjects[k]`), the tenured edge its first slot's edge is, where the
+   * object's references are a run (their edges are then consecutive too), else
+   * -1: where a device evacuation may write the run's new edges itself.
+   */
+  rememberedEdgeStarts(remRuns: Int32Array, remObjects: Int32Array, out: Int32Array): Int32Array {
+    const words = this.heap.words;
+    const { contiguous, kind } = this.heap.refSlots.view();
+    const vertices = this.tenured.vertices;
+    const n = remRuns.length >>> 1;
+    for (let k = 0; k < n; k++) {
+      const a = remObjects[k]!;
+      out[k] = refRunEnd(words, kind, contiguous, a) === SCATTERED ? -1 : vertexFirst(vertices, words[a + LAYOUT_WORD]!) + remRuns[2 * k]! - a - HEADER_WORDS;
+    }
+    return out.subarray(0, n);
   }
 
   /** The young graph emptied for a rebuild, the program's appends to it counted first. */
@@ -427,8 +447,9 @@ export class RefGraph {
 
   /** The edges of the remembered-set slots (runs k of (`remRuns[2k]`, `remRuns[2k+1]`
    *  slots) of tenured object `remObjects[k]`): `values`, one per slot in the runs'
-   *  order, or else from the slots as they are now. */
-  private rewriteRemembered(remRuns: Int32Array, remObjects: Int32Array, values?: Uint32Array): void {
+   *  order, or else from the slots as they are now; a run `placed` gives a start
+   *  is in place already, and only noted for the GPU's copy of the graph. */
+  private rewriteRemembered(remRuns: Int32Array, remObjects: Int32Array, values?: Uint32Array, placed: Int32Array | null = null): void {
     const h = this.heap;
     const words = h.words;
     const { contiguous, kind } = h.refSlots.view();
@@ -443,6 +464,10 @@ export class RefGraph {
       const v0 = off;
       off += s1 - s0;
       if (s1 <= s0) continue;
+      if (placed !== null && placed[k]! >= 0) {
+        this.noteTenuredEdges(placed[k]!, placed[k]! + s1 - s0);
+        continue;
+      }
       if (refRunEnd(words, kind, contiguous, a) !== SCATTERED) {
         // A run of references (an array's): its slots' edges are consecutive too,
         // and a large remembered set is mostly such runs.

@@ -91,6 +91,9 @@ export interface FinishJob {
   /** Refgraph: receives the remembered slots' new edges, in the order of
    *  `slotRuns`' slots, when the slots come back from the device. */
   readonly rememberedEdges?: Uint32Array;
+  /** Refgraph: per run, its first edge in the tenured graph's edges, where the
+   *  run's edges are written instead (-1: into `rememberedEdges`). */
+  readonly edgeStarts?: Int32Array | null;
 }
 
 export interface Finished {
@@ -167,6 +170,41 @@ export function slotRuns(runs: Uint32Array): SlotRuns {
     else joined.push(s, n);
   }
   return { offsets, slots, span: lo < 0 ? null : [lo, hi], joined };
+}
+
+/**
+ * The read-back parts of the remembered slots' new edges (read-back words from
+ * `at`, in the runs' gathered order): a run with an edge start goes straight into
+ * the tenured graph's `edges` there, joined with the run before it where the two
+ * continue one another (an array's runs, split at its cards); the others into
+ * `rememberedEdges`, at the run's gathered offset, for the CPU to place.
+ */
+function addRememberedEdges(parts: ReadbackParts, job: FinishJob, back: SlotRuns, edges: Uint32Array, at: number): void {
+  const runs = job.slotRuns;
+  const starts = job.edgeStarts ?? null;
+  const values = job.rememberedEdges!;
+  if (starts === null) {
+    parts.add(values, 0, at, back.slots);
+    return;
+  }
+  let pe = 0;
+  let pv = 0;
+  let pn = 0;
+  for (let r = 0; 2 * r < runs.length; r++) {
+    const n = runs[2 * r + 1]!;
+    if (n === 0) continue;
+    const v = back.offsets[r]!;
+    const e = starts[r]!;
+    if (e >= 0 && pn > 0 && pe + pn === e && pv + pn === v) {
+      pn += n;
+      continue;
+    }
+    if (pn > 0) parts.add(edges, pe, at + pv, pn);
+    pn = 0;
+    if (e < 0) parts.add(values, v, at + v, n);
+    else [pe, pv, pn] = [e, v, n];
+  }
+  if (pn > 0) parts.add(edges, pe, at + pv, pn);
 }
 
 /** Bytes of `rctl`'s counts, before the promoted copies' card bits. */
@@ -602,7 +640,7 @@ export class DeviceEvacuation {
       parts.add(young.edges, 0, graphBack + g.outEdges, g.youngEdges);
       parts.add(tenured.vertices, VERTEX_WORDS * g.tenuredVertexBase, graphBack + g.outTenuredVertices, VERTEX_WORDS * g.tenuredVertices);
       parts.add(tenured.edges, g.tenuredEdgeBase, graphBack + g.outTenuredEdges, g.tenuredEdges);
-      if (remEdges > 0) parts.add(job.rememberedEdges!, 0, graphBack + g.outWords, remEdges);
+      if (remEdges > 0) addRememberedEdges(parts, job, back!, tenured.edges, graphBack + g.outWords);
     }
     const threads = writers.threadsFor(bytes);
     const copy = threads === 0 ? writeAtOnce : writers.copy.bind(writers);

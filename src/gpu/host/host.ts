@@ -239,6 +239,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
   private readonly forward = new SharedScratch();
   private readonly slotRuns = new SharedScratch();
   private readonly picks = new SharedScratch();
+  private readonly edgeStarts = new SharedScratch();
   private readonly ranges = new SharedScratch();
   private readonly liveList = new SharedScratch();
   /** The view of the last young mark's list handed to the plan: only to tell
@@ -414,7 +415,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     }, true);
   }
 
-  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null): Promise<DeviceEvacuated> {
+  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null, edgeStarts: Int32Array | null = null): Promise<DeviceEvacuated> {
     this.lastLive = null;
     const r = await gpuHost().request<EvacFinishReply>({
       op: 'evacFinish',
@@ -423,6 +424,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       slotRuns: this.slotRuns.put(slotRuns),
       headers,
       picks: picks === null ? null : this.picks.put(picks),
+      edgeStarts: edgeStarts === null ? null : this.edgeStarts.put(edgeStarts),
     }, true);
     const f = r.forward;
     const e = r.rememberedEdges;

@@ -317,6 +317,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     slotRuns: Int32Array,
     headers: boolean,
     picks: Int32Array | null,
+    edgeStarts: Int32Array | null = null,
     forward?: Int32Array,
     remembered?: (slots: number) => Uint32Array,
   ): Promise<DeviceEvacuated> {
@@ -329,7 +330,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     const edges = slots > 0 ? (remembered?.(slots) ?? new Uint32Array(slots)) : undefined;
     const evacuation = this.evacuation;
     const done = await this.counted(() =>
-      evacuation.finish({ base, slotRuns, headers, words: this.config.input.words, forward: out, picks, ...(edges ? { rememberedEdges: edges } : {}) }),
+      evacuation.finish({ base, slotRuns, headers, words: this.config.input.words, forward: out, picks, ...(edges ? { rememberedEdges: edges, edgeStarts } : {}) }),
     );
     const forwarded = out.subarray(0, done.picked ? picks!.length : last.live.length);
     return { ...done, forward: forwarded, ...(edges && done.graph?.rememberedEdges ? { rememberedEdges: edges.subarray(0, slots) } : {}) };

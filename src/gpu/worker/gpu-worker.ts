@@ -279,7 +279,8 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const n = h.marker.lastYoungLive?.length ?? 0;
       const out = h.forwardBuffer(n);
       const picks = req.picks === null ? null : view(req.picks);
-      const done = await h.marker.finishYoung(req.base, view(req.slotRuns), req.headers, picks, out, (n) => h.rememberedBuffer(n));
+      const starts = req.edgeStarts === null ? null : view(req.edgeStarts);
+      const done = await h.marker.finishYoung(req.base, view(req.slotRuns), req.headers, picks, starts, out, (n) => h.rememberedBuffer(n));
       const forward: SharedInts = { buffer: out.buffer, offset: 0, length: done.forward.length };
       const { cardBits, cardFirst, slotsWritten, headersWritten, picked, graph, times } = done;
       const edges = done.rememberedEdges;
