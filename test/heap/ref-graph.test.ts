@@ -120,6 +120,24 @@ describe('reference graph maintenance', () => {
     expect(vertex(p).edges[1]).toBe((TENURED_EDGE | (vertex(c2).id + 1)) >>> 0);
   });
 
+  it("gives a remembered run of an array's slots its first tenured edge, and a scattered object's run none", async () => {
+    const { heap, roots, node, right, graph, vertex } = setup({ tenureAge: 0 });
+    const refs = heap.defineArray('Node[]', 'ref');
+    const arr = roots.push(await allocArray(heap, refs, 40));
+    const obj = roots.push(await alloc(heap, node));
+    await collect(heap, 'young'); // both promoted
+    const a = roots.get(arr);
+    const o = roots.get(obj);
+    expect(a).toBeGreaterThanOrEqual(heap.tenuredStart);
+    expect(o).toBeGreaterThanOrEqual(heap.tenuredStart);
+    const data = a + heap.arrayDataOffset;
+    // Runs (first slot, count) of the array's elements 10-14 and 30, and of the object's second reference.
+    const runs = Int32Array.from([data + 10, 5, data + 30, 1, o + right, 1]);
+    const objects = Int32Array.from([a, a, o]);
+    const starts = graph.rememberedEdgeStarts(runs, objects, new Int32Array(8));
+    expect(Array.from(starts)).toEqual([vertex(a).first + 10, vertex(a).first + 30, -1]);
+  });
+
   it('compacts the tenured graph on a full collection, renumbering edges', async () => {
     const { heap, roots, node, left, right, graph, vertex } = setup({ tenureAge: 0 });
     const slots: number[] = [];
