@@ -28,7 +28,7 @@
  */
 
 import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from './object-model.js';
-import { SCATTERED, refRunEnd, type RefSlots } from './ref-slots.js';
+import { SCATTERED, refRunEnd, type RefSlots, type RefTables } from './ref-slots.js';
 import { TENURED_EDGE, TENURED_EDGE_INT, VERTEX_ADDRESS, VERTEX_FIRST, VERTEX_WORDS } from './graph-format.js';
 
 /** What a device evacuation's rebuild of the graphs wrote (gc/marker.ts DeviceGraph). */
@@ -425,13 +425,16 @@ export class RefGraph {
   rememberedEdgeStarts(remRuns: Int32Array, remObjects: Int32Array, out: Int32Array): Int32Array {
     const words = this.heap.words;
     const { contiguous, kind } = this.heap.refSlots.view();
-    const vertices = this.tenured.vertices;
     const n = remRuns.length >>> 1;
-    for (let k = 0; k < n; k++) {
-      const a = remObjects[k]!;
-      out[k] = refRunEnd(words, kind, contiguous, a) === SCATTERED ? -1 : vertexFirst(vertices, words[a + LAYOUT_WORD]!) + remRuns[2 * k]! - a - HEADER_WORDS;
-    }
+    for (let k = 0; k < n; k++) out[k] = this.runEdgeStart(words, kind, contiguous, remObjects[k]!, remRuns[2 * k]!);
     return out.subarray(0, n);
+  }
+
+  /** The tenured edge of slot `s` of tenured object `a` when the object's
+   *  references are a run (their edges are then consecutive too), else -1. */
+  private runEdgeStart(words: Int32Array, kind: RefTables['kind'], contiguous: boolean, a: number, s: number): number {
+    if (refRunEnd(words, kind, contiguous, a) === SCATTERED) return -1;
+    return vertexFirst(this.tenured.vertices, words[a + LAYOUT_WORD]!) + s - a - HEADER_WORDS;
   }
 
   /** The young graph emptied for a rebuild, the program's appends to it counted first. */
@@ -457,8 +460,6 @@ export class RefGraph {
     const tenured = this.tenured;
     const edges = tenured.edges;
     for (let k = 0, off = 0; 2 * k < remRuns.length; k++) {
-      const a = remObjects[k]!;
-      const first = vertexFirst(tenured.vertices, words[a + LAYOUT_WORD]!);
       const s0 = remRuns[2 * k]!;
       const s1 = s0 + remRuns[2 * k + 1]!;
       const v0 = off;
@@ -468,15 +469,16 @@ export class RefGraph {
         this.noteTenuredEdges(placed[k]!, placed[k]! + s1 - s0);
         continue;
       }
-      if (refRunEnd(words, kind, contiguous, a) !== SCATTERED) {
-        // A run of references (an array's): its slots' edges are consecutive too,
-        // and a large remembered set is mostly such runs.
-        const e0 = first + s0 - a - HEADER_WORDS;
+      const a = remObjects[k]!;
+      const e0 = this.runEdgeStart(words, kind, contiguous, a, s0);
+      if (e0 >= 0) {
+        // A run of references (an array's): a large remembered set is mostly such runs.
         if (values) edges.set(values.subarray(v0, off), e0);
         else for (let s = s0, e = e0; s < s1; s++, e++) edges[e] = edgeTo(words, tenuredStart, words[s]!);
         this.noteTenuredEdges(e0, e0 + s1 - s0);
         continue;
       }
+      const first = vertexFirst(tenured.vertices, words[a + LAYOUT_WORD]!);
       for (let s = s0; s < s1; s++) {
         const e = first + this.edgeIndexOfSlot(a, s);
         edges[e] = values ? values[v0 + s - s0]! : edgeTo(words, tenuredStart, words[s]!);
