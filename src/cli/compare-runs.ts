@@ -38,6 +38,7 @@ export function runOptionArgs(o: RunOptions): string[] {
   if (o.pretouch) out.push('--pretouch');
   if (o.gcWarmUp !== undefined) out.push('--gc-warm-up', o.gcWarmUp ? 'on' : 'off');
   if (o.pauseGoalMs !== undefined) out.push('--pause-goal', String(o.pauseGoalMs));
+  if (o.gpuMinLiveBytes !== undefined) out.push('--gpu-min-live', String(o.gpuMinLiveBytes));
   if (o.tier !== undefined) out.push('--tier', o.tier);
   if (o.tierThreshold !== undefined) out.push('--tier-threshold', String(o.tierThreshold));
   if (o.dispatch !== d.dispatch) out.push('--dispatch', o.dispatch);

@@ -46,6 +46,8 @@ export interface RunOptions {
   gcWarmUp: boolean | undefined;
   /** `--pause-goal` (auto): the pause, in milliseconds, to meet at least CPU time. */
   pauseGoalMs: number | undefined;
+  /** `--gpu-min-live SIZE` (gpu-dfs, gpu-bfs); undefined for the adapter's default. */
+  gpuMinLiveBytes: number | undefined;
   /** Execution tier; undefined leaves the interpreter's own default. */
   tier: TierName | undefined;
   tierThreshold: number | undefined;
@@ -77,7 +79,7 @@ export function defaultRunOptions(): RunOptions {
   return {
     gc: 'serial', layout: 'sable', heapBytes: 256 * 1024 ** 2, youngBytes: undefined, survivorRatio: 8,
     tenureAge: 15, gcStress: 0, verifyGc: false, logGc: false, logGcFile: undefined, logFormat: undefined, trace: undefined, stats: false,
-    jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, gcSoloBytes: undefined, pretouch: false, gcWarmUp: undefined, pauseGoalMs: undefined, tier: undefined,
+    jsonStats: undefined, gpuOpt: 'all', gpuBenchmark: false, threads: undefined, gcSoloBytes: undefined, pretouch: false, gcWarmUp: undefined, pauseGoalMs: undefined, gpuMinLiveBytes: undefined, tier: undefined,
     tierThreshold: undefined, dispatch: 'devirt', js: false, args: [],
   };
 }
@@ -290,6 +292,11 @@ export const OPTIONS: readonly OptionSpec[] = [
     name: 'gc-solo-below', arg: 'SIZE', commands: RUNS,
     help: 'parallel, and auto when it chooses parallel: a collection over less heap in use than SIZE runs on the main thread alone, the workers left asleep, and a larger one on one thread per SIZE of it (default 256k; 0: every collection on every thread)',
     apply: (p, v, f) => void (p.run.gcSoloBytes = parseSize(v ?? '', f)),
+  },
+  {
+    name: 'gpu-min-live', arg: 'SIZE', commands: RUNS,
+    help: 'gpu-dfs, gpu-bfs: a collection predicted to trace less than SIZE (what survives a young one, the live heap for a full one) runs on the CPU (default 2m on a hardware GPU, 0 on a software one; 0: every collection on the GPU)',
+    apply: (p, v, f) => void (p.run.gpuMinLiveBytes = parseSize(v ?? '', f)),
   },
   {
     name: 'pretouch', commands: RUNS,

@@ -7,11 +7,20 @@
  * scan or an evacuation the GPU declined falls to the CPU's, a replay or a
  * verification of the GPU's copy is dropped with the copy. Why not rebuild the
  * device: docs/decisions/s28f-01-gpu-faults-fall-back-to-the-cpu.md.
+ *
+ * Before the fault, each collection predicted to trace less than `--gpu-min-live`
+ * runs on the CPU too (device-threshold.ts): the plan's collector, wrapped by
+ * `around`, asks before each collection, and while the CPU has it the constraints
+ * are a heap reader's, so the CPU marks and evacuates and the mirror takes the
+ * moves from the heap's change log at the device's next collection.
  */
-import { HEAP_READER, MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type MarkerConstraints, type MarkRequest, type MarkResult, type RememberedScan, type YoungEvacuatingMarker, type YoungSpaces } from '../gc/marker.js';
+import { HEAP_READER, MarkerFaultError, type ChoosingMarker, type DeviceAssignment, type DeviceEvacuated, type MarkerConstraints, type MarkRequest, type MarkResult, type RememberedScan, type YoungEvacuatingMarker, type YoungSpaces } from '../gc/marker.js';
 import { SerialMarker } from '../gc/serial-marker.js';
+import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
+import type { GcRecord } from '../heap/telemetry.js';
 import type { GpuAdapterDescription, GpuMarkStats, GpuStartup, WorkerGpuMarker } from '../gpu/index.js';
+import { DEFAULT_GPU_MIN_LIVE, DeviceThreshold, type Routed } from './device-threshold.js';
 
 /** The fault that sent a run to the CPU, for the log and `--stats`. */
 export interface GpuFallback {
@@ -25,25 +34,40 @@ export interface GpuFallback {
   readonly message: string;
 }
 
-export class GpuFallbackMarker implements YoungEvacuatingMarker {
+export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker {
   readonly name: string;
   /** Set once the device failed; from then on every collection is serial's. */
   fallback: GpuFallback | null = null;
+  /** Set by `prepare` from `--gpu-min-live` (its default follows the adapter);
+   *  until then, and without it, every collection goes to the device. */
+  threshold: DeviceThreshold | null = null;
+  /** Collections the threshold left to the CPU, before any fault. */
+  cpuCollections = 0;
   private gpu: WorkerGpuMarker | null;
   private readonly serial: SerialMarker;
+  /** Where the collection in progress runs; null outside `around`'s collections. */
+  private routed: Routed | null = null;
 
   constructor(
     gpu: WorkerGpuMarker,
     private readonly heap: HeapImpl,
     /** Told once, when the device fails. */
     private readonly onFallback: (f: GpuFallback) => void,
+    /** `--gpu-min-live` in bytes; undefined: the adapter's default (`prepare`). */
+    private readonly minLiveBytes?: number,
   ) {
     this.gpu = gpu;
     this.name = gpu.name;
     this.serial = new SerialMarker(heap);
   }
 
+  /** Whether the CPU has the collection in progress under the threshold. */
+  private get onCpu(): boolean {
+    return this.routed !== null && !this.routed.onDevice;
+  }
+
   get constraints(): MarkerConstraints {
+    if (this.onCpu) return HEAP_READER;
     return this.gpu?.constraints ?? HEAP_READER;
   }
 
@@ -79,8 +103,44 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker {
       await this.gpu.prepare();
     } catch (e) {
       this.fall(e, 'start-up');
+      return;
     }
+    // A software adapter is there to check the kernels: by default it gets every collection.
+    const software = this.gpu.adapter?.software ?? true;
+    this.threshold = new DeviceThreshold(this.heap, this.minLiveBytes ?? (software ? 0 : DEFAULT_GPU_MIN_LIVE));
   }
+
+  /** `plan` asking the threshold where each collection runs. */
+  around(plan: Collector): Collector {
+    return {
+      name: plan.name,
+      collects: plan.collects,
+      collect: async (kind, cause) => {
+        this.routed = this.gpu !== null ? (this.threshold?.route(kind) ?? null) : null;
+        try {
+          return await plan.collect(kind, cause);
+        } finally {
+          this.routed = null;
+        }
+      },
+      dispose: () => plan.dispose(),
+    };
+  }
+
+  /** Names in the record a collection the CPU had under the threshold, and
+   *  teaches the threshold what the collection kept. */
+  observe(record: GcRecord): void {
+    const r = this.routed;
+    if (r !== null && !r.onDevice) {
+      this.cpuCollections++;
+      record.collector = `${record.collector}(cpu)`;
+      record.underGpuMinLive = { predictedBytes: Math.round(r.predictedBytes), minLiveBytes: this.threshold!.minBytes };
+    }
+    this.threshold?.observe(record);
+  }
+
+  /** The threshold's arithmetic has nothing to rehearse. */
+  rehearse(): void {}
 
   /** The collection running now, or the next one between collections. */
   private collectionNumber(): number {
@@ -99,7 +159,7 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker {
   }
 
   async mark(request: MarkRequest): Promise<MarkResult> {
-    if (this.gpu !== null) {
+    if (this.gpu !== null && !this.onCpu) {
       try {
         return await this.gpu.mark(request);
       } catch (e) {

@@ -9,6 +9,7 @@ import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
 import { DEFAULT_SOLO_BYTES, defaultThreads, ParallelMarker } from '../gc/parallel-marker.js';
 import { pretouch } from '../heap/pretouch.js';
 import { warmUpCollector, type WarmUpSummary } from '../gc/warm-up.js';
+import { choosingOf, type ChoosingMarker } from '../gc/marker.js';
 import { statMs, statPercent, statSize } from '../heap/stat-units.js';
 import { createHeap, formatGcRecord, formatGcStats, formatTransfers, type GcRecord, type HeapImpl } from '../heap/index.js';
 import {
@@ -48,6 +49,9 @@ export interface MemoryOptions {
   readonly gcWarmUp?: boolean;
   /** `--pause-goal` (auto): milliseconds, or undefined for the fastest engine. */
   readonly pauseGoalMs?: number | undefined;
+  /** `--gpu-min-live` (gpu-dfs, gpu-bfs): bytes a collection must be predicted to
+   *  trace for the device to take it; undefined for the adapter's default. */
+  readonly gpuMinLiveBytes?: number | undefined;
 }
 
 /** Where `--log-gc` lines go. */
@@ -84,7 +88,7 @@ export interface RunStats {
   refGraph: { graphBytes: number; edgeWrites: number; vertexAppends: number; maintenanceMs: number } | null;
   /** startupMs: opening the device, compiling the kernels and running each once, before
    *  the program ran; startup: the worker's part of it by step (GpuStartup). */
-  gpu: { adapter: string; vendor: string; options: string; startupMs: number; startup: GpuStartup | null } | null;
+  gpu: { adapter: string; vendor: string; options: string; startupMs: number; startup: GpuStartup | null; minLiveBytes: number; cpuCollections: number } | null;
   /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
   parallel: { threads: number; startupMs: number } | null;
   /** `--pretouch`: the heap's bytes written page by page before the program ran, and
@@ -183,6 +187,7 @@ function markerFor(
         new WorkerGpuMarker({ engine: gc, input: gpuInput(heap, parseGpuOptions(gpuOpt, gc).evacuate === 'gpu'), options: gpuOpt, benchmark }),
         heap,
         onFallback,
+        options.gpuMinLiveBytes,
       );
     case 'parallel':
       // Each run gets its own --threads (default: gc/parallel/threads.ts defaultThreads).
@@ -306,8 +311,10 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
   if (options.gc === 'gpu-dfs' || options.gc === 'gpu-bfs' || options.gc === 'auto') {
     checkGpuOptions(options.gpuOpt, options.gc === 'auto' ? 'gpu-dfs' : options.gc);
   }
-  // auto: the engine of each collection goes into its record (and --log-gc line).
+  // auto, and the GPU collectors' threshold: where each collection ran goes into
+  // its record (and --log-gc line).
   let autoMarker: AutoMarker | null = null;
+  let choosing: ChoosingMarker | null = null;
   const records: GcRecord[] = [];
   let peak = 0;
   let heap: HeapImpl;
@@ -321,8 +328,8 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
       gcStress: options.gcStress,
       verifyGc: options.verifyGc,
       logGc: (line, record) => {
-        if (autoMarker !== null) {
-          autoMarker.observe(record);
+        if (choosing !== null) {
+          choosing.observe(record);
           line = formatGcRecord(record);
         }
         records.push(record);
@@ -356,11 +363,13 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
   };
   const engine = markerFor(options, heap, hooks, onFallback, warn);
   if (engine instanceof AutoMarker) autoMarker = engine;
+  choosing = engine ? choosingOf(engine) : null;
   const gpuMarker = engine instanceof GpuFallbackMarker ? engine : undefined;
   const marker = hooks.wrapMarker && options.gc !== 'none' ? hooks.wrapMarker(engine ?? new SerialMarker(heap), heap) : engine;
   const plan = createCollector(options.gc, heap, marker ? { marker } : {});
-  // auto chooses its engine before each collection, around the plan.
-  const collector = autoMarker !== null ? autoMarker.around(plan) : plan;
+  // auto chooses its engine before each collection, around the plan, and a GPU
+  // collector whether its device takes it.
+  const collector = choosing !== null ? choosing.around(plan) : plan;
   if (collector !== plan) heap.setCollector(collector);
   // The parallel collector's workers start now, not in the first pause.
   const pool = engine instanceof ParallelMarker ? engine : engine instanceof AutoMarker ? engine.parallelEngine : null;
@@ -439,6 +448,8 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
               options: gpuMarker.lastStats?.label ?? options.gpuOpt,
               startupMs: gpuStartupMs,
               startup: gpuMarker.startup,
+              minLiveBytes: gpuMarker.threshold?.minBytes ?? 0,
+              cpuCollections: gpuMarker.cpuCollections,
             }
           : null,
         parallel: pool ? { threads: pool.threads, startupMs: poolStartupMs } : null,
@@ -500,6 +511,9 @@ export function formatStats(s: RunStats): string {
       ? ` (device ${statMs(u.deviceMs)}, ${u.pipelines} pipelines compiled and run once ${statMs(u.kernelsMs)}, buffers ${statMs(u.buffersMs)})`
       : '';
     lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${statMs(s.gpu.startupMs)}${steps}`);
+    if (s.gpu.minLiveBytes > 0) {
+      lines.push(`gpu min live: ${statSize(s.gpu.minLiveBytes)}; ${s.gpu.cpuCollections} of ${s.youngCollections + s.fullCollections} collections predicted to trace less ran on the CPU`);
+    }
   }
   if (s.gpuFallback) {
     const f = s.gpuFallback;

@@ -73,6 +73,9 @@ export interface GcRecord {
   evacuation?: EvacuationRecord;
   /** `--gc auto`: the engine it chose and the pause its model predicted. */
   auto?: AutoChoiceRecord;
+  /** gpu-dfs, gpu-bfs: the collection ran on the CPU, predicted to trace fewer
+   *  bytes than `--gpu-min-live`. */
+  underGpuMinLive?: { predictedBytes: number; minLiveBytes: number };
 }
 
 export interface AutoChoiceRecord {
@@ -209,6 +212,8 @@ export function formatGcRecord(r: GcRecord): string {
   } else if (e) {
     parts.push(`evacuate=cpu (${e.reason ?? 'cpu'})`);
   }
+  const u = r.underGpuMinLive;
+  if (u) parts.push(`on-cpu (predicted ${formatBytes(u.predictedBytes)} live, under --gpu-min-live ${formatBytes(u.minLiveBytes)})`);
   if (p.verify > 0) parts.push(`verify=${ms(p.verify)}`);
   return parts.join(' ');
 }

@@ -28,6 +28,8 @@ describe('parseArgs', () => {
     const run = parseArgs(['run', PROGRAM, '--gc', 'parallel', '--heap=64m', '--threads', '3', '--gc-solo-below', '1m', '--tier', 'compiled', '--tier-threshold', '50']);
     expect(run).toMatchObject({ command: 'run', file: PROGRAM });
     expect(run.run).toMatchObject({ gc: 'parallel', heapBytes: 64 * 2 ** 20, threads: 3, gcSoloBytes: 2 ** 20, tier: 'compiled', tierThreshold: 50, args: [] });
+    expect(parseArgs(['run', PROGRAM, '--gc', 'gpu-dfs', '--gpu-min-live', '512k']).run.gpuMinLiveBytes).toBe(512 * 1024);
+    expect(parseArgs(['run', PROGRAM, '--gc', 'gpu-dfs']).run.gpuMinLiveBytes).toBeUndefined();
     const cmp = parseArgs(['compare', PROGRAM, '--gc', 'serial,parallel,serial', '--layout', 'sable', '--repeat', '3', '--json']);
     expect(cmp.compare).toMatchObject({ gcs: ['serial', 'parallel'], layouts: ['sable'], repeat: 3, json: true });
     expect(parseArgs([PROGRAM, '--gc', 'none']).run.gc).toBe('none');

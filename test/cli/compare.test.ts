@@ -186,7 +186,7 @@ describe('outliers', () => {
 describe('runOptionArgs', () => {
   it('gives back the run options it was made from, for every run option compare takes', () => {
     const cmd = parseArgs(['compare', PROGRAM, '--heap', '48m', '--young', '8m', '--survivor-ratio', '4', '--tenure-age', '3',
-      '--gc-stress', '9', '--verify-gc', '--gpu-opt', 'none', '--gpu-benchmark', '--threads', '3', '--gc-solo-below', '1m', '--pretouch', '--gc-warm-up', 'off', '--pause-goal', '2.5', '--tier', 'interp', '--tier-threshold', '5', '--dispatch', 'vtable']);
+      '--gc-stress', '9', '--verify-gc', '--gpu-opt', 'none', '--gpu-benchmark', '--threads', '3', '--gc-solo-below', '1m', '--gpu-min-live', '3m', '--pretouch', '--gc-warm-up', 'off', '--pause-goal', '2.5', '--tier', 'interp', '--tier-threshold', '5', '--dispatch', 'vtable']);
     const back = parseArgs(['run', PROGRAM, ...runOptionArgs(cmd.run)]).run;
     expect(back).toEqual(cmd.run);
     // Every run option of compare is set above: a new one must be added to runOptionArgs.
