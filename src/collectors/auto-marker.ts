@@ -52,8 +52,6 @@ import { DecayingRatio } from './decaying-fit.js';
 
 /** Choices made and thrown away before the program, so that its first ones run warm. */
 const DRY_CHOICES = 128;
-/** Survival probes of the warm-up's scratch heap (`rehearse`). */
-const PROBE_REHEARSALS = 40;
 
 export type AutoEngine = Engine;
 
@@ -173,7 +171,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
    * program's probe does not run them cold (docs/decisions/s52-03, s55-01).
    */
   rehearse(): void {
-    for (let i = 0; i < PROBE_REHEARSALS; i++) this.survivalProbe.heapLiveWords(this.heap);
+    this.survivalProbe.rehearse(this.heap);
   }
 
   /** The parallel engine when this many threads may choose it, else null. */

@@ -11,15 +11,22 @@
  * The prediction is what is in use (eden and the survivor space for a young
  * collection, the heap for a full one) times the share of it the last
  * collections of that kind kept (a decaying ratio). Before the first collection
- * of a kind the share is 1: a program's first large collection goes to the device.
+ * of a kind, when more than the threshold is in use, the survival probe that
+ * auto asks (gc/survival-probe.ts) counts what the roots reach if that is few
+ * objects, else half of what is in use is guessed, as auto guesses: a first
+ * collection on the device is its dearest (nothing of the heap is on the
+ * device yet), so a collection that keeps little should not go there.
  */
 
+import { SurvivalProbe } from '../gc/survival-probe.js';
 import type { HeapImpl } from '../heap/heap.js';
 import type { CollectionKind, GcRecord } from '../heap/telemetry.js';
 import { DecayingRatio } from './decaying-fit.js';
 
 /** Weight of the newest collection in the survival and live shares (auto's). */
 const SHARE_WEIGHT = 0.3;
+/** The share guessed before a first collection the probe could not count (auto's). */
+const FIRST_SHARE = 0.5;
 
 /** The default `--gpu-min-live` on a hardware adapter, bytes. */
 export const DEFAULT_GPU_MIN_LIVE = 2 << 20;
@@ -32,8 +39,9 @@ export interface Routed {
 }
 
 export class DeviceThreshold {
-  private readonly survival = new DecayingRatio(1, SHARE_WEIGHT);
-  private readonly fullLive = new DecayingRatio(1, SHARE_WEIGHT);
+  private readonly survival = new DecayingRatio(FIRST_SHARE, SHARE_WEIGHT);
+  private readonly fullLive = new DecayingRatio(FIRST_SHARE, SHARE_WEIGHT);
+  readonly probe = new SurvivalProbe();
   /** The young words in use before the collection `route` was last asked about. */
   private youngBefore = 0;
 
@@ -47,8 +55,23 @@ export class DeviceThreshold {
   route(kind: CollectionKind): Routed {
     const h = this.heap;
     this.youngBefore = h.youngUsedWords();
-    const predictedBytes = kind === 'young' ? this.survival.value * this.youngBefore * 4 : this.fullLive.value * h.usedBytes();
+    const young = kind === 'young';
+    const inUse = young ? this.youngBefore * 4 : h.usedBytes();
+    const share = young ? this.survival : this.fullLive;
+    let predictedBytes: number;
+    if (share.known || this.minBytes === 0) predictedBytes = share.value * inUse;
+    else if (inUse < this.minBytes) predictedBytes = inUse;
+    else {
+      const words = young ? this.probe.youngLiveWords(h) : this.probe.heapLiveWords(h);
+      predictedBytes = words >= 0 ? 4 * words : share.value * inUse;
+    }
     return { onDevice: predictedBytes >= this.minBytes, predictedBytes };
+  }
+
+  /** Runs the probe over `scratch` until V8 has compiled it (the warm-up's, while
+   *  its objects live): a program asks it at most twice, so it would run cold. */
+  static rehearse(scratch: HeapImpl): void {
+    new SurvivalProbe().rehearse(scratch);
   }
 
   /** Learns the share of what was in use that the collection `record` kept. */

@@ -49,7 +49,9 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
   private routed: Routed | null = null;
 
   constructor(
-    gpu: WorkerGpuMarker,
+    /** null: a marker that runs on the CPU from the start (the warm-up's, so that its
+     *  scratch collections take the program's paths through this class). */
+    gpu: WorkerGpuMarker | null,
     private readonly heap: HeapImpl,
     /** Told once, when the device fails. */
     private readonly onFallback: (f: GpuFallback) => void,
@@ -57,7 +59,7 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     private readonly minLiveBytes?: number,
   ) {
     this.gpu = gpu;
-    this.name = gpu.name;
+    this.name = gpu?.name ?? 'serial';
     this.serial = new SerialMarker(heap);
   }
 

@@ -18,6 +18,7 @@ import {
 } from '../gpu/index.js';
 import type { LayoutName } from '../heap/layout.js';
 import { AutoMarker, type AutoEngine } from './auto-marker.js';
+import { DeviceThreshold } from './device-threshold.js';
 import { GpuFallbackMarker, type GpuFallback } from './gpu-fallback.js';
 import type { ErrorSummary, PauseModel } from './pause-model.js';
 import { SharedDirtyRanges } from './shared-dirty-ranges.js';
@@ -289,8 +290,18 @@ async function warmUpCollectors(heap: HeapImpl, options: MemoryOptions, pool: Pa
   // auto's scratch run goes through a serial-only auto marker of its own, so that
   // its choice and learning around each collection are compiled before the
   // program's first collection (the engines' code is warmed up by both runs).
-  const serialMarker = auto !== null ? (scratch: HeapImpl) => new AutoMarker(scratch, { threads: 1 }) : () => undefined;
-  if (options.gc !== 'parallel') runs.push(await warmUpCollector('serial', o, serialMarker));
+  // A GPU collector's scratch run goes through its marker's class, on the CPU from the
+  // start, so that the plan's calls into it are warm too.
+  const gpu = options.gc === 'gpu-dfs' || options.gc === 'gpu-bfs';
+  const serialMarker =
+    auto !== null
+      ? (scratch: HeapImpl) => new AutoMarker(scratch, { threads: 1 })
+      : gpu
+        ? (scratch: HeapImpl) => new GpuFallbackMarker(null, scratch, () => {})
+        : () => undefined;
+  // A GPU collector's threshold asks the survival probe before a first large collection.
+  const rehearse = gpu ? { rehearse: DeviceThreshold.rehearse } : {};
+  if (options.gc !== 'parallel') runs.push(await warmUpCollector('serial', { ...o, ...rehearse }, serialMarker));
   if (pool !== null) {
     const volume = PARALLEL_WARM_UP_VOLUME;
     const marker = (scratch: HeapImpl): ParallelMarker => {

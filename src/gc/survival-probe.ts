@@ -24,6 +24,9 @@ import { gatherRoots } from './roots.js';
  *  gives up, its loops compiled by the warm-up's rehearsals, costs tens of
  *  microseconds (docs/decisions/s52-03, s55-01). */
 export const PROBE_OBJECTS = 2048;
+/** Probes of the warm-up's scratch heap (`rehearse`): enough for V8 to compile
+ *  the probe's loops (docs/decisions/s55-01). */
+const REHEARSALS = 40;
 /** Reference slots the probe reads at most, per object of its budget. */
 const SLOTS_PER_OBJECT = 32;
 
@@ -53,6 +56,12 @@ export class SurvivalProbe {
   /** Words of all the objects the roots reach, or -1 past `budget` objects. */
   heapLiveWords(h: HeapImpl): number {
     return this.liveWords(h, false);
+  }
+
+  /** Probes `h` (the warm-up's scratch heap, its objects live) until V8 has
+   *  compiled the probe: a program asks it once or twice, which would run it cold. */
+  rehearse(h: HeapImpl): void {
+    for (let i = 0; i < REHEARSALS; i++) this.heapLiveWords(h);
   }
 
   private liveWords(h: HeapImpl, young: boolean): number {

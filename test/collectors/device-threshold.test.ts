@@ -48,73 +48,95 @@ async function routedHeap(software: boolean, minLiveBytes?: number) {
   return { heap, roots, marker, records, marks: s.marks, node: heap.defineClass('Node', ['ref', 'int']) };
 }
 
+/** A rooted list of `n` nodes, allocated without collecting. */
+function rootedList(heap: HeapImpl, roots: RootArray, node: ReturnType<HeapImpl['defineClass']>, n: number): void {
+  const slot = roots.push(0);
+  for (let i = 0; i < n; i++) {
+    const a = heap.allocInstance(node);
+    heap.writeRef(a, node.offsets[0]!, node.edgeIndex[0]!, roots.slots[slot]!);
+    roots.slots[slot] = a;
+  }
+}
+
+function probedHeap() {
+  const heap = createHeap({ heapBytes: 1 << 20 });
+  const roots = new RootArray(16);
+  heap.setRoots(roots);
+  return { heap, roots, node: heap.defineClass('Node', ['ref', 'int']) };
+}
+
 describe('DeviceThreshold', () => {
-  it('predicts a first collection of each kind by what is in use, later ones by the share kept', () => {
-    const heap = createHeap({ heapBytes: 1 << 20 });
-    const t = new DeviceThreshold(heap, 4096);
-    const node = heap.defineClass('Node', ['ref', 'int']);
+  it('counts a first collection of each kind with the survival probe when few objects live', () => {
+    const { heap, roots, node } = probedHeap();
     for (let i = 0; i < 1000; i++) heap.allocInstance(node);
+    rootedList(heap, roots, node, 10);
     const young = heap.youngUsedWords() * 4;
     expect(young).toBeGreaterThan(4096);
-    expect(t.route('young')).toEqual({ onDevice: true, predictedBytes: young });
-    expect(t.route('full')).toEqual({ onDevice: true, predictedBytes: heap.usedBytes() });
+    const t = new DeviceThreshold(heap, 4096);
+    const nodeBytes = young / 1010;
+    expect(t.route('young')).toEqual({ onDevice: false, predictedBytes: 10 * nodeBytes });
+    expect(t.route('full')).toEqual({ onDevice: false, predictedBytes: 10 * nodeBytes });
+  });
+
+  it('guesses half of what is in use when the probe gives up, then learns the share kept', () => {
+    const { heap, roots, node } = probedHeap();
+    rootedList(heap, roots, node, 3000);
+    const young = heap.youngUsedWords() * 4;
+    const t = new DeviceThreshold(heap, 4096);
+    expect(t.route('young')).toEqual({ onDevice: true, predictedBytes: young / 2 });
+    expect(t.route('full')).toEqual({ onDevice: true, predictedBytes: heap.usedBytes() / 2 });
     // A young collection that kept a tenth of what was in use: the next prediction is a tenth.
     t.route('young');
     t.observe({ kind: 'young', survivedBytes: young / 10, promotedBytes: 0, usedBefore: young, usedAfter: young / 10 } as GcRecord);
-    const next = t.route('young');
-    expect(next.predictedBytes).toBeCloseTo(young / 10, 6);
-    expect(next.onDevice).toBe(young / 10 >= 4096);
-    // A full collection that kept half.
-    t.observe({ kind: 'full', survivedBytes: 0, promotedBytes: 0, usedBefore: 8000, usedAfter: 4000 } as GcRecord);
-    expect(t.route('full').predictedBytes).toBeCloseTo(heap.usedBytes() / 2, 6);
+    expect(t.route('young').predictedBytes).toBeCloseTo(young / 10, 6);
+    // A full collection that kept a quarter.
+    t.observe({ kind: 'full', survivedBytes: 0, promotedBytes: 0, usedBefore: 8000, usedAfter: 2000 } as GcRecord);
+    expect(t.route('full').predictedBytes).toBeCloseTo(heap.usedBytes() / 4, 6);
   });
 
-  it('gives the device a collection predicted at the threshold, and every one at 0', () => {
-    const heap = createHeap({ heapBytes: 1 << 20 });
-    const node = heap.defineClass('Node', ['ref', 'int']);
-    for (let i = 0; i < 10; i++) heap.allocInstance(node);
+  it('does not probe under the threshold, and gives the device a prediction at it and every one at 0', () => {
+    const { heap, roots, node } = probedHeap();
+    rootedList(heap, roots, node, 100);
     const young = heap.youngUsedWords() * 4;
-    expect(new DeviceThreshold(heap, young).route('young').onDevice).toBe(true);
-    expect(new DeviceThreshold(heap, young + 1).route('young').onDevice).toBe(false);
-    const none = new DeviceThreshold(createHeap({ heapBytes: 1 << 20 }), 0);
-    expect(none.route('young')).toEqual({ onDevice: true, predictedBytes: 0 });
+    // Less in use than the threshold: that bound is the prediction, and no probe ran.
+    const under = new DeviceThreshold(heap, young + 1);
+    expect(under.route('young')).toEqual({ onDevice: false, predictedBytes: young });
+    expect(under.probe.lastSlots).toBe(0);
+    // Everything reachable: the probe counts it all, at the threshold.
+    expect(new DeviceThreshold(heap, young).route('young')).toEqual({ onDevice: true, predictedBytes: young });
+    const every = new DeviceThreshold(heap, 0);
+    expect(every.route('young').onDevice).toBe(true);
+    expect(every.probe.lastSlots).toBe(0);
   });
 });
 
 describe('GpuFallbackMarker with --gpu-min-live', () => {
   it('runs the collections predicted under the threshold on the CPU, named so in their records', async () => {
-    const { heap, roots, marker, records, marks, node } = await routedHeap(false, 16 << 10);
-    // 1: a first young collection of more than the threshold in use goes to the device; nothing survives.
-    for (let i = 0; i < 2000; i++) await alloc(heap, node);
-    expect(heap.youngUsedWords() * 4).toBeGreaterThan(16 << 10);
+    const { heap, roots, marker, records, marks, node } = await routedHeap(false, 32 << 10);
+    // 1: a first young collection of a list longer than the probe counts: half of
+    // what is in use is guessed, over the threshold: the device's. All of it survives.
+    rootedList(heap, roots, node, 3000);
     await collect(heap, 'young');
     expect(marks).toEqual(['young']);
     expect(records[0]!.collector).toBe('gpu-dfs');
-    // 2: the same again, predicted to keep nothing: the CPU's, a heap reader's collection.
-    for (let i = 0; i < 2000; i++) await alloc(heap, node);
-    await collect(heap, 'young');
-    expect(marks).toEqual(['young']);
-    expect(records[1]!.collector).toBe('gpu-dfs(cpu)');
-    expect(records[1]!.underGpuMinLive).toEqual({ predictedBytes: 0, minLiveBytes: 16 << 10 });
-    // 3: a young collection that keeps a list, still predicted from the last one's share: the CPU's.
-    let head = 0;
-    roots.push(0);
-    for (let i = 0; i < 2000; i++) {
-      const n = await alloc(heap, node);
-      heap.writeRef(n, node.offsets[0]!, node.edgeIndex[0]!, roots.slots[0]!);
-      roots.slots[0] = n;
-      head = n;
-    }
-    expect(head).not.toBe(0);
-    await collect(heap, 'young');
-    expect(records[2]!.collector).toBe('gpu-dfs(cpu)');
-    expect(records[2]!.survivedBytes + records[2]!.promotedBytes).toBeGreaterThan(16 << 10);
-    // 4: with the share kept now 0.3 (0, 0, then 1 at weight 0.3), twice as much in use goes to the device.
-    for (let i = 0; i < 2000; i++) await alloc(heap, node);
+    // 2: the list dropped, a little garbage: survivors and eden in use, all predicted to survive: the device's.
+    roots.count = 0;
+    for (let i = 0; i < 1000; i++) heap.allocInstance(node);
     await collect(heap, 'young');
     expect(marks).toEqual(['young', 'young']);
+    // 3: less garbage than the threshold in use: the CPU's, a heap reader's collection.
+    for (let i = 0; i < 500; i++) heap.allocInstance(node);
+    await collect(heap, 'young');
+    expect(marks).toEqual(['young', 'young']);
+    expect(records[2]!.collector).toBe('gpu-dfs(cpu)');
+    expect(records[2]!.underGpuMinLive!.minLiveBytes).toBe(32 << 10);
+    expect(records[2]!.underGpuMinLive!.predictedBytes).toBeLessThan(32 << 10);
+    // 4: the share kept is now 0.49 (1, then 0 twice at weight 0.3): a list of 3000 goes to the device again.
+    rootedList(heap, roots, node, 3000);
+    await collect(heap, 'young');
+    expect(marks).toEqual(['young', 'young', 'young']);
     expect(records[3]!.collector).toBe('gpu-dfs');
-    expect(marker.cpuCollections).toBe(2);
+    expect(marker.cpuCollections).toBe(1);
     // Between collections the constraints are the GPU marker's again.
     expect(marker.constraints).not.toBe(HEAP_READER);
     marker.dispose();

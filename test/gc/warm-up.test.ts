@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { AutoMarker } from '../../src/collectors/auto-marker.js';
 import { ParallelMarker } from '../../src/gc/parallel-marker.js';
+import { SurvivalProbe } from '../../src/gc/survival-probe.js';
 import { warmUpCollector } from '../../src/gc/warm-up.js';
 import { alloc, makeParallelHeap } from './helpers.js';
 import { minivm, scratch } from '../minivm.js';
@@ -33,6 +34,16 @@ describe('the warm-up workload', () => {
       expect(s.walkedFloatArray).toBe(true);
     });
   }
+});
+
+describe("the GPU collectors' warm-up", () => {
+  it("rehearses the threshold's survival probe once, over live objects", async () => {
+    const probe = new SurvivalProbe();
+    let calls = 0;
+    await warmUpCollector('serial', { rehearse: (h) => (calls++, probe.rehearse(h)) }, () => undefined);
+    expect(calls).toBe(1);
+    expect(probe.lastSlots).toBeGreaterThan(0);
+  });
 });
 
 describe("auto's warm-up", () => {
