@@ -1,9 +1,10 @@
 /**
  * Which collections a GPU collector (gpu-dfs, gpu-bfs) gives its device: those
  * predicted to trace at least `--gpu-min-live` bytes (a young collection: what
- * will survive it; a full one: the live heap). Below that the device's fixed cost
- * per collection (its requests' messages, submits and mappings) is more than the
- * CPU spends on the whole collection, so the CPU marks and evacuates it, as
+ * will survive it), or FULL_FACTOR times that (a full one: the live heap). Below
+ * that the device's fixed cost per collection (its requests' messages, submits
+ * and mappings) is more than the CPU spends on the whole collection, so the CPU
+ * marks and evacuates it, as
  * `--gc-solo-below` keeps `parallel`'s small collections on the main thread and
  * HotSpot sizes its active GC workers to the work
  * (docs/decisions/s56-01-gpu-collectors-leave-small-collections-to-the-cpu.md).
@@ -30,6 +31,10 @@ const FIRST_SHARE = 0.5;
 
 /** The default `--gpu-min-live` on a hardware adapter, bytes. */
 export const DEFAULT_GPU_MIN_LIVE = 2 << 20;
+/** A full collection goes to the device from this many times `--gpu-min-live` of
+ *  live heap: the CPU only marks a word there, where a young collection copies it,
+ *  about a quarter of the cost (decision s56-01). */
+export const FULL_FACTOR = 4;
 
 /** Where a collection ran, for its record. */
 export interface Routed {
@@ -51,6 +56,11 @@ export class DeviceThreshold {
     readonly minBytes: number,
   ) {}
 
+  /** The least live bytes a collection of `kind` must be predicted to trace to go to the device. */
+  minFor(kind: CollectionKind): number {
+    return kind === 'young' ? this.minBytes : FULL_FACTOR * this.minBytes;
+  }
+
   /** Where the collection of `kind` about to run goes. */
   route(kind: CollectionKind): Routed {
     const h = this.heap;
@@ -58,14 +68,15 @@ export class DeviceThreshold {
     const young = kind === 'young';
     const inUse = young ? this.youngBefore * 4 : h.usedBytes();
     const share = young ? this.survival : this.fullLive;
+    const min = this.minFor(kind);
     let predictedBytes: number;
-    if (share.known || this.minBytes === 0) predictedBytes = share.value * inUse;
-    else if (inUse < this.minBytes) predictedBytes = inUse;
+    if (share.known || min === 0) predictedBytes = share.value * inUse;
+    else if (inUse < min) predictedBytes = inUse;
     else {
       const words = young ? this.probe.youngLiveWords(h) : this.probe.heapLiveWords(h);
       predictedBytes = words >= 0 ? 4 * words : share.value * inUse;
     }
-    return { onDevice: predictedBytes >= this.minBytes, predictedBytes };
+    return { onDevice: predictedBytes >= min, predictedBytes };
   }
 
   /** Runs the probe over `scratch` until V8 has compiled it (the warm-up's, while

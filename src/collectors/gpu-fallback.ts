@@ -136,7 +136,7 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     if (r !== null && !r.onDevice) {
       this.cpuCollections++;
       record.collector = `${record.collector}(cpu)`;
-      record.underGpuMinLive = { predictedBytes: Math.round(r.predictedBytes), minLiveBytes: this.threshold!.minBytes };
+      record.underGpuMinLive = { predictedBytes: Math.round(r.predictedBytes), minLiveBytes: this.threshold!.minFor(record.kind) };
     }
     this.threshold?.observe(record);
   }

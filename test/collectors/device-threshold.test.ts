@@ -4,7 +4,7 @@
 // GPU marker is a stand-in that marks as serial does and counts its marks;
 // test/gpu/gpu-min-live.test.ts runs the real one on lavapipe.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_GPU_MIN_LIVE, DeviceThreshold } from '../../src/collectors/device-threshold.js';
+import { DEFAULT_GPU_MIN_LIVE, DeviceThreshold, FULL_FACTOR } from '../../src/collectors/device-threshold.js';
 import { GpuFallbackMarker } from '../../src/collectors/gpu-fallback.js';
 import { createCollector } from '../../src/gc/index.js';
 import { HEAP_READER, type MarkRequest } from '../../src/gc/marker.js';
@@ -104,6 +104,11 @@ describe('DeviceThreshold', () => {
     expect(under.probe.lastSlots).toBe(0);
     // Everything reachable: the probe counts it all, at the threshold.
     expect(new DeviceThreshold(heap, young).route('young')).toEqual({ onDevice: true, predictedBytes: young });
+    // A full collection marks where a young one copies: it needs FULL_FACTOR times the threshold.
+    expect(FULL_FACTOR).toBe(4);
+    const used = heap.usedBytes();
+    expect(new DeviceThreshold(heap, used / 4).route('full')).toEqual({ onDevice: true, predictedBytes: used });
+    expect(new DeviceThreshold(heap, used / 4 + 1).route('full')).toEqual({ onDevice: false, predictedBytes: used });
     const every = new DeviceThreshold(heap, 0);
     expect(every.route('young').onDevice).toBe(true);
     expect(every.probe.lastSlots).toBe(0);
