@@ -29,6 +29,9 @@ export interface FuzzConfig {
   layout: LayoutName;
   heapBytes: number;
   gcStress: number;
+  /** GPU collectors: `--gpu-min-live`, so that their runs on a software adapter
+   *  (whose default is 0) also take turns between the device and the CPU. */
+  gpuMinLiveBytes?: number;
 }
 
 export interface Failure {
@@ -40,6 +43,7 @@ export interface Failure {
 
 const HEAPS = [512 * 1024, 1024 * 1024, 4 * 1024 * 1024];
 const STRESS = [0, 0, 3, 17];
+const GPU_MIN_LIVE = [0, 16 * 1024, 64 * 1024];
 
 /**
  * The configurations of `seed`: every collector and layout, one heap and stress each;
@@ -50,7 +54,13 @@ export function configsFor(seed: number, gcs: readonly CollectorName[], layouts:
   const r = rng(seed ^ 0x5bd1e995);
   const heapBytes = HEAPS[Math.floor(r() * HEAPS.length)]!;
   const all: FuzzConfig[] = [];
-  for (const gc of gcs) for (const layout of layouts) all.push({ gc, layout, heapBytes, gcStress: STRESS[Math.floor(r() * STRESS.length)]! });
+  for (const gc of gcs) {
+    for (const layout of layouts) {
+      const c: FuzzConfig = { gc, layout, heapBytes, gcStress: STRESS[Math.floor(r() * STRESS.length)]! };
+      if (gc === 'gpu-dfs' || gc === 'gpu-bfs') c.gpuMinLiveBytes = GPU_MIN_LIVE[Math.floor(r() * GPU_MIN_LIVE.length)]!;
+      all.push(c);
+    }
+  }
   if (perProgram >= all.length) return all;
   const first = (seed * perProgram) % all.length;
   return Array.from({ length: perProgram }, (_, k) => all[(first + k) % all.length]!);
@@ -98,7 +108,8 @@ export async function shrink(stmts: Stmt[], config: FuzzConfig): Promise<Stmt[]>
 }
 
 export function flags(c: FuzzConfig): string {
-  return `--gc ${c.gc} --layout ${c.layout} --heap ${c.heapBytes / 1024}k --verify-gc${c.gcStress ? ` --gc-stress ${c.gcStress}` : ''}`;
+  const minLive = c.gpuMinLiveBytes ? ` --gpu-min-live ${c.gpuMinLiveBytes / 1024}k` : '';
+  return `--gc ${c.gc} --layout ${c.layout} --heap ${c.heapBytes / 1024}k --verify-gc${c.gcStress ? ` --gc-stress ${c.gcStress}` : ''}${minLive}`;
 }
 
 /** Writes a failure as NAME.mini (its flags in the first line) and NAME.expected. */
