@@ -158,7 +158,9 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     // model makes its lines for this run at its first look.
     for (let i = 0; i < DRY_CHOICES; i++) {
       for (const kind of ['young', 'full'] as const) {
-        const d = this.decide(kind);
+        // The heap is empty now, under the floor: every other time past it, so that
+        // the model's choice runs as well as the floor's.
+        const d = this.decide(kind, (i & 1) === 0);
         this.pendingOf(d.choice, kind, d);
       }
     }
@@ -286,8 +288,9 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     ));
   }
 
-  /** The model's inputs for a collection of `kind` now, and the young words in use. */
-  private inputs(kind: CollectionKind): { features: Features; youngWords: number } {
+  /** The model's inputs for a collection of `kind` now, the young words in use, and
+   *  whether the heap in use it bounds its work by is under `--gc-solo-below`. */
+  private inputs(kind: CollectionKind): { features: Features; youngWords: number; small: boolean } {
     const h = this.heap;
     const youngWords = h.youngUsedWords();
     const used = Math.ceil(h.usedBytes() / 4);
@@ -302,7 +305,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
       sweepWords: kind === 'full' ? Math.max(0, used - youngWords) : 0,
       uploadWords: { 'gpu-dfs': this.uploadWords('gpu-dfs', used, youngWords), 'gpu-bfs': this.uploadWords('gpu-bfs', used, youngWords) },
     };
-    return { features, youngWords };
+    return { features, youngWords, small: bound < (this.options.soloWords ?? 0) };
   }
 
   /** Chooses the engine of the collection about to run. */
@@ -324,8 +327,12 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   /** The model's choice for a collection of `kind` now (no GPU opened): the
    *  synchronous part of `begin`, which the warm-up runs too, so that a
    *  program's first choices do not compile it. */
-  private decide(kind: CollectionKind): { choice: Choice; features: Features; youngWords: number } {
-    const { features, youngWords } = this.inputs(kind);
+  private decide(kind: CollectionKind, floor = true): { choice: Choice; features: Features; youngWords: number } {
+    const { features, youngWords, small } = this.inputs(kind);
+    // Under --gc-solo-below the parallel engine would run alone on the main thread, and
+    // a GPU engine's fixed cost alone is more than serial's whole pause: serial, with
+    // no engine tried (docs/decisions/s56-02).
+    if (small && floor) return { choice: this.model.serialChoice(features), features, youngWords };
     const choice = this.model.choose(features, this.candidates(), this.goal);
     const young = kind === 'young';
     if ((young ? this.survival : this.fullLive).known || choice.engine === 'serial') return { choice, features, youngWords };

@@ -181,9 +181,10 @@ export interface Prediction {
 export interface Choice {
   readonly engine: Engine;
   readonly predictedMs: number;
-  /** Why: the fastest, the cheapest meeting the goal, or a try of an engine
-   *  with no (or stale) samples that is expected to pay for itself. */
-  readonly reason: 'fastest' | 'goal' | 'explore';
+  /** Why: the fastest, the cheapest meeting the goal, a try of an engine
+   *  with no (or stale) samples that is expected to pay for itself, or serial
+   *  for a collection too small for any other engine to pay (`serialChoice`). */
+  readonly reason: 'fastest' | 'goal' | 'explore' | 'small';
   /** Collections of this kind expected after this one (the exploration's horizon). */
   readonly remaining: number;
   readonly predictions: readonly Prediction[];
@@ -465,6 +466,12 @@ export class PauseModel {
    *  all of them, and (warm) those made with WARM_SAMPLES samples or more. */
   error(): ErrorSummary & { warm: ErrorSummary } {
     return { ...summarize(this.errors), warm: summarize(this.warmErrors) };
+  }
+
+  /** Serial for a collection the caller knows no other engine can win, with its prediction. */
+  serialChoice(f: Features): Choice {
+    const p = this.predict('serial', f);
+    return { engine: 'serial', predictedMs: p.pauseMs, reason: 'small', remaining: remainingCollections(this.observedOf[f.kind]), predictions: [p] };
   }
 
   /**
