@@ -109,6 +109,14 @@ function toRow(c: Config): CompareRun {
     for (const a of autos) for (const [e, n] of Object.entries(a.choices)) choices[e] = (choices[e] ?? 0) + n;
     row.auto = { choices, medianError: median(autos.map((a) => a.error.median)) };
   }
+  const gpus = stats.flatMap((s) => (s.gpu ? [{ gpu: s.gpu, collections: s.youngCollections + s.fullCollections }] : []));
+  if (gpus.length > 0) {
+    row.gpu = {
+      collections: gpus.reduce((n, g) => n + g.collections, 0),
+      cpuCollections: gpus.reduce((n, g) => n + g.gpu.cpuCollections, 0),
+      minLiveBytes: gpus[0]!.gpu.minLiveBytes,
+    };
+  }
   // The plots show one real run, not a blend: the one nearest the median wall time.
   let rep = runs[0]!;
   for (const r of runs) {
@@ -328,6 +336,15 @@ export function formatComparison(r: CompareResult): string {
     lines.push(
       `${runLabel(run, sweep)}: ${formatAutoChoices(run.auto.choices).replace(/^auto: /, '')}${per}; ` +
         `median prediction error ${(run.auto.medianError * 100).toFixed(1)}%`,
+    );
+  }
+  for (const run of r.runs) {
+    const g = run.gpu;
+    if (!g || g.minLiveBytes === 0) continue;
+    const per = r.repeat > 1 ? ` over ${r.repeat} runs` : '';
+    lines.push(
+      `${runLabel(run, sweep)}: ${g.collections - g.cpuCollections} of ${g.collections} collections on the GPU${per}, ` +
+        `${g.cpuCollections} on the CPU (predicted under --gpu-min-live ${formatBytes(g.minLiveBytes)})`,
     );
   }
   if (r.heaps?.kind === 'multiples') {

@@ -49,6 +49,9 @@ export interface CompareRun extends RowFigures {
   /** `auto` rows only: its choices summed over the repeats, and the median of the
    *  repeats' median prediction errors. */
   auto?: { choices: Record<string, number>; medianError: number };
+  /** GPU collector rows only: collections summed over the repeats, and those that ran
+   *  on the CPU under `--gpu-min-live` (the threshold in force, bytes; 0: none). */
+  gpu?: { collections: number; cpuCollections: number; minLiveBytes: number };
 }
 
 export interface CompareResult {

@@ -4,9 +4,12 @@
 // mirror that missed the CPU's moves in between fails here. The threshold is set
 // so that both kinds of collection occur (a software adapter's default is 0:
 // every collection on the device).
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../expectations.js';
 import { releaseGpu } from '../../src/collectors/index.js';
+import { parseArgs } from '../../src/cli/args.js';
+import { compareCommand, type CompareResult } from '../../src/cli/compare.js';
 
 afterAll(() => releaseGpu());
 
@@ -37,4 +40,25 @@ describe('GPU collectors with --gpu-min-live', () => {
       }
     }
   }
+});
+
+describe('compare with --gpu-min-live', () => {
+  it('counts a GPU collector\'s collections on the GPU and on the CPU', async () => {
+    const argv = ['compare', 'programs/old_to_young.mini', '--gc', 'serial,gpu-bfs', '--layout', 'sable', '--heap', '32m', '--gpu-min-live', '100k'];
+    const run = async (extra: string[]) => {
+      const cmd = parseArgs([...argv, ...extra]);
+      let stdout = '';
+      const code = await compareCommand(cmd, readFileSync(cmd.file, 'utf8'), { stdout: (t) => (stdout += t), stderr: () => {} });
+      expect(code).toBe(0);
+      return stdout;
+    };
+    const json = JSON.parse(await run(['--json'])) as CompareResult;
+    const gpu = json.runs.find((r) => r.collector === 'gpu-bfs')!;
+    expect(gpu.gpu).toMatchObject({ collections: gpu.youngCollections + gpu.fullCollections, minLiveBytes: 100 << 10 });
+    expect(gpu.gpu!.cpuCollections).toBeGreaterThan(0);
+    expect(gpu.gpu!.cpuCollections).toBeLessThan(gpu.gpu!.collections);
+    expect(json.runs.find((r) => r.collector === 'serial')!.gpu).toBeUndefined();
+    const text = await run([]);
+    expect(text).toMatch(/^gpu-bfs\/sable: \d+ of \d+ collections on the GPU, \d+ on the CPU \(predicted under --gpu-min-live 100K\)$/m);
+  }, 600_000);
 });
