@@ -52,6 +52,8 @@ import { DecayingRatio } from './decaying-fit.js';
 
 /** Choices made and thrown away before the program, so that its first ones run warm. */
 const DRY_CHOICES = 128;
+/** The made-up words marked and copied of the dry choices past the floor. */
+const DRY_WORDS = 1 << 18;
 
 export type AutoEngine = Engine;
 
@@ -162,6 +164,17 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
         // the model's choice runs as well as the floor's.
         const d = this.decide(kind, (i & 1) === 0);
         this.pendingOf(d.choice, kind, d);
+      }
+    }
+    // A program's first collection of a kind past the floor chooses before any share
+    // is known, and where that is not serial asks the probe and chooses again: the
+    // empty heap's choices never take that path, which ran cold in the program's
+    // first pause (docs/decisions/s56-03). Made-up sizes past the floor take it.
+    for (let i = 0; i < DRY_CHOICES; i++) {
+      for (const kind of ['young', 'full'] as const) {
+        const now = this.inputs(kind);
+        const large = { ...now.features, solo: false, markWords: DRY_WORDS, copyWords: DRY_WORDS };
+        this.chooseFor(kind, { features: large, youngWords: now.youngWords, small: false }, true);
       }
     }
   }
@@ -328,7 +341,15 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
    *  synchronous part of `begin`, which the warm-up runs too, so that a
    *  program's first choices do not compile it. */
   private decide(kind: CollectionKind, floor = true): { choice: Choice; features: Features; youngWords: number } {
-    const { features, youngWords, small } = this.inputs(kind);
+    return this.chooseFor(kind, this.inputs(kind), floor);
+  }
+
+  /** `decide` for the given inputs. */
+  private chooseFor(
+    kind: CollectionKind,
+    { features, youngWords, small }: { features: Features; youngWords: number; small: boolean },
+    floor: boolean,
+  ): { choice: Choice; features: Features; youngWords: number } {
     // Under --gc-solo-below the parallel engine would run alone on the main thread, and
     // a GPU engine's fixed cost alone is more than serial's whole pause: serial, with
     // no engine tried (docs/decisions/s56-02).

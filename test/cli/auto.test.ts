@@ -277,6 +277,24 @@ describe('auto: the marker', () => {
     serialFastest.dispose();
   });
 
+  it('the warm-up takes a first choice\'s probe path past the floor, where the model would not take serial', async () => {
+    const { heap } = heapWith(0);
+    const auto = new AutoMarker(heap, { threads: PARALLEL_MIN_THREADS, soloWords: 1 << 30, model: taught(PARALLEL_MIN_THREADS, 'parallel', { kind: 'young' }) });
+    const probes: string[] = [];
+    const probe = auto.survivalProbe;
+    const young = probe.youngLiveWords.bind(probe);
+    const full = probe.heapLiveWords.bind(probe);
+    probe.youngLiveWords = (h) => (probes.push('young'), young(h));
+    probe.heapLiveWords = (h) => (probes.push('full'), full(h));
+    auto.warmUp();
+    // The model was taught that parallel is fastest for young collections at every size,
+    // so every young dry choice that asks it probes: half of the empty heap's 128 (the
+    // others take the floor), and all 128 of the made-up sizes past the floor.
+    expect(probes.filter((k) => k === 'young').length).toBe(64 + 128);
+    expect(auto.model.samples('parallel', 'young')).toBe(6);
+    auto.dispose();
+  });
+
   it('the warm-up runs the choice\'s code on a scratch model and leaves the run\'s model untouched', async () => {
     const { heap } = heapWith(0);
     const auto = new AutoMarker(heap, { threads: PARALLEL_MIN_THREADS });
