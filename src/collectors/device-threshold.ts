@@ -39,8 +39,9 @@ export const FULL_FACTOR = 4;
 /** Where a collection ran, for its record. */
 export interface Routed {
   readonly onDevice: boolean;
-  /** Bytes the collection was predicted to trace. */
+  /** Bytes the collection was predicted to trace, and the least the device takes. */
   readonly predictedBytes: number;
+  readonly minBytes: number;
 }
 
 export class DeviceThreshold {
@@ -76,7 +77,7 @@ export class DeviceThreshold {
       const words = young ? this.probe.youngLiveWords(h) : this.probe.heapLiveWords(h);
       predictedBytes = words >= 0 ? 4 * words : share.value * inUse;
     }
-    return { onDevice: predictedBytes >= min, predictedBytes };
+    return { onDevice: predictedBytes >= min, predictedBytes, minBytes: min };
   }
 
   /** Runs the probe over `scratch` until V8 has compiled it (the warm-up's, while

@@ -136,7 +136,7 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     if (r !== null && !r.onDevice) {
       this.cpuCollections++;
       record.collector = `${record.collector}(cpu)`;
-      record.underGpuMinLive = { predictedBytes: Math.round(r.predictedBytes), minLiveBytes: this.threshold!.minFor(record.kind) };
+      record.underGpuMinLive = { predictedBytes: Math.round(r.predictedBytes), minLiveBytes: r.minBytes };
     }
     this.threshold?.observe(record);
   }

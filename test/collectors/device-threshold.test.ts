@@ -74,8 +74,8 @@ describe('DeviceThreshold', () => {
     expect(young).toBeGreaterThan(4096);
     const t = new DeviceThreshold(heap, 4096);
     const nodeBytes = young / 1010;
-    expect(t.route('young')).toEqual({ onDevice: false, predictedBytes: 10 * nodeBytes });
-    expect(t.route('full')).toEqual({ onDevice: false, predictedBytes: 10 * nodeBytes });
+    expect(t.route('young')).toEqual({ onDevice: false, predictedBytes: 10 * nodeBytes, minBytes: 4096 });
+    expect(t.route('full')).toEqual({ onDevice: false, predictedBytes: 10 * nodeBytes, minBytes: 4 * 4096 });
   });
 
   it('guesses half of what is in use when the probe gives up, then learns the share kept', () => {
@@ -83,8 +83,8 @@ describe('DeviceThreshold', () => {
     rootedList(heap, roots, node, 3000);
     const young = heap.youngUsedWords() * 4;
     const t = new DeviceThreshold(heap, 4096);
-    expect(t.route('young')).toEqual({ onDevice: true, predictedBytes: young / 2 });
-    expect(t.route('full')).toEqual({ onDevice: true, predictedBytes: heap.usedBytes() / 2 });
+    expect(t.route('young')).toEqual({ onDevice: true, predictedBytes: young / 2, minBytes: 4096 });
+    expect(t.route('full')).toEqual({ onDevice: true, predictedBytes: heap.usedBytes() / 2, minBytes: 4 * 4096 });
     // A young collection that kept a tenth of what was in use: the next prediction is a tenth.
     t.route('young');
     t.observe({ kind: 'young', survivedBytes: young / 10, promotedBytes: 0, usedBefore: young, usedAfter: young / 10 } as GcRecord);
@@ -100,15 +100,15 @@ describe('DeviceThreshold', () => {
     const young = heap.youngUsedWords() * 4;
     // Less in use than the threshold: that bound is the prediction, and no probe ran.
     const under = new DeviceThreshold(heap, young + 1);
-    expect(under.route('young')).toEqual({ onDevice: false, predictedBytes: young });
+    expect(under.route('young')).toEqual({ onDevice: false, predictedBytes: young, minBytes: young + 1 });
     expect(under.probe.lastSlots).toBe(0);
     // Everything reachable: the probe counts it all, at the threshold.
-    expect(new DeviceThreshold(heap, young).route('young')).toEqual({ onDevice: true, predictedBytes: young });
+    expect(new DeviceThreshold(heap, young).route('young')).toEqual({ onDevice: true, predictedBytes: young, minBytes: young });
     // A full collection marks where a young one copies: it needs FULL_FACTOR times the threshold.
     expect(FULL_FACTOR).toBe(4);
     const used = heap.usedBytes();
-    expect(new DeviceThreshold(heap, used / 4).route('full')).toEqual({ onDevice: true, predictedBytes: used });
-    expect(new DeviceThreshold(heap, used / 4 + 1).route('full')).toEqual({ onDevice: false, predictedBytes: used });
+    expect(new DeviceThreshold(heap, used / 4).route('full')).toEqual({ onDevice: true, predictedBytes: used, minBytes: used });
+    expect(new DeviceThreshold(heap, used / 4 + 1).route('full')).toEqual({ onDevice: false, predictedBytes: used, minBytes: used + 4 });
     const every = new DeviceThreshold(heap, 0);
     expect(every.route('young').onDevice).toBe(true);
     expect(every.probe.lastSlots).toBe(0);
