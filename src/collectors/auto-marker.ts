@@ -48,7 +48,7 @@ import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import type { CollectionKind, GcRecord } from '../heap/telemetry.js';
 import { ENGINES, isGpu, PauseModel, warmUpModel, type Choice, type ChoiceOptions, type Engine, type Features } from './pause-model.js';
-import { DecayingRatio } from './decaying-fit.js';
+import { LiveShares } from './live-shares.js';
 
 /** Choices made and thrown away before the program, so that its first ones run warm. */
 const DRY_CHOICES = 128;
@@ -63,8 +63,6 @@ export type AutoEngine = Engine;
  *  decides per collection. */
 export const PARALLEL_MIN_THREADS = 2;
 
-/** Weight of the newest collection in the survival and live ratios (G1's 1 - alpha). */
-const RATIO_WEIGHT = 0.3;
 
 export interface AutoOptions {
   /** Marking threads (default: the parallel collector's, gc/parallel/threads.ts defaultThreads). */
@@ -125,12 +123,8 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   private pending: Pending | null = null;
   /** `--pause-goal`, as the model takes it. */
   private readonly goal: ChoiceOptions;
-  /** Before its first collection of a kind the program's survival is unknown:
-   *  the middle of [0, 1], since too low an estimate hands a collection that copies
-   *  much to the engine cheapest for little work, the dearer mistake
-   *  (docs/decisions/s35-04-auto-first-estimates.md). */
-  private readonly survival = new DecayingRatio(0.5, RATIO_WEIGHT);
-  private readonly fullLive = new DecayingRatio(0.5, RATIO_WEIGHT);
+  /** The survival and live shares of recent collections. */
+  private readonly shares = new LiveShares();
   /** The bounded trace before a first collection of a kind (`decide`). */
   readonly survivalProbe = new SurvivalProbe();
   /** Root references of the last mark of each kind (a young one's include the
@@ -307,13 +301,13 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     const h = this.heap;
     const youngWords = h.youngUsedWords();
     const used = Math.ceil(h.usedBytes() / 4);
-    const copyWords = this.survival.value * youngWords;
+    const copyWords = this.shares.young.value * youngWords;
     const bound = kind === 'young' ? youngWords : used;
     const features: Features = {
       kind,
       solo: this.parallel !== null && bound < this.parallel.gc.soloWords,
       rootWork: this.lastRoots[kind],
-      markWords: kind === 'young' ? copyWords : this.fullLive.value * used,
+      markWords: kind === 'young' ? copyWords : this.shares.full.value * used,
       copyWords,
       sweepWords: kind === 'full' ? Math.max(0, used - youngWords) : 0,
       uploadWords: { 'gpu-dfs': this.uploadWords('gpu-dfs', used, youngWords), 'gpu-bfs': this.uploadWords('gpu-bfs', used, youngWords) },
@@ -356,7 +350,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     if (small && floor) return { choice: this.model.serialChoice(features), features, youngWords };
     const choice = this.model.choose(features, this.candidates(), this.goal);
     const young = kind === 'young';
-    if ((young ? this.survival : this.fullLive).known || choice.engine === 'serial') return { choice, features, youngWords };
+    if (this.shares.of(kind).known || choice.engine === 'serial') return { choice, features, youngWords };
     // Before the first collection of a kind what lives is a guess: where the
     // guess hands it to an engine dearer than serial for little work, a bounded
     // trace from the roots (survival-probe.ts) tells whether few objects live,
@@ -491,11 +485,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     });
     // A young prediction for a collection that became a full one is not checked.
     if (record.kind === p.features.kind) this.model.checkPrediction(p.predictedMs, record.pauseMs, p.samples);
-    if (record.kind === 'young' && p.youngWords > 0) {
-      this.survival.observe(copied / p.youngWords);
-    } else if (record.kind === 'full' && record.usedBefore > 0) {
-      this.fullLive.observe(record.usedAfter / record.usedBefore);
-    }
+    this.shares.observe(record, p.youngWords);
     // The CPU's evacuation writes the survivors, which a GPU mirror takes next
     // time; a device's evacuation wrote them into its own mirror too.
     const onDevice = record.evacuation?.where === 'gpu';

@@ -11,7 +11,7 @@
  *
  * The prediction is what is in use (eden and the survivor space for a young
  * collection, the heap for a full one) times the share of it the last
- * collections of that kind kept (a decaying ratio). Before the first collection
+ * collections of that kind kept (live-shares.ts). Before the first collection
  * of a kind, when more than the threshold is in use, the survival probe that
  * auto asks (gc/survival-probe.ts) counts what the roots reach if that is few
  * objects, else half of what is in use is guessed, as auto guesses: a first
@@ -22,12 +22,7 @@
 import { SurvivalProbe } from '../gc/survival-probe.js';
 import type { HeapImpl } from '../heap/heap.js';
 import type { CollectionKind, GcRecord } from '../heap/telemetry.js';
-import { DecayingRatio } from './decaying-fit.js';
-
-/** Weight of the newest collection in the survival and live shares (auto's). */
-const SHARE_WEIGHT = 0.3;
-/** The share guessed before a first collection the probe could not count (auto's). */
-const FIRST_SHARE = 0.5;
+import { LiveShares } from './live-shares.js';
 
 /** The default `--gpu-min-live` on a hardware adapter, bytes. */
 export const DEFAULT_GPU_MIN_LIVE = 2 << 20;
@@ -45,8 +40,7 @@ export interface Routed {
 }
 
 export class DeviceThreshold {
-  private readonly survival = new DecayingRatio(FIRST_SHARE, SHARE_WEIGHT);
-  private readonly fullLive = new DecayingRatio(FIRST_SHARE, SHARE_WEIGHT);
+  private readonly shares = new LiveShares();
   readonly probe = new SurvivalProbe();
   /** The young words in use before the collection `route` was last asked about. */
   private youngBefore = 0;
@@ -58,7 +52,7 @@ export class DeviceThreshold {
   ) {}
 
   /** The least live bytes a collection of `kind` must be predicted to trace to go to the device. */
-  minFor(kind: CollectionKind): number {
+  private minFor(kind: CollectionKind): number {
     return kind === 'young' ? this.minBytes : FULL_FACTOR * this.minBytes;
   }
 
@@ -68,7 +62,7 @@ export class DeviceThreshold {
     this.youngBefore = h.youngUsedWords();
     const young = kind === 'young';
     const inUse = young ? this.youngBefore * 4 : h.usedBytes();
-    const share = young ? this.survival : this.fullLive;
+    const share = this.shares.of(kind);
     const min = this.minFor(kind);
     let predictedBytes: number;
     if (share.known || min === 0) predictedBytes = share.value * inUse;
@@ -80,18 +74,8 @@ export class DeviceThreshold {
     return { onDevice: predictedBytes >= min, predictedBytes, minBytes: min };
   }
 
-  /** Runs the probe over `scratch` until V8 has compiled it (the warm-up's, while
-   *  its objects live): a program asks it at most twice, so it would run cold. */
-  static rehearse(scratch: HeapImpl): void {
-    new SurvivalProbe().rehearse(scratch);
-  }
-
   /** Learns the share of what was in use that the collection `record` kept. */
   observe(record: GcRecord): void {
-    if (record.kind === 'young') {
-      if (this.youngBefore > 0) this.survival.observe((record.survivedBytes + record.promotedBytes) / (4 * this.youngBefore));
-    } else if (record.usedBefore > 0) {
-      this.fullLive.observe(record.usedAfter / record.usedBefore);
-    }
+    this.shares.observe(record, this.youngBefore);
   }
 }

@@ -9,6 +9,7 @@ import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
 import { DEFAULT_SOLO_BYTES, defaultThreads, ParallelMarker } from '../gc/parallel-marker.js';
 import { pretouch } from '../heap/pretouch.js';
 import { warmUpCollector, type WarmUpSummary } from '../gc/warm-up.js';
+import { SurvivalProbe } from '../gc/survival-probe.js';
 import { choosingOf, type ChoosingMarker } from '../gc/marker.js';
 import { statMs, statPercent, statSize } from '../heap/stat-units.js';
 import { createHeap, formatGcRecord, formatGcStats, formatTransfers, type GcRecord, type HeapImpl } from '../heap/index.js';
@@ -18,7 +19,6 @@ import {
 } from '../gpu/index.js';
 import type { LayoutName } from '../heap/layout.js';
 import { AutoMarker, type AutoEngine } from './auto-marker.js';
-import { DeviceThreshold } from './device-threshold.js';
 import { GpuFallbackMarker, type GpuFallback } from './gpu-fallback.js';
 import type { ErrorSummary, PauseModel } from './pause-model.js';
 import { SharedDirtyRanges } from './shared-dirty-ranges.js';
@@ -299,8 +299,9 @@ async function warmUpCollectors(heap: HeapImpl, options: MemoryOptions, pool: Pa
       : gpu
         ? (scratch: HeapImpl) => new GpuFallbackMarker(null, scratch, () => {})
         : () => undefined;
-  // A GPU collector's threshold asks the survival probe before a first large collection.
-  const rehearse = gpu ? { rehearse: DeviceThreshold.rehearse } : {};
+  // A GPU collector's threshold asks the survival probe before a first large
+  // collection, once or twice a run: its code is compiled on the scratch heap.
+  const rehearse = gpu ? { rehearse: (scratch: HeapImpl) => new SurvivalProbe().rehearse(scratch) } : {};
   if (options.gc !== 'parallel') runs.push(await warmUpCollector('serial', { ...o, ...rehearse }, serialMarker));
   if (pool !== null) {
     const volume = PARALLEL_WARM_UP_VOLUME;

@@ -21,8 +21,8 @@ import { gatherRoots } from './roots.js';
 
 /** Objects past which the probe stops: enough to count a first young
  *  collection that keeps about a thousand objects, few enough that a probe that
- *  gives up, its loops compiled by the warm-up's rehearsals, costs tens of
- *  microseconds (docs/decisions/s52-03, s55-01). */
+ *  gives up, its loops compiled by the warm-up's rehearsals, costs little beside
+ *  the collection it sizes (docs/decisions/s52-03, s55-01). */
 export const PROBE_OBJECTS = 2048;
 /** Probes of the warm-up's scratch heap (`rehearse`): enough for V8 to compile
  *  the probe's loops (docs/decisions/s55-01). */
