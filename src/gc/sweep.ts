@@ -47,7 +47,10 @@ export function sweepBlocks(
           runs.push(p);
           run = -1;
         }
-        words[a] = words[a]! & ~STATUS_MARK;
+        // Only a header that holds the bit is written: a store to every live
+        // header would make the sweep write all of tenured back to memory.
+        const status = a === p ? w : words[a]!;
+        if ((status & STATUS_MARK) !== 0) words[a] = status & ~STATUS_MARK;
         recordBlockStart(blockStart, base, p, next);
         onLive?.(a);
         live++;
