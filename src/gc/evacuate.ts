@@ -33,6 +33,7 @@ import {
 } from '../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../heap/ref-slots.js';
 import { copyWords } from '../heap/word-parity.js';
+import { CALL_BLOCK } from './call-block.js';
 import { IntList } from './int-list.js';
 
 /** Entries of a streamed live list that assign waits for at a time. */
@@ -60,6 +61,24 @@ export class Evacuator {
    */
   assign(live: Int32Array, fullCollection: boolean, ready?: (count: number) => void): boolean {
     const h = this.heap;
+    const n = live.length;
+    this.forward.reserve(n);
+    this.savedType.reserve(n);
+    this.forward.length = this.savedType.length = n;
+    this.toTop = h.toStart;
+    this.survivedWords = 0;
+    this.promotedWords = 0;
+    // A streamed list is waited for once per READY_BLOCK objects.
+    for (let b = 0; b < n; b += CALL_BLOCK) {
+      if (ready !== undefined && b % READY_BLOCK === 0) ready(Math.min(n, b + READY_BLOCK));
+      if (!this.assignBlock(live, b, Math.min(n, b + CALL_BLOCK), fullCollection)) return false;
+    }
+    return true;
+  }
+
+  /** `assign` of live objects [from, to), from `toTop` and the totals so far. */
+  private assignBlock(live: Int32Array, from: number, to: number, fullCollection: boolean): boolean {
+    const h = this.heap;
     const words = h.words;
     const rule = h.types.sizeRules();
     // The object model's names as locals: V8 reads an imported binding from its
@@ -69,55 +88,47 @@ export class Evacuator {
     const lengthWord = LENGTH_WORD;
     const forwardWord = FORWARD_WORD;
     const forwarded = STATUS_FORWARDED;
-    const n = live.length;
-    const fwd = this.forward.reserve(n);
-    const typeIds = this.savedType.reserve(n);
-    this.forward.length = this.savedType.length = n;
+    const fwd = this.forward.data;
+    const typeIds = this.savedType.data;
     const tenureAge = h.tenureAge;
     const toEnd = h.toEnd;
-    let toTop = h.toStart;
+    let toTop = this.toTop;
     let survived = 0;
     let promoted = 0;
-    // Block by block, so that a streamed list is waited for once per block and
-    // the loop over the objects stays as it was.
-    for (let b = 0; b < n; b += READY_BLOCK) {
-      const e = Math.min(n, b + READY_BLOCK);
-      ready?.(e);
-      for (let i = b; i < e; i++) {
-        const a = live[i]!;
-        const status = words[a]!;
-        const t = words[a + typeWord]!;
-        const left = rule[4 * t]!;
-        const size = left + rule[4 * t + 1]! + rule[4 * t + 2]! * words[a + lengthWord]!;
-        const age = ageOf(status);
-        let start = 0;
-        if (age < tenureAge && toTop + size <= toEnd) {
+    for (let i = from; i < to; i++) {
+      const a = live[i]!;
+      const status = words[a]!;
+      const t = words[a + typeWord]!;
+      const left = rule[4 * t]!;
+      const size = left + rule[4 * t + 1]! + rule[4 * t + 2]! * words[a + lengthWord]!;
+      const age = ageOf(status);
+      let start = 0;
+      if (age < tenureAge && toTop + size <= toEnd) {
+        start = toTop;
+        toTop += size;
+        survived += size;
+      } else {
+        start = h.allocTenured(size);
+        if (start !== 0) {
+          promoted += size;
+        } else if (fullCollection && toTop + size <= toEnd) {
           start = toTop;
           toTop += size;
           survived += size;
         } else {
-          start = h.allocTenured(size);
-          if (start !== 0) {
-            promoted += size;
-          } else if (fullCollection && toTop + size <= toEnd) {
-            start = toTop;
-            toTop += size;
-            survived += size;
-          } else {
-            this.undo(live, i);
-            return false;
-          }
+          this.undo(live, i);
+          return false;
         }
-        const na = start + left;
-        fwd[i] = na;
-        typeIds[i] = t;
-        words[a] = status | forwarded;
-        words[a + forwardWord] = na;
       }
+      const na = start + left;
+      fwd[i] = na;
+      typeIds[i] = t;
+      words[a] = status | forwarded;
+      words[a + forwardWord] = na;
     }
     this.toTop = toTop;
-    this.survivedWords = survived;
-    this.promotedWords = promoted;
+    this.survivedWords += survived;
+    this.promotedWords += promoted;
     return true;
   }
 
@@ -163,6 +174,12 @@ export class Evacuator {
    *  `log`: where to record the promoted copies as written for a heap mirror
    *  (null when there is none, or the marker replays the evacuation on it). */
   copy(live: Int32Array, log: MirrorLog | null): void {
+    const n = live.length;
+    for (let b = 0; b < n; b += CALL_BLOCK) this.copyBlock(live, b, Math.min(n, b + CALL_BLOCK), log);
+  }
+
+  /** `copy` of live objects [from, to). */
+  private copyBlock(live: Int32Array, from: number, to: number, log: MirrorLog | null): void {
     const h = this.heap;
     const words = h.words;
     const ys = h.youngStart;
@@ -181,8 +198,7 @@ export class Evacuator {
     const rule = h.types.sizeRules();
     const fwd = this.forward.data;
     const typeIds = this.savedType.data;
-    const n = live.length;
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < to; i++) {
       const a = live[i]!;
       const na = fwd[i]!;
       const t = typeIds[i]!;
