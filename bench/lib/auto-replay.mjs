@@ -53,6 +53,12 @@ async function record(root, program, heap, threads) {
       pending = { features: f, engine: c.engine, predictedMs: c.predictedMs };
       return c;
     }
+    // Collections under --gc-solo-below take serial without a choice (decision s56-02).
+    serialChoice(f) {
+      const c = super.serialChoice(f);
+      pending = { features: f, engine: c.engine, predictedMs: c.predictedMs };
+      return c;
+    }
     observe(o) {
       if (pending) events.push({ ...pending, observation: o, kind: o.kind, pauseMs: null });
       pending = null;
