@@ -34,6 +34,7 @@ import {
   P_SCAN_CARDS,
   P_TAILS_CAP,
   P_TEN_LAB,
+  P_TO_LAB,
   P_TENURE_AGE,
   P_TENURED_END,
   P_TENURED_START,
@@ -50,6 +51,8 @@ import {
   TAILCUR,
   MAX_TEN_LAB,
   MIN_TEN_LAB,
+  MIN_TO_LAB,
+  MAX_TO_LAB,
   TO_TOP,
 } from './shared.js';
 
@@ -82,6 +85,10 @@ export class ParallelCopier implements YoungCopier {
   private promotedLately = 0;
   /** This collection's tenured LAB size. */
   private tenLab = MIN_TEN_LAB;
+  /** Words copied into to-space lately (halved each collection that copies less),
+   *  and this collection's to-space LAB size from them. */
+  private survivedLately = 0;
+  private toLab = MIN_TO_LAB;
   /** The last copy's carves of tenured space under the lock, all threads. */
   lastCarves = 0;
   /** The dirty cards the last copy found. */
@@ -129,6 +136,12 @@ export class ParallelCopier implements YoungCopier {
     const perThread = this.promotedLately / (8 * this.gc.threads);
     while (lab < MAX_TEN_LAB && 2 * lab <= perThread) lab *= 2;
     this.tenLab = lab;
+    // A to-space LAB wastes at most its unused end, once per thread: an eighth of
+    // what each thread copied lately at most, and fewer claims on the shared top.
+    let toLab = MIN_TO_LAB;
+    const toPerThread = this.survivedLately / (8 * this.gc.threads);
+    while (toLab < MAX_TO_LAB && 2 * toLab <= toPerThread) toLab *= 2;
+    this.toLab = toLab;
     // LABs waste at most 1/8 of what they hold, and a thread's last LAB at most
     // 1/8 of what it promoted once its LAB has grown (copy.ts allocTen), plus one
     // starting LAB per thread and a largest object per piece switch.
@@ -211,6 +224,7 @@ export class ParallelCopier implements YoungCopier {
     ctl[P_OUT_CAP] = c.out.length;
     ctl[P_TAILS_CAP] = c.tails.length;
     ctl[P_TEN_LAB] = this.tenLab;
+    ctl[P_TO_LAB] = this.toLab;
     ctl[TO_TOP] = h.toStart;
     ctl[PIECE] = 0;
     ctl[PIECE_TOP] = this.pieceCount > 0 ? c.pieces[0]! : 0;
@@ -233,6 +247,7 @@ export class ParallelCopier implements YoungCopier {
       count += c.stats[i * STATS_WORDS + S_OBJECTS]!;
     }
     this.promotedLately = Math.max(promoted, this.promotedLately >>> 1);
+    this.survivedLately = Math.max(survived, this.survivedLately >>> 1);
     const moved = list ? c.out.subarray(0, compactResults(c)) : EMPTY;
     this.lastCards = byCards ? ctl[CARDCUR]! : 0;
     return {

@@ -77,6 +77,7 @@ import {
   P_SCAN_CARDS,
   P_TAILS_CAP,
   P_TEN_LAB,
+  P_TO_LAB,
   P_TENURE_AGE,
   P_TENURED_END,
   P_TENURED_START,
@@ -98,8 +99,6 @@ import {
   MAX_TEN_LAB,
 } from './shared.js';
 
-/** Words of a to-space LAB; objects over half of it are claimed on their own. */
-const TO_LAB = 1024;
 const ROOT_CHUNK = 32;
 const RANGE_CHUNK = 16;
 /** Dirty cards a thread claims at a time (up to CARD_WORDS slots each): a
@@ -124,6 +123,8 @@ class CopyThread {
   /** Words of a tenured LAB (objects over a quarter of it are carved on their
    *  own; a LAB with an eighth of it left is kept when an object does not fit). */
   tenLab = 0;
+  /** Words of a to-space LAB (copier.ts sizes it); objects over half of it are claimed on their own. */
+  toLab = 0;
   /** Words carved (LABs and objects alone) since the LAB size last grew. */
   carvedSinceGrowth = 0;
   carves = 0;
@@ -156,6 +157,7 @@ class CopyThread {
     this.filler = ctl[P_FILLER_TYPE]!;
     this.list = ctl[P_LIST_MOVED]! !== 0;
     this.tenLab = ctl[P_TEN_LAB]!;
+    this.toLab = ctl[P_TO_LAB]!;
     this.carvedSinceGrowth = this.carves = 0;
     this.toTop = this.toLim = this.tenTop = this.tenLim = 0;
     this.copied = this.survived = this.promoted = 0;
@@ -215,8 +217,9 @@ class CopyThread {
       this.toTop = top + size;
       return top;
     }
-    if (size > TO_LAB >>> 1) return this.claimTo(size, size);
-    const s = this.claimTo(size, TO_LAB);
+    const lab = this.toLab;
+    if (size > lab >>> 1) return this.claimTo(size, size);
+    const s = this.claimTo(size, lab);
     if (s === 0) return 0;
     if (this.toLim > top) this.fill(top, this.toLim - top);
     this.toTop = s + size;

@@ -93,6 +93,8 @@ export const P_BY_CARDS = P_LIST_MOVED + 1;
 export const P_PIECE_CARDS = P_LIST_MOVED + 2;
 /** The cards a copy's scan looks at (HeapImpl.cardsInUse). */
 export const P_SCAN_CARDS = P_LIST_MOVED + 3;
+/** Words of a to-space LAB this collection (copier.ts sizes it to the survival seen lately). */
+export const P_TO_LAB = P_LIST_MOVED + 4;
 export const CTL_WORDS = 128;
 /** Each worker sleeps on a gate word of its own after the control words, a
  *  cache line apart, so that a command wakes only the workers it needs. */
@@ -198,4 +200,9 @@ export function sharedBuffer(a: ArrayBufferView, what: string): SharedArrayBuffe
  *  start from the promotion seen lately, and a thread doubles its own within
  *  the bounds as it promotes (copy.ts allocTen). */
 export const MIN_TEN_LAB = 16;
-export const MAX_TEN_LAB = 2048;
+export const MAX_TEN_LAB = 8192;
+/** Bounds of a to-space LAB's size (words), sized as the tenured one is: each LAB
+ *  claim is a compare-and-exchange on the one shared top, and a thread's last LAB
+ *  leaves its unused end in to-space as a filler. */
+export const MIN_TO_LAB = 1024;
+export const MAX_TO_LAB = 8192;
