@@ -78,6 +78,19 @@ function sortPairs(pairs: Int32Array, n: number): void {
   }
 }
 
+/**
+ * A LAB's words for a collection expected to copy about `lately` words on
+ * `threads` threads: the largest power of two in [min, max] that is at most an
+ * eighth of each thread's share, so that a thread's unused last LAB stays under
+ * an eighth of what it copies.
+ */
+export function labWords(lately: number, threads: number, min: number, max: number): number {
+  let lab = min;
+  const perThread = lately / (8 * threads);
+  while (lab < max && 2 * lab <= perThread) lab *= 2;
+  return lab;
+}
+
 export class ParallelCopier implements YoungCopier {
   private pieceCount = 0;
   private reserved = 0;
@@ -132,16 +145,11 @@ export class ParallelCopier implements YoungCopier {
     // PLABs) keep those holes to a small part of what is promoted, where
     // fixed large ones would use up tenured's contiguous space at every
     // collection, however little it promotes.
-    let lab = MIN_TEN_LAB;
-    const perThread = this.promotedLately / (8 * this.gc.threads);
-    while (lab < MAX_TEN_LAB && 2 * lab <= perThread) lab *= 2;
+    const lab = labWords(this.promotedLately, this.gc.threads, MIN_TEN_LAB, MAX_TEN_LAB);
     this.tenLab = lab;
-    // A to-space LAB wastes at most its unused end, once per thread: an eighth of
-    // what each thread copied lately at most, and fewer claims on the shared top.
-    let toLab = MIN_TO_LAB;
-    const toPerThread = this.survivedLately / (8 * this.gc.threads);
-    while (toLab < MAX_TO_LAB && 2 * toLab <= toPerThread) toLab *= 2;
-    this.toLab = toLab;
+    // A to-space LAB wastes at most its unused end, once per thread, and each
+    // claim of one is a compare-and-exchange on the shared top.
+    this.toLab = labWords(this.survivedLately, this.gc.threads, MIN_TO_LAB, MAX_TO_LAB);
     // LABs waste at most 1/8 of what they hold, and a thread's last LAB at most
     // 1/8 of what it promoted once its LAB has grown (copy.ts allocTen), plus one
     // starting LAB per thread and a largest object per piece switch.
