@@ -164,7 +164,13 @@ export function makeLexer(validate: boolean): InstanceType<typeof Lexer> {
   return new Lexer(allTokens, { positionTracking: 'full', ensureOptimizations: false, skipValidations: !validate });
 }
 
-export const miniLexer = makeLexer(false);
+let lexer: InstanceType<typeof Lexer> | null = null;
+
+/** The VM's lexer, made at its first use: a program whose bytecode comes from the
+ *  compile cache (cli/compile-cache.ts) is never lexed. */
+export function miniLexer(): InstanceType<typeof Lexer> {
+  return (lexer ??= makeLexer(false));
+}
 
 /** A lexical error with a 1-based position and a finished message. */
 export interface LexError {
@@ -180,7 +186,7 @@ export interface LexResult {
 
 /** Splits `source` into tokens; bad characters and unterminated literals become errors. */
 export function tokenize(source: string): LexResult {
-  const result = miniLexer.tokenize(source);
+  const result = miniLexer().tokenize(source);
   const errors: LexError[] = result.errors.map((e) => ({
     line: e.line ?? 1,
     col: e.column ?? 1,

@@ -24,7 +24,7 @@ describe("chevrotain's validations of the .mini grammar", () => {
   });
 
   it('are what the VM skips', () => {
-    expect((miniLexer as unknown as LexerInternals).config.skipValidations).toBe(true);
+    expect((miniLexer() as unknown as LexerInternals).config.skipValidations).toBe(true);
     expect((getParser() as unknown as ParserInternals).skipValidations).toBe(true);
   });
 });
