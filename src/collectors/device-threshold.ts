@@ -41,14 +41,15 @@ export interface Routed {
 
 export class DeviceThreshold {
   private readonly shares = new LiveShares();
-  readonly probe = new SurvivalProbe();
   /** The young words in use before the collection `route` was last asked about. */
   private youngBefore = 0;
 
-  /** `minBytes`: `--gpu-min-live`; 0 gives every collection to the device. */
+  /** `minBytes`: `--gpu-min-live`; 0 gives every collection to the device. `probe`:
+   *  the GPU collector's, which its warm-up rehearses (gpu-fallback.ts). */
   constructor(
     private readonly heap: HeapImpl,
     readonly minBytes: number,
+    readonly probe = new SurvivalProbe(),
   ) {}
 
   /** The least live bytes a collection of `kind` must be predicted to trace to go to the device. */

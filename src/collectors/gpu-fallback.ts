@@ -20,6 +20,7 @@ import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import type { GcRecord } from '../heap/telemetry.js';
 import type { GpuAdapterDescription, GpuMarkStats, GpuStartup, WorkerGpuMarker } from '../gpu/index.js';
+import { SurvivalProbe } from '../gc/survival-probe.js';
 import { DEFAULT_GPU_MIN_LIVE, DeviceThreshold, type Routed } from './device-threshold.js';
 
 /** The fault that sent a run to the CPU, for the log and `--stats`. */
@@ -41,6 +42,9 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
   /** Set by `prepare` from `--gpu-min-live` (its default follows the adapter);
    *  until then, and without it, every collection goes to the device. */
   threshold: DeviceThreshold | null = null;
+  /** The threshold's survival probe, made with the marker so that a warm-up's
+   *  marker (no device, no threshold) rehearses it too. */
+  readonly probe = new SurvivalProbe();
   /** Collections the threshold left to the CPU, before any fault. */
   cpuCollections = 0;
   private gpu: WorkerGpuMarker | null;
@@ -109,7 +113,7 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     }
     // A software adapter is there to check the kernels: by default it gets every collection.
     const software = this.gpu.adapter?.software ?? true;
-    this.threshold = new DeviceThreshold(this.heap, this.minLiveBytes ?? (software ? 0 : DEFAULT_GPU_MIN_LIVE));
+    this.threshold = new DeviceThreshold(this.heap, this.minLiveBytes ?? (software ? 0 : DEFAULT_GPU_MIN_LIVE), this.probe);
   }
 
   /** `plan` asking the threshold where each collection runs. */
@@ -141,8 +145,12 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     this.threshold?.observe(record);
   }
 
-  /** The threshold's arithmetic has nothing to rehearse. */
-  rehearse(): void {}
+  /** The threshold asks the survival probe before a first large collection, once
+   *  or twice a run: the warm-up runs it over its scratch heap's live objects until
+   *  V8 has compiled it. */
+  rehearse(): void {
+    this.probe.rehearse(this.heap);
+  }
 
   /** The collection running now, or the next one between collections. */
   private collectionNumber(): number {

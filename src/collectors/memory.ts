@@ -9,7 +9,6 @@ import { createCollector, SerialMarker, type Marker } from '../gc/index.js';
 import { DEFAULT_SOLO_BYTES, defaultThreads, ParallelMarker } from '../gc/parallel-marker.js';
 import { pretouch } from '../heap/pretouch.js';
 import { warmUpCollector, type WarmUpSummary } from '../gc/warm-up.js';
-import { SurvivalProbe } from '../gc/survival-probe.js';
 import { choosingOf, type ChoosingMarker } from '../gc/marker.js';
 import { statMs, statPercent, statSize } from '../heap/stat-units.js';
 import { createHeap, formatGcRecord, formatGcStats, formatTransfers, type GcRecord, type HeapImpl } from '../heap/index.js';
@@ -22,7 +21,7 @@ import { AutoMarker, type AutoEngine } from './auto-marker.js';
 import { GpuFallbackMarker, type GpuFallback } from './gpu-fallback.js';
 import type { ErrorSummary, PauseModel } from './pause-model.js';
 import { SharedDirtyRanges } from './shared-dirty-ranges.js';
-import type { CollectorName } from './names.js';
+import { isGpuCollector, type CollectorName } from './names.js';
 
 /** What a run asks of its memory (the CLI's run options have these fields). */
 export interface MemoryOptions {
@@ -292,17 +291,14 @@ async function warmUpCollectors(heap: HeapImpl, options: MemoryOptions, pool: Pa
   // program's first collection (the engines' code is warmed up by both runs).
   // A GPU collector's scratch run goes through its marker's class, on the CPU from the
   // start, so that the plan's calls into it are warm too.
-  const gpu = options.gc === 'gpu-dfs' || options.gc === 'gpu-bfs';
+  const gpu = isGpuCollector(options.gc);
   const serialMarker =
     auto !== null
       ? (scratch: HeapImpl) => new AutoMarker(scratch, { threads: 1 })
       : gpu
         ? (scratch: HeapImpl) => new GpuFallbackMarker(null, scratch, () => {})
         : () => undefined;
-  // A GPU collector's threshold asks the survival probe before a first large
-  // collection, once or twice a run: its code is compiled on the scratch heap.
-  const rehearse = gpu ? { rehearse: (scratch: HeapImpl) => new SurvivalProbe().rehearse(scratch) } : {};
-  if (options.gc !== 'parallel') runs.push(await warmUpCollector('serial', { ...o, ...rehearse }, serialMarker));
+  if (options.gc !== 'parallel') runs.push(await warmUpCollector('serial', o, serialMarker));
   if (pool !== null) {
     const volume = PARALLEL_WARM_UP_VOLUME;
     const marker = (scratch: HeapImpl): ParallelMarker => {
@@ -320,7 +316,7 @@ async function warmUpCollectors(heap: HeapImpl, options: MemoryOptions, pool: Pa
 }
 
 export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: MemoryHooks = {}): Promise<Memory> {
-  if (options.gc === 'gpu-dfs' || options.gc === 'gpu-bfs' || options.gc === 'auto') {
+  if (isGpuCollector(options.gc) || options.gc === 'auto') {
     checkGpuOptions(options.gpuOpt, options.gc === 'auto' ? 'gpu-dfs' : options.gc);
   }
   // auto, and the GPU collectors' threshold: where each collection ran goes into

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { COLLECTOR_NAMES, LAYOUT_NAMES, defaultRunOptions, type CollectorName, type LayoutName } from '../cli/options.js';
 import { isDawnLine } from '../cli/dawn-filter.js';
 import { releaseGpu } from '../collectors/index.js';
+import { isGpuCollector } from '../collectors/names.js';
 import { PARALLEL_MIN_THREADS } from '../collectors/auto-marker.js';
 import { runSource } from '../cli/run.js';
 import { expectedOutput, generate, render, rng, type Stmt } from './generate.js';
@@ -57,7 +58,7 @@ export function configsFor(seed: number, gcs: readonly CollectorName[], layouts:
   for (const gc of gcs) {
     for (const layout of layouts) {
       const c: FuzzConfig = { gc, layout, heapBytes, gcStress: STRESS[Math.floor(r() * STRESS.length)]! };
-      if (gc === 'gpu-dfs' || gc === 'gpu-bfs') c.gpuMinLiveBytes = GPU_MIN_LIVE[Math.floor(r() * GPU_MIN_LIVE.length)]!;
+      if (isGpuCollector(gc)) c.gpuMinLiveBytes = GPU_MIN_LIVE[Math.floor(r() * GPU_MIN_LIVE.length)]!;
       all.push(c);
     }
   }

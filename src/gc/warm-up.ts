@@ -85,10 +85,6 @@ export interface WarmUpOptions {
    *  the scratch heap keeps one too, so that the log's branches in allocation,
    *  stores and evacuation are warm. */
   mirrorLog?: boolean;
-  /** Run while the workload's objects live, beside a choosing marker's own
-   *  rehearsal: code the program's collector runs once or twice (the GPU
-   *  collectors' survival probe). */
-  rehearse?: (scratch: HeapImpl) => void;
 }
 
 /**
@@ -122,10 +118,7 @@ export async function warmUpCollector(
   try {
     // A parallel marker built on a lent pool runs its threads on the scratch heap's buffers.
     // A choosing marker rehearses its probe while the workload's objects still live.
-    const whileLive = (): void => {
-      choosing?.rehearse();
-      options.rehearse?.(heap);
-    };
+    const whileLive = (): void => choosing?.rehearse();
     if (marker instanceof ParallelMarker) await marker.gc.lent(() => w.round(whileLive));
     else await w.round(whileLive);
   } finally {

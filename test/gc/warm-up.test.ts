@@ -9,6 +9,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { AutoMarker } from '../../src/collectors/auto-marker.js';
+import { GpuFallbackMarker } from '../../src/collectors/gpu-fallback.js';
 import { ParallelMarker } from '../../src/gc/parallel-marker.js';
 import { SurvivalProbe } from '../../src/gc/survival-probe.js';
 import { warmUpCollector } from '../../src/gc/warm-up.js';
@@ -38,11 +39,18 @@ describe('the warm-up workload', () => {
 
 describe("the GPU collectors' warm-up", () => {
   it("rehearses the threshold's survival probe once, over live objects", async () => {
-    const probe = new SurvivalProbe();
     let calls = 0;
-    await warmUpCollector('serial', { rehearse: (h) => (calls++, probe.rehearse(h)) }, () => undefined);
+    let probe: SurvivalProbe | null = null;
+    class Counting extends GpuFallbackMarker {
+      override rehearse(): void {
+        calls++;
+        probe = this.probe;
+        super.rehearse();
+      }
+    }
+    await warmUpCollector('serial', {}, (h) => new Counting(null, h, () => {}));
     expect(calls).toBe(1);
-    expect(probe.lastSlots).toBeGreaterThan(0);
+    expect(probe!.lastSlots).toBeGreaterThan(0);
   });
 });
 
