@@ -106,6 +106,12 @@ export class Machine implements RootProvider {
     const main = p.functions[this.fn]!;
     this.vsp = main.nValLocals;
     this.rsp = main.nRefLocals;
+    // As the compiled tier's fields (Tier's constructor): a field stored only here would be
+    // a constant to V8 until the driver's first stop, which would discard what read it.
+    this.pc = this.fp = this.vb = this.rb = -1;
+    this.pc = this.fp = this.vb = this.rb = 0;
+    this.lastYield = -1;
+    this.lastYield = this.startTime;
     heap.setRoots(this);
   }
 
