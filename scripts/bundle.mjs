@@ -4,6 +4,7 @@
 // - the command-line program (dist/cli/cli.js) into dist/cli/cli.cjs, chevrotain
 //   included, one function that dist/cli/main.js starts through V8's code cache;
 //   a training run writes the cache (docs/decisions/s35-01-code-cache.md);
+// - main.js as CommonJS (dist/cli/main.cjs), which bin/minivm.js loads;
 // - each worker thread's script, in place, packages left external.
 // Every other module in dist/ stays as tsc emitted it.
 import { build } from 'esbuild';
@@ -68,6 +69,21 @@ await build({
   define: { 'import.meta.url': '__minivmEntryUrl' },
   banner: { js: '(function (require, __minivmEntryUrl) {"use strict";' },
   footer: { js: '})' },
+});
+
+// The launcher bin/minivm.js loads: main.js and its code-cache loader as one CommonJS
+// file beside main.js, standing in for it (its import.meta.url is main.js's), so that
+// Node starts without its ES module loader (docs/decisions/s58-02-commonjs-launcher.md).
+await build({
+  ...common,
+  sourcemap: false,
+  entryPoints: [need(join(dist, 'cli', 'main.js'))],
+  outfile: join(dist, 'cli', 'main.cjs'),
+  format: 'cjs',
+  packages: 'external',
+  external: ['./cli.js'],
+  define: { 'import.meta.url': '__minivmMainUrl' },
+  banner: { js: `"use strict";const __minivmMainUrl=require("node:url").pathToFileURL(require("node:path").join(__dirname,"main.js")).href;` },
 });
 
 // The training run: the programs and their expected errors, in one process, every

@@ -1,8 +1,8 @@
 // `npm run build` bundles the command-line program (scripts/bundle.mjs), so that a
-// start loads the entry point, its code-cache loader and one bundle rather than
-// about a hundred modules, and the bundle starts from V8's code cache. Checked by
-// recording what Node resolves while `minivm` runs a program, and by compiling the
-// bundle as the entry point does.
+// start loads the CommonJS launcher (the entry point and its code-cache loader) and
+// one bundle rather than about a hundred modules, with no ES module at all, and the
+// bundle starts from V8's code cache. Checked by recording what Node resolves while
+// `minivm` runs a program, and by compiling the bundle as the entry point does.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,22 +18,29 @@ const hooks = join(dir, 'hooks.mjs');
 writeFileSync(hooks, `export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write('resolved ' + r.url + '\\n'); return r; }\n`);
 const register = join(dir, 'register.mjs');
 writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+/** The same for CommonJS: every file `require` resolves. */
+const cjsHooks = join(dir, 'cjs-hooks.cjs');
+writeFileSync(cjsHooks, `const M = require('node:module'); const r = M._resolveFilename; M._resolveFilename = function (...a) { const f = r.apply(this, a); process.stderr.write('required ' + f + '\\n'); return f; };\n`);
 const program = join(dir, 'hello.mini');
 writeFileSync(program, 'print(6 * 7);\n');
 
-/** The project's own modules (under dist/) that a run resolved, relative to dist/. */
-function distModules(args: string[]): { status: number | null; stdout: string; modules: string[] } {
-  const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, 'bin/minivm.js', ...args], { encoding: 'utf8' });
+/** The project's own files (under dist/) that a run resolved, relative to dist/: as ES modules and through `require`. */
+function distModules(args: string[]): { status: number | null; stdout: string; modules: string[]; required: string[] } {
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, '--require', cjsHooks, 'bin/minivm.js', ...args], { encoding: 'utf8' });
   const dist = pathToFileURL(resolve('dist')).href + '/';
-  const modules = r.stderr.split('\n').filter((l) => l.startsWith(`resolved ${dist}`)).map((l) => l.slice(`resolved ${dist}`.length));
-  return { status: r.status, stdout: r.stdout, modules: [...new Set(modules)] };
+  const lines = r.stderr.split('\n');
+  const modules = lines.filter((l) => l.startsWith(`resolved ${dist}`)).map((l) => l.slice(`resolved ${dist}`.length));
+  const distPath = `required ${resolve('dist')}/`;
+  const required = lines.filter((l) => l.startsWith(distPath)).map((l) => l.slice(distPath.length));
+  return { status: r.status, stdout: r.stdout, modules: [...new Set(modules)], required: [...new Set(required)] };
 }
 
 describe('the built entry points', () => {
-  it('run a program loading one module of the project: the bundled CLI', () => {
+  it('run a program loading one module of the project besides the bundle: the CommonJS launcher, and no ES module', () => {
     const r = distModules(['run', program]);
     expect(r).toMatchObject({ status: 0, stdout: '42\n' });
-    expect(r.modules).toEqual(['cli/main.js', 'cli/code-cache.js']);
+    expect(r.required).toEqual(['cli/main.cjs']);
+    expect(r.modules).toEqual([]);
   });
 
   it('start from a code cache that V8 accepts', () => {
