@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runMinivm, sizeGlobals } from './minivm.mjs';
-import { fmt, fx, geomean, have, log, median, ratio, runTimed, table } from './util.mjs';
+import { fmt, fx, geomean, log, median, peerExecutable, ratio, runTimed, table } from './util.mjs';
 
 /** Programs with their size global; the twins take the same value as their one argument. */
 export function interpPrograms(root) {
@@ -36,11 +36,13 @@ const norm = (s) => s.replace(/\r/g, '').trim();
 
 export async function interp(ctx) {
   const { root, repeat, quick } = ctx;
-  const python = have('python3') ? 'python3' : null;
-  const lua = have('lua5.4') ? 'lua5.4' : have('lua') ? 'lua' : null;
+  // The interpreters themselves, run by path (util.mjs peerExecutable).
+  const python = peerExecutable('python3', ['-c', 'import sys; print(sys.executable)']);
+  const lua = peerExecutable('lua5.4') ?? peerExecutable('lua');
   // The twins' interpreters: p.python / p.lua is the script, row.py / row.lua the samples.
   /** @type {{ name: 'python' | 'lua', cmd: string | null, samples: 'py' | 'lua' }[]} */
-  const peers = [{ name: 'python', cmd: python, samples: 'py' }, { name: 'lua', cmd: lua, samples: 'lua' }];
+  const peers = [{ name: 'python', cmd: python?.path ?? null, samples: 'py' }, { name: 'lua', cmd: lua?.path ?? null, samples: 'lua' }];
+  const shims = [python, lua].flatMap((p) => (p?.shim ? [p.path] : []));
   const programs = interpPrograms(root);
   /** @type {{ mini: number[], vmWall: number[], mutator: number[], cold: number[], interpTier: number[], py: number[], lua: number[], notes: Set<string> }[]} */
   const rows = programs.map(() => ({ mini: [], vmWall: [], mutator: [], cold: [], interpTier: [], py: [], lua: [], notes: new Set() }));
@@ -128,6 +130,7 @@ export async function interp(ctx) {
     '"no compile cache": MINIVM_COMPILE_CACHE=off, the front end compiling the program as in its first run. Ratios are',
     'process times with the cache; "-": no twin or interpreter.',
     '"VM wall/CPython" uses minivm\'s own wall time (--json-stats wallMs: no Node start-up, no compile) against CPython\'s process time.',
+    `Peers run by path: CPython ${python?.path ?? '-'}, Lua ${lua?.path ?? '-'}${shims.length ? ` (a script, its start-up counted: ${shims.join(', ')})` : ''}.`,
     '',
     table(['program', 'minivm ms', 'minivm mutator ms', 'no compile cache ms', '--tier interp ms', 'CPython ms', 'Lua ms', 'minivm/CPython', 'minivm/Lua', 'VM wall/CPython', 'notes'], out),
     '',
@@ -136,5 +139,5 @@ export async function interp(ctx) {
         `geometric mean minivm/CPython ${fx(gPy)}, minivm/Lua ${fx(gLua)} (${fx(gVm)} of CPython counting minivm's own wall time only).`
       : 'Bar (every program at or under CPython): not measured (python3 not installed).',
   ].join('\n');
-  return { text, raw: { repeat, python: python ?? null, lua: lua ?? null, programs: raw, geomeanVsPython: gPy, geomeanVsLua: gLua, geomeanVmWallVsPython: gVm } };
+  return { text, raw: { repeat, python: python?.path ?? null, lua: lua?.path ?? null, programs: raw, geomeanVsPython: gPy, geomeanVsLua: gLua, geomeanVmWallVsPython: gVm } };
 }

@@ -10,7 +10,7 @@
  * @property {number} ms wall clock from spawn to exit
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -100,6 +100,30 @@ export function versionOf(cmd, args = ['--version']) {
 export function have(cmd) {
   const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
   return r.status === 0 && r.stdout.trim() !== '';
+}
+
+/**
+ * The program that `cmd` names on the PATH, itself: a version manager's shim (pyenv's
+ * `python3` is a shell script that execs the interpreter, about 50 ms a start on the dev
+ * machine) would count its own start-up as the peer's. `ask` is how the interpreter
+ * names its own executable (CPython: sys.executable); without one, or where it fails,
+ * the command stands, and `shim` says whether it is a script rather than a program.
+ */
+export function peerExecutable(cmd, ask) {
+  const found = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).stdout.trim();
+  if (!found) return null;
+  if (ask) {
+    const r = spawnSync(found, ask, { encoding: 'utf8' });
+    const exe = r.status === 0 ? r.stdout.trim() : '';
+    if (exe && existsSync(exe)) return { path: exe, shim: false };
+  }
+  let head = '';
+  try {
+    head = readFileSync(found).subarray(0, 2).toString('latin1');
+  } catch {
+    // Unreadable: taken as a program.
+  }
+  return { path: found, shim: head === '#!' };
 }
 
 export function median(values) {
