@@ -162,6 +162,7 @@ export async function evacuateOnDevice(
     writeMs: t.write,
     writers: t.writers,
     writeWaitMs: t.writeWait,
+    writeOwnShare: t.writeOwn,
     fixMs,
     slots: runs.length === 0 ? 'none' : done.slotsWritten ? 'gpu' : 'cpu',
   };

@@ -266,6 +266,8 @@ export interface EvacuationTimes {
   readonly writers: number;
   /** Of `write`, the time the device's thread waited for them. */
   readonly writeWait: number;
+  /** The share of the words the device's thread wrote itself (1 without writers). */
+  readonly writeOwn: number;
 }
 
 /** What a device evacuation leaves for the CPU: the new addresses (parallel to

@@ -101,6 +101,8 @@ export interface EvacuationRecord {
   writers?: number;
   /** Of `writeMs`, the time the device's thread waited for the writers (the rest: staging the read-back for them). */
   writeWaitMs?: number;
+  /** The share of the read-back's words the device's thread wrote itself; the writers wrote the rest. */
+  writeOwnShare?: number;
   /** The CPU's share after it: cards, roots, and the remembered slots unless the device wrote them. */
   fixMs?: number;
   /** Where the remembered slots were redirected in the heap's words (none: no remembered slots). */
@@ -207,7 +209,7 @@ export function formatGcRecord(r: GcRecord): string {
       `evacuate=gpu assign=${ms(e.assignMs ?? 0)} copy+fix=${ms(e.copyMs ?? 0)} ` +
         `read-back=${formatBytes(e.readbackBytes ?? 0)}/${ms(e.readbackMs ?? 0)} write=${ms(e.writeMs ?? 0)} cpu-fix=${ms(e.fixMs ?? 0)}` +
         (e.slots && e.slots !== 'none' ? ` slots=${e.slots}` : '') +
-        (e.writers ? ` writers=${e.writers}/waited=${ms(e.writeWaitMs ?? 0)}` : ''),
+        (e.writers ? ` writers=${e.writers}/waited=${ms(e.writeWaitMs ?? 0)}/own=${Math.round(100 * (e.writeOwnShare ?? 0))}%` : ''),
     );
   } else if (e) {
     parts.push(`evacuate=cpu (${e.reason ?? 'cpu'})`);

@@ -41,8 +41,8 @@ describe('evacuate option', () => {
     expect(gpu).toMatch(/ evacuate=gpu assign=0\.50ms copy\+fix=1\.25ms read-back=3M\/2\.00ms write=4\.00ms cpu-fix=0\.10ms$/);
     const slots = formatGcRecord(record({ evacuation: { where: 'gpu', writeMs: 4, fixMs: 0.1, slots: 'gpu' } }));
     expect(slots).toMatch(/ write=4\.00ms cpu-fix=0\.10ms slots=gpu$/);
-    const writers = formatGcRecord(record({ evacuation: { where: 'gpu', writeMs: 4, fixMs: 0.1, slots: 'gpu', writers: 4, writeWaitMs: 1.5 } }));
-    expect(writers).toMatch(/ write=4\.00ms cpu-fix=0\.10ms slots=gpu writers=4\/waited=1\.50ms$/);
+    const writers = formatGcRecord(record({ evacuation: { where: 'gpu', writeMs: 4, fixMs: 0.1, slots: 'gpu', writers: 1, writeWaitMs: 1.5, writeOwnShare: 0.27 } }));
+    expect(writers).toMatch(/ write=4\.00ms cpu-fix=0\.10ms slots=gpu writers=1\/waited=1\.50ms\/own=27%$/);
     const cpu = formatGcRecord(record({ evacuation: { where: 'cpu', reason: 'no free chunk of 4096 bytes for the promotions' } }));
     expect(cpu).toMatch(/ evacuate=cpu \(no free chunk of 4096 bytes for the promotions\)$/);
     expect(formatGcRecord(record({}))).not.toMatch(/evacuate/);

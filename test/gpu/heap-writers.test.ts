@@ -2,7 +2,7 @@
 // every queued segment lands where it was sent, whatever the blocks it spans,
 // and a writer's failure surfaces in `flush` instead of a hang.
 import { afterEach, describe, expect, it } from 'vitest';
-import { HeapWriters, writeAtOnce, writerCount, writerScript } from '../../src/gpu/worker/heap-writers.js';
+import { HeapWriters, stagedShare, writeAtOnce, writerCount, writerScript } from '../../src/gpu/worker/heap-writers.js';
 
 function sharedWords(n: number): Uint32Array {
   return new Uint32Array(new SharedArrayBuffer(n * 4));
@@ -41,6 +41,38 @@ describe('heap writers', () => {
       expect(Array.from(heap.subarray(100, 4_421))).toEqual(Array.from(src.subarray(500, 4_821)));
     });
   }
+
+  it('stage a share of the words for one writer and write the rest on the calling thread, all of it for two or more', async () => {
+    // Equal finishing times: f / STAGE_SPEED + (1 - f) = f / writers.
+    expect(stagedShare(0)).toBe(0);
+    expect(stagedShare(1)).toBeCloseTo(1 / (2 - 1 / 1.6), 10);
+    expect(stagedShare(2)).toBe(1);
+    expect(stagedShare(4)).toBe(1);
+    writers = await HeapWriters.start(writerScript(), 1, 1000);
+    expect(writers.share).toBeCloseTo(stagedShare(1), 10);
+    const src = new Uint32Array(40_000).map((_, i) => i * 3 + 2);
+    const heap = sharedWords(40_000);
+    // One long copy and many short ones (each queued piece is either staged or written here).
+    writers.copy(src, 0, heap, 0, 30_000);
+    for (let at = 30_000; at + 100 <= 40_000; at += 100) writers.copy(src, at, heap, at, 100);
+    writers.flush();
+    expect(Array.from(heap)).toEqual(Array.from(src));
+    // This thread wrote whole blocks of its own, about its share of them.
+    expect(writers.lastOwnShare).toBeGreaterThan(0.1);
+    expect(writers.lastOwnShare).toBeLessThan(0.5);
+    // The next write's share followed how long this thread waited; within its bounds.
+    expect(writers.share).toBeGreaterThanOrEqual(0);
+    expect(writers.share).toBeLessThanOrEqual(1);
+    expect(writers.share).not.toBe(stagedShare(1));
+    const two = await HeapWriters.start(writerScript(), 2, 1000);
+    try {
+      two.copy(src, 0, heap, 0, 30_000);
+      two.flush();
+      expect(two.lastOwnShare).toBe(0);
+    } finally {
+      two.dispose();
+    }
+  });
 
   it("a writer's failure is thrown by flush", async () => {
     writers = await HeapWriters.start(writerScript(), 2, 1000);

@@ -657,6 +657,7 @@ export class DeviceEvacuation {
     );
     if (!parts.done) throw new Error('GPU evacuation: the read-back ended before its last part');
     writeWait = writers.flush();
+    const writeOwn = threads > 0 ? writers.lastOwnShare : 1;
     // From here the new addresses are read from the heap-side copy: a mapped
     // read-back buffer may be memory the CPU reads slowly one word at a time.
     if (headers) writeForwardingHeaders(words, live, job.forward.subarray(0, n));
@@ -680,7 +681,7 @@ export class DeviceEvacuation {
             },
           }
         : {}),
-      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2, writers: threads, writeWait },
+      times: { copy: t1 - t0, readback: t2 - t1, readbackBytes: bytes, write: t3 - t2, writers: threads, writeWait, writeOwn },
     };
   }
 

@@ -10,6 +10,13 @@
  * the staging. Segments are queued with `copy` and are all in the heap when
  * `flush` returns; with no writers, `copy` writes at once.
  *
+ * The GPU worker stages only a share of the words, and writes the rest into the
+ * heap itself while the writers write what it staged: staging is faster than a
+ * write into shared memory, so with one writer, staging everything left this
+ * thread waiting for it (docs/decisions/s58-03-device-thread-writes-a-share.md).
+ * The share starts from the writer count and follows how long this thread
+ * waited in the last write.
+ *
  * A block holds segments one after another, each starting at its destination
  * word's parity (heap/word-parity.ts); its message lists them as (destination,
  * word, count, word in the block) quadruples. A writer hands the buffer back on
@@ -31,6 +38,11 @@ export const BLOCK_WORDS = 1 << 19;
 export const DIRECT_WRITE_BYTES = 1 << 20;
 /** Blocks in flight per writer: one being written while the next is staged. */
 const BLOCKS_PER_WRITER = 2;
+/** How many times as fast this thread stages words (reads a mapping into plain
+ *  memory) as a thread writes them into shared memory. */
+const STAGE_SPEED = 1.6;
+/** A write of fewer words than this many blocks says little about the share. */
+const SHARE_MIN_BLOCKS = 4;
 /** A flush that does not end within this many ms has lost a writer. */
 const FLUSH_TIMEOUT_MS = 60_000;
 /** Control words: blocks written, and the first failed writer's id + 1. */
@@ -59,6 +71,18 @@ export function writeAtOnce(src: Uint32Array, from: number, dst: Uint32Array, at
   dst.set(src.subarray(from, from + n), at);
 }
 
+/**
+ * The share of a write's words this thread stages for `writers` threads, so that
+ * it and they finish together: it stages f and writes 1 - f itself, taking
+ * f/STAGE_SPEED + (1 - f) of the time a writer takes for the whole, while the
+ * writers take f/writers. Equal when f = 1/(1 + 1/writers - 1/STAGE_SPEED): about
+ * 0.73 for one writer; two or more write everything staged faster than it stages.
+ */
+export function stagedShare(writers: number): number {
+  if (writers <= 0) return 0;
+  return Math.min(1, 1 / (1 + 1 / writers - 1 / STAGE_SPEED));
+}
+
 /** The writer threads `--gpu-opt writers` asks for; below 0, chosen from the cores:
  *  a quarter of them up to 4, none on a machine of fewer than 8 (the main thread
  *  and the GPU worker take two, and the writers would take the program's cores). */
@@ -83,12 +107,22 @@ export class HeapWriters {
   /** Milliseconds this thread waited since the last `flush`, for a staging
    *  buffer or for the writers to finish: the rest of a write is its own staging. */
   private waited = 0;
+  /** The share of the words `copy` stages; this thread writes the rest itself. */
+  share: number;
+  /** Of the words the last `flush` ended, the share this thread wrote itself. */
+  lastOwnShare = 0;
+  /** Words staged and written here since the last `flush`, and when its first copy came. */
+  private staged = 0;
+  private direct = 0;
+  private began = -1;
 
   private constructor(
     readonly threads: number,
     private readonly blockWords: number,
     private readonly directBelow: number,
-  ) {}
+  ) {
+    this.share = stagedShare(threads);
+  }
 
   /** Starts `threads` writers running `script` (none: every copy is written at
    *  once, as are writes of fewer than `directBelow` bytes). */
@@ -144,11 +178,23 @@ export class HeapWriters {
       writeAtOnce(src, from, dst, at, n);
       return;
     }
-    at = bufferWord(dst, at);
+    if (this.began < 0) this.began = performance.now();
+    const offset = bufferWord(dst, 0);
     while (n > 0) {
+      // Between blocks, while behind its share, this thread writes a block's worth itself.
+      if (this.block === null && this.direct < (1 - this.share) * (this.direct + this.staged)) {
+        const k = Math.min(n, this.blockWords);
+        writeAtOnce(src, from, dst, at, k);
+        this.direct += k;
+        from += k;
+        at += k;
+        n -= k;
+        continue;
+      }
       if (this.block === null) this.block = new Uint32Array(this.takeBuffer());
       // Staged at the destination's parity, the writer's copy goes eight bytes at a time.
-      const put = atParityOf(this.fill, at);
+      const word = offset + at;
+      const put = atParityOf(this.fill, word);
       if (put >= this.blockWords) {
         this.post();
         continue;
@@ -157,8 +203,9 @@ export class HeapWriters {
       this.block.set(src.subarray(from, from + k), put);
       let d = this.dsts.indexOf(shared);
       if (d < 0) d = this.dsts.push(shared) - 1;
-      this.segs.push(d, at, k, put);
+      this.segs.push(d, word, k, put);
       this.fill = put + k;
+      this.staged += k;
       from += k;
       at += k;
       n -= k;
@@ -181,7 +228,21 @@ export class HeapWriters {
     this.waited = 0;
     this.check();
     this.drain();
+    this.adjustShare(waited, performance.now() - this.began);
     return waited;
+  }
+
+  /** After a write that took `ms`, `waited` of them waiting for the writers: this
+   *  thread takes more of the next write itself if it waited, stages more if it never did. */
+  private adjustShare(waited: number, ms: number): void {
+    const words = this.staged + this.direct;
+    this.lastOwnShare = words > 0 ? this.direct / words : 0;
+    this.staged = this.direct = 0;
+    this.began = -1;
+    if (words < SHARE_MIN_BLOCKS * this.blockWords || !(ms > 0)) return;
+    const idle = waited / ms;
+    if (idle > 0.05) this.share = Math.max(0, this.share - idle / 2);
+    else this.share = Math.min(1, this.share + 0.05);
   }
 
   private post(): void {
