@@ -43,6 +43,10 @@ const BLOCKS_PER_WRITER = 2;
 const STAGE_SPEED = 1.6;
 /** A write of fewer words than this many blocks says little about the share. */
 const SHARE_MIN_BLOCKS = 4;
+/** Waiting less than this fraction of a write, this thread kept the writers busy. */
+const SHARE_IDLE = 0.05;
+/** How much more of the next write this thread stages when it did not wait. */
+const SHARE_STEP = 0.05;
 /** A flush that does not end within this many ms has lost a writer. */
 const FLUSH_TIMEOUT_MS = 60_000;
 /** Control words: blocks written, and the first failed writer's id + 1. */
@@ -241,8 +245,8 @@ export class HeapWriters {
     this.began = -1;
     if (words < SHARE_MIN_BLOCKS * this.blockWords || !(ms > 0)) return;
     const idle = waited / ms;
-    if (idle > 0.05) this.share = Math.max(0, this.share - idle / 2);
-    else this.share = Math.min(1, this.share + 0.05);
+    if (idle > SHARE_IDLE) this.share = Math.max(0, this.share - idle / 2);
+    else this.share = Math.min(1, this.share + SHARE_STEP);
   }
 
   private post(): void {
