@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { workerThreads } from '../heap/worker-threads.js';
 import type { BytecodeProgram } from '../bytecode/program.js';
 
 /** The worker's stack: room for MAX_NESTING levels of the recursive rules. */
@@ -54,6 +54,7 @@ const { port, file, source, lang, compiler } = workerData;
 
 /** Compiles `source` on a large stack, blocking this thread until it is done. */
 export function compileOnLargeStack(file: string, source: string): DeepResult {
+  const { MessageChannel, receiveMessageOnPort, Worker } = workerThreads();
   const { port1, port2 } = new MessageChannel();
   const done = new Int32Array(new SharedArrayBuffer(4));
   const worker = new Worker(WORKER, {

@@ -11,7 +11,7 @@
  * workers), since mapping pages scales with cores.
  */
 
-import { Worker } from 'node:worker_threads';
+import { workerThreads } from './worker-threads.js';
 import { workerScript } from './worker-script.js';
 import { touchPages, type PretouchSlice } from './pretouch-pages.js';
 
@@ -22,7 +22,7 @@ export async function pretouch(arrays: readonly Int32Array[], threads: number): 
   const workers = slices.slice(1).map(
     (slice) =>
       new Promise<void>((resolve, reject) => {
-        const w = new Worker(workerScript('heap/pretouch-worker.js', 'the pre-touch worker script'), { workerData: slice });
+        const w = new (workerThreads().Worker)(workerScript('heap/pretouch-worker.js', 'the pre-touch worker script'), { workerData: slice });
         w.once('error', reject);
         w.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pre-touch worker exited with ${code}`))));
       }),

@@ -11,7 +11,8 @@
  * disposed does not keep the process alive.
  */
 
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
+import { workerThreads } from '../../heap/worker-threads.js';
 import { workerScript } from '../../heap/worker-script.js';
 import { runCommand } from './command.js';
 import { GcContext, PeerFailed } from './context.js';
@@ -91,6 +92,7 @@ export class WorkerPool {
     const ready: Promise<void>[] = [];
     const workers: PoolWorker[] = [];
     for (let id = 1; id < this.threads; id++) {
+      const { MessageChannel, Worker } = workerThreads();
       const { port1, port2 } = new MessageChannel();
       const data: WorkerStart = { id, threads: this.threads, buffers: this.buffers, epoch: Atomics.load(this.ctl, gateOf(id)), port: port2 };
       const worker = new Worker(script, { workerData: data, transferList: [port2] });
@@ -207,7 +209,7 @@ export class WorkerPool {
     const failed = Atomics.load(ctl, ERROR);
     if (failed > 1) {
       const w = this.workers[failed - 2]!;
-      const m = receiveMessageOnPort(w.port)?.message as { error?: string } | undefined;
+      const m = workerThreads().receiveMessageOnPort(w.port)?.message as { error?: string } | undefined;
       throw new Error(`parallel collector: worker ${failed - 1} failed: ${m?.error ?? 'no message'}`);
     }
   }

@@ -7,7 +7,8 @@
  *
  * Nothing here loads Dawn: the main thread's isolate never maps a GPU buffer.
  */
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
+import { workerThreads } from '../../heap/worker-threads.js';
 import { workerScript } from '../../heap/worker-script.js';
 import { rangeSlots } from '../../gc/roots.js';
 import { MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type MarkerConstraints, type MarkRequest, type MarkResult, type YoungEvacuatingMarker, type YoungSpaces } from '../../gc/marker.js';
@@ -64,6 +65,7 @@ class GpuHost {
   private adapterInfo: GpuAdapterDescription | null = null;
 
   constructor() {
+    const { MessageChannel, Worker } = workerThreads();
     const { port1, port2 } = new MessageChannel();
     this.worker = new Worker(workerScript('gpu/worker/gpu-worker.js', 'the GPU worker script'), { workerData: { replies: port2, replied: this.replied }, transferList: [port2] });
     this.replies = port1;
@@ -121,6 +123,7 @@ class GpuHost {
     const until = performance.now() + WAIT_HERE_MS;
     for (;;) {
       // The worker posts before it bumps the count, so every reply counted is queued here.
+      const { receiveMessageOnPort } = workerThreads();
       for (let m = receiveMessageOnPort(this.replies); m !== undefined; m = receiveMessageOnPort(this.replies)) {
         this.settle(m.message as HostReply);
       }
