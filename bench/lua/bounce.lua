@@ -4,17 +4,8 @@
 -- suite's algorithm.
 -- Usage: lua bounce.lua [INNER_ITERATIONS]   (default 100)
 
-local Random = {}
-Random.__index = Random
-
-function Random.new()
-  return setmetatable({ seed = 74755 }, Random)
-end
-
-function Random:next()
-  self.seed = ((self.seed * 1309) + 13849) & 65535
-  return self.seed
-end
+package.path = (arg and arg[0] and arg[0]:match('^(.*[/\\])') or './') .. '?.lua;' .. package.path
+local awfy = require('awfy')
 
 local abs = math.abs
 
@@ -60,7 +51,7 @@ function Ball:bounce()
 end
 
 local function benchmark()
-  local random = Random.new()
+  local random = awfy.Random.new()
   local ballCount = 100
   local bounces = 0
   local balls = {}
@@ -77,12 +68,4 @@ local function verifyResult(result)
   return result == 1331
 end
 
-local innerIterations = tonumber(arg and arg[1]) or 100
-local result = 0
-local verified = true
-for _ = 1, innerIterations do
-  result = benchmark()
-  if not verifyResult(result) then verified = false end
-end
-print("Bounce: " .. result)
-print("verified: " .. tostring(verified))
+awfy.run("Bounce", benchmark, verifyResult, awfy.innerIterations(100))

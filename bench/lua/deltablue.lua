@@ -7,6 +7,9 @@
 -- instead of exceptions).
 -- Usage: lua deltablue.lua [INNER_ITERATIONS]   (default 2000)
 
+package.path = (arg and arg[0] and arg[0]:match('^(.*[/\\])') or './') .. '?.lua;' .. package.path
+local awfy = require('awfy')
+
 -- A class is a metatable; a subclass looks up what it lacks in its parent.
 -- Cls.new(...) makes an instance and runs its init method.
 local function class(parent)
@@ -642,8 +645,8 @@ local function innerBenchmarkLoop(innerIterations)
   return not failed
 end
 
-local innerIterations = tonumber(arg and arg[1]) or 2000
+local innerIterations = awfy.innerIterations(2000)
 local ok = innerBenchmarkLoop(innerIterations)
 if failed then print(failure) end
 print("DeltaBlue: " .. tostring(ok))
-print("verified: " .. tostring(ok))
+print("verified: " .. awfy.show(ok))

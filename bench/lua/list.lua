@@ -4,6 +4,9 @@
 -- suite's algorithm.
 -- Usage: lua list.lua [INNER_ITERATIONS]   (default 100)
 
+package.path = (arg and arg[0] and arg[0]:match('^(.*[/\\])') or './') .. '?.lua;' .. package.path
+local awfy = require('awfy')
+
 local Element = {}
 Element.__index = Element
 
@@ -50,12 +53,4 @@ local function verifyResult(result)
   return result == 10
 end
 
-local innerIterations = tonumber(arg and arg[1]) or 100
-local result = 0
-local verified = true
-for _ = 1, innerIterations do
-  result = benchmark()
-  if not verifyResult(result) then verified = false end
-end
-print("List: " .. result)
-print("verified: " .. tostring(verified))
+awfy.run("List", benchmark, verifyResult, awfy.innerIterations(100))

@@ -4,6 +4,9 @@
 -- suite's algorithm. The inner iteration count is the image size.
 -- Usage: lua mandelbrot.lua [INNER_ITERATIONS]   (default 500)
 
+package.path = (arg and arg[0] and arg[0]:match('^(.*[/\\])') or './') .. '?.lua;' .. package.path
+local awfy = require('awfy')
+
 -- The .mini ints are 32-bit: wrap as the Python twin does (Lua ints are 64-bit).
 local function wrap32(x)
   return ((x + 0x80000000) & 0xFFFFFFFF) - 0x80000000
@@ -65,8 +68,8 @@ local function verifyResult(result, innerIterations)
   return false
 end
 
-local innerIterations = tonumber(arg and arg[1]) or 500
+local innerIterations = awfy.innerIterations(500)
 local result = mandelbrot(innerIterations)
 print("Mandelbrot: " .. result)
 local ok = verifyResult(result, innerIterations)
-print("verified: " .. tostring(ok))
+print("verified: " .. awfy.show(ok))

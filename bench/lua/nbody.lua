@@ -3,6 +3,9 @@
 -- https://github.com/smarr/are-we-fast-yet, MIT license), written from the
 -- suite's algorithm. Usage: lua nbody.lua [INNER_ITERATIONS]   (default 20000)
 
+package.path = (arg and arg[0] and arg[0]:match('^(.*[/\\])') or './') .. '?.lua;' .. package.path
+local awfy = require('awfy')
+
 local PI = 3.141592653589793
 local SOLAR_MASS = 4.0 * PI * PI
 local DAYS_PER_YEAR = 365.24
@@ -131,9 +134,9 @@ local function verifyResult(result, innerIterations)
   return false
 end
 
-local innerIterations = tonumber(arg and arg[1]) or 20000
+local innerIterations = awfy.innerIterations(20000)
 local bodies = createBodies()
 for _ = 1, innerIterations do advance(bodies, 0.01) end
 local e = energy(bodies)
 print(fmt(e))
-print("verified: " .. tostring(verifyResult(e, innerIterations)))
+print("verified: " .. awfy.show(verifyResult(e, innerIterations)))

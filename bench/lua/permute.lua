@@ -4,6 +4,9 @@
 -- suite's algorithm.
 -- Usage: lua permute.lua [INNER_ITERATIONS]   (default 100)
 
+package.path = (arg and arg[0] and arg[0]:match('^(.*[/\\])') or './') .. '?.lua;' .. package.path
+local awfy = require('awfy')
+
 local Permute = {}
 Permute.__index = Permute
 
@@ -45,13 +48,6 @@ function Permute:verifyResult(result)
   return result == 8660
 end
 
-local innerIterations = tonumber(arg and arg[1]) or 100
 local bench = Permute.new()
-local result = 0
-local verified = true
-for _ = 1, innerIterations do
-  result = bench:benchmark()
-  if not bench:verifyResult(result) then verified = false end
-end
-print("Permute: " .. result)
-print("verified: " .. tostring(verified))
+awfy.run("Permute", function() return bench:benchmark() end,
+  function(result) return bench:verifyResult(result) end, awfy.innerIterations(100))

@@ -5,6 +5,9 @@
 -- benchmark() call.
 -- Usage: lua queens.lua [INNER_ITERATIONS]   (default 100)
 
+package.path = (arg and arg[0] and arg[0]:match('^(.*[/\\])') or './') .. '?.lua;' .. package.path
+local awfy = require('awfy')
+
 local Queens = {}
 Queens.__index = Queens
 
@@ -62,13 +65,6 @@ function Queens:verifyResult(result)
   return result
 end
 
-local innerIterations = tonumber(arg and arg[1]) or 100
 local bench = Queens.new()
-local result = false
-local verified = true
-for _ = 1, innerIterations do
-  result = bench:benchmark()
-  if not bench:verifyResult(result) then verified = false end
-end
-print("Queens: " .. tostring(result))
-print("verified: " .. tostring(verified))
+awfy.run("Queens", function() return bench:benchmark() end,
+  function(result) return bench:verifyResult(result) end, awfy.innerIterations(100), false)

@@ -4,6 +4,9 @@
 -- suite's algorithm; the task functions are "classes" with an apply method, as
 -- in the .mini port. Usage: lua richards.lua [INNER_ITERATIONS]   (default 10)
 
+package.path = (arg and arg[0] and arg[0]:match('^(.*[/\\])') or './') .. '?.lua;' .. package.path
+local awfy = require('awfy')
+
 local IDLER, WORKER, HANDLER_A, HANDLER_B, DEVICE_A, DEVICE_B = 0, 1, 2, 3, 4, 5
 local NUM_TYPES = 6
 local DEVICE_PACKET_KIND, WORK_PACKET_KIND = 0, 1
@@ -322,12 +325,4 @@ local function verifyResult(result)
   return result and not failed
 end
 
-local innerIterations = tonumber(arg and arg[1]) or 10
-local result = false
-local verified = true
-for _ = 1, innerIterations do
-  result = benchmark()
-  if not verifyResult(result) then verified = false end
-end
-print("Richards: " .. tostring(result))
-print("verified: " .. tostring(verified))
+awfy.run("Richards", benchmark, verifyResult, awfy.innerIterations(10), false)

@@ -4,6 +4,9 @@
 -- suite's algorithm: the sieve of Eratosthenes over 5,000 flags.
 -- Usage: lua sieve.lua [INNER_ITERATIONS]   (default 300)
 
+package.path = (arg and arg[0] and arg[0]:match('^(.*[/\\])') or './') .. '?.lua;' .. package.path
+local awfy = require('awfy')
+
 -- flags[i] is the .mini version's flags[i - 1] (Lua tables count from 1).
 local function sieve(flags, size)
   local primeCount = 0
@@ -30,12 +33,4 @@ local function verifyResult(result)
   return result == 669
 end
 
-local innerIterations = tonumber(arg and arg[1]) or 300
-local result = 0
-local verified = true
-for _ = 1, innerIterations do
-  result = benchmark()
-  if not verifyResult(result) then verified = false end
-end
-print("Sieve: " .. result)
-print("verified: " .. tostring(verified))
+awfy.run("Sieve", benchmark, verifyResult, awfy.innerIterations(300))

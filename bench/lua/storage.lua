@@ -3,17 +3,8 @@
 -- https://github.com/smarr/are-we-fast-yet, MIT license), written from the
 -- suite's algorithm. Usage: lua storage.lua [INNER_ITERATIONS]   (default 100)
 
-local Random = {}
-Random.__index = Random
-
-function Random.new()
-  return setmetatable({ seed = 74755 }, Random)
-end
-
-function Random:next()
-  self.seed = ((self.seed * 1309) + 13849) & 65535
-  return self.seed
-end
+package.path = (arg and arg[0] and arg[0]:match('^(.*[/\\])') or './') .. '?.lua;' .. package.path
+local awfy = require('awfy')
 
 local Storage = {}
 Storage.__index = Storage
@@ -23,7 +14,7 @@ function Storage.new()
 end
 
 function Storage:benchmark()
-  local random = Random.new()
+  local random = awfy.Random.new()
   self.count = 0
   self:buildTreeDepth(7, random)
   return self.count
@@ -49,13 +40,6 @@ function Storage:verifyResult(result)
   return result == 5461
 end
 
-local innerIterations = tonumber(arg and arg[1]) or 100
 local bench = Storage.new()
-local result = 0
-local verified = true
-for _ = 1, innerIterations do
-  result = bench:benchmark()
-  if not bench:verifyResult(result) then verified = false end
-end
-print("Storage: " .. result)
-print("verified: " .. tostring(verified))
+awfy.run("Storage", function() return bench:benchmark() end,
+  function(result) return bench:verifyResult(result) end, awfy.innerIterations(100))

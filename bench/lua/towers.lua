@@ -5,6 +5,9 @@
 -- a linked stack per pile. An illegal move sets `failed`, as in the .mini port.
 -- Usage: lua towers.lua [INNER_ITERATIONS]   (default 100)
 
+package.path = (arg and arg[0] and arg[0]:match('^(.*[/\\])') or './') .. '?.lua;' .. package.path
+local awfy = require('awfy')
+
 -- Null references are `false` here: Lua tables cannot hold nil, so the three
 -- pile slots and a disk's `next` hold false when empty.
 local TowersDisk = {}
@@ -76,13 +79,6 @@ function Towers:moveDisks(disks, fromPile, toPile)
   end
 end
 
-local innerIterations = tonumber(arg and arg[1]) or 100
 local bench = Towers.new()
-local result = 0
-local verified = true
-for _ = 1, innerIterations do
-  result = bench:benchmark()
-  if not bench:verifyResult(result) then verified = false end
-end
-print("Towers: " .. result)
-print("verified: " .. tostring(verified))
+awfy.run("Towers", function() return bench:benchmark() end,
+  function(result) return bench:verifyResult(result) end, awfy.innerIterations(100))
