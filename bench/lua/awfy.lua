@@ -50,4 +50,11 @@ function awfy.run(name, benchmark, verifyResult, innerIterations, result)
   print("verified: " .. awfy.show(verified))
 end
 
+-- `run` for a benchmark object with `benchmark` and `verifyResult` methods, as
+-- the suite's Benchmark class has.
+function awfy.runObject(name, bench, innerIterations, result)
+  awfy.run(name, function() return bench:benchmark() end,
+    function(r) return bench:verifyResult(r) end, innerIterations, result)
+end
+
 return awfy

@@ -49,5 +49,4 @@ function Permute:verifyResult(result)
 end
 
 local bench = Permute.new()
-awfy.run("Permute", function() return bench:benchmark() end,
-  function(result) return bench:verifyResult(result) end, awfy.innerIterations(100))
+awfy.runObject("Permute", bench, awfy.innerIterations(100))

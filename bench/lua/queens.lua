@@ -66,5 +66,4 @@ function Queens:verifyResult(result)
 end
 
 local bench = Queens.new()
-awfy.run("Queens", function() return bench:benchmark() end,
-  function(result) return bench:verifyResult(result) end, awfy.innerIterations(100), false)
+awfy.runObject("Queens", bench, awfy.innerIterations(100), false)

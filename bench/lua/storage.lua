@@ -41,5 +41,4 @@ function Storage:verifyResult(result)
 end
 
 local bench = Storage.new()
-awfy.run("Storage", function() return bench:benchmark() end,
-  function(result) return bench:verifyResult(result) end, awfy.innerIterations(100))
+awfy.runObject("Storage", bench, awfy.innerIterations(100))

@@ -80,5 +80,4 @@ function Towers:moveDisks(disks, fromPile, toPile)
 end
 
 local bench = Towers.new()
-awfy.run("Towers", function() return bench:benchmark() end,
-  function(result) return bench:verifyResult(result) end, awfy.innerIterations(100))
+awfy.runObject("Towers", bench, awfy.innerIterations(100))

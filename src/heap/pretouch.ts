@@ -19,10 +19,11 @@ import { touchPages, type PretouchSlice } from './pretouch-pages.js';
 export async function pretouch(arrays: readonly Int32Array[], threads: number): Promise<number> {
   const t0 = performance.now();
   const slices = splitPages(arrays, Math.max(1, Math.floor(threads)));
+  const { Worker } = workerThreads();
   const workers = slices.slice(1).map(
     (slice) =>
       new Promise<void>((resolve, reject) => {
-        const w = new (workerThreads().Worker)(workerScript('heap/pretouch-worker.js', 'the pre-touch worker script'), { workerData: slice });
+        const w = new Worker(workerScript('heap/pretouch-worker.js', 'the pre-touch worker script'), { workerData: slice });
         w.once('error', reject);
         w.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pre-touch worker exited with ${code}`))));
       }),

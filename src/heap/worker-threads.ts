@@ -1,7 +1,6 @@
 /**
  * Node's worker_threads module, loaded at its first use: a run whose collector
- * starts no thread (serial, none) never loads it, a millisecond or so of every
- * start (docs/decisions/s58-02-commonjs-launcher.md).
+ * starts no thread (serial, none) never loads it (docs/decisions/s58-02-commonjs-launcher.md).
  */
 
 import { createRequire } from 'node:module';

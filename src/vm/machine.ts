@@ -15,6 +15,7 @@ import type { Heap, RootProvider } from '../heap/api.js';
 import type { LinkedProgram } from './link.js';
 import { typeTestName } from '../bytecode/program.js';
 import { formatFloat, MiniRuntimeError } from './format.js';
+import { makeMutable } from './mutable-fields.js';
 
 /** Frames are bounded so that runaway recursion is a runtime error, not a crash. */
 export const MAX_FRAMES = 20_000;
@@ -106,12 +107,8 @@ export class Machine implements RootProvider {
     const main = p.functions[this.fn]!;
     this.vsp = main.nValLocals;
     this.rsp = main.nRefLocals;
-    // As the compiled tier's fields (Tier's constructor): a field stored only here would be
-    // a constant to V8 until the driver's first stop, which would discard what read it.
-    this.pc = this.fp = this.vb = this.rb = -1;
-    this.pc = this.fp = this.vb = this.rb = 0;
-    this.lastYield = -1;
-    this.lastYield = this.startTime;
+    // The driver's first stop stores these; the interpreter and compiled code read them before.
+    makeMutable(this, ['pc', 'fp', 'vb', 'rb', 'lastYield']);
     heap.setRoots(this);
   }
 

@@ -91,8 +91,8 @@ export class WorkerPool {
     const script = workerScript('gc/parallel/worker.js', "the parallel collector's worker script");
     const ready: Promise<void>[] = [];
     const workers: PoolWorker[] = [];
+    const { MessageChannel, Worker } = workerThreads();
     for (let id = 1; id < this.threads; id++) {
-      const { MessageChannel, Worker } = workerThreads();
       const { port1, port2 } = new MessageChannel();
       const data: WorkerStart = { id, threads: this.threads, buffers: this.buffers, epoch: Atomics.load(this.ctl, gateOf(id)), port: port2 };
       const worker = new Worker(script, { workerData: data, transferList: [port2] });

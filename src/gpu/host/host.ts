@@ -121,9 +121,9 @@ class GpuHost {
   /** Takes replies synchronously until request `id`'s has come, or WAIT_HERE_MS passed. */
   private waitHere(id: number, seen: number): void {
     const until = performance.now() + WAIT_HERE_MS;
+    const { receiveMessageOnPort } = workerThreads();
     for (;;) {
       // The worker posts before it bumps the count, so every reply counted is queued here.
-      const { receiveMessageOnPort } = workerThreads();
       for (let m = receiveMessageOnPort(this.replies); m !== undefined; m = receiveMessageOnPort(this.replies)) {
         this.settle(m.message as HostReply);
       }

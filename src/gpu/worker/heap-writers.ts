@@ -12,8 +12,8 @@
  *
  * The GPU worker stages only a share of the words, and writes the rest into the
  * heap itself while the writers write what it staged: staging is faster than a
- * write into shared memory, so with one writer, staging everything left this
- * thread waiting for it (docs/decisions/s58-03-device-thread-writes-a-share.md).
+ * write into shared memory, so a thread that staged everything for one writer
+ * would wait for it (docs/decisions/s58-03-device-thread-writes-a-share.md).
  * The share starts from the writer count and follows how long this thread
  * waited in the last write.
  *

@@ -20,6 +20,7 @@ import { formatFloat, MiniRuntimeError } from '../format.js';
 import { COLLECT, indexError, MAX_FRAMES, OPERAND_MARGIN, RESUME, STACK_SLOTS, toIntError, YIELD, type Machine } from '../machine.js';
 import { Script } from 'node:vm';
 import { generate, layoutOf, type Dispatch, type Form, type Generated } from './codegen.js';
+import { makeMutable } from '../mutable-fields.js';
 
 export const TIER_MODES = ['interp', 'compiled', 'auto'] as const;
 export type TierMode = (typeof TIER_MODES)[number];
@@ -117,14 +118,8 @@ export class Tier {
     /** Code kept from earlier runs of the program, if any. */
     private readonly store?: TierCodeStore,
   ) {
-    // V8 takes a field stored only once for a constant, and throws away every optimized
-    // function that read it at the first store of another value: the first unwinding
-    // would discard most of the program's optimized code. A second value now makes the
-    // fields compiled code reads mutable before any of it runs.
-    this.st = UNWIND; this.st = 0;
-    this.exit = YIELD; this.exit = RESUME;
-    this.lim = MAX_FRAMES; this.lim = 0;
-    this.ticks = 0; this.ticks = TIER_TICKS;
+    // Compiled code reads these at every call and loop; the first unwinding changes them.
+    makeMutable(this, ['st', 'exit', 'lim', 'ticks']);
     const n = m.linked.program.functions.length;
     this.entries = new Array<Entry | null>(n).fill(null);
     this.osr = new Array<Int32Array | null>(n).fill(null);
@@ -191,8 +186,7 @@ export class Tier {
   /** Runs compiled code from the interpreter or the driver: frame `fp` at a call (b < 0) or
    *  at loop head b. When `st` is non-zero afterwards, the frames unwound: see `settle`. */
   enter(entry: Entry, fp: number, vb: number, rb: number, b: number): number {
-    const lim = fp + CHAIN;
-    this.lim = lim < MAX_FRAMES ? lim : MAX_FRAMES;
+    this.lim = Math.min(fp + CHAIN, MAX_FRAMES);
     const timing = this.options.timing;
     const t0 = timing ? performance.now() : 0;
     const result = entry(fp, vb, rb, b);
