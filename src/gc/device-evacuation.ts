@@ -27,7 +27,7 @@ import type { EvacuationRecord, PhaseTimes } from '../heap/telemetry.js';
 import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import type { Evacuator } from './evacuate.js';
 import { IntList } from './int-list.js';
-import { MarkerFaultError, type DeviceEvacuated, type YoungEvacuatingMarker, type YoungSpaces } from './marker.js';
+import { MarkerFaultError, type DeviceEvacuated, type YoungEvacuatingMarker } from './marker.js';
 import { fixRoots, fixRootsFromList, rootPicks, type RememberedRuns } from './roots.js';
 import { snapshotForEvacuation, verifyDeviceEvacuation } from './verify-evacuation.js';
 
@@ -61,11 +61,6 @@ export function fixRememberedSlots(h: HeapImpl, runs: Int32Array): void {
   }
 }
 
-/** The spaces a young collection of `h` evacuates into. */
-export function youngSpaces(h: HeapImpl): YoungSpaces {
-  return { toStart: h.toStart, toEnd: h.toEnd, tenureAge: h.tenureAge, tenuredStart: h.tenuredStart };
-}
-
 /**
  * Evacuates the young mark's `live` on the marker's device. Returns the
  * record of where it ran: `where: 'cpu'` with the reason when the device
@@ -81,7 +76,8 @@ export async function evacuateOnDevice(
   remembered: RememberedRuns,
   phases: PhaseTimes,
 ): Promise<EvacuationRecord> {
-  const a = await marker.assignYoung(live, youngSpaces(h));
+  const spaces = { toStart: h.toStart, toEnd: h.toEnd, tenureAge: h.tenureAge, tenuredStart: h.tenuredStart };
+  const a = await marker.assignYoung(live, spaces);
   if (!a.ok) return { where: 'cpu', reason: a.reason };
   const promoted = a.promotedWords;
   const base = promoted > 0 ? h.allocTenured(promoted) : 0;

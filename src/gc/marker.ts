@@ -42,11 +42,6 @@ export interface MarkRequest {
   readonly kind: 'young' | 'full';
   readonly youngStart: number;
   readonly youngEnd: number;
-  /** Young collection that the marker will evacuate on its device
-   *  (`YoungEvacuatingMarker`): the spaces, so that it may assign the
-   *  destinations with the mark; `assignYoung` with the same spaces then
-   *  answers at once. Others ignore it. */
-  readonly spaces?: YoungSpaces;
 }
 
 /** Time spent, in milliseconds, by phase (heap/telemetry.ts records them). */

@@ -28,7 +28,7 @@ import { OutOfMemoryError } from '../heap/api.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import { emptyPhases, type CollectionKind, type EvacuationRecord, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
-import { evacuateOnDevice, fixRememberedSlots, youngSpaces } from './device-evacuation.js';
+import { evacuateOnDevice, fixRememberedSlots } from './device-evacuation.js';
 import { Evacuator } from './evacuate.js';
 import { appendSetBits, IntList } from './int-list.js';
 import { copierOf, heapCopyOf, sweeperOf, youngEvacuatorOf, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
@@ -134,7 +134,6 @@ export class GenerationalPlan implements Collector {
       kind,
       youngStart: h.youngStart,
       youngEnd: h.youngEnd,
-      ...(kind === 'young' && youngEvacuatorOf(this.marker) !== null ? { spaces: youngSpaces(h) } : {}),
     };
     const result = await this.marker.mark(request);
     phases.mark += performance.now() - t;

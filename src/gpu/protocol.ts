@@ -17,7 +17,7 @@
  * --verify-gc) by transferring them. The main thread never transfers a buffer,
  * since a transfer detaches it on the sending side.
  */
-import type { DeviceAssignment, DeviceEvacuated, MarkTimes, YoungSpaces } from '../gc/marker.js';
+import type { DeviceEvacuated, MarkTimes, YoungSpaces } from '../gc/marker.js';
 import type { GpuAdapterDescription } from './device/adapter.js';
 import type { GpuMarkStats, GpuStartup } from './worker/gpu-marker.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror/mirror.js';
@@ -75,13 +75,6 @@ export interface Changes {
   readonly graphDirty?: GraphDirty;
 }
 
-/** What a device evacuation's assignment needs besides the young mark's list. */
-export interface EvacAssignFields {
-  readonly spaces: YoungSpaces;
-  readonly sizeTable?: Uint32Array;
-  readonly refTable?: Uint32Array;
-}
-
 export type HostRequest =
   | { readonly op: 'adapter'; readonly benchmark: boolean }
   | {
@@ -104,9 +97,6 @@ export type HostRequest =
       readonly roots: SharedInts;
       readonly objectRanges?: number[];
       readonly changes: Changes;
-      /** A young mark whose evacuation the device will do: assign it in the same
-       *  request (evacAssign's fields), while the live list is copied out. */
-      readonly assign?: EvacAssignFields;
       /** sharedClock() at sending, for the phase log. */
       readonly sentAt: number;
     }
@@ -133,7 +123,14 @@ export type HostRequest =
       readonly youngEnd: number;
       readonly changes: Changes;
     }
-  | ({ readonly op: 'evacAssign'; readonly marker: number; readonly liveLength: number } & EvacAssignFields)
+  | {
+      readonly op: 'evacAssign';
+      readonly marker: number;
+      readonly liveLength: number;
+      readonly spaces: YoungSpaces;
+      readonly sizeTable?: Uint32Array;
+      readonly refTable?: Uint32Array;
+    }
   | { readonly op: 'evacFinish'; readonly marker: number; readonly base: number; readonly slotRuns: SharedInts; readonly headers: boolean; readonly picks: SharedInts | null; readonly edgeStarts: SharedInts | null }
   | { readonly op: 'verifyCopy'; readonly marker: number; readonly changes: Changes }
   | { readonly op: 'dispose'; readonly marker: number };
@@ -144,11 +141,8 @@ export interface MarkReply {
   readonly live?: SharedInts;
   readonly bitmap?: { readonly buffer: ArrayBuffer; readonly offset: number; readonly length: number };
   /** With `live`: entry 0 counts the entries of `live` written so far (-1 if
-   *  the copy failed); the worker copies the list after replying (before it,
-   *  while the device assigns, when the request asked for the assignment). */
+   *  the copy failed); the worker copies the list after replying. */
   readonly progress?: SharedArrayBuffer;
-  /** The assignment the request asked for (`assign`), made once the list was copied. */
-  readonly assignment?: DeviceAssignment;
   readonly times: MarkTimes;
   readonly stats: GpuMarkStats | null;
   /** sharedClock() at replying. */

@@ -399,9 +399,8 @@ export class DeviceEvacuation {
     q.writeBuffer(this.ep, 0, ep);
   }
 
-  /** Step 1: destinations and the words each side needs; the mirror is unchanged.
-   *  `whileDeviceRuns` is called once the kernels are submitted, before their answer is awaited. */
-  async assign(job: AssignJob, whileDeviceRuns?: () => void): Promise<DeviceAssignment> {
+  /** Step 1: destinations and the words each side needs; the mirror is unchanged. */
+  async assign(job: AssignJob): Promise<DeviceAssignment> {
     const t0 = performance.now();
     this.pending = null;
     const program = await this.compile();
@@ -470,7 +469,6 @@ export class DeviceEvacuation {
     pass.end();
     enc.copyBufferToBuffer(this.ctl.buffer, 0, this.totals.target(CTL_BYTES), 0, CTL_BYTES);
     device.queue.submit([enc.finish()]);
-    whileDeviceRuns?.();
     const totals = await this.totals.read(CTL_BYTES);
     const survived = totals[EVACUATE.SURV_END]!;
     const promoted = totals[EVACUATE.PROMOTED]!;

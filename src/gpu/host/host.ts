@@ -20,7 +20,7 @@ import type { GpuMarkerConfig } from '../marker-shape.js';
 import type { RefGraphs } from '../mirror/mirror.js';
 import { gpuMarkerShape, keepsHeapMirror } from '../marker-shape.js';
 import type { GpuOptions } from '../options.js';
-import { sharedCapacity, sharedClock, type Changes, type EvacAssignFields, type EvacFinishReply, type HostReply, type HostRequest, type InputSpec, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { sharedCapacity, sharedClock, type Changes, type EvacFinishReply, type HostReply, type HostRequest, type InputSpec, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 /** An error from the worker as the class the CLI maps to an exit status. */
 function rebuild(e: { name: string; message: string; stack?: string; fault?: string }): Error {
@@ -206,10 +206,6 @@ function waitForLive(progress: Int32Array, count: number): void {
   }
 }
 
-function sameSpaces(a: YoungSpaces, b: YoungSpaces): boolean {
-  return a.toStart === b.toStart && a.toEnd === b.toEnd && a.tenureAge === b.tenureAge && a.tenuredStart === b.tenuredStart;
-}
-
 /** Copies int32 arrays into a SharedArrayBuffer it grows as needed (arrays
  *  already in shared memory are passed as they are). */
 class SharedScratch {
@@ -253,8 +249,6 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
    *  whether a replay is of that list (the list itself is the worker's,
    *  GpuMarker.lastYoungLive). */
   private lastLive: Int32Array | null = null;
-  /** The assignment the last young mark made with it (MarkRequest.spaces), until `assignYoung` takes it. */
-  private assigned: { live: Int32Array; spaces: YoungSpaces; assignment: DeviceAssignment } | null = null;
 
   constructor(private readonly config: GpuMarkerConfig) {
     const shape = gpuMarkerShape(config);
@@ -349,8 +343,6 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     const { changes, ms } = this.changes();
     const objectRanges = input.layout === 'sable' ? input.objectRanges?.() : undefined;
     this.lastLive = null;
-    this.assigned = null;
-    const spaces = request.kind === 'young' && evacuationRefusal(input, this.options) === null ? request.spaces : undefined;
     const reply = await gpuHost().request<MarkReply>({
       op: 'mark',
       marker: this.id,
@@ -360,7 +352,6 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       roots: this.roots.put(request.roots),
       objectRanges,
       changes,
-      ...(spaces ? { assign: this.assignFields(spaces) } : {}),
       sentAt: sharedClock(),
     }, true);
     const toMain = sharedClock() - reply.repliedAt;
@@ -378,7 +369,6 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     if (reply.live) {
       const live = new Int32Array(reply.live.buffer, reply.live.offset * 4, reply.live.length);
       this.lastLive = live;
-      if (spaces && reply.assignment) this.assigned = { live, spaces, assignment: reply.assignment };
       const progress = new Int32Array(reply.progress!);
       const liveReady = (count: number): void => waitForLive(progress, count);
       // Not spread: that would call the bitmap's getter, which builds a heap-sized bitmap.
@@ -401,7 +391,6 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     const input = this.config.input;
     const own = live === this.lastLive;
     this.lastLive = null;
-    this.assigned = null;
     await gpuHost().request({
       op: 'replay',
       marker: this.id,
@@ -419,21 +408,18 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     const refusal = evacuationRefusal(input, this.options);
     if (refusal) return { ok: false, reason: refusal };
     if (live !== this.lastLive) return { ok: false, reason: 'not the last young mark\'s list' };
-    const made = this.assigned;
-    this.assigned = null;
-    if (made !== null && made.live === live && sameSpaces(made.spaces, spaces)) return made.assignment;
-    return gpuHost().request<DeviceAssignment>({ op: 'evacAssign', marker: this.id, liveLength: live.length, ...this.assignFields(spaces) }, true);
-  }
-
-  /** What the worker's assignment needs besides the list it holds. */
-  private assignFields(spaces: YoungSpaces): EvacAssignFields {
-    const input = this.config.input;
-    return { spaces, sizeTable: input.sizeTable?.(), refTable: input.layout === 'refgraph' ? input.refTable?.() : undefined };
+    return gpuHost().request<DeviceAssignment>({
+      op: 'evacAssign',
+      marker: this.id,
+      liveLength: live.length,
+      spaces,
+      sizeTable: input.sizeTable?.(),
+      refTable: input.layout === 'refgraph' ? input.refTable?.() : undefined,
+    }, true);
   }
 
   async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null, edgeStarts: Int32Array | null = null): Promise<DeviceEvacuated> {
     this.lastLive = null;
-    this.assigned = null;
     const r = await gpuHost().request<EvacFinishReply>({
       op: 'evacFinish',
       marker: this.id,

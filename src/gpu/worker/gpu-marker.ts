@@ -288,9 +288,8 @@ export class GpuMarker implements YoungEvacuatingMarker {
     this.replayPending = true;
   }
 
-  /** Step 1 of a device evacuation of the last young mark's `live` (evacuate/device.ts);
-   *  `whileDeviceRuns`: work for this thread while the device assigns. */
-  async assignYoung(live: Int32Array, spaces: YoungSpaces, whileDeviceRuns?: () => void): Promise<DeviceAssignment> {
+  /** Step 1 of a device evacuation of the last young mark's `live` (evacuate/device.ts). */
+  async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
     const refusal = evacuationRefusal(this.config.input, this.options);
     if (refusal) return { ok: false, reason: refusal };
     const last = this.lastMark;
@@ -309,7 +308,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
       ...spaces,
       sizeTable: input.sizeTable!(),
       ...(input.layout === 'refgraph' ? { refTable: input.refTable!(), graphs: input.graphs() } : {}),
-    }, whileDeviceRuns));
+    }));
   }
 
   /** Step 2: moves the objects (the mirror stays the heap's copy: nothing to replay). */

@@ -9,7 +9,7 @@
  * sends a request that may upload, and this side hands them to the marker's
  * next `takeDirty...` call, merged if several requests brought some.
  */
-import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { currentGpu, destroyGpu, openGpu } from '../device/device.js';
 import { deviceFaults, GpuFault } from '../faults.js';
 import { STAGED_ROOTS } from '../engines/job.js';
@@ -17,8 +17,7 @@ import { GpuMarker } from './gpu-marker.js';
 import { disposeHeapWriters } from './heap-writers.js';
 import type { RefGraphInput, SableInput } from '../marker-shape.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from '../mirror/mirror.js';
-import { sharedCapacity, sharedClock, type Changes, type EvacAssignFields, type HostReply, type HostRequest, type EvacFinishReply, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
-import type { DeviceAssignment } from '../../gc/marker.js';
+import { sharedCapacity, sharedClock, type Changes, type HostReply, type HostRequest, type EvacFinishReply, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 type CreateRequest = Extract<HostRequest, { op: 'create' }>;
 
@@ -183,18 +182,6 @@ const STREAM_BLOCK = 1 << 18;
 
 const markers = new Map<number, Hosted>();
 
-/** A device evacuation's assignment of the last young mark's `live` (evacAssign, or a mark's `assign`). */
-function assign(h: Hosted, live: Int32Array, f: EvacAssignFields, whileDeviceRuns?: () => void): Promise<DeviceAssignment> {
-  h.sizeTable = f.sizeTable ?? h.sizeTable;
-  h.refTable = f.refTable ?? h.refTable;
-  return h.marker.assignYoung(live, f.spaces, whileDeviceRuns);
-}
-
-/** Set by a request whose reply the main thread answers with another request of
- *  the same pause (a young mark that assigned the evacuation, a remembered-set
- *  scan before its mark). */
-let followsSoon = false;
-
 /** Work a request leaves for after its reply is posted (a young mark's list copy,
  *  a read-back grown ahead of the next evacuation). */
 let afterReply: (() => void) | null = null;
@@ -255,25 +242,10 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       if (req.kind === 'young') {
         const list = r.live ?? new Int32Array(0);
         const live = h.share(list);
-        let streamed = false;
-        const stream = (): void => {
-          if (!streamed) h.stream(list);
-          streamed = true;
-        };
-        let assignment: DeviceAssignment | undefined;
-        if (req.assign) {
-          // The device assigns while this thread copies the list out, which the
-          // evacuation's own request would otherwise wait behind.
-          assignment = await assign(h, list, req.assign, stream);
-          stream();
-          followsSoon = true;
-        } else {
-          afterReply = stream;
-        }
+        afterReply = () => h.stream(list);
         return {
           live,
           progress: h.progress.buffer as SharedArrayBuffer,
-          ...(assignment ? { assignment } : {}),
           times: r.times,
           stats: withLegs,
           repliedAt: sharedClock(),
@@ -298,7 +270,9 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       // The young mark's list is the marker's own (GpuMarker.lastYoungLive).
       const own = h.marker.lastYoungLive;
       if (own === null || own.length !== req.liveLength) return { ok: false, reason: 'the young mark\'s list is gone' };
-      return await assign(h, own, req);
+      h.sizeTable = req.sizeTable ?? h.sizeTable;
+      h.refTable = req.refTable ?? h.refTable;
+      return await h.marker.assignYoung(own, req.spaces);
     }
     case 'evacFinish': {
       const h = hosted(req.marker);
@@ -320,7 +294,6 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const h = hosted(req.marker);
       h.receive(req.changes);
       const found = await h.marker.scanRememberedSet(view(req.ranges), req.youngStart, req.youngEnd, req.beforeMark, req.slots);
-      followsSoon = req.beforeMark;
       if (!found) return null;
       // The lists may be views of a mapped read-back: copies of this thread's own, handed over.
       const roots = found.roots.slice();
@@ -342,8 +315,8 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
   }
 }
 
-if (parentPort === null) throw new Error('gpu-worker.ts runs as a worker thread (host/host.ts starts it)');
-const port: MessagePort = parentPort;
+const port = parentPort;
+if (port === null) throw new Error('gpu-worker.ts runs as a worker thread (host/host.ts starts it)');
 /** Replies go on their own channel; `replied` counts them, bumped after each is
  *  posted, so that the main thread can wait for one without its event loop (host/host.ts). */
 const { replies, replied } = workerData as { replies: MessagePort; replied: Int32Array };
@@ -356,75 +329,52 @@ function postReply(reply: HostReply, transfer: ArrayBuffer[] = []): void {
 
 const faults = deviceFaults();
 let queue: Promise<void> = Promise.resolve();
-type Incoming = { id: number; req: HostRequest } | { close: true };
-
-/** How long the worker looks for a request that follows within the same pause
- *  before it goes back to its event loop (one woken from there starts later). */
-const FOLLOW_UP_MS = 2;
-
-/** The next request if it comes within FOLLOW_UP_MS, taken here rather than by the event loop. */
-function followUp(): Incoming | undefined {
-  const until = performance.now() + FOLLOW_UP_MS;
-  do {
-    const r = receiveMessageOnPort(port);
-    if (r) return r.message as Incoming;
-  } while (performance.now() < until);
-  return undefined;
-}
-
-port.on('message', (first: Incoming) => {
+port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => {
   // A step that throws (a reply that cannot be posted) must not stop the ones after it.
   queue = queue.catch(() => undefined).then(async () => {
-    for (let m: Incoming | undefined = first; m !== undefined; m = (await serve(m)) ? followUp() : undefined);
+    if ('close' in msg) {
+      for (const h of markers.values()) h.marker.dispose();
+      markers.clear();
+      await destroyGpu();
+      await disposeHeapWriters();
+      port.postMessage({ closed: true });
+      replies.close();
+      port.close();
+      return;
+    }
+    const transfer: ArrayBuffer[] = [];
+    let reply: HostReply;
+    let after: (() => void) | null = null;
+    let value: unknown = null;
+    let failure: unknown = null;
+    // A device fault fails the request where it surfaced (faults.ts); a request
+    // that met none still fails if the device went meanwhile.
+    try {
+      faults.begin(msg.req, currentGpu()?.device ?? null);
+      value = await handle(msg.req, transfer);
+    } catch (e) {
+      failure = e;
+    }
+    failure = await faults.end(failure);
+    if (failure === null) {
+      reply = { id: msg.id, ok: true, value };
+      after = takeAfterReply();
+    } else {
+      const err = failure instanceof Error ? failure : new Error(String(failure));
+      const fault = err instanceof GpuFault ? { fault: err.fault } : {};
+      reply = { id: msg.id, ok: false, error: { name: err.name, message: err.message, stack: err.stack, ...fault } };
+      transfer.length = 0;
+      takeAfterReply();
+    }
+    try {
+      postReply(reply, transfer);
+    } catch (e) {
+      const message = `GPU worker: the reply could not be sent: ${e instanceof Error ? e.message : String(e)}`;
+      postReply({ id: msg.id, ok: false, error: { name: 'Error', message } });
+      after = null;
+    }
+    // Synchronously, before the next request can unmap what it reads.
+    after?.();
+    faults.idle();
   });
 });
-
-/** Serves one request; returns whether another of the same pause follows soon. */
-async function serve(msg: Incoming): Promise<boolean> {
-  if ('close' in msg) {
-    for (const h of markers.values()) h.marker.dispose();
-    markers.clear();
-    await destroyGpu();
-    await disposeHeapWriters();
-    port.postMessage({ closed: true });
-    replies.close();
-    port.close();
-    return false;
-  }
-  const transfer: ArrayBuffer[] = [];
-  let reply: HostReply;
-  let after: (() => void) | null = null;
-  let value: unknown = null;
-  let failure: unknown = null;
-  followsSoon = false;
-  // A device fault fails the request where it surfaced (faults.ts); a request
-  // that met none still fails if the device went meanwhile.
-  try {
-    faults.begin(msg.req, currentGpu()?.device ?? null);
-    value = await handle(msg.req, transfer);
-  } catch (e) {
-    failure = e;
-  }
-  failure = await faults.end(failure);
-  if (failure === null) {
-    reply = { id: msg.id, ok: true, value };
-    after = takeAfterReply();
-  } else {
-    const err = failure instanceof Error ? failure : new Error(String(failure));
-    const fault = err instanceof GpuFault ? { fault: err.fault } : {};
-    reply = { id: msg.id, ok: false, error: { name: err.name, message: err.message, stack: err.stack, ...fault } };
-    transfer.length = 0;
-    takeAfterReply();
-  }
-  try {
-    postReply(reply, transfer);
-  } catch (e) {
-    const message = `GPU worker: the reply could not be sent: ${e instanceof Error ? e.message : String(e)}`;
-    postReply({ id: msg.id, ok: false, error: { name: 'Error', message } });
-    after = null;
-  }
-  // Synchronously, before the next request can unmap what it reads.
-  after?.();
-  faults.idle();
-  return failure === null && followsSoon;
-}
