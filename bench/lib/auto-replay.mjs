@@ -8,9 +8,11 @@
 // against the pause. So a variant's error is measured on exactly the pauses the
 // others saw, which on a loaded machine two separate runs never are.
 //
-// Variants: `warm-up` (the model as built: a term's first sample divided by the
-// learned warm-up, a term never measured predicted with it) and `plain` (no
-// warm-up: first samples as measured, as before s28a-01).
+// Variants: `as built` (the pause auto reports: the terms fitted to their
+// samples as taken, a term never measured predicted with the learned warm-up),
+// `steady` (the pause the choices weigh, which auto reported before s59-01: a
+// term's first sample divided by the warm-up) and `plain` (no warm-up at all:
+// first samples as measured, a term never measured at its prior, as before s28a-01).
 //
 //   node bench/lib/auto-replay.mjs record PROGRAM HEAP [THREADS]   (the child: JSON on stdout)
 import { readFileSync } from 'node:fs';
@@ -22,7 +24,8 @@ import { log, median, runTimed, table } from './util.mjs';
 
 /** The variants: a name and how it changes the model. */
 const VARIANTS = [
-  { name: 'warm-up', make: (PauseModel, threads) => new PauseModel(threads) },
+  { name: 'as built', make: (PauseModel, threads) => new PauseModel(threads), reported: (p) => p.expectedMs },
+  { name: 'steady', make: (PauseModel, threads) => new PauseModel(threads), reported: (p) => p.pauseMs },
   {
     name: 'plain',
     make: (PauseModel, threads) => {
@@ -30,6 +33,7 @@ const VARIANTS = [
       m.warmup = () => 1;
       return m;
     },
+    reported: (p) => p.pauseMs,
   },
 ];
 
@@ -90,12 +94,12 @@ function replay(PauseModel, variant, threads, events) {
   const errors = [];
   const warm = [];
   for (const e of events) {
-    const p = m.predict(e.engine, e.features);
+    const p = variant.reported(m.predict(e.engine, e.features));
     const samples = m.samples(e.engine, e.features.kind);
     m.observe(e.observation);
     // As auto checks: only a prediction of the kind the collection turned out to be.
     if (e.pauseMs > 0 && e.observation.kind === e.features.kind) {
-      const err = Math.abs(e.pauseMs - p.pauseMs) / e.pauseMs;
+      const err = Math.abs(e.pauseMs - p) / e.pauseMs;
       errors.push(err);
       if (samples >= 2) warm.push(err);
     }
@@ -146,8 +150,9 @@ export async function autoReplay(ctx) {
     "### autoreplay: auto's pause model, variants on the same recorded collections (median |actual - predicted| / actual)",
     '',
     "One `--gc auto` run per program records each collection's sizes, engine, phases and pause; each variant of the " +
-      'model replays them in order and predicts the engine that ran. warm-up: a term\'s first sample divided by the learned ' +
-      'warm-up (as built); plain: first samples as measured. "warm": predictions of an engine measured twice or more.',
+      'model replays them in order and predicts the engine that ran. as built: the terms fitted to their samples as taken ' +
+      '(what auto reports); steady: a term\'s first sample divided by the learned warm-up (what the choices weigh); plain: ' +
+      'no warm-up at all. "warm": predictions of an engine measured twice or more.',
     '',
     table(['program', 'heap', 'collections', ...VARIANTS.flatMap((v) => [`${v.name} error`, `${v.name} warm`]), 'engines'], rows),
     '',

@@ -168,8 +168,11 @@ export interface ChoiceOptions {
 
 export interface Prediction {
   readonly engine: Engine;
-  /** This collection's pause: the terms never measured count their warm-up. */
+  /** This collection's pause as the choice weighs it: the terms never measured count their warm-up. */
   readonly pauseMs: number;
+  /** This collection's pause as auto reports and checks it: the terms measured
+   *  by their samples as taken, a first run's coldness included (`PauseModel.raw`). */
+  readonly expectedMs: number;
   /** The pause once every term is warm. */
   readonly steadyMs: number;
   /** CPU time: the pause times the threads it keeps busy (GPU engines: their host time). */
@@ -286,13 +289,20 @@ function slotSize(slot: number, engine: Engine, f: Features): number {
 }
 
 export class PauseModel {
-  /** Each term's fit, indexed as TERM_KEYS. */
+  /** Each term's fit, indexed as TERM_KEYS: of its steady cost (a first sample
+   *  enters divided by the warm-up), which the choices compare. */
   private readonly fits: DecayingFit[];
+  /** The same terms fitted to their samples as taken: the pause predicted for
+   *  the next collection. An engine's second collection still runs partly cold,
+   *  nearer its first than its steady cost
+   *  (docs/decisions/s59-01-auto-predicts-from-samples-as-taken.md). */
+  private readonly raw: DecayingFit[];
   private priors: Priors;
   /** What a choice reads, refreshed whenever a fit or prior changes: each term's
    *  fitted line and prior line (fixed, per unit), its samples, and the warm-up
    *  factor (`warmup`). */
   private readonly lines = new Float64Array(2 * TERM_COUNT);
+  private readonly rawLines = new Float64Array(2 * TERM_COUNT);
   private readonly priorLines = new Float64Array(2 * TERM_COUNT);
   private readonly termSamples = new Float64Array(TERM_COUNT);
   private warm = WARMUP_PRIOR;
@@ -309,10 +319,12 @@ export class PauseModel {
    *  threads than cores, since more only take turns (`--threads 4` on 2 cores). */
   constructor(readonly threads: number, private adapter: AdapterKind = 'hardware', private readonly cores = threads) {
     this.priors = defaultPriors(Math.min(threads, cores), adapter);
-    this.fits = TERM_KEYS.map((key) => {
+    const fit = (key: string): DecayingFit => {
       const term = key.split(':')[0];
       return new DecayingFit(this.priorFromKey(key), term === 'roots' ? SCALE.roots : term === 'other' ? SCALE.other : SCALE.words);
-    });
+    };
+    this.fits = TERM_KEYS.map(fit);
+    this.raw = TERM_KEYS.map(fit);
     this.takePriors();
   }
 
@@ -332,6 +344,7 @@ export class PauseModel {
     for (let t = 0; t < TERM_COUNT; t++) {
       const prior = this.priorFromKey(TERM_KEYS[t]!);
       this.fits[t]!.setPrior(prior);
+      this.raw[t]!.setPrior(prior);
       this.priorLines[2 * t] = prior.fixed;
       this.priorLines[2 * t + 1] = prior.perUnit;
     }
@@ -364,6 +377,9 @@ export class PauseModel {
       const line = fit.line();
       this.lines[2 * t] = line.fixed;
       this.lines[2 * t + 1] = line.perUnit;
+      const raw = this.raw[t]!.line();
+      this.rawLines[2 * t] = raw.fixed;
+      this.rawLines[2 * t + 1] = raw.perUnit;
       this.termSamples[t] = fit.samples;
     }
     this.warm = this.measuredWarmup();
@@ -427,25 +443,31 @@ export class PauseModel {
     const base = termsOf(engine, f.kind);
     let ms = 0;
     let steady = 0;
+    let expected = 0;
     for (let slot = 0; slot < SLOTS; slot++) {
       const t = TERMS_OF[base + slot]!;
       if (t < 0) continue;
-      const y = this.termCost(t, slotSize(slot, engine, f), f.solo === true);
+      const x = slotSize(slot, engine, f);
+      const y = this.termCost(t, x, f.solo === true);
       steady += y;
-      ms += this.termSamples[t] === 0 ? y * w : y;
+      const measured = this.termSamples[t]! > 0;
+      ms += measured ? y : y * w;
+      expected += measured ? this.rawLines[2 * t]! + this.rawLines[2 * t + 1]! * Math.max(0, x) : y * w;
     }
     const cpu = engine === 'parallel' ? ms * this.threads : ms;
-    return { engine, pauseMs: ms, steadyMs: steady, cpuMs: cpu, samples: this.termSamples[TERMS_OF[base + SLOT.mark]!]! };
+    return { engine, pauseMs: ms, expectedMs: expected, steadyMs: steady, cpuMs: cpu, samples: this.termSamples[TERMS_OF[base + SLOT.mark]!]! };
   }
 
-  /** Learns from one collection's phases (a term's first sample divided by the warm-up). */
+  /** Learns from one collection's phases (for the choices, a term's first sample divided by the warm-up). */
   observe(o: Observation): void {
     const w = this.warmup();
     const base = termsOf(o.engine, o.kind);
     const ms = [o.rootsMs, o.markMs, o.copyMs, o.otherMs, o.sweepMs, o.uploadMs];
     for (let slot = 0; slot < SLOTS; slot++) {
       const t = TERMS_OF[base + slot]!;
-      if (t >= 0) this.fits[t]!.add(slotSize(slot, o.engine, o), ms[slot]!, w);
+      if (t < 0) continue;
+      this.fits[t]!.add(slotSize(slot, o.engine, o), ms[slot]!, w);
+      this.raw[t]!.add(slotSize(slot, o.engine, o), ms[slot]!);
     }
     this.lastRun[ENGINE_INDEX[o.engine]] = this.observed;
     this.observed++;
@@ -471,7 +493,7 @@ export class PauseModel {
   /** Serial for a collection the caller knows no other engine can win, with its prediction. */
   serialChoice(f: Features): Choice {
     const p = this.predict('serial', f);
-    return { engine: 'serial', predictedMs: p.pauseMs, reason: 'small', remaining: remainingCollections(this.observedOf[f.kind]), predictions: [p] };
+    return { engine: 'serial', predictedMs: p.expectedMs, reason: 'small', remaining: remainingCollections(this.observedOf[f.kind]), predictions: [p] };
   }
 
   /**
@@ -496,7 +518,7 @@ export class PauseModel {
     for (const e of candidates) predictions.push(this.predict(e, f));
     const remaining = options.remaining ?? remainingCollections(this.observedOf[f.kind]);
     const goal = options.pauseGoalMs;
-    const pick = (p: Prediction, reason: Choice['reason']): Choice => ({ engine: p.engine, predictedMs: p.pauseMs, reason, remaining, predictions });
+    const pick = (p: Prediction, reason: Choice['reason']): Choice => ({ engine: p.engine, predictedMs: p.expectedMs, reason, remaining, predictions });
     let best: Prediction | null = null;
     for (const p of predictions) if (p.samples > 0 && (best === null || p.pauseMs < best.pauseMs)) best = p;
     if (best === null) {

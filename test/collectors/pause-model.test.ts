@@ -259,6 +259,26 @@ describe('PauseModel: warm-up', () => {
     expect(m.predict('serial', f).pauseMs).toBeGreaterThan(20);
   });
 
+  it("reports an engine's next pause from its samples as taken, its second run still partly cold, while the choice weighs the steady cost", () => {
+    const m = new PauseModel(8);
+    const f = young({ copyWords: 0, rootWork: 0 });
+    m.observe(ran('serial', f, 30 * WARMUP_PRIOR));
+    const p = m.predict('serial', f);
+    expect(p.pauseMs).toBeLessThan(40);
+    expect(p.expectedMs).toBeGreaterThan(70);
+    expect(p.expectedMs).toBeLessThan(30 * WARMUP_PRIOR + 1);
+    expect(m.choose(f, ['serial']).predictedMs).toBe(p.expectedMs);
+    expect(m.serialChoice(f).predictedMs).toBe(p.expectedMs);
+    // Warm samples take the reported pause to the steady cost within a few collections.
+    for (let i = 0; i < 4; i++) m.observe(ran('serial', f, 30));
+    const later = m.predict('serial', f);
+    expect(later.expectedMs).toBeGreaterThan(27);
+    expect(later.expectedMs).toBeLessThan(36);
+    // A term never measured is reported as the choice weighs it: its prior times the warm-up.
+    const untried = m.predict('parallel', f);
+    expect(untried.expectedMs).toBeCloseTo(untried.pauseMs, 9);
+  });
+
   it('learns the warm-up from terms measured past it: their first samples against their lines', () => {
     const m = new PauseModel(8);
     expect(m.warmup()).toBe(WARMUP_PRIOR);
