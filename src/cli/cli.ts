@@ -11,7 +11,7 @@ import { disassemble } from '../bytecode/disasm.js';
 import { disassembleJs, EXIT, formatCompileInfo, loadProgram, readSource, runProgram, type Io } from './run.js';
 import { formatTierStats } from './tier-stats.js';
 import { formatStats, releaseGpu } from '../collectors/index.js';
-import { BufferedOutput, exitOnSignals, writeAll } from './output.js';
+import { BufferedOutput, exitOnSignals, isTerminal, writeAll } from './output.js';
 import { commandHelp, generalHelp, usageMessage, version } from './help.js';
 import { checkOutputPath, OutputWriteError, writeOutputFile } from './output-file.js';
 import { traceOf } from './trace.js';
@@ -24,7 +24,7 @@ import { heapshapeCommand } from './heapshape.js';
 // The reader went away (`minivm run prog.mini | head`): stop quietly, as
 // command-line tools do on SIGPIPE.
 const pipeClosed = (): never => process.exit(EXIT.ok);
-const stdout = new BufferedOutput((t) => writeAll(1, t, pipeClosed), process.stdout.isTTY === true);
+const stdout = new BufferedOutput((t) => writeAll(1, t, pipeClosed), isTerminal(1));
 const io: Io = {
   stdout: (t) => stdout.write(t),
   stderr: (t) => {

@@ -11,7 +11,7 @@
  */
 
 import { pendingTemps } from './output-file.js';
-import { rmSync, writeSync } from 'node:fs';
+import { fstatSync, rmSync, writeSync } from 'node:fs';
 
 /** The longest a printed line waits when standard output is not a terminal. */
 export const FLUSH_MS = 5;
@@ -34,6 +34,18 @@ export function writeAll(fd: number, text: string, onPipeClosed: () => never): v
       if (code !== 'EAGAIN') throw e;
     }
   }
+}
+
+/** Whether `fd` is a terminal. Asking `process.stdout` builds its stream, which for a
+ *  pipe or a file loads Node's stream and socket modules that nothing else here uses;
+ *  a terminal is a character device, so only those are asked. */
+export function isTerminal(fd: 1 | 2): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return (fd === 1 ? process.stdout : process.stderr).isTTY === true;
 }
 
 export class BufferedOutput {
