@@ -302,6 +302,7 @@ export class PauseModel {
    *  fitted line and prior line (fixed, per unit), its samples, and the warm-up
    *  factor (`warmup`). */
   private readonly lines = new Float64Array(2 * TERM_COUNT);
+  /** The raw fits' lines, as `lines` (Prediction.expectedMs reads them). */
   private readonly rawLines = new Float64Array(2 * TERM_COUNT);
   private readonly priorLines = new Float64Array(2 * TERM_COUNT);
   private readonly termSamples = new Float64Array(TERM_COUNT);
