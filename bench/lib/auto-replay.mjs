@@ -10,8 +10,8 @@
 //
 // Variants: `as built` (the pause auto reports: the terms fitted to their
 // samples as taken, a term never measured predicted with the learned warm-up),
-// `steady` (the pause the choices weigh, which auto reported before s59-01: a
-// term's first sample divided by the warm-up) and `plain` (no warm-up at all:
+// `steady` (the pause the choices weigh: a term's first sample divided by the
+// warm-up) and `plain` (no warm-up at all:
 // first samples as measured, a term never measured at its prior, as before s28a-01).
 //
 //   node bench/lib/auto-replay.mjs record PROGRAM HEAP [THREADS]   (the child: JSON on stdout)

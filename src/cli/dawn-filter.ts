@@ -10,6 +10,7 @@
 import { constants } from 'node:os';
 import type { Command } from './args.js';
 import { childProcess } from './child-process.js';
+import { isTerminal } from './output.js';
 
 const CHILD_MARK = 'MINIVM_STDERR_FILTERED';
 
@@ -32,14 +33,14 @@ export function wantsFilter(cmd: Command): boolean {
 
 /** Whether stderr is a terminal, as the user's process saw it (the child's is a pipe). */
 export function stderrIsTty(): boolean {
-  return process.env[CHILD_MARK] === '1' ? process.env['MINIVM_STDERR_TTY'] === '1' : process.stderr.isTTY === true;
+  return process.env[CHILD_MARK] === '1' ? process.env['MINIVM_STDERR_TTY'] === '1' : isTerminal(2);
 }
 
 /** Runs this same command line as a child with stderr filtered; resolves to its exit status. */
 export function runFiltered(argv: readonly string[]): Promise<number> {
   const child = childProcess().spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...argv], {
     stdio: ['inherit', 'inherit', 'pipe'],
-    env: { ...process.env, [CHILD_MARK]: '1', MINIVM_STDERR_TTY: process.stderr.isTTY ? '1' : '0' },
+    env: { ...process.env, [CHILD_MARK]: '1', MINIVM_STDERR_TTY: isTerminal(2) ? '1' : '0' },
   });
   let pending = '';
   const forward = (text: string): void => {

@@ -467,8 +467,9 @@ export class PauseModel {
     for (let slot = 0; slot < SLOTS; slot++) {
       const t = TERMS_OF[base + slot]!;
       if (t < 0) continue;
-      this.fits[t]!.add(slotSize(slot, o.engine, o), ms[slot]!, w);
-      this.raw[t]!.add(slotSize(slot, o.engine, o), ms[slot]!);
+      const x = slotSize(slot, o.engine, o);
+      this.fits[t]!.add(x, ms[slot]!, w);
+      this.raw[t]!.add(x, ms[slot]!);
     }
     this.lastRun[ENGINE_INDEX[o.engine]] = this.observed;
     this.observed++;
