@@ -2,12 +2,17 @@
 // How fast V8 copies 4-byte words into and out of a SharedArrayBuffer when the two
 // ends have the same word parity and when they do not (docs/decisions/s39-01-*.md):
 // TypedArray set and copyWithin, against plain memory, a JavaScript loop and
-// heap/word-parity.ts's copyWords. Best of 5 per row, GB/s. Build first (it
-// imports dist/).
-//   node bench/shared-copy-parity.mjs [MiB, default 40]
+// heap/word-parity.ts's copyWords, and heap/native-copy.ts's one memcpy
+// (docs/decisions/s60-01-*.md). With --mapped, also from a Dawn mapping (a GPU
+// read-back) into shared and plain memory, as the GPU evacuation writes the heap.
+// Best of 5 per row, GB/s. Build first (it imports dist/).
+//   node bench/shared-copy-parity.mjs [MiB, default 40] [--mapped]
+import { copyWordsInto } from '../dist/heap/native-copy.js';
 import { copyWords } from '../dist/heap/word-parity.js';
 
-const mib = Number(process.argv[2] ?? 40);
+const args = process.argv.slice(2);
+const mapped = args.includes('--mapped');
+const mib = Number(args.find((a) => !a.startsWith('--')) ?? 40);
 const n = (mib << 20) >>> 2;
 const shared = new Int32Array(new SharedArrayBuffer((n + 64) * 4)).fill(1);
 const plain = new Int32Array(n + 64).fill(7);
@@ -40,3 +45,35 @@ best('copyWords, odd distance, 4096-word objects', () => {
 });
 best('plain -> plain, parities differ', () => plain2.set(plain.subarray(0, n), 1));
 best('loop plain -> shared, parities differ', () => loop(shared, 1, plain, 0, n));
+best('native plain -> shared, parities differ', () => copyWordsInto(shared, 1, plain, 0, n));
+best('native shared -> plain, parities differ', () => copyWordsInto(plain2, 1, shared, 0, n));
+
+if (mapped) await fromMapping();
+
+/** Copies out of a mapped read-back buffer: TypedArray set against the native copy. */
+async function fromMapping() {
+  const { create, globals } = await import('webgpu');
+  Object.assign(globalThis, globals);
+  // Dawn answers mapAsync from its own event processing, which needs the loop alive.
+  const alive = setInterval(() => {}, 1000);
+  const gpu = create([]);
+  const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+  const device = await adapter.requestDevice({ requiredLimits: { maxBufferSize: adapter.limits.maxBufferSize } });
+  console.log(`adapter: ${adapter.info.vendor} ${adapter.info.device} ${adapter.info.description}`);
+  const src = device.createBuffer({ size: n * 4, usage: GPUBufferUsage.COPY_SRC, mappedAtCreation: true });
+  new Int32Array(src.getMappedRange()).fill(3);
+  src.unmap();
+  const rb = device.createBuffer({ size: n * 4, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  const enc = device.createCommandEncoder();
+  enc.copyBufferToBuffer(src, 0, rb, 0, n * 4);
+  device.queue.submit([enc.finish()]);
+  await rb.mapAsync(GPUMapMode.READ);
+  const map = new Int32Array(rb.getMappedRange());
+  best('mapping -> shared, set', () => shared.set(map, 0));
+  best('mapping -> shared, native', () => copyWordsInto(shared, 0, map, 0, n));
+  best('mapping -> plain, set', () => plain2.set(map, 0));
+  best('mapping -> plain, native', () => copyWordsInto(plain2, 0, map, 0, n));
+  rb.unmap();
+  device.destroy();
+  clearInterval(alive);
+}

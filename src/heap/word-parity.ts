@@ -21,6 +21,8 @@ export function atParityOf(at: number, other: number): number {
   return at + ((at ^ other) & 1);
 }
 
+import { copyWordsInto, NATIVE_COPY_MIN_WORDS } from './native-copy.js';
+
 /** Copies at different parities shorter than this go a word at a time: staging them costs more. */
 const STAGE_MIN_WORDS = 256;
 /** Plain memory a staged copy passes through, grown as needed (one per isolate). */
@@ -35,7 +37,9 @@ let scratch = new Int32Array(0);
 export function copyWords(words: Int32Array, dst: number, src: number, n: number): void {
   const d = bufferWord(words, dst);
   const s = bufferWord(words, src);
-  if (((d ^ s) & 1) === 0 || !(words.buffer instanceof SharedArrayBuffer)) {
+  if (n >= NATIVE_COPY_MIN_WORDS && (dst >= src + n || src >= dst + n)) {
+    copyWordsInto(words, dst, words, src, n);
+  } else if (((d ^ s) & 1) === 0 || !(words.buffer instanceof SharedArrayBuffer)) {
     words.copyWithin(dst, src, src + n);
   } else if (n < STAGE_MIN_WORDS) {
     if (dst > src && dst < src + n) for (let i = n - 1; i >= 0; i--) words[dst + i] = words[src + i]!;

@@ -2,7 +2,7 @@
 // every queued segment lands where it was sent, whatever the blocks it spans,
 // and a writer's failure surfaces in `flush` instead of a hang.
 import { afterEach, describe, expect, it } from 'vitest';
-import { HeapWriters, stagedShare, writeAtOnce, writerCount, writerScript } from '../../src/gpu/worker/heap-writers.js';
+import { HeapWriters, STAGE_SPEED, stagedShare, writeAtOnce, writerCount, writerScript } from '../../src/gpu/worker/heap-writers.js';
 
 function sharedWords(n: number): Uint32Array {
   return new Uint32Array(new SharedArrayBuffer(n * 4));
@@ -43,13 +43,19 @@ describe('heap writers', () => {
   }
 
   it('stage a share of the words for one writer and write the rest on the calling thread, all of it for two or more', async () => {
-    // Equal finishing times: f / STAGE_SPEED + (1 - f) = f / writers.
+    // Equal finishing times: f / speed + (1 - f) = f / writers, where staging is `speed` times as fast as writing.
     expect(stagedShare(0)).toBe(0);
-    expect(stagedShare(1)).toBeCloseTo(1 / (2 - 1 / 1.6), 10);
-    expect(stagedShare(2)).toBe(1);
-    expect(stagedShare(4)).toBe(1);
+    expect(stagedShare(1, 1.6)).toBeCloseTo(1 / (2 - 1 / 1.6), 10);
+    expect(stagedShare(2, 1.6)).toBe(1);
+    expect(stagedShare(4, 1.6)).toBe(1);
+    // Staging no faster than writing (both one memcpy): everything is staged, whatever the writers.
+    expect(STAGE_SPEED).toBe(1);
+    expect(stagedShare(1)).toBe(1);
+    expect(stagedShare(1, 0.8)).toBe(1);
     writers = await HeapWriters.start(writerScript(), 1, 1000);
-    expect(writers.share).toBeCloseTo(stagedShare(1), 10);
+    expect(writers.share).toBe(stagedShare(1));
+    // A share under 1, as the waits of earlier writes make it.
+    writers.share = stagedShare(1, 1.6);
     const src = new Uint32Array(40_000).map((_, i) => i * 3 + 2);
     const heap = sharedWords(40_000);
     // One long copy and many short ones (each queued piece is either staged or written here).
@@ -63,7 +69,7 @@ describe('heap writers', () => {
     // The next write's share followed how long this thread waited; within its bounds.
     expect(writers.share).toBeGreaterThanOrEqual(0);
     expect(writers.share).toBeLessThanOrEqual(1);
-    expect(writers.share).not.toBe(stagedShare(1));
+    expect(writers.share).not.toBe(stagedShare(1, 1.6));
     const two = await HeapWriters.start(writerScript(), 2, 1000);
     try {
       two.copy(src, 0, heap, 0, 30_000);
@@ -82,26 +88,22 @@ describe('heap writers', () => {
     expect(() => writers!.flush()).toThrow(/heap writer/);
   });
 
-  it('leave a write under their threshold to the calling thread, at once', async () => {
-    writers = await HeapWriters.start(writerScript(), 2, 1000, 4096);
+  it('write at once, on the calling thread, with none', async () => {
+    writers = await HeapWriters.start('', 0, 1000);
     const src = new Uint32Array(3000).map((_, i) => i + 1);
     const heap = sharedWords(3000);
-    expect(writers.threadsFor(4092)).toBe(0);
-    writeAtOnce(src, 0, heap, 0, 1023);
-    // In the heap before any flush: no writer took it.
-    expect(Array.from(heap.subarray(0, 1023))).toEqual(Array.from(src.subarray(0, 1023)));
-    writers.flush();
-    expect(writers.threadsFor(4096)).toBe(2);
     writers.copy(src, 0, heap, 0, 3000);
-    writers.flush();
+    // In the heap before any flush: no writer took it.
     expect(Array.from(heap)).toEqual(Array.from(src));
+    writeAtOnce(src, 1, heap, 0, 1023);
+    expect(Array.from(heap.subarray(0, 1023))).toEqual(Array.from(src.subarray(1, 1024)));
+    expect(writers.flush()).toBe(0);
   });
 
-  it('are chosen from the cores unless asked for', () => {
-    expect(writerCount(-1, 2)).toBe(0);
-    expect(writerCount(-1, 16)).toBe(4);
-    expect(writerCount(-1, 64)).toBe(4);
-    expect(writerCount(3, 2)).toBe(3);
-    expect(writerCount(0, 16)).toBe(0);
+  it('are none unless asked for', () => {
+    expect(writerCount(-1)).toBe(0);
+    expect(writerCount(3)).toBe(3);
+    expect(writerCount(0)).toBe(0);
+    expect(writerCount(2.7)).toBe(2);
   });
 });

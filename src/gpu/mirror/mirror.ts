@@ -23,6 +23,7 @@ import { GpuAdapterLimitError } from '../device/adapter.js';
 import { bufferSize, floorPow2, GrowableBuffer, Readback, u32View } from '../device/buffers.js';
 import type { BindingSpec } from '../device/shader.js';
 import { vertexWordsInUse } from '../../heap/ref-graph.js';
+import { copyWordsInto } from '../../heap/native-copy.js';
 import { atParityOf, bufferWord } from '../../heap/word-parity.js';
 
 /** Word ranges as flat [start, end) pairs: [s0, e0, s1, e1, ...]. */
@@ -125,7 +126,7 @@ export class StagingUploader {
         continue;
       }
       const n = Math.min(room, src.length - done);
-      slot.view!.set(src.subarray(done, done + n), at);
+      copyWordsInto(slot.view!, at, src, done, n);
       slot.copies.push({ srcByte: at * 4, dst, dstByte: (dstWord + done) * 4, bytes: n * 4 });
       slot.used = (at + n) * 4;
       done += n;

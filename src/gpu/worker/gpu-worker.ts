@@ -10,6 +10,7 @@
  * next `takeDirty...` call, merged if several requests brought some.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { copyWordsInto } from '../../heap/native-copy.js';
 import { currentGpu, destroyGpu, openGpu } from '../device/device.js';
 import { deviceFaults, GpuFault } from '../faults.js';
 import { STAGED_ROOTS } from '../engines/job.js';
@@ -164,7 +165,7 @@ class Hosted {
       if (live.length !== this.expected) throw new Error('the live list is gone');
       for (let at = 0; at < live.length; ) {
         const end = Math.min(live.length, at + STREAM_BLOCK);
-        this.shared.set(live.subarray(at, end), at);
+        copyWordsInto(this.shared, at, live, at, end - at);
         Atomics.store(p, 0, end);
         Atomics.notify(p, 0);
         at = end;

@@ -5,6 +5,7 @@
  */
 
 import { workerData } from 'node:worker_threads';
+import { copyWordsInto } from '../../heap/native-copy.js';
 import { DONE, FAILED, type WriterBlock, type WriterReply, type WriterStart } from './heap-writers.js';
 
 const { id, port, ctl } = workerData as WriterStart;
@@ -17,7 +18,7 @@ port.on('message', (block: WriterBlock) => {
     const segs = block.segs;
     for (let i = 0; i < segs.length; i += 4) {
       const from = segs[i + 3]!;
-      dsts[segs[i]!]!.set(src.subarray(from, from + segs[i + 2]!), segs[i + 1]!);
+      copyWordsInto(dsts[segs[i]!]!, segs[i + 1]!, src, from, segs[i + 2]!);
     }
     reply = { buf: block.buf };
   } catch (e) {

@@ -2,20 +2,21 @@
  * Threads that write a device read-back into the shared heap beside the GPU
  * worker (docs/decisions/s38-01-read-back-written-by-several-threads.md).
  *
- * One thread writes a mapped read-back into the heap's SharedArrayBuffer
- * slower than it reads the mapping into plain memory (V8 copies into shared
- * memory with atomic accesses). So with writers, the GPU worker only stages the
- * mapping, a block at a time, into plain buffers that it transfers to the
- * writer threads, and they write the blocks into the heap in parallel, behind
+ * Only the GPU worker can read Dawn's mapping, and it copies the mapping into
+ * the heap's SharedArrayBuffer as fast as into plain memory (heap/native-copy.ts),
+ * so by default it writes the read-back alone: staging blocks for other threads
+ * takes it as long as writing them (docs/decisions/s60-01-native-copy-into-the-heap.md).
+ * Writers asked for with `--gpu-opt writers=N` take staged blocks: the GPU worker
+ * stages the mapping, a block at a time, into plain buffers that it transfers to
+ * the writer threads, and they write the blocks into the heap in parallel, behind
  * the staging. Segments are queued with `copy` and are all in the heap when
  * `flush` returns; with no writers, `copy` writes at once.
  *
  * The GPU worker stages only a share of the words, and writes the rest into the
- * heap itself while the writers write what it staged: staging is faster than a
- * write into shared memory, so a thread that staged everything for one writer
- * would wait for it (docs/decisions/s58-03-device-thread-writes-a-share.md).
- * The share starts from the writer count and follows how long this thread
- * waited in the last write.
+ * heap itself while the writers write what it staged, so that it does not wait
+ * for them (docs/decisions/s58-03-device-thread-writes-a-share.md). The share
+ * starts from the writer count and follows how long this thread waited in the
+ * last write.
  *
  * A block holds segments one after another, each starting at its destination
  * word's parity (heap/word-parity.ts); its message lists them as (destination,
@@ -25,22 +26,18 @@
  * buffers back with receiveMessageOnPort.
  */
 
-import { availableParallelism } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { copyWordsInto } from '../../heap/native-copy.js';
 import { atParityOf, bufferWord } from '../../heap/word-parity.js';
 import { workerScript } from '../../heap/worker-script.js';
 
 /** Words of a staged block. */
 export const BLOCK_WORDS = 1 << 19;
-/** With the default writers, a write of fewer bytes is done at once by the
- *  device's thread: handing a block to a writer and waiting for it costs more
- *  than the copy. */
-export const DIRECT_WRITE_BYTES = 1 << 20;
 /** Blocks in flight per writer: one being written while the next is staged. */
 const BLOCKS_PER_WRITER = 2;
 /** How many times as fast this thread stages words (reads a mapping into plain
- *  memory) as a thread writes them into shared memory. */
-const STAGE_SPEED = 1.6;
+ *  memory) as a thread writes them into shared memory: both are one memcpy. */
+export const STAGE_SPEED = 1;
 /** A write of fewer words than this many blocks says little about the share. */
 const SHARE_MIN_BLOCKS = 4;
 /** Waiting less than this fraction of a write, this thread kept the writers busy. */
@@ -72,27 +69,26 @@ export type WriterReply = { readonly buf: ArrayBuffer } | { readonly error: stri
 
 /** Copies `src`'s words [from, from + n) to `dst` at word `at` on this thread. */
 export function writeAtOnce(src: Uint32Array, from: number, dst: Uint32Array, at: number, n: number): void {
-  dst.set(src.subarray(from, from + n), at);
+  copyWordsInto(dst, at, src, from, n);
 }
 
 /**
  * The share of a write's words this thread stages for `writers` threads, so that
  * it and they finish together: it stages f and writes 1 - f itself, taking
  * f/STAGE_SPEED + (1 - f) of the time a writer takes for the whole, while the
- * writers take f/writers. Equal when f = 1/(1 + 1/writers - 1/STAGE_SPEED): about
- * 0.73 for one writer; two or more write everything staged faster than it stages.
+ * writers take f/writers. Equal when f = 1/(1 + 1/writers - 1/speed), or 1 when
+ * that is more: with staging no faster than writing, all of it, and the writers
+ * save this thread nothing until the waits lower the share.
  */
-export function stagedShare(writers: number): number {
+export function stagedShare(writers: number, speed = STAGE_SPEED): number {
   if (writers <= 0) return 0;
-  return Math.min(1, 1 / (1 + 1 / writers - 1 / STAGE_SPEED));
+  const f = 1 / (1 + 1 / writers - 1 / speed);
+  return f > 0 && f < 1 ? f : 1;
 }
 
-/** The writer threads `--gpu-opt writers` asks for; below 0, chosen from the cores:
- *  a quarter of them up to 4, none on a machine of fewer than 8 (the main thread
- *  and the GPU worker take two, and the writers would take the program's cores). */
-export function writerCount(asked: number, cores = availableParallelism()): number {
-  if (asked >= 0) return Math.floor(asked);
-  return cores < 8 ? 0 : Math.min(4, cores >>> 2);
+/** The writer threads `--gpu-opt writers` asks for: none unless asked. */
+export function writerCount(asked: number): number {
+  return asked >= 0 ? Math.floor(asked) : 0;
 }
 
 export class HeapWriters {
@@ -123,15 +119,13 @@ export class HeapWriters {
   private constructor(
     readonly threads: number,
     private readonly blockWords: number,
-    private readonly directBelow: number,
   ) {
     this.share = stagedShare(threads);
   }
 
-  /** Starts `threads` writers running `script` (none: every copy is written at
-   *  once, as are writes of fewer than `directBelow` bytes). */
-  static async start(script: string, threads: number, blockWords = BLOCK_WORDS, directBelow = 0): Promise<HeapWriters> {
-    const w = new HeapWriters(threads, blockWords, directBelow);
+  /** Starts `threads` writers running `script` (none: every copy is written at once). */
+  static async start(script: string, threads: number, blockWords = BLOCK_WORDS): Promise<HeapWriters> {
+    const w = new HeapWriters(threads, blockWords);
     const online: Promise<void>[] = [];
     for (let id = 0; id < threads; id++) {
       const { port1, port2 } = new MessageChannel();
@@ -168,12 +162,6 @@ export class HeapWriters {
     return w;
   }
 
-  /** The writer threads a write of `bytes` in all is worth: none for a small
-   *  one, which the caller then writes with `writeAtOnce`. */
-  threadsFor(bytes: number): number {
-    return bytes < this.directBelow ? 0 : this.threads;
-  }
-
   /** Queues the copy of `src`'s words [from, from + n) to `dst` at word `at` (written at once unless `dst` is shared memory). */
   copy(src: Uint32Array, from: number, dst: Uint32Array, at: number, n: number): void {
     const shared = dst.buffer;
@@ -204,7 +192,7 @@ export class HeapWriters {
         continue;
       }
       const k = Math.min(n, this.blockWords - put);
-      this.block.set(src.subarray(from, from + k), put);
+      copyWordsInto(this.block, put, src, from, k);
       let d = this.dsts.indexOf(shared);
       if (d < 0) d = this.dsts.push(shared) - 1;
       this.segs.push(d, word, k, put);
@@ -311,19 +299,15 @@ export function writerScript(): string {
 }
 
 /** This thread's writers by count and choice, shared by the markers it runs (they write one at a time). */
-const started = new Map<string, Promise<HeapWriters>>();
+const started = new Map<number, Promise<HeapWriters>>();
 
-/** Writers for `--gpu-opt writers=asked`, started once per count on this
- *  thread. Writers asked for by count write every read-back; the default ones
- *  leave small read-backs to the device's thread. */
+/** Writers for `--gpu-opt writers=asked`, started once per count on this thread. */
 export function heapWriters(asked: number): Promise<HeapWriters> {
   const n = writerCount(asked);
-  const directBelow = asked < 0 ? DIRECT_WRITE_BYTES : 0;
-  const key = `${n}/${directBelow}`;
-  let w = started.get(key);
+  let w = started.get(n);
   if (w === undefined) {
-    w = HeapWriters.start(n === 0 ? '' : writerScript(), n, BLOCK_WORDS, directBelow);
-    started.set(key, w);
+    w = HeapWriters.start(n === 0 ? '' : writerScript(), n);
+    started.set(n, w);
   }
   return w;
 }
