@@ -58,6 +58,7 @@ async function fromMapping() {
   const alive = setInterval(() => {}, 1000);
   const gpu = create([]);
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+  if (!adapter) throw new Error('--mapped: no GPU adapter');
   const device = await adapter.requestDevice({ requiredLimits: { maxBufferSize: adapter.limits.maxBufferSize } });
   console.log(`adapter: ${adapter.info.vendor} ${adapter.info.device} ${adapter.info.description}`);
   const src = device.createBuffer({ size: n * 4, usage: GPUBufferUsage.COPY_SRC, mappedAtCreation: true });
