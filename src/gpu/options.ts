@@ -139,8 +139,8 @@ export interface GpuOptions {
    *  Not a marking optimization: `all` and `none` leave it alone. */
   evacuate: 'cpu' | 'gpu';
   /** `evacuate=gpu`: threads besides the GPU worker that write the read-back into
-   *  the heap (gpu/worker/heap-writers.ts); 0, or below 0 (the default): the GPU
-   *  worker writes it alone. Not a marking optimization:
+   *  the heap (gpu/worker/heap-writers.ts); 0: the GPU worker writes it alone;
+   *  below 0 (the default): chosen from the cores. Not a marking optimization:
    *  `all` and `none` leave it alone. */
   writers: number;
 }

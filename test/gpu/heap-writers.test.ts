@@ -88,22 +88,27 @@ describe('heap writers', () => {
     expect(() => writers!.flush()).toThrow(/heap writer/);
   });
 
-  it('write at once, on the calling thread, with none', async () => {
-    writers = await HeapWriters.start('', 0, 1000);
+  it('leave a write under their threshold to the calling thread, at once', async () => {
+    writers = await HeapWriters.start(writerScript(), 2, 1000, 4096);
     const src = new Uint32Array(3000).map((_, i) => i + 1);
     const heap = sharedWords(3000);
-    writers.copy(src, 0, heap, 0, 3000);
+    expect(writers.threadsFor(4092)).toBe(0);
+    writeAtOnce(src, 0, heap, 0, 1023);
     // In the heap before any flush: no writer took it.
+    expect(Array.from(heap.subarray(0, 1023))).toEqual(Array.from(src.subarray(0, 1023)));
+    writers.flush();
+    expect(writers.threadsFor(4096)).toBe(2);
+    writers.copy(src, 0, heap, 0, 3000);
+    writers.flush();
     expect(Array.from(heap)).toEqual(Array.from(src));
-    writeAtOnce(src, 1, heap, 0, 1023);
-    expect(Array.from(heap.subarray(0, 1023))).toEqual(Array.from(src.subarray(1, 1024)));
-    expect(writers.flush()).toBe(0);
   });
 
-  it('are none unless asked for', () => {
-    expect(writerCount(-1)).toBe(0);
-    expect(writerCount(3)).toBe(3);
-    expect(writerCount(0)).toBe(0);
-    expect(writerCount(2.7)).toBe(2);
+  it('are chosen from the cores unless asked for', () => {
+    expect(writerCount(-1, 2)).toBe(0);
+    expect(writerCount(-1, 3)).toBe(0);
+    expect(writerCount(-1, 4)).toBe(1);
+    expect(writerCount(-1, 64)).toBe(1);
+    expect(writerCount(3, 2)).toBe(3);
+    expect(writerCount(0, 16)).toBe(0);
   });
 });

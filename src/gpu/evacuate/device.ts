@@ -642,7 +642,7 @@ export class DeviceEvacuation {
       parts.add(tenured.edges, g.tenuredEdgeBase, graphBack + g.outTenuredEdges, g.tenuredEdges);
       if (remEdges > 0) addRememberedEdges(parts, job, back!, tenured.edges, graphBack + g.outWords);
     }
-    const threads = writers.threads;
+    const threads = writers.threadsFor(bytes);
     const copy = threads === 0 ? writeAtOnce : writers.copy.bind(writers);
     await rb.read(
       bytes,

@@ -2,19 +2,19 @@
  * Threads that write a device read-back into the shared heap beside the GPU
  * worker (docs/decisions/s38-01-read-back-written-by-several-threads.md).
  *
- * Only the GPU worker can read Dawn's mapping, and it copies the mapping into
- * the heap's SharedArrayBuffer as fast as into plain memory (heap/native-copy.ts),
- * so by default it writes the read-back alone: staging blocks for other threads
- * takes it as long as writing them (docs/decisions/s60-01-native-copy-into-the-heap.md).
- * Writers asked for with `--gpu-opt writers=N` take staged blocks: the GPU worker
- * stages the mapping, a block at a time, into plain buffers that it transfers to
- * the writer threads, and they write the blocks into the heap in parallel, behind
- * the staging. Segments are queued with `copy` and are all in the heap when
- * `flush` returns; with no writers, `copy` writes at once.
+ * Only the GPU worker can read Dawn's mapping (Node copies a mapped buffer
+ * posted to another thread). With writers, it stages the mapping, a block at a
+ * time, into plain buffers that it transfers to the writer threads, and they
+ * write the blocks into the heap in parallel, behind the staging. Segments are
+ * queued with `copy` and are all in the heap when `flush` returns; with no
+ * writers, `copy` writes at once.
  *
- * The GPU worker stages only a share of the words, and writes the rest into the
- * heap itself while the writers write what it staged, so that it does not wait
- * for them (docs/decisions/s58-03-device-thread-writes-a-share.md). The share
+ * Staging costs the GPU worker about what writing the heap would (both are one
+ * memcpy: heap/native-copy.ts), so a writer pays where one thread cannot take
+ * the memory's bandwidth alone (docs/decisions/s60-01-native-copy-into-the-heap.md).
+ * The GPU worker stages a share of the words and writes the rest into the heap
+ * itself while the writers write what it staged, so that it does not wait for
+ * them (docs/decisions/s58-03-device-thread-writes-a-share.md). The share
  * starts from the writer count and follows how long this thread waited in the
  * last write.
  *
@@ -26,6 +26,7 @@
  * buffers back with receiveMessageOnPort.
  */
 
+import { availableParallelism } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { copyWordsInto } from '../../heap/native-copy.js';
 import { atParityOf, bufferWord } from '../../heap/word-parity.js';
@@ -33,6 +34,10 @@ import { workerScript } from '../../heap/worker-script.js';
 
 /** Words of a staged block. */
 export const BLOCK_WORDS = 1 << 19;
+/** With the default writers, a write of fewer bytes is done at once by the
+ *  device's thread: handing a block to a writer and waiting for it costs more
+ *  than the copy. */
+export const DIRECT_WRITE_BYTES = 1 << 20;
 /** Blocks in flight per writer: one being written while the next is staged. */
 const BLOCKS_PER_WRITER = 2;
 /** How many times as fast this thread stages words (reads a mapping into plain
@@ -77,8 +82,8 @@ export function writeAtOnce(src: Uint32Array, from: number, dst: Uint32Array, at
  * it and they finish together: it stages f and writes 1 - f itself, taking
  * f/STAGE_SPEED + (1 - f) of the time a writer takes for the whole, while the
  * writers take f/writers. Equal when f = 1/(1 + 1/writers - 1/speed), or 1 when
- * that is more: with staging no faster than writing, all of it, and the writers
- * save this thread nothing until the waits lower the share.
+ * that is more: with staging no faster than writing, all of it, and the waits
+ * then lower the share.
  */
 export function stagedShare(writers: number, speed = STAGE_SPEED): number {
   if (writers <= 0) return 0;
@@ -86,9 +91,12 @@ export function stagedShare(writers: number, speed = STAGE_SPEED): number {
   return f > 0 && f < 1 ? f : 1;
 }
 
-/** The writer threads `--gpu-opt writers` asks for: none unless asked. */
-export function writerCount(asked: number): number {
-  return asked >= 0 ? Math.floor(asked) : 0;
+/** The writer threads `--gpu-opt writers` asks for; below 0, one on a machine of
+ *  at least 4 cores (the main thread, which waits, and the GPU worker take two;
+ *  the bar's pause may use two CPU threads), none on a smaller one. */
+export function writerCount(asked: number, cores = availableParallelism()): number {
+  if (asked >= 0) return Math.floor(asked);
+  return cores < 4 ? 0 : 1;
 }
 
 export class HeapWriters {
@@ -119,13 +127,15 @@ export class HeapWriters {
   private constructor(
     readonly threads: number,
     private readonly blockWords: number,
+    private readonly directBelow: number,
   ) {
     this.share = stagedShare(threads);
   }
 
-  /** Starts `threads` writers running `script` (none: every copy is written at once). */
-  static async start(script: string, threads: number, blockWords = BLOCK_WORDS): Promise<HeapWriters> {
-    const w = new HeapWriters(threads, blockWords);
+  /** Starts `threads` writers running `script` (none: every copy is written at
+   *  once, as are writes of fewer than `directBelow` bytes). */
+  static async start(script: string, threads: number, blockWords = BLOCK_WORDS, directBelow = 0): Promise<HeapWriters> {
+    const w = new HeapWriters(threads, blockWords, directBelow);
     const online: Promise<void>[] = [];
     for (let id = 0; id < threads; id++) {
       const { port1, port2 } = new MessageChannel();
@@ -160,6 +170,12 @@ export class HeapWriters {
       w.free.push(buf);
     }
     return w;
+  }
+
+  /** The writer threads a write of `bytes` in all is worth: none for a small
+   *  one, which the caller then writes with `writeAtOnce`. */
+  threadsFor(bytes: number): number {
+    return bytes < this.directBelow ? 0 : this.threads;
   }
 
   /** Queues the copy of `src`'s words [from, from + n) to `dst` at word `at` (written at once unless `dst` is shared memory). */
@@ -299,15 +315,19 @@ export function writerScript(): string {
 }
 
 /** This thread's writers by count and choice, shared by the markers it runs (they write one at a time). */
-const started = new Map<number, Promise<HeapWriters>>();
+const started = new Map<string, Promise<HeapWriters>>();
 
-/** Writers for `--gpu-opt writers=asked`, started once per count on this thread. */
+/** Writers for `--gpu-opt writers=asked`, started once per count on this
+ *  thread. Writers asked for by count write every read-back; the default ones
+ *  leave small read-backs to the device's thread. */
 export function heapWriters(asked: number): Promise<HeapWriters> {
   const n = writerCount(asked);
-  let w = started.get(n);
+  const directBelow = asked < 0 ? DIRECT_WRITE_BYTES : 0;
+  const key = `${n}/${directBelow}`;
+  let w = started.get(key);
   if (w === undefined) {
-    w = HeapWriters.start(n === 0 ? '' : writerScript(), n);
-    started.set(n, w);
+    w = HeapWriters.start(n === 0 ? '' : writerScript(), n, BLOCK_WORDS, directBelow);
+    started.set(key, w);
   }
   return w;
 }
