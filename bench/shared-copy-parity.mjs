@@ -75,6 +75,31 @@ async function fromMapping() {
   best('mapping -> plain, set', () => plain2.set(map, 0));
   best('mapping -> plain, native', () => copyWordsInto(plain2, 0, map, 0, n));
   rb.unmap();
+  // As a pause meets it: the first copy out of each new mapping, into heap memory
+  // touched once before and not since.
+  const heap = new Int32Array(new SharedArrayBuffer(n * 4 * 6));
+  for (let i = 0; i < heap.length; i += 1024) heap[i] = 1;
+  /** @type {{ label: string, copy: (m: Int32Array, r: number) => void }[]} */
+  const fresh = [
+    { label: 'fresh mapping -> shared, native', copy: (m) => copyWordsInto(shared, 0, m, 0, n) },
+    { label: 'fresh mapping -> shared, set', copy: (m) => shared.set(m, 0) },
+    { label: 'fresh mapping -> cold shared, native', copy: (m, r) => copyWordsInto(heap, r * n, m, 0, n) },
+  ];
+  for (const { label, copy } of fresh) {
+    let ms = Infinity;
+    for (let r = 0; r < 5; r++) {
+      const e = device.createCommandEncoder();
+      e.copyBufferToBuffer(src, 0, rb, 0, n * 4);
+      device.queue.submit([e.finish()]);
+      await rb.mapAsync(GPUMapMode.READ);
+      const words = new Int32Array(rb.getMappedRange());
+      const t = performance.now();
+      copy(words, r);
+      ms = Math.min(ms, performance.now() - t);
+      rb.unmap();
+    }
+    console.log(`${label.padEnd(42)} ${ms.toFixed(2).padStart(8)} ms ${((n * 4) / ms / 1e6).toFixed(2).padStart(6)} GB/s`);
+  }
   device.destroy();
   clearInterval(alive);
 }
