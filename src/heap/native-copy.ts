@@ -7,7 +7,9 @@
  * exactly as long as the range it fills, copies it there with one memcpy,
  * whatever memory either lies in (docs/decisions/s60-01-native-copy-into-the-heap.md).
  * A memcpy makes no promise to a thread reading the bytes meanwhile, so this is
- * for copies nobody races: a collector's own writes during a pause, and staging.
+ * for copies nobody reads until an atomic operation after them (a collector's
+ * writes during a pause, a streamed block published with `Atomics.store`) and
+ * for reads of words nobody writes meanwhile (staging while the program waits).
  */
 
 const fill = Buffer.prototype.fill;

@@ -7,8 +7,11 @@
  * they do not (docs/decisions/s39-01-word-parity-of-shared-copies.md). Backing stores, V8's
  * and Dawn's mapped ranges alike, start 8-byte aligned, so a copy of 4-byte
  * words runs at full speed exactly when its first source and destination words
- * have the same parity, counted from the start of their buffers.
+ * have the same parity, counted from the start of their buffers. Large copies
+ * go through one memcpy instead (native-copy.ts), at any parity.
  */
+
+import { copyWordsInto, NATIVE_COPY_MIN_WORDS } from './native-copy.js';
 
 /** The word index of element `i` of `a`, counted from the start of its buffer. */
 export function bufferWord(a: ArrayBufferView, i: number): number {
@@ -21,18 +24,17 @@ export function atParityOf(at: number, other: number): number {
   return at + ((at ^ other) & 1);
 }
 
-import { copyWordsInto, NATIVE_COPY_MIN_WORDS } from './native-copy.js';
-
 /** Copies at different parities shorter than this go a word at a time: staging them costs more. */
 const STAGE_MIN_WORDS = 256;
 /** Plain memory a staged copy passes through, grown as needed (one per isolate). */
 let scratch = new Int32Array(0);
 
 /**
- * `words.copyWithin(dst, src, src + n)` at full speed in shared memory: when the
- * two ends differ in parity, a large copy goes out to plain memory at the
- * source's parity, moves there to the destination's (plain memory copies fast at
- * any alignment), and comes back in.
+ * `words.copyWithin(dst, src, src + n)` at full speed in shared memory: a large
+ * copy whose ends do not overlap is one memcpy; otherwise, when the two ends
+ * differ in parity, a large copy goes out to plain memory at the source's
+ * parity, moves there to the destination's (plain memory copies fast at any
+ * alignment), and comes back in.
  */
 export function copyWords(words: Int32Array, dst: number, src: number, n: number): void {
   const d = bufferWord(words, dst);
