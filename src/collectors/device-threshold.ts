@@ -17,6 +17,14 @@
  * objects, else half of what is in use is guessed, as auto guesses: a first
  * collection on the device is its dearest (nothing of the heap is on the
  * device yet), so a collection that keeps little should not go there.
+ *
+ * A full collection also stays on the CPU while the device's last mark spent
+ * most of its time finishing on the CPU (a chain, such as one long list, that
+ * the device cannot split and hands to its CPU finish): the CPU evacuates a full
+ * collection anyway, so the device would add only its fixed costs to a CPU mark
+ * (docs/decisions/s60-03-full-collections-of-a-chain-stay-on-the-cpu.md). Young
+ * collections of a chain stay on the device, whose evacuation saves more than
+ * its mark loses; each one measures the heap's shape again.
  */
 
 import { SurvivalProbe } from '../gc/survival-probe.js';
@@ -31,18 +39,27 @@ export const DEFAULT_GPU_MIN_LIVE = 2 << 20;
  *  about a quarter of the cost (decision s56-01). */
 export const FULL_FACTOR = 4;
 
+/** Of a device mark's time, the share its CPU finish took above which the heap
+ *  is taken for a chain (decision s60-03). */
+export const CHAIN_SHARE = 0.5;
+
 /** Where a collection ran, for its record. */
 export interface Routed {
   readonly onDevice: boolean;
   /** Bytes the collection was predicted to trace, and the least the device takes. */
   readonly predictedBytes: number;
   readonly minBytes: number;
+  /** Set when a full collection stays on the CPU for a chain: the share of the
+   *  device's last mark its CPU finish took. */
+  readonly chainShare?: number;
 }
 
 export class DeviceThreshold {
   private readonly shares = new LiveShares();
   /** The young words in use before the collection `route` was last asked about. */
   private youngBefore = 0;
+  /** Of the device's last mark, the share its CPU finish took (0 before any). */
+  private lastCpuShare = 0;
 
   /** `minBytes`: `--gpu-min-live`; 0 gives every collection to the device. `probe`:
    *  the GPU collector's, which its warm-up rehearses (gpu-fallback.ts). */
@@ -72,11 +89,19 @@ export class DeviceThreshold {
       const words = young ? this.probe.youngLiveWords(h) : this.probe.heapLiveWords(h);
       predictedBytes = words >= 0 ? 4 * words : share.value * inUse;
     }
-    return { onDevice: predictedBytes >= min, predictedBytes, minBytes: min };
+    const routed = { onDevice: predictedBytes >= min, predictedBytes, minBytes: min };
+    // With no threshold (0: every collection to the device) a chain goes there too.
+    if (!young && routed.onDevice && min > 0 && this.lastCpuShare > CHAIN_SHARE) {
+      return { ...routed, onDevice: false, chainShare: this.lastCpuShare };
+    }
+    return routed;
   }
 
-  /** Learns the share of what was in use that the collection `record` kept. */
-  observe(record: GcRecord): void {
+  /** Learns the share of what was in use that the collection `record` kept and,
+   *  from a mark on the device, how much of it the CPU finished. */
+  observe(record: GcRecord, onDevice: boolean): void {
     this.shares.observe(record, this.youngBefore);
+    const m = record.marker;
+    if (onDevice && m.mark > 0) this.lastCpuShare = (m.cpuFallback ?? 0) / m.mark;
   }
 }

@@ -140,9 +140,10 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     if (r !== null && !r.onDevice) {
       this.cpuCollections++;
       record.collector = `${record.collector}(cpu)`;
-      record.underGpuMinLive = { predictedBytes: Math.round(r.predictedBytes), minLiveBytes: r.minBytes };
+      if (r.chainShare !== undefined) record.chainOnCpu = { cpuShare: r.chainShare };
+      else record.underGpuMinLive = { predictedBytes: Math.round(r.predictedBytes), minLiveBytes: r.minBytes };
     }
-    this.threshold?.observe(record);
+    this.threshold?.observe(record, this.gpu !== null && (r === null || r.onDevice));
   }
 
   /** The threshold asks the survival probe before a first large collection, once

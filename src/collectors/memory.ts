@@ -520,7 +520,7 @@ export function formatStats(s: RunStats): string {
       : '';
     lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${statMs(s.gpu.startupMs)}${steps}`);
     if (s.gpu.minLiveBytes > 0) {
-      lines.push(`gpu min live: ${statSize(s.gpu.minLiveBytes)}; ${s.gpu.cpuCollections} of ${s.youngCollections + s.fullCollections} collections predicted to trace less ran on the CPU`);
+      lines.push(`gpu min live: ${statSize(s.gpu.minLiveBytes)}; ${s.gpu.cpuCollections} of ${s.youngCollections + s.fullCollections} collections ran on the CPU (predicted to trace less, or full collections of a chain)`);
     }
   }
   if (s.gpuFallback) {

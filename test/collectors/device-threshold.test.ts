@@ -4,28 +4,31 @@
 // GPU marker is a stand-in that marks as serial does and counts its marks;
 // test/gpu/gpu-min-live.test.ts runs the real one on lavapipe.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_GPU_MIN_LIVE, DeviceThreshold, FULL_FACTOR } from '../../src/collectors/device-threshold.js';
+import { CHAIN_SHARE, DEFAULT_GPU_MIN_LIVE, DeviceThreshold, FULL_FACTOR } from '../../src/collectors/device-threshold.js';
 import { GpuFallbackMarker } from '../../src/collectors/gpu-fallback.js';
 import { createCollector } from '../../src/gc/index.js';
 import { HEAP_READER, type MarkRequest } from '../../src/gc/marker.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { createHeap, type HeapImpl } from '../../src/heap/heap.js';
-import type { GcRecord } from '../../src/heap/telemetry.js';
+import { formatGcRecord, type GcRecord } from '../../src/heap/telemetry.js';
 import type { WorkerGpuMarker } from '../../src/gpu/index.js';
 import { alloc, collect, RootArray } from '../gc/helpers.js';
 
 /** A GPU marker that reads the heap as the CPU does (so the plan needs nothing of a
- *  mirror) and counts the marks it was given. */
-function standIn(heap: HeapImpl, software: boolean) {
+ *  mirror) and counts the marks it was given; each mark reports `cpuShare.value`
+ *  of its time as its CPU finish. */
+function standIn(heap: HeapImpl, software: boolean, cpuShare = { value: 0 }) {
   const marks: string[] = [];
   const serial = new SerialMarker(heap);
   const gpu = {
     name: 'gpu-dfs',
     constraints: { ...HEAP_READER },
     adapter: { software },
-    mark: (r: MarkRequest) => {
+    mark: async (r: MarkRequest) => {
       marks.push(r.kind);
-      return serial.mark(r);
+      const m = await serial.mark(r);
+      const mark = Math.max(m.times.mark, 1);
+      return { ...m, times: { ...m.times, mark, cpuFallback: cpuShare.value * mark } };
     },
     prepare: () => Promise.resolve(),
     uploadAhead: () => Promise.resolve(),
@@ -35,13 +38,13 @@ function standIn(heap: HeapImpl, software: boolean) {
 }
 
 /** A heap collected by a GpuFallbackMarker around the stand-in, wired as collectors/memory.ts wires it. */
-async function routedHeap(software: boolean, minLiveBytes?: number) {
+async function routedHeap(software: boolean, minLiveBytes?: number, cpuShare = { value: 0 }) {
   const records: GcRecord[] = [];
   let marker: GpuFallbackMarker | null = null;
   const heap = createHeap({ heapBytes: 1 << 20, logGc: (_line, r) => (marker!.observe(r), records.push(r)) });
   const roots = new RootArray();
   heap.setRoots(roots);
-  const s = standIn(heap, software);
+  const s = standIn(heap, software, cpuShare);
   marker = new GpuFallbackMarker(s.gpu, heap, () => {}, minLiveBytes);
   await marker.prepare();
   heap.setCollector(marker.around(createCollector('gpu-dfs', heap, { marker })));
@@ -87,10 +90,10 @@ describe('DeviceThreshold', () => {
     expect(t.route('full')).toEqual({ onDevice: true, predictedBytes: heap.usedBytes() / 2, minBytes: 4 * 4096 });
     // A young collection that kept a tenth of what was in use: the next prediction is a tenth.
     t.route('young');
-    t.observe({ kind: 'young', survivedBytes: young / 10, promotedBytes: 0, usedBefore: young, usedAfter: young / 10 } as GcRecord);
+    t.observe({ kind: 'young', survivedBytes: young / 10, promotedBytes: 0, usedBefore: young, usedAfter: young / 10 } as GcRecord, false);
     expect(t.route('young').predictedBytes).toBeCloseTo(young / 10, 6);
     // A full collection that kept a quarter.
-    t.observe({ kind: 'full', survivedBytes: 0, promotedBytes: 0, usedBefore: 8000, usedAfter: 2000 } as GcRecord);
+    t.observe({ kind: 'full', survivedBytes: 0, promotedBytes: 0, usedBefore: 8000, usedAfter: 2000 } as GcRecord, false);
     expect(t.route('full').predictedBytes).toBeCloseTo(heap.usedBytes() / 4, 6);
   });
 
@@ -145,6 +148,44 @@ describe('GpuFallbackMarker with --gpu-min-live', () => {
     // Between collections the constraints are the GPU marker's again.
     expect(marker.constraints).not.toBe(HEAP_READER);
     marker.dispose();
+  });
+
+  it("keeps a full collection on the CPU while the device's last mark spent most of its time finishing on the CPU", async () => {
+    const share = { value: 0.9 };
+    const { heap, roots, marker, records, marks, node } = await routedHeap(false, 1024, share);
+    rootedList(heap, roots, node, 3000);
+    // A young mark on the device that its CPU finish took 90% of: a chain.
+    await collect(heap, 'young');
+    expect(marks).toEqual(['young']);
+    expect(CHAIN_SHARE).toBe(0.5);
+    // The full collection, over the threshold, stays on the CPU, named so.
+    await collect(heap, 'full');
+    expect(marks).toEqual(['young']);
+    expect(records[1]!.collector).toBe('gpu-dfs(cpu)');
+    expect(records[1]!.chainOnCpu!.cpuShare).toBeCloseTo(0.9, 10);
+    expect(records[1]!.underGpuMinLive).toBeUndefined();
+    expect(formatGcRecord(records[1]!)).toMatch(/ on-cpu \(a chain: the device's last mark spent 90% finishing on the CPU\)/);
+    // A young collection still goes to the device, and measures again: no chain now.
+    share.value = 0.2;
+    await collect(heap, 'young');
+    expect(marks).toEqual(['young', 'young']);
+    await collect(heap, 'full');
+    expect(marks).toEqual(['young', 'young', 'full']);
+    expect(records[3]!.collector).toBe('gpu-dfs');
+    // A full mark on the device teaches it too: at 0.6 the next full stays on the CPU.
+    share.value = 0.6;
+    await collect(heap, 'full');
+    await collect(heap, 'full');
+    expect(marks).toEqual(['young', 'young', 'full', 'full']);
+    expect(marker.cpuCollections).toBe(2);
+    marker.dispose();
+    // With no threshold (a software adapter's default) a chain goes to the device too.
+    const soft = await routedHeap(true, undefined, { value: 0.9 });
+    rootedList(soft.heap, soft.roots, soft.node, 100);
+    await collect(soft.heap, 'young');
+    await collect(soft.heap, 'full');
+    expect(soft.marks).toEqual(['young', 'full']);
+    soft.marker.dispose();
   });
 
   it('gives a software adapter every collection by default, and a hardware one 2 MiB', async () => {
