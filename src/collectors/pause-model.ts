@@ -392,8 +392,8 @@ export class PauseModel {
   }
 
   /** Term `t`'s fitted line at `x` (`prior`: its default line instead). */
-  private lineAt(t: number, x: number, prior = false): number {
-    const l = prior ? this.priorLines : this.lines;
+  /** Term `t`'s cost at size `x` on `l`: the fitted lines, the prior ones or the raw ones. */
+  private lineAt(t: number, x: number, l: Float64Array = this.lines): number {
     return l[2 * t]! + l[2 * t + 1]! * Math.max(0, x);
   }
 
@@ -412,8 +412,8 @@ export class PauseModel {
     if (this.termSamples[t]! > 0 || other < 0) return this.lineAt(t, x);
     if (solo && PARALLEL_TERM[t] === 1) return this.lineAt(other, x);
     if (this.termSamples[other] === 0) return this.lineAt(t, x);
-    const theirs = this.lineAt(other, x, true);
-    return theirs > 0 ? (this.lineAt(other, x) * this.lineAt(t, x, true)) / theirs : this.lineAt(t, x);
+    const theirs = this.lineAt(other, x, this.priorLines);
+    return theirs > 0 ? (this.lineAt(other, x) * this.lineAt(t, x, this.priorLines)) / theirs : this.lineAt(t, x);
   }
 
   /**
@@ -453,7 +453,7 @@ export class PauseModel {
       steady += y;
       const measured = this.termSamples[t]! > 0;
       ms += measured ? y : y * w;
-      expected += measured ? this.rawLines[2 * t]! + this.rawLines[2 * t + 1]! * Math.max(0, x) : y * w;
+      expected += measured ? this.lineAt(t, x, this.rawLines) : y * w;
     }
     const cpu = engine === 'parallel' ? ms * this.threads : ms;
     return { engine, pauseMs: ms, expectedMs: expected, steadyMs: steady, cpuMs: cpu, samples: this.termSamples[TERMS_OF[base + SLOT.mark]!]! };

@@ -21,7 +21,7 @@ export const NATIVE_COPY_MIN_WORDS = 1024;
 type Words = Uint32Array | Int32Array;
 
 /** Whether `n` words at byte `a` and at byte `b` of the same memory overlap. */
-const overlaps = (a: number, b: number, n: number): boolean => a < b + n * 4 && b < a + n * 4;
+export const overlaps = (a: number, b: number, n: number): boolean => a < b + n * 4 && b < a + n * 4;
 
 /** Copies `src`'s words [from, from + n) to `dst` at word `at`, as
  *  `dst.set(src.subarray(from, from + n), at)` would for a range inside both

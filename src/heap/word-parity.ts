@@ -11,7 +11,7 @@
  * go through one memcpy instead (native-copy.ts), at any parity.
  */
 
-import { copyWordsInto, NATIVE_COPY_MIN_WORDS } from './native-copy.js';
+import { copyWordsInto, NATIVE_COPY_MIN_WORDS, overlaps } from './native-copy.js';
 
 /** The word index of element `i` of `a`, counted from the start of its buffer. */
 export function bufferWord(a: ArrayBufferView, i: number): number {
@@ -39,7 +39,7 @@ let scratch = new Int32Array(0);
 export function copyWords(words: Int32Array, dst: number, src: number, n: number): void {
   const d = bufferWord(words, dst);
   const s = bufferWord(words, src);
-  if (n >= NATIVE_COPY_MIN_WORDS && (dst >= src + n || src >= dst + n)) {
+  if (n >= NATIVE_COPY_MIN_WORDS && !overlaps(4 * dst, 4 * src, n)) {
     copyWordsInto(words, dst, words, src, n);
   } else if (((d ^ s) & 1) === 0 || !(words.buffer instanceof SharedArrayBuffer)) {
     words.copyWithin(dst, src, src + n);

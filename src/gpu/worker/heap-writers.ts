@@ -92,8 +92,9 @@ export function stagedShare(writers: number, speed = STAGE_SPEED): number {
 }
 
 /** The writer threads `--gpu-opt writers` asks for; below 0, one on a machine of
- *  at least 4 cores (the main thread, which waits, and the GPU worker take two;
- *  the bar's pause may use two CPU threads), none on a smaller one. */
+ *  at least 4 cores, none on a smaller one: the main thread waits in a pause, the
+ *  GPU worker and one writer keep two cores busy, and a second writer paid on no
+ *  host measured (docs/decisions/s60-01-native-copy-into-the-heap.md). */
 export function writerCount(asked: number, cores = availableParallelism()): number {
   if (asked >= 0) return Math.floor(asked);
   return cores < 4 ? 0 : 1;
