@@ -235,13 +235,13 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     return a;
   }
 
-  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null, edgeStarts: Int32Array | null = null): Promise<DeviceEvacuated> {
+  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, referents: Int32Array | null, edgeStarts: Int32Array | null = null): Promise<DeviceEvacuated> {
     const engine = this.current as 'gpu-dfs' | 'gpu-bfs';
     const a = this.assigned!;
     this.assigned = null;
     let done: DeviceEvacuated;
     try {
-      done = await this.evacuator().finishYoung(base, slotRuns, headers, picks, edgeStarts);
+      done = await this.evacuator().finishYoung(base, slotRuns, headers, referents, edgeStarts);
     } catch (e) {
       // The heap is as the mark left it and the CPU evacuates; the engine is not offered again.
       if (e instanceof MarkerFaultError) {

@@ -171,11 +171,25 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
 
   async mark(request: MarkRequest): Promise<MarkResult> {
     if (this.gpu !== null && !this.onCpu) {
+      let r: MarkResult;
       try {
-        return await this.gpu.mark(request);
+        r = await this.gpu.mark(request);
       } catch (e) {
         this.fall(e, 'mark');
+        return this.serial.mark(request);
       }
+      const ready = r.liveReady;
+      if (ready === undefined) return r;
+      // A list the device took with it is a fault too: the plan marks again, on the CPU.
+      const liveReady = (count: number): void => {
+        try {
+          ready(count);
+        } catch (e) {
+          this.fall(e, 'live list copy');
+          throw e;
+        }
+      };
+      return Object.defineProperties({ live: r.live, liveReady, times: r.times } as MarkResult, { bitmap: { get: () => (liveReady(r.live!.length), r.bitmap), enumerable: true } });
     }
     return this.serial.mark(request);
   }
@@ -211,10 +225,10 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
   }
 
   /** A fault here is thrown on: the plan undoes its part and evacuates on the CPU (gc/device-evacuation.ts). */
-  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null, edgeStarts: Int32Array | null = null): Promise<DeviceEvacuated> {
+  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, referents: Int32Array | null, edgeStarts: Int32Array | null = null): Promise<DeviceEvacuated> {
     if (this.gpu === null) throw new MarkerFaultError(this.fallback?.fault ?? 'gone', 'the GPU marker fell back to the CPU');
     try {
-      return await this.gpu.finishYoung(base, slotRuns, headers, picks, edgeStarts);
+      return await this.gpu.finishYoung(base, slotRuns, headers, referents, edgeStarts);
     } catch (e) {
       this.fall(e, 'evacuation');
       throw e;

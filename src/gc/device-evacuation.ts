@@ -11,9 +11,9 @@
  *   in its mirror and writes the moved words and the new addresses into the
  *   heap, with the remembered slots it redirected (and the old objects'
  *   forwarding headers where the CPU needs them) → the CPU dirties the cards
- *   the device found, redirects the roots (searching the live list, in
- *   address order, for the new addresses of the roots' referents, the only
- *   ones the device hands back, or through the forwarding headers), takes the
+ *   the device found, redirects the roots (through the new addresses of the
+ *   roots' referents, the only ones the device hands back, having found them
+ *   in its live list in address order, or through the forwarding headers), takes the
  *   reference graphs the device rebuilt (refgraph), and flips the survivor
  *   spaces.
  *
@@ -28,12 +28,12 @@ import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import type { Evacuator } from './evacuate.js';
 import { IntList } from './int-list.js';
 import { MarkerFaultError, type DeviceEvacuated, type YoungEvacuatingMarker } from './marker.js';
-import { fixRoots, fixRootsFromList, rootPicks, type RememberedRuns } from './roots.js';
+import { fixRoots, fixRootsFromReferents, rootReferents, type RememberedRuns } from './roots.js';
 import { snapshotForEvacuation, verifyDeviceEvacuation } from './verify-evacuation.js';
 
-/** The positions in the live list of the roots' referents (rootPicks): one list
- *  for the process, as collections never overlap. */
-const picks = new IntList();
+/** The roots' young referents (rootReferents): one list for the process, as
+ *  collections never overlap. */
+const referents = new IntList();
 /** Refgraph: each remembered run's first tenured edge (RefGraph.rememberedEdgeStarts). */
 const edgeStarts = new IntList();
 
@@ -71,6 +71,7 @@ export async function evacuateOnDevice(
   h: HeapImpl,
   marker: YoungEvacuatingMarker,
   live: Int32Array,
+  liveReady: ((count: number) => void) | undefined,
   ev: Evacuator,
   dirtyCards: IntList,
   remembered: RememberedRuns,
@@ -86,7 +87,7 @@ export async function evacuateOnDevice(
   }
   const runs = remembered.runs.view();
   let tv = performance.now();
-  const snapshot = h.options.verifyGc ? snapshotForEvacuation(h, live, runs) : null;
+  const snapshot = h.options.verifyGc ? (liveReady?.(live.length), snapshotForEvacuation(h, live, runs)) : null;
   phases.verify += performance.now() - tv;
   // Clean the scanned cards first: the promoted copies and the remembered
   // slots that still hold young references dirty theirs again below.
@@ -103,7 +104,7 @@ export async function evacuateOnDevice(
     // Refgraph's live list is in mark order, where a search for the roots'
     // referents misses: every new address comes back, with forwarding headers.
     const every = headers || h.graph !== null;
-    done = await marker.finishYoung(base, runs, headers, every ? null : rootPicks(h, live, picks), starts);
+    done = await marker.finishYoung(base, runs, headers, every ? null : rootReferents(h, referents), starts);
   } catch (e) {
     if (!(e instanceof MarkerFaultError)) throw e;
     // The device failed before writing the heap: undo the carving and the
@@ -131,7 +132,7 @@ export async function evacuateOnDevice(
     fixRememberedSlots(h, runs);
   }
   if (done.headersWritten) fixRoots(h);
-  else if (done.picked) fixRootsFromList(h, live, done.forward, picks.view());
+  else if (done.picked) fixRootsFromReferents(h, referents.view(), done.forward);
   else throw new Error(`${marker.name}: left the roots to the CPU without forwarding headers or their new addresses`);
   const fixMs = performance.now() - tf;
   if (snapshot !== null) {

@@ -273,9 +273,9 @@ export interface EvacuationTimes {
 /** What a device evacuation leaves for the CPU: the new addresses (parallel to
  *  the live list) and the cards holding young references. */
 export interface DeviceEvacuated {
-  /** New addresses: of `live[picks[k]]` at k when `picked`, else of every `live[i]` at i. */
+  /** New addresses: of `referents[k]` at k when `picked`, else of every `live[i]` at i. */
   readonly forward: Int32Array;
-  /** Only the picked new addresses came back (`finishYoung`'s `picks`). */
+  /** Only the referents' new addresses came back (`finishYoung`'s `referents`). */
   readonly picked: boolean;
   /** Bit c set: card `cardFirst + c` (counted from tenured's start) is dirty. */
   readonly cardBits: Uint32Array;
@@ -309,13 +309,14 @@ export interface YoungEvacuatingMarker extends HeapCopyMarker {
    *  remembered slots `slotRuns` ((first, count) runs) in its copy, and writes
    *  what moved into the heap's words; the old objects' forwarding headers too
    *  when `headers` asks for them or the CPU needs them (`headersWritten`).
-   *  `picks` (ascending positions in the live list, or null for all): the new
-   *  addresses the CPU needs when it redirects the roots by searching the list.
+   *  `referents` (the roots' young referents, ascending, or null for all): the
+   *  new addresses the CPU needs to redirect the roots; the marker finds them in
+   *  its list when the list is in address order, else writes forwarding headers.
    *  `edgeStarts` (refgraph): per run, the tenured edge its first slot's edge is,
    *  or -1 where the object's slots are not a run; the device's new edges for the
    *  runs with a start go straight there (`DeviceEvacuated.rememberedEdges`
    *  holds the others'). */
-  finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null, edgeStarts?: Int32Array | null): Promise<DeviceEvacuated>;
+  finishYoung(base: number, slotRuns: Int32Array, headers: boolean, referents: Int32Array | null, edgeStarts?: Int32Array | null): Promise<DeviceEvacuated>;
 }
 
 /** `m` as a young-evacuating marker, when its constraints say it is one. */

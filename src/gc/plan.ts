@@ -31,7 +31,7 @@ import { emptyPhases, type CollectionKind, type EvacuationRecord, type GcRecord,
 import { evacuateOnDevice, fixRememberedSlots } from './device-evacuation.js';
 import { Evacuator } from './evacuate.js';
 import { appendSetBits, IntList } from './int-list.js';
-import { copierOf, heapCopyOf, sweeperOf, youngEvacuatorOf, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
+import { copierOf, heapCopyOf, MarkerFaultError, sweeperOf, youngEvacuatorOf, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
 import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
@@ -135,7 +135,16 @@ export class GenerationalPlan implements Collector {
       youngStart: h.youngStart,
       youngEnd: h.youngEnd,
     };
-    const result = await this.marker.mark(request);
+    let result = await this.marker.mark(request);
+    if (h.options.verifyGc && result.liveReady !== undefined) {
+      // The check reads the whole list; a device gone with it leaves the marker fallen back.
+      try {
+        result.liveReady(result.live!.length);
+      } catch (e) {
+        if (!(e instanceof MarkerFaultError)) throw e;
+        result = await this.marker.mark(request);
+      }
+    }
     phases.mark += performance.now() - t;
     this.markTimes = result.times;
     if (h.options.verifyGc) {
@@ -197,13 +206,15 @@ export class GenerationalPlan implements Collector {
     phases.roots += performance.now() - t - syncMs;
     phases.mark += syncMs;
 
-    const result = await this.runMarker('young', rootList, phases);
-    const live = result.live ?? this.liveFromBitmap(result.bitmap);
+    let result = await this.runMarker('young', rootList, phases);
+    let live = result.live ?? this.liveFromBitmap(result.bitmap);
 
     t = performance.now();
     const device = youngEvacuatorOf(this.marker);
+    // The marker evacuated on its device when the collection began, and has fallen back since.
+    if (device === null && this.evacuation !== undefined) this.evacuation = { where: 'cpu', reason: 'the GPU marker fell back to the CPU' };
     if (device !== null) {
-      const e = await evacuateOnDevice(h, device, live, this.evacuator, this.dirtyCards, this.remembered, phases);
+      const e = await evacuateOnDevice(h, device, live, result.liveReady, this.evacuator, this.dirtyCards, this.remembered, phases);
       this.evacuation = e;
       if (e.where === 'gpu') {
         const ev = this.evacuator;
@@ -212,7 +223,18 @@ export class GenerationalPlan implements Collector {
         return true;
       }
     }
-    if (!this.evacuator.assign(live, false, result.liveReady)) {
+    let assigned: boolean;
+    try {
+      assigned = this.evacuator.assign(live, false, result.liveReady);
+    } catch (e) {
+      // The device went with the live list before this thread had it (the list's
+      // first wait, before anything moved): the marker has fallen back, so mark again.
+      if (!(e instanceof MarkerFaultError)) throw e;
+      result = await this.runMarker('young', rootList, phases);
+      live = result.live ?? this.liveFromBitmap(result.bitmap);
+      assigned = this.evacuator.assign(live, false, result.liveReady);
+    }
+    if (!assigned) {
       phases.copy += performance.now() - t;
       return false;
     }

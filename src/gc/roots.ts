@@ -23,6 +23,7 @@ import type { HeapImpl } from '../heap/heap.js';
 import { forwardee, HEADER_WORDS, STATUS_FORWARDED, TYPE_WORD, headerAt } from '../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../heap/ref-slots.js';
 import { IntList } from './int-list.js';
+import { positionIn } from './list-search.js';
 
 /** The remembered slots as runs: (first slot, count) pairs, and each run's object. */
 export class RememberedRuns {
@@ -238,42 +239,23 @@ export function scanRanges(
   }
 }
 
-/** The position of `v` in `list` (ascending), or -1. */
-function positionIn(list: Int32Array, v: number): number {
-  let lo = 0;
-  let hi = list.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const m = list[mid]!;
-    if (m < v) lo = mid + 1;
-    else if (m > v) hi = mid - 1;
-    else return mid;
-  }
-  return -1;
-}
-
 /**
- * The positions in `live` of the young objects the root slots refer to,
- * ascending and each once, in `out`: the only new addresses a device
- * evacuation need hand back for fixRootsFromList, in place of one per live
- * object. Null when a search of `live` misses one (a list not in address
- * order): the roots then need forwarding headers.
+ * The young objects the root slots refer to, ascending and each once, in
+ * `out`: the only new addresses a device evacuation need hand back for
+ * fixRootsFromReferents, in place of one per live object (the GPU worker
+ * finds them in its copy of the live list). To-space holds nothing during a
+ * young collection, so none lies there.
  */
-export function rootPicks(heap: HeapImpl, live: Int32Array, out: IntList): Int32Array | null {
+export function rootReferents(heap: HeapImpl, out: IntList): Int32Array {
   const ys = heap.youngStart;
   const ye = heap.youngEnd;
   out.length = 0;
-  let missed = false;
   heap.roots.visitRoots((slots, from, to) => {
     for (let i = from; i < to; i++) {
       const v = slots[i]!;
-      if (v < ys || v >= ye) continue;
-      const at = positionIn(live, v);
-      if (at < 0) missed = true;
-      else out.push(at);
+      if (v >= ys && v < ye) out.push(v);
     }
   });
-  if (missed) return null;
   const all = out.view().sort();
   let n = 0;
   for (let i = 0; i < all.length; i++) if (n === 0 || all[i] !== all[n - 1]) all[n++] = all[i]!;
@@ -282,21 +264,18 @@ export function rootPicks(heap: HeapImpl, live: Int32Array, out: IntList): Int32
 }
 
 /**
- * Redirects every root slot that refers to an object of `live` to its new
- * address, found by the same searches as rootPicks's (so a search finds what
- * it found, in whatever order the list is): `forward[k]` where `picks[k]` is
- * the object's position. A slot reported twice is harmless: its new address
- * lies in to-space or tenured.
+ * Redirects every root slot that refers to one of `referents` (rootReferents)
+ * to its new address, `forward[k]` for `referents[k]`. A slot reported twice
+ * is harmless: its new address lies in to-space or tenured.
  */
-export function fixRootsFromList(heap: HeapImpl, live: Int32Array, forward: Int32Array, picks: Int32Array): void {
+export function fixRootsFromReferents(heap: HeapImpl, referents: Int32Array, forward: Int32Array): void {
   const ys = heap.youngStart;
   const ye = heap.youngEnd;
   heap.roots.visitRoots((slots, from, to) => {
     for (let i = from; i < to; i++) {
       const v = slots[i]!;
       if (v < ys || v >= ye || (v >= heap.toStart && v < heap.toEnd)) continue;
-      const at = positionIn(live, v);
-      const k = at < 0 ? -1 : positionIn(picks, at);
+      const k = positionIn(referents, v);
       if (k < 0) throw new Error(`device evacuation: the root referent ${v} was not among the picked new addresses`);
       slots[i] = forward[k]!;
     }

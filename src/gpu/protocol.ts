@@ -99,7 +99,12 @@ export type HostRequest =
       readonly changes: Changes;
       /** sharedClock() at sending, for the phase log. */
       readonly sentAt: number;
+      /** A young mark whose objects the device evacuates next: its live list is copied
+       *  to the main thread only when asked (`streamLive`), or when the evacuation
+       *  leaves it to the CPU. */
+      readonly deferLive?: boolean;
     }
+  | { readonly op: 'streamLive'; readonly marker: number }
   | {
       readonly op: 'replay';
       readonly marker: number;
@@ -131,7 +136,7 @@ export type HostRequest =
       readonly sizeTable?: Uint32Array;
       readonly refTable?: Uint32Array;
     }
-  | { readonly op: 'evacFinish'; readonly marker: number; readonly base: number; readonly slotRuns: SharedInts; readonly headers: boolean; readonly picks: SharedInts | null; readonly edgeStarts: SharedInts | null }
+  | { readonly op: 'evacFinish'; readonly marker: number; readonly base: number; readonly slotRuns: SharedInts; readonly headers: boolean; /** The roots' young referents, ascending (roots.ts rootReferents); null: every new address. */ readonly referents: SharedInts | null; readonly edgeStarts: SharedInts | null }
   | { readonly op: 'verifyCopy'; readonly marker: number; readonly changes: Changes }
   | { readonly op: 'dispose'; readonly marker: number };
 

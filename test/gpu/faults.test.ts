@@ -137,6 +137,20 @@ describe('GPU faults fall back to the CPU', () => {
     expect(stderr).toMatch(/lose-device-after@1/);
   }, 300_000);
 
+  // The device evacuates next, so the worker keeps the mark's list until the CPU
+  // asks for it; lost with the device, the CPU marks again.
+  it('the device lost after a mark whose list stayed in the worker: the CPU marks again', () => {
+    const r = minivm(['run', '--gc', 'gpu-dfs', '--gpu-opt', 'evacuate=gpu', '--gc-stress', '50', '--heap', '1m', '--log-gc', small], {
+      env: { MINIVM_GPU_FAULT: 'lose-device-after@1' },
+      timeout: 240_000,
+    });
+    expect(r.stderr).not.toMatch(/internal error|^\s+at /m);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(expected[small]);
+    expect(r.stderr).toMatch(/lose-device-after@1\) \(evacuation, collection 1\)/);
+    expect(r.stderr).toMatch(/^\[[\d.]+s\]\[gc 1\] young .* evacuate=cpu \(the GPU failed: device-lost\)/m);
+  }, 300_000);
+
   it('the device lost between collections, uploading eden ahead', () => {
     const { stderr, fallback } = faulted(big, 'lose-device@1', ['--gc', 'gpu-dfs']);
     expect(fallback).toMatchObject({ fault: 'device-lost', during: 'eden upload', collection: 1 });

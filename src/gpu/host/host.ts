@@ -118,6 +118,20 @@ class GpuHost {
     return reply;
   }
 
+  /** Sends `req` and blocks this thread for its reply, up to WAIT_HERE_MS: null when
+   *  it succeeded, its error when it failed, undefined when none came in time. */
+  requestHere(req: HostRequest): Error | null | undefined {
+    if (this.failure) return this.failure;
+    const id = this.nextId++;
+    const seen = Atomics.load(this.replied, 0);
+    let outcome: Error | null | undefined;
+    if (this.pending.size === 0) this.hold(true);
+    this.pending.set(id, { resolve: () => (outcome = null), reject: (e) => (outcome = e) });
+    this.worker.postMessage({ id, req });
+    this.waitHere(id, seen);
+    return outcome;
+  }
+
   /** Takes replies synchronously until request `id`'s has come, or WAIT_HERE_MS passed. */
   private waitHere(id: number, seen: number): void {
     const until = performance.now() + WAIT_HERE_MS;
@@ -199,7 +213,8 @@ function waitForLive(progress: Int32Array, count: number): void {
   for (;;) {
     const done = Atomics.load(progress, 0);
     if (done >= count) return;
-    if (done < 0) throw new Error('the GPU worker could not copy the live list to the main thread');
+    // The device went with the list: the plan marks again on the CPU (gc/plan.ts).
+    if (done < 0) throw new MarkerFaultError('device-lost', 'the GPU worker could not copy the live list to the main thread');
     if (Atomics.wait(progress, 0, done, LIVE_STALL_MS) === 'timed-out') {
       throw new Error(`the GPU worker stopped copying the live list (${done} of ${count} entries after ${LIVE_STALL_MS / 1000} s)`);
     }
@@ -241,7 +256,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
   private readonly roots = new SharedScratch();
   private readonly forward = new SharedScratch();
   private readonly slotRuns = new SharedScratch();
-  private readonly picks = new SharedScratch();
+  private readonly referents = new SharedScratch();
   private readonly edgeStarts = new SharedScratch();
   private readonly ranges = new SharedScratch();
   private readonly liveList = new SharedScratch();
@@ -343,8 +358,11 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     const { changes, ms } = this.changes();
     const objectRanges = input.layout === 'sable' ? input.objectRanges?.() : undefined;
     this.lastLive = null;
+    // The device evacuates next: the main thread reads the list only if the CPU ends up evacuating.
+    const deferLive = request.kind === 'young' && this.constraints.evacuatesYoung === true && evacuationRefusal(input, this.options) === null;
     const reply = await gpuHost().request<MarkReply>({
       op: 'mark',
+      deferLive,
       marker: this.id,
       kind: request.kind,
       youngStart: request.youngStart,
@@ -370,7 +388,18 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       const live = new Int32Array(reply.live.buffer, reply.live.offset * 4, reply.live.length);
       this.lastLive = live;
       const progress = new Int32Array(reply.progress!);
-      const liveReady = (count: number): void => waitForLive(progress, count);
+      let asked = !deferLive;
+      const liveReady = (count: number): void => {
+        if (!asked) {
+          asked = true;
+          // The worker copies the list before it replies; a failure names its cause (a lost device).
+          const failed = gpuHost().requestHere({ op: 'streamLive', marker: this.id });
+          if (failed && Atomics.load(progress, 0) < live.length) {
+            throw failed instanceof MarkerFaultError ? failed : new MarkerFaultError('device-lost', `the GPU worker could not copy the live list: ${failed.message}`);
+          }
+        }
+        waitForLive(progress, count);
+      };
       // Not spread: that would call the bitmap's getter, which builds a heap-sized bitmap.
       const young = youngResult(live, this.heapWords);
       return {
@@ -418,7 +447,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     }, true);
   }
 
-  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, picks: Int32Array | null, edgeStarts: Int32Array | null = null): Promise<DeviceEvacuated> {
+  async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, referents: Int32Array | null, edgeStarts: Int32Array | null = null): Promise<DeviceEvacuated> {
     this.lastLive = null;
     const r = await gpuHost().request<EvacFinishReply>({
       op: 'evacFinish',
@@ -426,7 +455,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       base,
       slotRuns: this.slotRuns.put(slotRuns),
       headers,
-      picks: picks === null ? null : this.picks.put(picks),
+      referents: referents === null ? null : this.referents.put(referents),
       edgeStarts: edgeStarts === null ? null : this.edgeStarts.put(edgeStarts),
     }, true);
     const f = r.forward;

@@ -8,6 +8,7 @@
  * reference words, trace, and return the bitmap over heap addresses (and, for a
  * young collection, the list of reachable young objects).
  */
+import { positionsIn } from '../../gc/list-search.js';
 import type { DeviceAssignment, DeviceEvacuated, MarkerConstraints, MarkRequest, MarkResult, YoungEvacuatingMarker, YoungSpaces } from '../../gc/marker.js';
 import { DeviceEvacuation } from '../evacuate/device.js';
 import { evacuationRefusal } from '../evacuate/refusal.js';
@@ -316,7 +317,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     base: number,
     slotRuns: Int32Array,
     headers: boolean,
-    picks: Int32Array | null,
+    referents: Int32Array | null,
     edgeStarts: Int32Array | null = null,
     forward?: Int32Array,
     remembered?: (slots: number) => Uint32Array,
@@ -324,6 +325,8 @@ export class GpuMarker implements YoungEvacuatingMarker {
     const last = this.lastMark;
     this.lastMark = null;
     if (!this.evacuation || !last || last.live === null) throw new Error(`${this.name}: finishYoung without an assignment`);
+    // The referents' places in the list; one the list lacks (not in address order) needs forwarding headers.
+    const picks = referents === null ? null : positionsIn(last.live, referents);
     const out = forward ?? new Int32Array(last.live.length);
     // Refgraph: the remembered slots' new edges, one per slot.
     const slots = this.config.input.layout === 'refgraph' ? runSlots(slotRuns) : 0;

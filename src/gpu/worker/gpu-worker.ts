@@ -11,6 +11,7 @@
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { copyWordsInto } from '../../heap/native-copy.js';
+import type { DeviceAssignment } from '../../gc/marker.js';
 import { currentGpu, destroyGpu, openGpu } from '../device/device.js';
 import { deviceFaults, GpuFault } from '../faults.js';
 import { STAGED_ROOTS } from '../engines/job.js';
@@ -157,6 +158,27 @@ class Hosted {
     return { buffer: this.shared.buffer, offset: 0, length: live.length };
   }
 
+  /** A young mark's list copy left for later (`deferLive`): run when the main thread
+   *  asks for the list, when the evacuation leaves it to the CPU, or at disposal. */
+  private pendingStream: Int32Array | null = null;
+
+  defer(live: Int32Array): void {
+    this.pendingStream = live;
+  }
+
+  /** Runs the deferred copy, if one is waiting; false when the list was gone. */
+  streamPending(): boolean {
+    const live = this.pendingStream;
+    this.pendingStream = null;
+    if (live !== null) this.stream(live);
+    return Atomics.load(this.progress, 0) >= 0;
+  }
+
+  /** The device evacuated the list's objects: nobody will read the copy. */
+  dropPending(): void {
+    this.pendingStream = null;
+  }
+
   /** The copy `share` promised (the list stays mapped until this marker's next young mark). */
   stream(live: Int32Array): void {
     const p = this.progress;
@@ -232,6 +254,8 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
     case 'mark': {
       const toWorker = sharedClock() - req.sentAt;
       const h = hosted(req.marker);
+      // The previous collection has ended: nobody waits for its list any more.
+      h.dropPending();
       h.receive(req.changes);
       h.objectRanges = req.objectRanges;
       // Small root sets go up by writeBuffer, which wants memory of this thread's own.
@@ -243,7 +267,8 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       if (req.kind === 'young') {
         const list = r.live ?? new Int32Array(0);
         const live = h.share(list);
-        afterReply = () => h.stream(list);
+        if (req.deferLive === true) h.defer(list);
+        else afterReply = () => h.stream(list);
         return {
           live,
           progress: h.progress.buffer as SharedArrayBuffer,
@@ -270,18 +295,31 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const h = hosted(req.marker);
       // The young mark's list is the marker's own (GpuMarker.lastYoungLive).
       const own = h.marker.lastYoungLive;
-      if (own === null || own.length !== req.liveLength) return { ok: false, reason: 'the young mark\'s list is gone' };
-      h.sizeTable = req.sizeTable ?? h.sizeTable;
-      h.refTable = req.refTable ?? h.refTable;
-      return await h.marker.assignYoung(own, req.spaces);
+      // Declined or failed, the CPU evacuates: it reads the list, copied before the reply.
+      let a: DeviceAssignment = { ok: false, reason: 'the young mark\'s list is gone' };
+      try {
+        if (own === null || own.length !== req.liveLength) return a;
+        h.sizeTable = req.sizeTable ?? h.sizeTable;
+        h.refTable = req.refTable ?? h.refTable;
+        return (a = await h.marker.assignYoung(own, req.spaces));
+      } finally {
+        if (!a.ok) h.streamPending();
+      }
     }
     case 'evacFinish': {
       const h = hosted(req.marker);
       const n = h.marker.lastYoungLive?.length ?? 0;
       const out = h.forwardBuffer(n);
-      const picks = req.picks === null ? null : view(req.picks);
+      const referents = req.referents === null ? null : view(req.referents);
       const starts = req.edgeStarts === null ? null : view(req.edgeStarts);
-      const done = await h.marker.finishYoung(req.base, view(req.slotRuns), req.headers, picks, starts, out, (n) => h.rememberedBuffer(n));
+      let done: Awaited<ReturnType<typeof h.marker.finishYoung>>;
+      try {
+        done = await h.marker.finishYoung(req.base, view(req.slotRuns), req.headers, referents, starts, out, (n) => h.rememberedBuffer(n));
+      } catch (e) {
+        h.streamPending();
+        throw e;
+      }
+      h.dropPending();
       const forward: SharedInts = { buffer: out.buffer, offset: 0, length: done.forward.length };
       const { cardBits, cardFirst, slotsWritten, headersWritten, picked, graph, times } = done;
       const edges = done.rememberedEdges;
@@ -309,7 +347,13 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       await h.marker.verifyCopy((c) => got.push(c));
       return got.length === 0 ? null : handOver(got[0]!, transfer);
     }
+    case 'streamLive':
+      // A list gone with its device: the fault check after this request names the loss.
+      if (!hosted(req.marker).streamPending()) throw new Error('the young mark\'s live list is gone');
+      return null;
     case 'dispose':
+      // A fallen-back marker's list may still be wanted by the CPU's evacuation.
+      markers.get(req.marker)?.streamPending();
       markers.get(req.marker)?.marker.dispose();
       markers.delete(req.marker);
       return null;
