@@ -27,7 +27,7 @@ import { DEFAULT_GPU_MIN_LIVE, DeviceThreshold, type Routed } from './device-thr
 export interface GpuFallback {
   /** 'device-lost', 'out-of-memory' or 'map-failed'. */
   readonly fault: string;
-  /** What the GPU was doing: 'mark', 'remembered-set scan', 'evacuation',
+  /** What the GPU was doing: 'mark', 'live list copy', 'remembered-set scan', 'evacuation',
    *  'replay', 'verification' (inside collection `collection`), 'eden upload'
    *  (between collections: `collection` is the next one) or 'start-up'. */
   readonly during: string;
