@@ -174,7 +174,7 @@ class Hosted {
     return Atomics.load(this.progress, 0) >= 0;
   }
 
-  /** The device evacuated the list's objects: nobody will read the copy. */
+  /** A new mark began: the previous collection, and any reader of its list, has ended. */
   dropPending(): void {
     this.pendingStream = null;
   }
@@ -319,7 +319,6 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
         h.streamPending();
         throw e;
       }
-      h.dropPending();
       const forward: SharedInts = { buffer: out.buffer, offset: 0, length: done.forward.length };
       const { cardBits, cardFirst, slotsWritten, headersWritten, picked, graph, times } = done;
       const edges = done.rememberedEdges;
