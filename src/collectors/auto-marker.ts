@@ -230,7 +230,17 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   private assigned: { spaces: YoungSpaces; survived: number; promoted: number } | null = null;
 
   async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
-    const a = await this.evacuator().assignYoung(live, spaces);
+    const engine = this.current as 'gpu-dfs' | 'gpu-bfs';
+    let a: DeviceAssignment;
+    try {
+      a = await this.evacuator().assignYoung(live, spaces);
+    } catch (e) {
+      // Nothing has moved: the CPU evacuates, and the engine is not offered again.
+      if (!(e instanceof MarkerFaultError)) throw e;
+      this.drop(engine);
+      this.options.onGpuFault?.(engine, e);
+      a = { ok: false, reason: `the GPU failed: ${e.fault}` };
+    }
     this.assigned = a.ok ? { spaces, survived: a.survivedWords, promoted: a.promotedWords } : null;
     return a;
   }
@@ -432,7 +442,8 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     const p = this.pending!;
     p.roots = Math.max(p.roots, 0) + request.roots.length;
     const engine = p.engine;
-    if (isGpu(engine)) {
+    // A GPU engine dropped in this collection (a fault after its mark) is not made again: serial marks again.
+    if (isGpu(engine) && !this.unavailable.has(engine)) {
       try {
         return await (await this.gpuFor(engine)).mark(request);
       } catch (e) {
