@@ -236,10 +236,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
       a = await this.evacuator().assignYoung(live, spaces);
     } catch (e) {
       // Nothing has moved: the CPU evacuates, and the engine is not offered again.
-      if (!(e instanceof MarkerFaultError)) throw e;
-      this.drop(engine);
-      this.options.onGpuFault?.(engine, e);
-      a = { ok: false, reason: `the GPU failed: ${e.fault}` };
+      a = { ok: false, reason: `the GPU failed: ${this.faulted(engine, e).fault}` };
     }
     this.assigned = a.ok ? { spaces, survived: a.survivedWords, promoted: a.promotedWords } : null;
     return a;
@@ -254,11 +251,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
       done = await this.evacuator().finishYoung(base, slotRuns, headers, referents, edgeStarts);
     } catch (e) {
       // The heap is as the mark left it and the CPU evacuates; the engine is not offered again.
-      if (e instanceof MarkerFaultError) {
-        this.drop(engine);
-        this.options.onGpuFault?.(engine, e);
-      }
-      throw e;
+      throw this.faulted(engine, e);
     }
     // The to-survivor copies, the promotion buffer and the redirected remembered
     // slots (the forwarding headers lie in eden and the from-space, which the
@@ -412,6 +405,15 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     }
   }
 
+  /** A device fault of `engine`'s (anything else is ours, and is thrown on): drops
+   *  the engine and says so; returns the fault. */
+  private faulted(engine: 'gpu-dfs' | 'gpu-bfs', e: unknown): MarkerFaultError {
+    if (!(e instanceof MarkerFaultError)) throw e;
+    this.drop(engine);
+    this.options.onGpuFault?.(engine, e);
+    return e;
+  }
+
   /** Disposes of `engine`'s GPU marker and offers the engine no more. */
   private drop(engine: 'gpu-dfs' | 'gpu-bfs'): void {
     this.gpus.get(engine)?.dispose();
@@ -449,9 +451,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
       } catch (e) {
         // A device fault changed nothing in the heap (docs/decisions/s28f-01): the
         // engine is dropped as one that failed to prepare, and serial marks.
-        if (!(e instanceof MarkerFaultError)) throw e;
-        this.drop(engine);
-        this.options.onGpuFault?.(engine, e);
+        this.faulted(engine, e);
         return this.serial.mark(request);
       }
     }

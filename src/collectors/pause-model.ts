@@ -391,7 +391,6 @@ export class PauseModel {
     return this.termSamples[TERMS_OF[termsOf(engine, kind) + SLOT.mark]!]!;
   }
 
-  /** Term `t`'s fitted line at `x` (`prior`: its default line instead). */
   /** Term `t`'s cost at size `x` on `l`: the fitted lines, the prior ones or the raw ones. */
   private lineAt(t: number, x: number, l: Float64Array = this.lines): number {
     return l[2 * t]! + l[2 * t + 1]! * Math.max(0, x);

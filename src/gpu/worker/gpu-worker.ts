@@ -11,7 +11,7 @@
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { copyWordsInto } from '../../heap/native-copy.js';
-import type { DeviceAssignment } from '../../gc/marker.js';
+import type { DeviceAssignment, DeviceEvacuated } from '../../gc/marker.js';
 import { currentGpu, destroyGpu, openGpu } from '../device/device.js';
 import { deviceFaults, GpuFault } from '../faults.js';
 import { STAGED_ROOTS } from '../engines/job.js';
@@ -312,7 +312,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const out = h.forwardBuffer(n);
       const referents = req.referents === null ? null : view(req.referents);
       const starts = req.edgeStarts === null ? null : view(req.edgeStarts);
-      let done: Awaited<ReturnType<typeof h.marker.finishYoung>>;
+      let done: DeviceEvacuated;
       try {
         done = await h.marker.finishYoung(req.base, view(req.slotRuns), req.headers, referents, starts, out, (n) => h.rememberedBuffer(n));
       } catch (e) {
