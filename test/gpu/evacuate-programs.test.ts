@@ -63,6 +63,21 @@ describe('programs with evacuate=gpu', () => {
     expect(run.stderr).toMatch(/evacuate=gpu .* writers=2/);
   }, 600_000);
 
+  // Without --verify-gc the live list never leaves the device, and the device finds
+  // the roots' referents in it for their new addresses: a wrong one would redirect
+  // a root to another object, or leave it behind.
+  for (const gc of ['gpu-dfs', 'gpu-bfs'] as const) {
+    for (const file of ['programs/gc_stress.mini', 'programs/old_to_young.mini', 'programs/linked_list.mini']) {
+      it(`${file} [${gc}, roots redirected from the device's search]`, async () => {
+        const run = await runCaptured(file, { gc, layout: 'sable', gpuOpt: 'evacuate=gpu', heapBytes: 4 * 2 ** 20, gcStress: 400, logGc: true });
+        const serial = await runCaptured(file, { gc: 'serial', heapBytes: 4 * 2 ** 20 });
+        expect(run.exitCode, run.stderr).toBe(0);
+        expect(run.stdout).toBe(serial.stdout);
+        expect(run.stderr).toMatch(/\] young .* evacuate=gpu /);
+      }, 600_000);
+    }
+  }
+
   // A full collection scans the remembered set on the GPU too, after its mark;
   // under refgraph its runs' objects place the rebuilt graphs' edges.
   for (const [gc, layout] of [['gpu-dfs', 'sable'], ['gpu-bfs', 'sable'], ['gpu-dfs', 'refgraph']] as const) {

@@ -119,7 +119,7 @@ export class EngineBuffers {
    *  allows; full marks and the fallback read through `resultReadback`, so a
    *  young list outlives them. Not copied out of the mapping, since a copy
    *  costs a large part of the read-back (r19g-0009). */
-  private async readLive(count: number, prelude?: (enc: GPUCommandEncoder) => void): Promise<Int32Array> {
+  async readLive(count: number, prelude?: (enc: GPUCommandEncoder) => void): Promise<Int32Array> {
     const target = this.liveReadback.target(count * 4);
     this.submitCopies('live list read-back', target, [{ buffer: this.live.buffer, word: 0, count, at: 0 }], prelude);
     const view = await this.liveReadback.hold(count * 4);

@@ -203,6 +203,25 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
     }
     run.finished?.();
     const t1 = performance.now();
+    if (young && job.keepLive === true && this.order !== null && !m.addrBits) {
+      // The device evacuates next and reads the list where it is: put it in
+      // address order there, queued ahead of the evacuation, and read nothing.
+      await this.order.compile();
+      const enc = device.createCommandEncoder({ label: 'live list in address order' });
+      this.order.encode(enc, m.marks, m.live, job.youngStart, job.youngEnd);
+      device.queue.submit([enc.finish()]);
+      phases.readback = performance.now() - t1;
+      return {
+        get bitmap(): Uint32Array {
+          throw new Error('a young mark whose list stayed on the device: read the list back first');
+        },
+        deviceLive: liveCount,
+        keptLive: liveCount,
+        times: { ...times, mark: markMs + phases.readback, readback: 0 },
+        fallbackFrontier: -1,
+        ...common,
+      };
+    }
     const result = await this.readGpuResult(job, m, liveCount);
     const readback = performance.now() - t1;
     phases.readback = readback;
@@ -395,6 +414,10 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
     const bitmap = nodeMarks.length === bitmapWords ? nodeMarks : nodeMarks.subarray(0, bitmapWords);
     maskRange(bitmap, job.resultStart, job.resultEnd);
     return bitmap;
+  }
+
+  readLive(count: number): Promise<Int32Array> {
+    return this.bufs.readLive(count);
   }
 
   liveBuffer(): GPUBuffer {

@@ -59,6 +59,9 @@ export interface TraceJob {
   readonly cpu: CpuNodes;
   /** sable: the heap's words, for the closure-free CPU fallback (cpu-trace.ts). */
   readonly sableWords?: Int32Array;
+  /** Young marks the device evacuates next: an engine that puts its list in
+   *  address order on the device leaves it there (TraceResult.keptLive). */
+  readonly keepLive?: boolean;
 }
 
 export interface TraceResult {
@@ -68,6 +71,9 @@ export interface TraceResult {
   /** Young marks: how many leading entries of `live` the engine's live buffer
    *  (`liveBuffer()`) holds on the device, for replaying the evacuation there. */
   readonly deviceLive?: number;
+  /** A young mark of a `keepLive` job whose list stayed on the device, in address
+   *  order: its length (`live` is then absent, and `readLive` reads it back). */
+  readonly keptLive?: number;
   readonly times: MarkTimes;
   /** Rounds (gpu-dfs) or levels (gpu-bfs) run on the GPU. */
   readonly rounds: number;
@@ -124,6 +130,9 @@ export interface GpuEngineImpl {
   prepare(): Promise<void>;
   /** The device buffer of the last young trace's live list (see TraceResult.deviceLive). */
   liveBuffer(): GPUBuffer;
+  /** Reads back the first `count` entries of the last young trace's live list
+   *  (one the trace left on the device: TraceResult.keptLive). */
+  readLive(count: number): Promise<Int32Array>;
   /** Sizes the live list's read-back ahead of the first young mark (see GpuEngineBase). */
   reserveLiveReadback(count: number): Promise<void>;
   destroy(): void;

@@ -49,14 +49,15 @@ import {
 import type { GraphMirror, HeapMirror, RefGraphs, StagingUploader } from '../mirror/mirror.js';
 import { deviceFaults } from '../faults.js';
 import { writeAtOnce, type HeapWriters } from '../worker/heap-writers.js';
+import type { LiveList } from '../live-list.js';
 
 export interface AssignJob {
   /** The engine's device buffer holding the mark's live list, and how many of
    *  `live`'s entries it holds (the CPU may have finished the mark: the rest
-   *  is uploaded). */
+   *  is uploaded, from the host's copy; a list left on the device is whole there). */
   readonly liveBuffer: GPUBuffer;
   readonly deviceLive: number;
-  readonly live: Int32Array;
+  readonly live: LiveList;
   readonly youngStart: number;
   readonly youngEnd: number;
   readonly toStart: number;
@@ -88,6 +89,9 @@ export interface FinishJob {
    *  (the roots' referents), or null when it redirects the roots through
    *  forwarding headers (it could not find them all in the list). */
   readonly picks: Int32Array | null;
+  /** `picks` are the referents' addresses, which the device finds in its list
+   *  (one left on the device, in address order), not positions. */
+  readonly pickSearch?: boolean;
   /** Refgraph: receives the remembered slots' new edges, in the order of
    *  `slotRuns`' slots, when the slots come back from the device. */
   readonly rememberedEdges?: Uint32Array;
@@ -441,7 +445,9 @@ export class DeviceEvacuation {
       this.reftab.ensure(4);
     }
     if (job.deviceLive < n) {
-      await this.uploader.write(job.liveBuffer, job.deviceLive, u32View(job.live.subarray(job.deviceLive, n)));
+      const host = job.live.host;
+      if (host === null) throw new Error('GPU evacuation: a live list partly on the device and not on the host');
+      await this.uploader.write(job.liveBuffer, job.deviceLive, u32View(host.subarray(job.deviceLive, n)));
     }
     this.uploader.submit();
     const toCap = job.toEnd - job.toStart;
@@ -535,7 +541,7 @@ export class DeviceEvacuation {
       structWords(REPLAY_PARAMS, { count: n, youngStart, youngEnd, typeCount: p.sizeTable.length >>> 2, bigCap, slotRuns: runCount }),
       structWords(EVACUATE_PARAMS, {
         count: n, youngStart, youngEnd, bigCap, tenureAge, toStart, toCap: p.toEnd - toStart, base: job.base,
-        tenuredStart, blocks, cardFirst, cardWords, slotRuns: slotsBack ? runCount : 0, picks: pickCount, pickAt,
+        tenuredStart, blocks, cardFirst, cardWords, slotRuns: slotsBack ? runCount : 0, picks: pickCount, pickAt, pickSearch: job.pickSearch === true ? 1 : 0,
         ...(g
           ? {
               graphAt: 2 * Math.max(1, n) + 2 * blocks,
@@ -613,9 +619,11 @@ export class DeviceEvacuation {
     device.queue.submit([enc2.finish()]);
     const cardBits = new Uint32Array(cardWords);
     const writers = await this.writers;
+    // Forwarding headers are written from the list: one left on the device is
+    // read back now, before the commit, since the heap is not written yet.
+    const live = headers ? await p.live.read() : null;
     let t2 = 0;
     let writeWait = 0;
-    const live = p.live;
     const words = job.words;
     const w = u32View(words);
     const parts = new ReadbackParts();
@@ -660,7 +668,7 @@ export class DeviceEvacuation {
     const writeOwn = threads > 0 ? writers.lastOwnShare : 1;
     // From here the new addresses are read from the heap-side copy: a mapped
     // read-back buffer may be memory the CPU reads slowly one word at a time.
-    if (headers) writeForwardingHeaders(words, live, job.forward.subarray(0, n));
+    if (live !== null) writeForwardingHeaders(words, live, job.forward.subarray(0, n));
     const t3 = performance.now();
     return {
       cardBits,

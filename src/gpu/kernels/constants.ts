@@ -92,8 +92,9 @@ export const EVACUATE_PARAMS = [
   ['cardFirst', 'card (from tenuredStart) of the card bits\' first bit'],
   ['cardWords', 'words of card bits from CARD_BITS'],
   ['slotRuns', 'runs of remembered-set slots, as replay.wgsl\'s'],
-  ['picks', 'live-list positions whose new addresses are gathered'],
-  ['pickAt', 'word of gather holding those positions, replaced by the addresses'],
+  ['picks', 'roots\' referents whose new addresses are gathered'],
+  ['pickAt', 'word of gather holding them (positions, or addresses to search), replaced by the new addresses'],
+  ['pickSearch', '1: the picks are addresses, searched for in the live list (in address order); 0: positions in it'],
   ['graphAt', 'refgraph: first word of vals\' graph regions (evacuate-graph.wgsl)'],
   ['oldYoungVertices', 'refgraph: vertices of the young graph the mark uploaded'],
   ['tenuredVertexBase', 'refgraph: tenured vertices before the promoted ones'],
@@ -103,6 +104,9 @@ export const EVACUATE_PARAMS = [
   ['outTenuredVertices', '  the appended tenured vertices'],
   ['outTenuredEdges', '  and their edges'],
   ['outRemembered', '  and the remembered slots\' edges, in gather\'s run order'],
+  ['pad0', 'the struct stays a multiple of 16 bytes'],
+  ['pad1', ''],
+  ['pad2', ''],
 ] as const satisfies Struct;
 
 /** gpu-dfs's control words (`ctl`), read by the host after each submit. */

@@ -195,11 +195,27 @@ fn evac_gather_slots(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
 
 // The new addresses the CPU needs (the roots' referents), gathered in place of
 // their live-list positions at gather[pickAt], so that the read-back carries
-// them and not one address per live object.
+// them and not one address per live object. With pickSearch the host sent the
+// referents' addresses, since the list never left the device: each is found by
+// binary search in the list, which is in address order then; one the list
+// lacks gets 0 (no object lives at the null address), which the host refuses.
 @compute @workgroup_size(WG)
 fn evac_gather_picks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let stride = nwg.x * WG;
-  for (var k = gid.x; k < ep.picks; k += stride) { gather[ep.pickAt + k] = fwd[gather[ep.pickAt + k]]; }
+  for (var k = gid.x; k < ep.picks; k += stride) {
+    let v = gather[ep.pickAt + k];
+    if (ep.pickSearch == 0u) {
+      gather[ep.pickAt + k] = fwd[v];
+      continue;
+    }
+    var lo = 0u;
+    var hi = ep.count;
+    while (lo < hi) {
+      let mid = (lo + hi) / 2u;
+      if (live[mid] < v) { lo = mid + 1u; } else { hi = mid; }
+    }
+    gather[ep.pickAt + k] = select(0u, fwd[lo], lo < ep.count && live[lo] == v);
+  }
 }
 
 @compute @workgroup_size(WG)

@@ -28,6 +28,7 @@ import type { GpuOptions } from '../options.js';
 import { optionsLabel } from '../options.js';
 import { gpuMarkerShape, keepsHeapMirror, type GpuMarkerConfig, type SableInput } from '../marker-shape.js';
 import { heapWriters } from './heap-writers.js';
+import { LiveList } from '../live-list.js';
 
 /** What the last mark did, for `--stats` and tests. */
 export interface GpuMarkStats {
@@ -79,7 +80,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
   /** The last mark, for `replayEvacuation`: its young range and, for a young
    *  mark, its live list and how much of it the engine's device buffer holds (a
    *  full mark has no list: the plan lists its young objects from the bitmap). */
-  private lastMark: { live: Int32Array | null; deviceLive: number; youngStart: number; youngEnd: number } | null = null;
+  private lastMark: { live: LiveList | null; deviceLive: number; youngStart: number; youngEnd: number } | null = null;
   /** What the engine marks: the heap mirror (sable) or the graphs (refgraph). */
   private mirror: HeapMirror | GraphMirror | null = null;
   /** The heap's words on the device, where evacuations move objects: the
@@ -154,7 +155,13 @@ export class GpuMarker implements YoungEvacuatingMarker {
     if (this.evacuation && young) this.evacuation.reserve(end - young[0]);
   }
 
-  async mark(request: MarkRequest): Promise<MarkResult> {
+  /**
+   * Marks. `keepLive` (the worker, when the device evacuates this young
+   * collection next): the engine may leave the live list on the device, in
+   * address order; the result then has no list (`live` absent, and its bitmap
+   * throws), and `lastYoungList` reads it back when someone needs it.
+   */
+  async mark(request: MarkRequest, keepLive = false): Promise<MarkResult> {
     const t0 = performance.now();
     const created0 = pipelinesCreated();
     await this.ready();
@@ -189,16 +196,20 @@ export class GpuMarker implements YoungEvacuatingMarker {
     const syncMs = performance.now() - tSync;
     job =
       input.layout === 'sable'
-        ? sableJob(input.words, request, input.objectRanges?.(), this.options.stealAreas === 'occupied')
+        ? { ...sableJob(input.words, request, input.objectRanges?.(), this.options.stealAreas === 'occupied'), keepLive: keepLive && young && this.evacuation !== null }
         : graphJob(input.words, input.graphs(), request);
     const tTrace = performance.now();
     this.lastMark = null;
+    this.lastList = null;
     const r: TraceResult = await this.engine!.trace(job);
+    const engine = this.engine!;
+    const kept = r.keptLive;
+    const list = !young ? null : kept !== undefined ? LiveList.onDevice(kept, () => engine.readLive(kept)) : LiveList.onHost(r.live ?? new Int32Array(0));
+    this.lastList = list;
     if (this.heapMirror) {
-      const live = young ? (r.live ?? null) : null;
       // The request's young range: a full job's covers the whole heap.
       const { youngStart, youngEnd } = request;
-      this.lastMark = { live, deviceLive: live ? (r.deviceLive ?? 0) : 0, youngStart, youngEnd };
+      this.lastMark = { live: list, deviceLive: list ? (r.deviceLive ?? 0) : 0, youngStart, youngEnd };
     }
     const total = performance.now() - t0;
     const ahead = this.ahead.bytes > 0 ? { aheadBytes: this.ahead.bytes, aheadMs: this.ahead.ms } : {};
@@ -235,7 +246,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
       get bitmap() {
         return r.bitmap;
       },
-      live: young ? (r.live ?? new Int32Array(0)) : undefined,
+      live: young ? (list!.host ?? undefined) : undefined,
       times: {
         ...r.times,
         mark: total,
@@ -248,13 +259,14 @@ export class GpuMarker implements YoungEvacuatingMarker {
     };
   }
 
-  /** The last mark's live list while `replayEvacuation` may still take it: a
-   *  young mark's, as `mark` returned it; null after a full mark or a replay.
-   *  The one record of it in the worker (the main thread keeps only the view it
-   *  handed to the plan, host/host.ts). */
-  get lastYoungLive(): Int32Array | null {
-    return this.lastMark?.live ?? null;
+  /** The last young mark's live list (on the host, or left on the device), until
+   *  the next mark: the one record of it in the worker (the main thread keeps only
+   *  the view it handed to the plan, host/host.ts). Null after a full mark. */
+  get lastYoungList(): LiveList | null {
+    return this.lastList;
   }
+
+  private lastList: LiveList | null = null;
 
   /**
    * The plan evacuated the live young objects of the last mark (`live`: a young
@@ -270,7 +282,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     const last = this.lastMark;
     this.lastMark = null;
     if (!last) throw new Error(`${this.name}: replayEvacuation without a mark to replay`);
-    if (last.live !== null && last.live !== live) {
+    if (last.live !== null && !last.live.is(live)) {
       throw new Error(`${this.name}: replayEvacuation of a live list other than the last young mark's`);
     }
     if (!this.replay) throw new Error(`${this.name}: replayEvacuation, but this marker does not replay evacuations`);
@@ -290,20 +302,21 @@ export class GpuMarker implements YoungEvacuatingMarker {
   }
 
   /** Step 1 of a device evacuation of the last young mark's `live` (evacuate/device.ts). */
-  async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
+  async assignYoung(live: Int32Array | LiveList, spaces: YoungSpaces): Promise<DeviceAssignment> {
     const refusal = evacuationRefusal(this.config.input, this.options);
     if (refusal) return { ok: false, reason: refusal };
     const last = this.lastMark;
     if (!this.evacuation || !last || last.live === null) {
       return { ok: false, reason: 'no young mark on the device' };
     }
-    if (last.live !== live) throw new Error(`${this.name}: assignYoung of a live list other than the last young mark's`);
+    const list = last.live;
+    if (!list.is(live)) throw new Error(`${this.name}: assignYoung of a live list other than the last young mark's`);
     const input = this.config.input;
     const evacuation = this.evacuation;
     return this.counted(() => evacuation.assign({
       liveBuffer: this.engine!.liveBuffer(),
-      deviceLive: Math.min(last.deviceLive, live.length),
-      live,
+      deviceLive: Math.min(last.deviceLive, list.length),
+      live: list,
       youngStart: last.youngStart,
       youngEnd: last.youngEnd,
       ...spaces,
@@ -325,17 +338,23 @@ export class GpuMarker implements YoungEvacuatingMarker {
     const last = this.lastMark;
     this.lastMark = null;
     if (!this.evacuation || !last || last.live === null) throw new Error(`${this.name}: finishYoung without an assignment`);
-    // The referents' places in the list; one the list lacks (not in address order) needs forwarding headers.
-    const picks = referents === null ? null : positionsIn(last.live, referents);
-    const out = forward ?? new Int32Array(last.live.length);
+    // The referents' places in the list; one the list lacks (not in address order) needs
+    // forwarding headers. A list left on the device is in address order there, and
+    // the device finds them itself.
+    const list = last.live;
+    const search = referents !== null && list.host === null;
+    const picks = referents === null ? null : search ? referents : positionsIn(list.host!, referents);
+    const out = forward ?? new Int32Array(list.length);
     // Refgraph: the remembered slots' new edges, one per slot.
     const slots = this.config.input.layout === 'refgraph' ? runSlots(slotRuns) : 0;
     const edges = slots > 0 ? (remembered?.(slots) ?? new Uint32Array(slots)) : undefined;
     const evacuation = this.evacuation;
     const done = await this.counted(() =>
-      evacuation.finish({ base, slotRuns, headers, words: this.config.input.words, forward: out, picks, ...(edges ? { rememberedEdges: edges, edgeStarts } : {}) }),
+      evacuation.finish({ base, slotRuns, headers, words: this.config.input.words, forward: out, picks, pickSearch: search, ...(edges ? { rememberedEdges: edges, edgeStarts } : {}) }),
     );
-    const forwarded = out.subarray(0, done.picked ? picks!.length : last.live.length);
+    const forwarded = out.subarray(0, done.picked ? picks!.length : list.length);
+    // The device's search answers 0 for a referent its list lacks: the list was not in address order.
+    if (search && done.picked && forwarded.includes(0)) throw new Error(`${this.name}: a root's referent is not in the live list the device searched`);
     return { ...done, forward: forwarded, ...(edges && done.graph?.rememberedEdges ? { rememberedEdges: edges.subarray(0, slots) } : {}) };
   }
 
@@ -545,6 +564,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     this.evacuation?.destroy();
     this.evacuation = null;
     this.lastMark = null;
+    this.lastList = null;
     if (this.heapMirror !== this.mirror) this.heapMirror?.destroy();
     this.mirror?.destroy();
     this.uploader?.destroy();

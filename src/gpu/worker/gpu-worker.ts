@@ -15,6 +15,7 @@ import type { DeviceAssignment, DeviceEvacuated } from '../../gc/marker.js';
 import { currentGpu, destroyGpu, openGpu } from '../device/device.js';
 import { deviceFaults, GpuFault } from '../faults.js';
 import { STAGED_ROOTS } from '../engines/job.js';
+import type { LiveList } from '../live-list.js';
 import { GpuMarker } from './gpu-marker.js';
 import { disposeHeapWriters } from './heap-writers.js';
 import type { RefGraphInput, SableInput } from '../marker-shape.js';
@@ -151,26 +152,36 @@ class Hosted {
    * the head of the list while the rest is copied, which hides the copy
    * (docs/decisions/r19d-02).
    */
-  share(live: Int32Array): SharedInts {
-    this.expected = live.length;
-    this.shared = sharedCapacity(this.shared, live.length);
+  share(length: number): SharedInts {
+    this.expected = length;
+    this.shared = sharedCapacity(this.shared, length);
     Atomics.store(this.progress, 0, 0);
-    return { buffer: this.shared.buffer, offset: 0, length: live.length };
+    return { buffer: this.shared.buffer, offset: 0, length };
   }
 
   /** A young mark's list copy left for later (`deferLive`): run when the main thread
    *  asks for the list, when the evacuation leaves it to the CPU, or at disposal. */
-  private pendingStream: Int32Array | null = null;
+  private pendingStream: LiveList | null = null;
 
-  defer(live: Int32Array): void {
+  defer(live: LiveList): void {
     this.pendingStream = live;
   }
 
-  /** Runs the deferred copy, if one is waiting; false when the list was gone. */
-  streamPending(): boolean {
-    const live = this.pendingStream;
+  /** Runs the deferred copy, if one is waiting, reading back first a list left
+   *  on the device; false when the list was gone (with its device). */
+  async streamPending(): Promise<boolean> {
+    const list = this.pendingStream;
     this.pendingStream = null;
-    if (live !== null) this.stream(live);
+    if (list !== null) {
+      let live: Int32Array;
+      try {
+        live = await list.read();
+      } catch {
+        // Read as gone by `stream` (the main thread's wait reports it).
+        live = new Int32Array(0);
+      }
+      this.stream(live);
+    }
     return Atomics.load(this.progress, 0) >= 0;
   }
 
@@ -261,14 +272,14 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       // Small root sets go up by writeBuffer, which wants memory of this thread's own.
       const shared = view(req.roots);
       const roots = shared.length < STAGED_ROOTS ? shared.slice() : shared;
-      const r = await h.marker.mark({ kind: req.kind, roots, youngStart: req.youngStart, youngEnd: req.youngEnd });
+      const r = await h.marker.mark({ kind: req.kind, roots, youngStart: req.youngStart, youngEnd: req.youngEnd }, req.deferLive === true);
       const stats = h.marker.lastStats;
       const withLegs = stats && { ...stats, phases: { ...stats.phases, toWorker } };
       if (req.kind === 'young') {
-        const list = r.live ?? new Int32Array(0);
-        const live = h.share(list);
+        const list = h.marker.lastYoungList!;
+        const live = h.share(list.length);
         if (req.deferLive === true) h.defer(list);
-        else afterReply = () => h.stream(list);
+        else afterReply = () => h.stream(list.host!);
         return {
           live,
           progress: h.progress.buffer as SharedArrayBuffer,
@@ -281,11 +292,12 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
     }
     case 'replay': {
       const h = hosted(req.marker);
-      // A young mark's list is the marker's own (GpuMarker.lastYoungLive); a full mark's travels.
-      const own = h.marker.lastYoungLive;
+      // A young mark's list is the marker's own (GpuMarker.lastYoungList): the CPU
+      // evacuated it, so it is on the host. A full mark's travels.
+      const own = h.marker.lastYoungList;
       let live: Int32Array;
       if (req.live) live = view(req.live);
-      else if (own !== null && own.length === req.liveLength) live = own;
+      else if (own !== null && own.length === req.liveLength) live = await own.read();
       else throw new Error('GPU worker: replayEvacuation of a young mark whose list is gone');
       h.sizeTable = req.sizeTable;
       await h.marker.replayEvacuation(live, view(req.forward), view(req.slotRuns));
@@ -293,8 +305,8 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
     }
     case 'evacAssign': {
       const h = hosted(req.marker);
-      // The young mark's list is the marker's own (GpuMarker.lastYoungLive).
-      const own = h.marker.lastYoungLive;
+      // The young mark's list is the marker's own (GpuMarker.lastYoungList).
+      const own = h.marker.lastYoungList;
       // Declined or failed, the CPU evacuates: it reads the list, copied before the reply.
       let a: DeviceAssignment = { ok: false, reason: 'the young mark\'s list is gone' };
       try {
@@ -303,12 +315,12 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
         h.refTable = req.refTable ?? h.refTable;
         return (a = await h.marker.assignYoung(own, req.spaces));
       } finally {
-        if (!a.ok) h.streamPending();
+        if (!a.ok) await h.streamPending();
       }
     }
     case 'evacFinish': {
       const h = hosted(req.marker);
-      const n = h.marker.lastYoungLive?.length ?? 0;
+      const n = h.marker.lastYoungList?.length ?? 0;
       const out = h.forwardBuffer(n);
       const referents = req.referents === null ? null : view(req.referents);
       const starts = req.edgeStarts === null ? null : view(req.edgeStarts);
@@ -316,7 +328,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       try {
         done = await h.marker.finishYoung(req.base, view(req.slotRuns), req.headers, referents, starts, out, (n) => h.rememberedBuffer(n));
       } catch (e) {
-        h.streamPending();
+        await h.streamPending();
         throw e;
       }
       const forward: SharedInts = { buffer: out.buffer, offset: 0, length: done.forward.length };
@@ -348,11 +360,11 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
     }
     case 'streamLive':
       // A list gone with its device: the fault check after this request names the loss.
-      if (!hosted(req.marker).streamPending()) throw new Error('the young mark\'s live list is gone');
+      if (!(await hosted(req.marker).streamPending())) throw new Error('the young mark\'s live list is gone');
       return null;
     case 'dispose':
       // A fallen-back marker's list may still be wanted by the CPU's evacuation.
-      markers.get(req.marker)?.streamPending();
+      await markers.get(req.marker)?.streamPending();
       markers.get(req.marker)?.marker.dispose();
       markers.delete(req.marker);
       return null;
