@@ -39,6 +39,7 @@ import {
   type TenuredSweeper,
   type YoungCopier,
   type YoungEvacuatingMarker,
+  type FinishAhead,
   type YoungSpaces,
 } from '../gc/marker.js';
 import { defaultThreads, ParallelMarker } from '../gc/parallel-marker.js';
@@ -229,23 +230,22 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   /** The assignment's spaces, kept for `finishYoung` to say what the device wrote. */
   private assigned: { spaces: YoungSpaces; survived: number; promoted: number } | null = null;
 
-  async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
+  async assignYoung(live: Int32Array, spaces: YoungSpaces, ahead?: FinishAhead): Promise<DeviceAssignment> {
     const engine = this.current as 'gpu-dfs' | 'gpu-bfs';
     let a: DeviceAssignment;
     try {
-      a = await this.evacuator().assignYoung(live, spaces);
+      a = await this.evacuator().assignYoung(live, spaces, ahead);
     } catch (e) {
       // Nothing has moved: the CPU evacuates, and the engine is not offered again.
       a = { ok: false, reason: `the GPU failed: ${this.faulted(engine, e).fault}` };
     }
     this.assigned = a.ok ? { spaces, survived: a.survivedWords, promoted: a.promotedWords } : null;
+    if (a.ok && a.finished !== undefined) this.wrote(engine, ahead!.base, ahead!.slotRuns);
     return a;
   }
 
   async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, referents: Int32Array | null, edgeStarts: Int32Array | null = null): Promise<DeviceEvacuated> {
     const engine = this.current as 'gpu-dfs' | 'gpu-bfs';
-    const a = this.assigned!;
-    this.assigned = null;
     let done: DeviceEvacuated;
     try {
       done = await this.evacuator().finishYoung(base, slotRuns, headers, referents, edgeStarts);
@@ -253,14 +253,21 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
       // The heap is as the mark left it and the CPU evacuates; the engine is not offered again.
       throw this.faulted(engine, e);
     }
-    // The to-survivor copies, the promotion buffer and the redirected remembered
-    // slots (the forwarding headers lie in eden and the from-space, which the
-    // other mirror takes anew after any evacuation).
+    this.wrote(engine, base, slotRuns);
+    return done;
+  }
+
+  /** Tells the other mirrors what `engine`'s finished evacuation wrote: the
+   *  to-survivor copies, the promotion buffer at `base` and the redirected
+   *  remembered slots (the forwarding headers lie in eden and the from-space,
+   *  which the other mirror takes anew after any evacuation). */
+  private wrote(engine: 'gpu-dfs' | 'gpu-bfs', base: number, slotRuns: Int32Array): void {
+    const a = this.assigned!;
+    this.assigned = null;
     const ranges = [a.spaces.toStart, a.spaces.toStart + a.survived];
     if (a.promoted > 0) ranges.push(base, base + a.promoted);
     for (let i = 0; i < slotRuns.length; i += 2) ranges.push(slotRuns[i]!, slotRuns[i]! + slotRuns[i + 1]!);
     this.options.deviceWrote?.(engine, ranges);
-    return done;
   }
 
   /** The parallel engine's copier (read by the plan only while the choice is parallel). */

@@ -14,7 +14,7 @@
  * are a heap reader's, so the CPU marks and evacuates and the mirror takes the
  * moves from the heap's change log at the device's next collection.
  */
-import { HEAP_READER, MarkerFaultError, type ChoosingMarker, type DeviceAssignment, type DeviceEvacuated, type MarkerConstraints, type MarkRequest, type MarkResult, type RememberedScan, type YoungEvacuatingMarker, type YoungSpaces } from '../gc/marker.js';
+import { HEAP_READER, MarkerFaultError, type ChoosingMarker, type DeviceAssignment, type DeviceEvacuated, type FinishAhead, type MarkerConstraints, type MarkRequest, type MarkResult, type RememberedScan, type YoungEvacuatingMarker, type YoungSpaces } from '../gc/marker.js';
 import { SerialMarker } from '../gc/serial-marker.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
@@ -213,10 +213,11 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     }
   }
 
-  async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
+  /** A fault here, in the finish done with the assignment too, leaves the collection to the CPU. */
+  async assignYoung(live: Int32Array, spaces: YoungSpaces, ahead?: FinishAhead): Promise<DeviceAssignment> {
     if (this.gpu !== null) {
       try {
-        return await this.gpu.assignYoung(live, spaces);
+        return await this.gpu.assignYoung(live, spaces, ahead);
       } catch (e) {
         this.fall(e, 'evacuation');
       }

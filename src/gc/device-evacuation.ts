@@ -6,16 +6,17 @@
  *   the device assigns each live object's destination (to-survivor by prefix
  *   sum, the rest into one promotion buffer) and says how many words each
  *   side takes → the CPU carves the promotion buffer from the free list (no
- *   room: the CPU evacuates this collection instead, nothing having moved) →
- *   the CPU cleans the scanned cards → the device copies, forwards and fixes
- *   in its mirror and writes the moved words and the new addresses into the
- *   heap, with the remembered slots it redirected (and the old objects'
- *   forwarding headers where the CPU needs them) → the CPU dirties the cards
- *   the device found, redirects the roots (through the new addresses of the
- *   roots' referents, the only ones the device hands back, having found them
- *   in its live list in address order, or through the forwarding headers), takes the
- *   reference graphs the device rebuilt (refgraph), and flips the survivor
- *   spaces.
+ *   room: the CPU evacuates this collection instead, nothing having moved;
+ *   promotions that fit a buffer carved ahead skip this step and its second
+ *   request to the device) → the device copies, forwards and fixes in its
+ *   mirror and writes the moved words and the new addresses into the heap,
+ *   with the remembered slots it redirected (and the old objects' forwarding
+ *   headers where the CPU needs them) → the CPU cleans the scanned cards,
+ *   dirties the cards the device found, redirects the roots (through the new
+ *   addresses of the roots' referents, the only ones the device hands back,
+ *   having found them in its live list in address order, or through the
+ *   forwarding headers), takes the reference graphs the device rebuilt
+ *   (refgraph), and flips the survivor spaces.
  *
  * With `--verify-gc` the result is compared with the same evacuation computed
  * on the CPU from a snapshot of the heap taken before it (verify-evacuation.ts).
@@ -27,7 +28,7 @@ import type { EvacuationRecord, PhaseTimes } from '../heap/telemetry.js';
 import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import type { Evacuator } from './evacuate.js';
 import { IntList } from './int-list.js';
-import { MarkerFaultError, type DeviceEvacuated, type YoungEvacuatingMarker } from './marker.js';
+import { MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type YoungEvacuatingMarker } from './marker.js';
 import { fixRoots, fixRootsFromReferents, rootReferents, type RememberedRuns } from './roots.js';
 import { snapshotForEvacuation, verifyDeviceEvacuation } from './verify-evacuation.js';
 
@@ -36,6 +37,13 @@ import { snapshotForEvacuation, verifyDeviceEvacuation } from './verify-evacuati
 const referents = new IntList();
 /** Refgraph: each remembered run's first tenured edge (RefGraph.rememberedEdgeStarts). */
 const edgeStarts = new IntList();
+
+/** Words of tenured space carved ahead of a device evacuation for its promotions,
+ *  from the last young collection's (`last` words): a quarter more, so that a
+ *  collection that promotes a little more still finishes in one request. */
+export function promotionReserve(last: number): number {
+  return last > 0 ? last + (last >> 2) + 64 : 0;
+}
 
 /**
  * Redirects the remembered slots (runs of (first slot, count)) through the
@@ -78,41 +86,61 @@ export async function evacuateOnDevice(
   phases: PhaseTimes,
 ): Promise<EvacuationRecord> {
   const spaces = { toStart: h.toStart, toEnd: h.toEnd, tenureAge: h.tenureAge, tenuredStart: h.tenuredStart };
-  const a = await marker.assignYoung(live, spaces);
-  if (!a.ok) return { where: 'cpu', reason: a.reason };
-  const promoted = a.promotedWords;
-  const base = promoted > 0 ? h.allocTenured(promoted) : 0;
-  if (promoted > 0 && base === 0) {
-    return { where: 'cpu', reason: `no free chunk of ${promoted * 4} bytes for the promotions` };
-  }
   const runs = remembered.runs.view();
   let tv = performance.now();
   const snapshot = h.options.verifyGc ? (liveReady?.(live.length), snapshotForEvacuation(h, live, runs)) : null;
   phases.verify += performance.now() - tv;
-  // Clean the scanned cards first: the promoted copies and the remembered
+  // Refgraph: where the device may write the remembered runs' new edges itself.
+  const starts = h.graph !== null && runs.length > 0 ? h.graph.rememberedEdgeStarts(runs, remembered.objects.data, edgeStarts.reserve(runs.length >>> 1)) : null;
+  // --verify-gc checks the forwarding headers; without it the device may leave them out.
+  const headers = h.options.verifyGc === true;
+  // Refgraph's live list is in mark order, where a search for the roots'
+  // referents misses: every new address comes back, with forwarding headers.
+  const every = headers || h.graph !== null;
+  const picks = every ? null : rootReferents(h, referents);
+  // The finish's arguments go with the assignment, and a promotion buffer carved
+  // ahead from the last collection's promotions: when they fit it, the device
+  // finishes without a second request (docs/decisions/s62-02).
+  const want = promotionReserve(ev.promotedWords);
+  const reserveBase = want > 0 ? h.allocTenured(want) : 0;
+  const reserve = reserveBase === 0 ? 0 : want;
+  const ahead = { base: reserveBase, reserve, slotRuns: runs, headers, referents: picks, edgeStarts: starts };
+  let a: DeviceAssignment;
+  try {
+    a = await marker.assignYoung(live, spaces, ahead);
+  } catch (e) {
+    if (reserve > 0) h.giveBackTenured(reserveBase, reserve);
+    throw e;
+  }
+  if ((!a.ok || a.finished === undefined) && reserve > 0) h.giveBackTenured(reserveBase, reserve);
+  if (!a.ok) return { where: 'cpu', reason: a.reason };
+  const promoted = a.promotedWords;
+  let base: number;
+  let done: DeviceEvacuated;
+  if (a.finished !== undefined) {
+    done = a.finished;
+    base = reserveBase;
+    if (reserve > promoted) h.giveBackTenured(reserveBase + promoted, reserve - promoted);
+  } else {
+    base = promoted > 0 ? h.allocTenured(promoted) : 0;
+    if (promoted > 0 && base === 0) {
+      return { where: 'cpu', reason: `no free chunk of ${promoted * 4} bytes for the promotions` };
+    }
+    try {
+      done = await marker.finishYoung(base, runs, headers, picks, starts);
+    } catch (e) {
+      if (!(e instanceof MarkerFaultError)) throw e;
+      // The device failed before writing the heap: undo the carving, and the
+      // CPU evacuates from the heap as the mark left it.
+      if (promoted > 0) h.giveBackTenured(base, promoted);
+      return { where: 'cpu', reason: `the GPU failed: ${e.fault}` };
+    }
+  }
+  // The scanned cards are clean now: the promoted copies and the remembered
   // slots that still hold young references dirty theirs again below.
   const cards = h.cards.cards;
   const dc = dirtyCards.data;
   for (let i = 0; i < dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
-
-  // Refgraph: where the device may write the remembered runs' new edges itself.
-  const starts = h.graph !== null && runs.length > 0 ? h.graph.rememberedEdgeStarts(runs, remembered.objects.data, edgeStarts.reserve(runs.length >>> 1)) : null;
-  let done: DeviceEvacuated;
-  try {
-    // --verify-gc checks the forwarding headers; without it the device may leave them out.
-    const headers = h.options.verifyGc === true;
-    // Refgraph's live list is in mark order, where a search for the roots'
-    // referents misses: every new address comes back, with forwarding headers.
-    const every = headers || h.graph !== null;
-    done = await marker.finishYoung(base, runs, headers, every ? null : rootReferents(h, referents), starts);
-  } catch (e) {
-    if (!(e instanceof MarkerFaultError)) throw e;
-    // The device failed before writing the heap: undo the carving and the
-    // cleaning, and the CPU evacuates from the heap as the mark left it.
-    if (promoted > 0) h.giveBackTenured(base, promoted);
-    for (let i = 0; i < dirtyCards.length; i++) cards[dc[i]!] = CARD_DIRTY;
-    return { where: 'cpu', reason: `the GPU failed: ${e.fault}` };
-  }
   const tf = performance.now();
   const bits = done.cardBits;
   for (let w = 0; w < bits.length; w++) {
@@ -166,5 +194,6 @@ export async function evacuateOnDevice(
     writeOwnShare: t.writeOwn,
     fixMs,
     slots: runs.length === 0 ? 'none' : done.slotsWritten ? 'gpu' : 'cpu',
+    oneRequest: a.finished !== undefined,
   };
 }

@@ -248,10 +248,43 @@ export interface YoungSpaces {
 }
 
 /** A marker's evacuation plan for the last young mark: words to to-survivor and
- *  to one promotion buffer, or why it will not evacuate this collection. */
-export type DeviceAssignment =
-  | { readonly ok: true; readonly survivedWords: number; readonly promotedWords: number; readonly ms: number }
-  | { readonly ok: false; readonly reason: string };
+ *  to one promotion buffer, or why it will not evacuate this collection. With
+ *  `finished`, the marker went on to finish it (`FinishAhead`). */
+export type DeviceAssignment = (Assigned & { readonly finished?: DeviceEvacuated }) | Refused;
+
+/** An assignment's words each side takes, and its host milliseconds. */
+export interface Assigned {
+  readonly ok: true;
+  readonly survivedWords: number;
+  readonly promotedWords: number;
+  readonly ms: number;
+}
+
+/** Why a marker will not evacuate the collection. */
+export interface Refused {
+  readonly ok: false;
+  readonly reason: string;
+}
+
+/**
+ * `finishYoung`'s arguments, given to `assignYoung` before the promotions are
+ * known, with a promotion buffer the CPU carved ahead (`reserve` words at
+ * `base`; 0 words: none). When the promotions fit it, the marker finishes at
+ * once: one request to the device instead of two (docs/decisions/s62-02).
+ */
+export interface FinishAhead {
+  readonly base: number;
+  readonly reserve: number;
+  readonly slotRuns: Int32Array;
+  readonly headers: boolean;
+  readonly referents: Int32Array | null;
+  readonly edgeStarts: Int32Array | null;
+}
+
+/** Whether an assignment of `promotedWords` finishes with the buffer carved ahead. */
+export function fitsAhead<T extends { readonly reserve: number }>(promotedWords: number, ahead: T | undefined): ahead is T {
+  return ahead !== undefined && promotedWords <= ahead.reserve;
+}
 
 /** Host milliseconds and bytes of a device evacuation's parts. */
 export interface EvacuationTimes {
@@ -303,8 +336,9 @@ export type { DeviceGraph };
 export interface YoungEvacuatingMarker extends HeapCopyMarker {
   /** After a young mark: decides where each object of its live list goes
    *  (changing nothing yet). The plan either carves the promotion buffer and
-   *  calls `finishYoung`, or evacuates on the CPU as usual (and replays). */
-  assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment>;
+   *  calls `finishYoung`, or evacuates on the CPU as usual (and replays). With
+   *  `ahead`, promotions that fit its buffer are finished at once (`finished`). */
+  assignYoung(live: Int32Array, spaces: YoungSpaces, ahead?: FinishAhead): Promise<DeviceAssignment>;
   /** Moves the objects with the promotion buffer at `base`, redirects the
    *  remembered slots `slotRuns` ((first, count) runs) in its copy, and writes
    *  what moved into the heap's words; the old objects' forwarding headers too

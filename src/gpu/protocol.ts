@@ -17,7 +17,7 @@
  * --verify-gc) by transferring them. The main thread never transfers a buffer,
  * since a transfer detaches it on the sending side.
  */
-import type { DeviceEvacuated, MarkTimes, YoungSpaces } from '../gc/marker.js';
+import type { Assigned, DeviceEvacuated, MarkTimes, Refused, YoungSpaces } from '../gc/marker.js';
 import type { GpuAdapterDescription } from './device/adapter.js';
 import type { GpuMarkStats, GpuStartup } from './worker/gpu-marker.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror/mirror.js';
@@ -135,8 +135,11 @@ export type HostRequest =
       readonly spaces: YoungSpaces;
       readonly sizeTable?: Uint32Array;
       readonly refTable?: Uint32Array;
+      /** The finish's arguments and a promotion buffer carved ahead (gc/marker.ts
+       *  FinishAhead): promotions that fit it are finished in this request. */
+      readonly ahead?: FinishArgs & { readonly reserve: number };
     }
-  | { readonly op: 'evacFinish'; readonly marker: number; readonly base: number; readonly slotRuns: SharedInts; readonly headers: boolean; /** The roots' young referents, ascending (roots.ts rootReferents); null: every new address. */ readonly referents: SharedInts | null; readonly edgeStarts: SharedInts | null }
+  | ({ readonly op: 'evacFinish'; readonly marker: number } & FinishArgs)
   | { readonly op: 'verifyCopy'; readonly marker: number; readonly changes: Changes }
   | { readonly op: 'dispose'; readonly marker: number };
 
@@ -182,3 +185,16 @@ export interface EvacFinishReply extends Omit<DeviceEvacuated, 'forward' | 'reme
   readonly forward: SharedInts;
   readonly rememberedEdges?: SharedInts;
 }
+
+/** What a device evacuation's finish takes, in shared memory. */
+export interface FinishArgs {
+  readonly base: number;
+  readonly slotRuns: SharedInts;
+  readonly headers: boolean;
+  /** The roots' young referents, ascending (roots.ts rootReferents); null: every new address. */
+  readonly referents: SharedInts | null;
+  readonly edgeStarts: SharedInts | null;
+}
+
+/** An assignment, and with `finished` the finish done in the same request. */
+export type EvacAssignReply = (Assigned & { readonly finished?: EvacFinishReply }) | Refused;

@@ -110,6 +110,8 @@ export interface EvacuationRecord {
   fixMs?: number;
   /** Where the remembered slots were redirected in the heap's words (none: no remembered slots). */
   slots?: 'gpu' | 'cpu' | 'none';
+  /** The promotions fitted the buffer carved ahead, and the device finished in the assignment's request. */
+  oneRequest?: boolean;
 }
 
 /** Totals for `--stats`. */
@@ -212,6 +214,7 @@ export function formatGcRecord(r: GcRecord): string {
       `evacuate=gpu assign=${ms(e.assignMs ?? 0)} copy+fix=${ms(e.copyMs ?? 0)} ` +
         `read-back=${formatBytes(e.readbackBytes ?? 0)}/${ms(e.readbackMs ?? 0)} write=${ms(e.writeMs ?? 0)} cpu-fix=${ms(e.fixMs ?? 0)}` +
         (e.slots && e.slots !== 'none' ? ` slots=${e.slots}` : '') +
+        (e.oneRequest ? ' requests=1' : '') +
         (e.writers ? ` writers=${e.writers}/waited=${ms(e.writeWaitMs ?? 0)}/own=${Math.round(100 * (e.writeOwnShare ?? 0))}%` : ''),
     );
   } else if (e) {

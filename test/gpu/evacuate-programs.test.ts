@@ -73,7 +73,10 @@ describe('programs with evacuate=gpu', () => {
         const serial = await runCaptured(file, { gc: 'serial', heapBytes: 4 * 2 ** 20 });
         expect(run.exitCode, run.stderr).toBe(0);
         expect(run.stdout).toBe(serial.stdout);
-        expect(run.stderr).toMatch(/\] young .* evacuate=gpu /);
+        const onGpu = run.stderr.split('\n').filter((l) => / evacuate=gpu /.test(l));
+        // Promotions within the buffer carved ahead finish in the assignment's request; gc_stress's others take two.
+        expect(onGpu.some((l) => / requests=1/.test(l))).toBe(true);
+        if (file === 'programs/gc_stress.mini') expect(onGpu.some((l) => !/ requests=1/.test(l))).toBe(true);
       }, 600_000);
     }
   }

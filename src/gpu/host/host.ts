@@ -11,7 +11,7 @@ import type { MessagePort, Worker } from 'node:worker_threads';
 import { workerThreads } from '../../heap/worker-threads.js';
 import { workerScript } from '../../heap/worker-script.js';
 import { rangeSlots } from '../../gc/roots.js';
-import { MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type MarkerConstraints, type MarkRequest, type MarkResult, type YoungEvacuatingMarker, type YoungSpaces } from '../../gc/marker.js';
+import { MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type FinishAhead, type MarkerConstraints, type MarkRequest, type MarkResult, type YoungEvacuatingMarker, type YoungSpaces } from '../../gc/marker.js';
 import { evacuationRefusal } from '../evacuate/refusal.js';
 import { GpuAdapterLimitError, GpuLibraryError, NoGpuAdapterError, type GpuAdapterDescription } from '../device/adapter.js';
 import { youngResult } from '../young-result.js';
@@ -20,7 +20,7 @@ import type { GpuMarkerConfig } from '../marker-shape.js';
 import type { RefGraphs } from '../mirror/mirror.js';
 import { gpuMarkerShape, keepsHeapMirror } from '../marker-shape.js';
 import type { GpuOptions } from '../options.js';
-import { sharedCapacity, sharedClock, type Changes, type EvacFinishReply, type HostReply, type HostRequest, type InputSpec, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { sharedCapacity, sharedClock, type Changes, type EvacAssignReply, type EvacFinishReply, type FinishArgs, type HostReply, type HostRequest, type InputSpec, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 /** An error from the worker as the class the CLI maps to an exit status. */
 function rebuild(e: { name: string; message: string; stack?: string; fault?: string }): Error {
@@ -240,6 +240,18 @@ function graphsData(g: RefGraphs): RefGraphs {
   return { young: one(g.young), tenured: one(g.tenured) };
 }
 
+/** A finish's reply as the plan takes it: views of the worker's shared buffers. */
+function evacuated(r: EvacFinishReply): DeviceEvacuated {
+  const f = r.forward;
+  const e = r.rememberedEdges;
+  const { rememberedEdges: _shared, ...rest } = r;
+  return {
+    ...rest,
+    forward: new Int32Array(f.buffer, f.offset * 4, f.length),
+    ...(e ? { rememberedEdges: new Uint32Array(e.buffer, e.offset * 4, e.length) } : {}),
+  };
+}
+
 /**
  * A gc/ `Marker` whose marking runs in the GPU worker thread: a `GpuMarker`
  * there with the same configuration, fed from this thread's heap. Its methods
@@ -432,39 +444,41 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     }, true);
   }
 
-  async assignYoung(live: Int32Array, spaces: YoungSpaces): Promise<DeviceAssignment> {
+  async assignYoung(live: Int32Array, spaces: YoungSpaces, ahead?: FinishAhead): Promise<DeviceAssignment> {
     const input = this.config.input;
     const refusal = evacuationRefusal(input, this.options);
     if (refusal) return { ok: false, reason: refusal };
     if (live !== this.lastLive) return { ok: false, reason: 'not the last young mark\'s list' };
-    return gpuHost().request<DeviceAssignment>({
+    const r = await gpuHost().request<EvacAssignReply>({
       op: 'evacAssign',
       marker: this.id,
       liveLength: live.length,
       spaces,
       sizeTable: input.sizeTable?.(),
       refTable: input.layout === 'refgraph' ? input.refTable?.() : undefined,
+      ...(ahead ? { ahead: { ...this.finishArgs(ahead.base, ahead.slotRuns, ahead.headers, ahead.referents, ahead.edgeStarts), reserve: ahead.reserve } } : {}),
     }, true);
+    if (!r.ok) return r;
+    const { finished, ...assigned } = r;
+    if (finished === undefined) return assigned;
+    this.lastLive = null;
+    return { ...assigned, finished: evacuated(finished) };
   }
 
   async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, referents: Int32Array | null, edgeStarts: Int32Array | null = null): Promise<DeviceEvacuated> {
     this.lastLive = null;
-    const r = await gpuHost().request<EvacFinishReply>({
-      op: 'evacFinish',
-      marker: this.id,
+    const r = await gpuHost().request<EvacFinishReply>({ op: 'evacFinish', marker: this.id, ...this.finishArgs(base, slotRuns, headers, referents, edgeStarts) }, true);
+    return evacuated(r);
+  }
+
+  /** The finish's arguments, in this marker's shared buffers. */
+  private finishArgs(base: number, slotRuns: Int32Array, headers: boolean, referents: Int32Array | null, edgeStarts: Int32Array | null): FinishArgs {
+    return {
       base,
       slotRuns: this.slotRuns.put(slotRuns),
       headers,
       referents: referents === null ? null : this.referents.put(referents),
       edgeStarts: edgeStarts === null ? null : this.edgeStarts.put(edgeStarts),
-    }, true);
-    const f = r.forward;
-    const e = r.rememberedEdges;
-    const { rememberedEdges: _shared, ...rest } = r;
-    return {
-      ...rest,
-      forward: new Int32Array(f.buffer, f.offset * 4, f.length),
-      ...(e ? { rememberedEdges: new Uint32Array(e.buffer, e.offset * 4, e.length) } : {}),
     };
   }
 

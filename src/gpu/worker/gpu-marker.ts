@@ -9,7 +9,7 @@
  * young collection, the list of reachable young objects).
  */
 import { positionsIn } from '../../gc/list-search.js';
-import type { DeviceAssignment, DeviceEvacuated, MarkerConstraints, MarkRequest, MarkResult, YoungEvacuatingMarker, YoungSpaces } from '../../gc/marker.js';
+import { fitsAhead, type DeviceAssignment, type DeviceEvacuated, type FinishAhead, type MarkerConstraints, type MarkRequest, type MarkResult, type YoungEvacuatingMarker, type YoungSpaces } from '../../gc/marker.js';
 import { DeviceEvacuation } from '../evacuate/device.js';
 import { evacuationRefusal } from '../evacuate/refusal.js';
 import { BfsEngine } from '../engines/bfs.js';
@@ -63,6 +63,12 @@ function runSlots(runs: Int32Array): number {
   let n = 0;
   for (let i = 1; i < runs.length; i += 2) n += runs[i]!;
   return n;
+}
+
+/** Where a device evacuation's finish puts what it hands back (`GpuMarker.finishYoung`). */
+export interface FinishOutputs {
+  readonly forward?: Int32Array;
+  readonly remembered?: (slots: number) => Uint32Array;
 }
 
 export class GpuMarker implements YoungEvacuatingMarker {
@@ -301,8 +307,17 @@ export class GpuMarker implements YoungEvacuatingMarker {
     this.replayPending = true;
   }
 
-  /** Step 1 of a device evacuation of the last young mark's `live` (evacuate/device.ts). */
-  async assignYoung(live: Int32Array | LiveList, spaces: YoungSpaces): Promise<DeviceAssignment> {
+  /** Step 1 of a device evacuation of the last young mark's `live` (evacuate/device.ts),
+   *  and step 2 at once when its promotions fit the buffer carved `ahead`;
+   *  `outputs`: where step 2 puts what it hands back (see `finishYoung`). */
+  async assignYoung(live: Int32Array | LiveList, spaces: YoungSpaces, ahead?: FinishAhead, outputs: FinishOutputs = {}): Promise<DeviceAssignment> {
+    const a = await this.assignOnly(live, spaces);
+    if (!a.ok || !fitsAhead(a.promotedWords, ahead)) return a;
+    const { base, slotRuns, headers, referents, edgeStarts } = ahead;
+    return { ...a, finished: await this.finishYoung(base, slotRuns, headers, referents, edgeStarts, outputs.forward, outputs.remembered) };
+  }
+
+  private async assignOnly(live: Int32Array | LiveList, spaces: YoungSpaces): Promise<DeviceAssignment> {
     const refusal = evacuationRefusal(this.config.input, this.options);
     if (refusal) return { ok: false, reason: refusal };
     const last = this.lastMark;
@@ -325,7 +340,9 @@ export class GpuMarker implements YoungEvacuatingMarker {
     }));
   }
 
-  /** Step 2: moves the objects (the mirror stays the heap's copy: nothing to replay). */
+  /** Step 2: moves the objects (the mirror stays the heap's copy: nothing to replay).
+   *  `forward` and `remembered`: where the new addresses and (refgraph) the
+   *  remembered slots' edges go (the worker's shared buffers); else new arrays. */
   async finishYoung(
     base: number,
     slotRuns: Int32Array,

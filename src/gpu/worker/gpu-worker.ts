@@ -11,7 +11,7 @@
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { copyWordsInto } from '../../heap/native-copy.js';
-import type { DeviceAssignment, DeviceEvacuated } from '../../gc/marker.js';
+import { fitsAhead, type DeviceAssignment, type DeviceEvacuated } from '../../gc/marker.js';
 import { currentGpu, destroyGpu, openGpu } from '../device/device.js';
 import { deviceFaults, GpuFault } from '../faults.js';
 import { STAGED_ROOTS } from '../engines/job.js';
@@ -20,7 +20,7 @@ import { GpuMarker } from './gpu-marker.js';
 import { disposeHeapWriters } from './heap-writers.js';
 import type { RefGraphInput, SableInput } from '../marker-shape.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from '../mirror/mirror.js';
-import { sharedCapacity, sharedClock, type Changes, type HostReply, type HostRequest, type EvacFinishReply, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { sharedCapacity, sharedClock, type Changes, type HostReply, type HostRequest, type EvacAssignReply, type EvacFinishReply, type FinishArgs, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 type CreateRequest = Extract<HostRequest, { op: 'create' }>;
 
@@ -216,6 +216,30 @@ const STREAM_BLOCK = 1 << 18;
 
 const markers = new Map<number, Hosted>();
 
+/** A device evacuation's step 2 (GpuMarker.finishYoung) into the worker's shared
+ *  buffers; a failure leaves the list to the CPU, copied first, and is thrown on. */
+async function finish(h: Hosted, req: FinishArgs): Promise<EvacFinishReply> {
+  const n = h.marker.lastYoungList?.length ?? 0;
+  const out = h.forwardBuffer(n);
+  const referents = req.referents === null ? null : view(req.referents);
+  const starts = req.edgeStarts === null ? null : view(req.edgeStarts);
+  let done: DeviceEvacuated;
+  try {
+    done = await h.marker.finishYoung(req.base, view(req.slotRuns), req.headers, referents, starts, out, (n) => h.rememberedBuffer(n));
+  } catch (e) {
+    await h.streamPending();
+    throw e;
+  }
+  const forward: SharedInts = { buffer: out.buffer, offset: 0, length: done.forward.length };
+  const { cardBits, cardFirst, slotsWritten, headersWritten, picked, graph, times } = done;
+  const edges = done.rememberedEdges;
+  const remembered: SharedInts | undefined = edges && { buffer: edges.buffer as SharedArrayBuffer, offset: 0, length: edges.length };
+  return {
+    cardBits, cardFirst, slotsWritten, headersWritten, picked, ...(graph ? { graph } : {}), times, forward,
+    ...(remembered ? { rememberedEdges: remembered } : {}),
+  };
+}
+
 /** Work a request leaves for after its reply is posted (a young mark's list copy,
  *  a read-back grown ahead of the next evacuation). */
 let afterReply: (() => void) | null = null;
@@ -313,33 +337,15 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
         if (own === null || own.length !== req.liveLength) return a;
         h.sizeTable = req.sizeTable ?? h.sizeTable;
         h.refTable = req.refTable ?? h.refTable;
-        return (a = await h.marker.assignYoung(own, req.spaces));
+        a = await h.marker.assignYoung(own, req.spaces);
+        if (!a.ok || !fitsAhead(a.promotedWords, req.ahead)) return a;
+        return { ...a, finished: await finish(h, req.ahead) } satisfies EvacAssignReply;
       } finally {
         if (!a.ok) await h.streamPending();
       }
     }
-    case 'evacFinish': {
-      const h = hosted(req.marker);
-      const n = h.marker.lastYoungList?.length ?? 0;
-      const out = h.forwardBuffer(n);
-      const referents = req.referents === null ? null : view(req.referents);
-      const starts = req.edgeStarts === null ? null : view(req.edgeStarts);
-      let done: DeviceEvacuated;
-      try {
-        done = await h.marker.finishYoung(req.base, view(req.slotRuns), req.headers, referents, starts, out, (n) => h.rememberedBuffer(n));
-      } catch (e) {
-        await h.streamPending();
-        throw e;
-      }
-      const forward: SharedInts = { buffer: out.buffer, offset: 0, length: done.forward.length };
-      const { cardBits, cardFirst, slotsWritten, headersWritten, picked, graph, times } = done;
-      const edges = done.rememberedEdges;
-      const remembered: SharedInts | undefined = edges && { buffer: edges.buffer as SharedArrayBuffer, offset: 0, length: edges.length };
-      return {
-        cardBits, cardFirst, slotsWritten, headersWritten, picked, ...(graph ? { graph } : {}), times, forward,
-        ...(remembered ? { rememberedEdges: remembered } : {}),
-      } satisfies EvacFinishReply;
-    }
+    case 'evacFinish':
+      return finish(hosted(req.marker), req);
     case 'remset': {
       const h = hosted(req.marker);
       h.receive(req.changes);
