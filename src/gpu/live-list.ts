@@ -5,6 +5,9 @@
  * itself and so needs only the list's length (docs/decisions/s62-01-live-list-stays-on-the-device.md).
  * A list left on the device is read back the first time someone asks for it:
  * the CPU's evacuation after a refusal, `--verify-gc`, forwarding headers.
+ * The passes that put it in address order are submitted by `settle`, which the
+ * worker calls once it has replied to the mark, so that the reply does not wait
+ * for a submission; whatever reads or evacuates the list settles it first.
  */
 export class LiveList {
   private data: Int32Array | null;
@@ -14,6 +17,7 @@ export class LiveList {
     readonly length: number,
     data: Int32Array | null,
     private readonly fetch: (() => Promise<Int32Array>) | null,
+    private pending: (() => void) | null = null,
   ) {
     this.data = data;
   }
@@ -24,9 +28,17 @@ export class LiveList {
   }
 
   /** A list of `length` entries on the device, which `fetch` reads back (valid
-   *  until the engine's next young mark). */
-  static onDevice(length: number, fetch: () => Promise<Int32Array>): LiveList {
-    return new LiveList(length, null, fetch);
+   *  until the engine's next young mark), once `settle` has submitted the work
+   *  that finishes it there. */
+  static onDevice(length: number, fetch: () => Promise<Int32Array>, settle: () => void): LiveList {
+    return new LiveList(length, null, fetch, settle);
+  }
+
+  /** Submits the device's work that finishes the list, once (nothing for a list on the host). */
+  settle(): void {
+    const p = this.pending;
+    this.pending = null;
+    p?.();
   }
 
   /** The list, if it is on the host now; else null. */
@@ -43,6 +55,7 @@ export class LiveList {
    *  when the read-back fails (the device was lost: the list with it). */
   read(): Promise<Int32Array> {
     if (this.data !== null) return Promise.resolve(this.data);
+    this.settle();
     this.reading ??= this.fetch!().then((live) => {
       if (live.length !== this.length) throw new Error(`the live list read back ${live.length} entries of ${this.length}`);
       return (this.data = live);

@@ -203,20 +203,23 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
     }
     run.finished?.();
     const t1 = performance.now();
-    if (young && job.keepLive === true && this.order !== null && !m.addrBits) {
-      // The device evacuates next and reads the list where it is: put it in
-      // address order there, queued ahead of the evacuation, and read nothing.
-      await this.order.compile();
-      const enc = device.createCommandEncoder({ label: 'live list in address order' });
-      this.order.encode(enc, m.marks, m.live, job.youngStart, job.youngEnd);
-      device.queue.submit([enc.finish()]);
+    const order = this.order;
+    if (young && job.keepLive === true && order !== null && !m.addrBits) {
+      // The device evacuates next and reads the list where it is: it is put in
+      // address order there, queued ahead of the evacuation, and nothing is read.
+      await order.compile();
+      const sort = (): void => {
+        const enc = device.createCommandEncoder({ label: 'live list in address order' });
+        order.encode(enc, m.marks, m.live, job.youngStart, job.youngEnd);
+        device.queue.submit([enc.finish()]);
+      };
       phases.readback = performance.now() - t1;
       return {
         get bitmap(): Uint32Array {
           throw new Error('a young mark whose list stayed on the device: read the list back first');
         },
         deviceLive: liveCount,
-        keptLive: liveCount,
+        keptLive: { length: liveCount, order: sort },
         times: { ...times, mark: markMs + phases.readback, readback: 0 },
         fallbackFrontier: -1,
         ...common,

@@ -71,9 +71,10 @@ export interface TraceResult {
   /** Young marks: how many leading entries of `live` the engine's live buffer
    *  (`liveBuffer()`) holds on the device, for replaying the evacuation there. */
   readonly deviceLive?: number;
-  /** A young mark of a `keepLive` job whose list stayed on the device, in address
-   *  order: its length (`live` is then absent, and `readLive` reads it back). */
-  readonly keptLive?: number;
+  /** A young mark of a `keepLive` job whose list stayed on the device: its length
+   *  (`live` is then absent, and `readLive` reads it back), and the submission
+   *  that puts it in address order there, which must run before anything reads it. */
+  readonly keptLive?: { readonly length: number; readonly order: () => void };
   readonly times: MarkTimes;
   /** Rounds (gpu-dfs) or levels (gpu-bfs) run on the GPU. */
   readonly rounds: number;

@@ -164,8 +164,9 @@ export class GpuMarker implements YoungEvacuatingMarker {
   /**
    * Marks. `keepLive` (the worker, when the device evacuates this young
    * collection next): the engine may leave the live list on the device, in
-   * address order; the result then has no list (`live` absent, and its bitmap
-   * throws), and `lastYoungList` reads it back when someone needs it.
+   * address order once `lastYoungList.settle()` has run; the result then has no
+   * list (`live` absent, and its bitmap throws), and `lastYoungList` reads it
+   * back when someone needs it.
    */
   async mark(request: MarkRequest, keepLive = false): Promise<MarkResult> {
     const t0 = performance.now();
@@ -210,7 +211,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     const r: TraceResult = await this.engine!.trace(job);
     const engine = this.engine!;
     const kept = r.keptLive;
-    const list = !young ? null : kept !== undefined ? LiveList.onDevice(kept, () => engine.readLive(kept)) : LiveList.onHost(r.live ?? new Int32Array(0));
+    const list = !young ? null : kept !== undefined ? LiveList.onDevice(kept.length, () => engine.readLive(kept.length), kept.order) : LiveList.onHost(r.live ?? new Int32Array(0));
     this.lastList = list;
     if (this.heapMirror) {
       // The request's young range: a full job's covers the whole heap.
@@ -326,6 +327,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     }
     const list = last.live;
     if (!list.is(live)) throw new Error(`${this.name}: assignYoung of a live list other than the last young mark's`);
+    list.settle();
     const input = this.config.input;
     const evacuation = this.evacuation;
     return this.counted(() => evacuation.assign({

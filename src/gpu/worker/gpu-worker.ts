@@ -302,8 +302,11 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       if (req.kind === 'young') {
         const list = h.marker.lastYoungList!;
         const live = h.share(list.length);
-        if (req.deferLive === true) h.defer(list);
-        else afterReply = () => h.stream(list.host!);
+        if (req.deferLive === true) {
+          h.defer(list);
+          // The list's ordering on the device is submitted after the reply (live-list.ts).
+          afterReply = () => list.settle();
+        } else afterReply = () => h.stream(list.host!);
         return {
           live,
           progress: h.progress.buffer as SharedArrayBuffer,
