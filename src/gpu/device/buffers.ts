@@ -217,23 +217,30 @@ export class ChunkedReadback {
   /**
    * Maps the chunks holding the first `bytes` (after the copies were submitted)
    * and, once all are mapped and `mapped` has returned, calls `each` with each
-   * chunk's words and the number of its first word, in order; then unmaps them.
-   * The views are valid only during `each`.
+   * chunk's words and the number of its first word, in order, unmapping each
+   * chunk as soon as `each` returns. The views are valid only during `each`.
+   * V8 counts a mapped range as external memory from `getMappedRange` until the
+   * unmap detaches it, and past 64 MB of growth it collects garbage in the
+   * middle of the pause: one chunk at a time stays under that
+   * (docs/decisions/s62-03-read-back-unmapped-chunk-by-chunk.md).
    */
   async read(bytes: number, mapped: () => Promise<void>, each: (words: Uint32Array, first: number) => void): Promise<void> {
     this.reserve(bytes);
     const count = bytes === 0 ? 0 : this.chunkAt(bytes - 1) + 1;
     const used = this.chunks.slice(0, count);
     const held = used.map((_, c) => Math.min(this.starts[c + 1]!, bytes) - this.starts[c]!);
+    let unmapped = 0;
     try {
       const maps = await Promise.allSettled(used.map((b, c) => mapForRead(b, 0, bufferSize(held[c]!))));
       for (const m of maps) if (m.status === 'rejected') throw m.reason;
       await mapped();
       for (let c = 0; c < count; c++) {
         each(new Uint32Array(used[c]!.getMappedRange(0, bufferSize(held[c]!)), 0, held[c]! >>> 2), this.starts[c]! >>> 2);
+        used[c]!.unmap();
+        unmapped = c + 1;
       }
     } finally {
-      for (const b of used) b.unmap();
+      for (let c = unmapped; c < count; c++) used[c]!.unmap();
     }
   }
 
