@@ -41,7 +41,7 @@ const edgeStarts = new IntList();
 /** Words of tenured space carved ahead of a device evacuation for its promotions,
  *  from the last young collection's (`last` words): a quarter more, so that a
  *  collection that promotes a little more still finishes in one request. */
-export function promotionReserve(last: number): number {
+function promotionReserve(last: number): number {
   return last > 0 ? last + (last >> 2) + 64 : 0;
 }
 
