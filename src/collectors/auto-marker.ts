@@ -454,7 +454,15 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     // A GPU engine dropped in this collection (a fault after its mark) is not made again: serial marks again.
     if (isGpu(engine) && !this.unavailable.has(engine)) {
       try {
-        return await (await this.gpuFor(engine)).mark(request);
+        const r = await (await this.gpuFor(engine)).mark(request);
+        const a = r.evacuation;
+        const e = request.evacuate;
+        // The device evacuated with the mark: as after `assignYoung` (and `finishYoung`).
+        if (a !== undefined && e !== undefined) {
+          this.assigned = a.ok ? { spaces: e.spaces, survived: a.survivedWords, promoted: a.promotedWords } : null;
+          if (a.ok && a.finished !== undefined) this.wrote(engine, e.ahead.base, e.ahead.slotRuns);
+        }
+        return r;
       } catch (e) {
         // A device fault changed nothing in the heap (docs/decisions/s28f-01): the
         // engine is dropped as one that failed to prepare, and serial marks.

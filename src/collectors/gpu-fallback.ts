@@ -189,7 +189,8 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
           throw e;
         }
       };
-      return Object.defineProperties({ live: r.live, liveReady, times: r.times } as MarkResult, { bitmap: { get: () => (liveReady(r.live!.length), r.bitmap), enumerable: true } });
+      const base = { live: r.live, liveReady, times: r.times, ...(r.evacuation ? { evacuation: r.evacuation } : {}) };
+      return Object.defineProperties(base as MarkResult, { bitmap: { get: () => (liveReady(r.live!.length), r.bitmap), enumerable: true } });
     }
     return this.serial.mark(request);
   }

@@ -28,7 +28,7 @@ import type { EvacuationRecord, PhaseTimes } from '../heap/telemetry.js';
 import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import type { Evacuator } from './evacuate.js';
 import { IntList } from './int-list.js';
-import { MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type YoungEvacuatingMarker } from './marker.js';
+import { MarkerFaultError, type Assigned, type DeviceAssignment, type DeviceEvacuated, type EvacuateAhead, type YoungEvacuatingMarker } from './marker.js';
 import { fixRoots, fixRootsFromReferents, rootReferents, type RememberedRuns } from './roots.js';
 import { snapshotForEvacuation, verifyDeviceEvacuation } from './verify-evacuation.js';
 
@@ -70,10 +70,46 @@ export function fixRememberedSlots(h: HeapImpl, runs: Int32Array): void {
 }
 
 /**
+ * What a device evacuation takes from the CPU before it starts: the spaces, the
+ * remembered runs, the roots' referents, and a promotion buffer carved ahead from
+ * the last collection's promotions, so that the device may finish in the request
+ * that assigns, or in the mark's (docs/decisions/s62-02, s62-04). `evacuateOnDevice`
+ * gives the buffer back, or `abandonDeviceEvacuation` when the device did not evacuate.
+ */
+export function prepareDeviceEvacuation(h: HeapImpl, ev: Evacuator, remembered: RememberedRuns): EvacuateAhead {
+  const spaces = { toStart: h.toStart, toEnd: h.toEnd, tenureAge: h.tenureAge, tenuredStart: h.tenuredStart };
+  const runs = remembered.runs.view();
+  // Refgraph: where the device may write the remembered runs' new edges itself.
+  const starts = h.graph !== null && runs.length > 0 ? h.graph.rememberedEdgeStarts(runs, remembered.objects.data, edgeStarts.reserve(runs.length >>> 1)) : null;
+  // --verify-gc checks the forwarding headers; without it the device may leave them out.
+  const headers = h.options.verifyGc === true;
+  // Refgraph's live list is in mark order, where a search for the roots'
+  // referents misses: every new address comes back, with forwarding headers.
+  const every = headers || h.graph !== null;
+  const picks = every ? null : rootReferents(h, referents);
+  const want = promotionReserve(ev.promotedWords);
+  const base = want > 0 ? h.allocTenured(want) : 0;
+  return { spaces, ahead: { base, reserve: base === 0 ? 0 : want, slotRuns: runs, headers, referents: picks, edgeStarts: starts } };
+}
+
+/** The host milliseconds of a device's assignment, and of its evacuation when it finished. */
+export function evacuationMs(a: Assigned & { readonly finished?: DeviceEvacuated }): number {
+  const t = a.finished?.times;
+  return a.ms + (t ? t.copy + t.readback + t.write : 0);
+}
+
+/** Gives back the promotion buffer `prepareDeviceEvacuation` carved, for a collection the device did not evacuate. */
+export function abandonDeviceEvacuation(h: HeapImpl, e: EvacuateAhead): void {
+  if (e.ahead.reserve > 0) h.giveBackTenured(e.ahead.base, e.ahead.reserve);
+}
+
+/**
  * Evacuates the young mark's `live` on the marker's device. Returns the
  * record of where it ran: `where: 'cpu'` with the reason when the device
  * declined or the promotions found no room, having changed nothing (the plan
- * then evacuates on the CPU).
+ * then evacuates on the CPU). `early`: the arguments prepared before the mark
+ * and what the marker did with them there (`MarkResult.evacuation`, absent when
+ * it did nothing).
  */
 export async function evacuateOnDevice(
   h: HeapImpl,
@@ -84,30 +120,16 @@ export async function evacuateOnDevice(
   dirtyCards: IntList,
   remembered: RememberedRuns,
   phases: PhaseTimes,
+  early: { readonly args: EvacuateAhead; readonly assignment: DeviceAssignment | undefined } | null = null,
 ): Promise<EvacuationRecord> {
-  const spaces = { toStart: h.toStart, toEnd: h.toEnd, tenureAge: h.tenureAge, tenuredStart: h.tenuredStart };
-  const runs = remembered.runs.view();
   let tv = performance.now();
-  const snapshot = h.options.verifyGc ? (liveReady?.(live.length), snapshotForEvacuation(h, live, runs)) : null;
+  const snapshot = h.options.verifyGc ? (liveReady?.(live.length), snapshotForEvacuation(h, live, remembered.runs.view())) : null;
   phases.verify += performance.now() - tv;
-  // Refgraph: where the device may write the remembered runs' new edges itself.
-  const starts = h.graph !== null && runs.length > 0 ? h.graph.rememberedEdgeStarts(runs, remembered.objects.data, edgeStarts.reserve(runs.length >>> 1)) : null;
-  // --verify-gc checks the forwarding headers; without it the device may leave them out.
-  const headers = h.options.verifyGc === true;
-  // Refgraph's live list is in mark order, where a search for the roots'
-  // referents misses: every new address comes back, with forwarding headers.
-  const every = headers || h.graph !== null;
-  const picks = every ? null : rootReferents(h, referents);
-  // The finish's arguments go with the assignment, and a promotion buffer carved
-  // ahead from the last collection's promotions: when they fit it, the device
-  // finishes without a second request (docs/decisions/s62-02).
-  const want = promotionReserve(ev.promotedWords);
-  const reserveBase = want > 0 ? h.allocTenured(want) : 0;
-  const reserve = reserveBase === 0 ? 0 : want;
-  const ahead = { base: reserveBase, reserve, slotRuns: runs, headers, referents: picks, edgeStarts: starts };
+  const { spaces, ahead } = early?.args ?? prepareDeviceEvacuation(h, ev, remembered);
+  const { base: reserveBase, reserve, slotRuns: runs, headers, referents: picks, edgeStarts: starts } = ahead;
   let a: DeviceAssignment;
   try {
-    a = await marker.assignYoung(live, spaces, ahead);
+    a = early?.assignment ?? (await marker.assignYoung(live, spaces, ahead));
   } catch (e) {
     if (reserve > 0) h.giveBackTenured(reserveBase, reserve);
     throw e;
@@ -194,6 +216,7 @@ export async function evacuateOnDevice(
     writeOwnShare: t.writeOwn,
     fixMs,
     slots: runs.length === 0 ? 'none' : done.slotsWritten ? 'gpu' : 'cpu',
-    oneRequest: a.finished !== undefined,
+    // The assignment's own request, unless it went with the mark, and the finish's, unless it went with the assignment.
+    requests: ((early?.assignment !== undefined ? 0 : 1) + (a.finished !== undefined ? 0 : 1)) as 0 | 1 | 2,
   };
 }

@@ -42,6 +42,16 @@ export interface MarkRequest {
   readonly kind: 'young' | 'full';
   readonly youngStart: number;
   readonly youngEnd: number;
+  /** A young collection that a marker evacuating young collections on its device
+   *  (`constraints.evacuatesYoung`) evacuates next: it may assign, and finish when
+   *  the promotions fit, with the mark (`MarkResult.evacuation`; docs/decisions/s62-04). */
+  readonly evacuate?: EvacuateAhead;
+}
+
+/** The device evacuation's arguments, given with the mark (`MarkRequest.evacuate`). */
+export interface EvacuateAhead {
+  readonly spaces: YoungSpaces;
+  readonly ahead: FinishAhead;
 }
 
 /** Time spent, in milliseconds, by phase (heap/telemetry.ts records them). */
@@ -61,6 +71,9 @@ export interface MarkResult {
    *  there at once. `bitmap` is whole whenever it is read. */
   readonly liveReady?: (count: number) => void;
   readonly times: MarkTimes;
+  /** With `MarkRequest.evacuate`, when the device marked: its assignment, and with
+   *  `finished` the whole evacuation, as `assignYoung` would have answered. */
+  readonly evacuation?: DeviceAssignment;
 }
 
 /** What a young copier reports (see `YoungCopier`). */

@@ -28,10 +28,10 @@ import { OutOfMemoryError } from '../heap/api.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import { emptyPhases, type CollectionKind, type EvacuationRecord, type GcRecord, type PhaseTimes } from '../heap/telemetry.js';
-import { evacuateOnDevice, fixRememberedSlots } from './device-evacuation.js';
+import { abandonDeviceEvacuation, evacuateOnDevice, evacuationMs, fixRememberedSlots, prepareDeviceEvacuation } from './device-evacuation.js';
 import { Evacuator } from './evacuate.js';
 import { appendSetBits, IntList } from './int-list.js';
-import { copierOf, heapCopyOf, MarkerFaultError, sweeperOf, youngEvacuatorOf, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
+import { copierOf, heapCopyOf, MarkerFaultError, sweeperOf, youngEvacuatorOf, type EvacuateAhead, type MarkRequest, type MarkResult, type MarkTimes, type Marker } from './marker.js';
 import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
@@ -126,7 +126,7 @@ export class GenerationalPlan implements Collector {
     this.marker.dispose();
   }
 
-  private async runMarker(kind: CollectionKind, roots: Int32Array, phases: PhaseTimes): Promise<MarkResult> {
+  private async runMarker(kind: CollectionKind, roots: Int32Array, phases: PhaseTimes, evacuate?: EvacuateAhead): Promise<MarkResult> {
     const h = this.heap;
     const t = performance.now();
     const request: MarkRequest = {
@@ -134,6 +134,7 @@ export class GenerationalPlan implements Collector {
       kind,
       youngStart: h.youngStart,
       youngEnd: h.youngEnd,
+      ...(evacuate ? { evacuate } : {}),
     };
     let result = await this.marker.mark(request);
     if (h.options.verifyGc && result.liveReady !== undefined) {
@@ -206,15 +207,25 @@ export class GenerationalPlan implements Collector {
     phases.roots += performance.now() - t - syncMs;
     phases.mark += syncMs;
 
-    let result = await this.runMarker('young', rootList, phases);
+    // A marker that evacuates on its device may do so with the mark, given the
+    // evacuation's arguments now (not under --verify-gc, whose snapshot of the
+    // heap comes between them: docs/decisions/s62-04).
+    const early = youngEvacuatorOf(this.marker) !== null && !h.options.verifyGc ? prepareDeviceEvacuation(h, this.evacuator, this.remembered) : null;
+    let result = await this.runMarker('young', rootList, phases, early ?? undefined);
     let live = result.live ?? this.liveFromBitmap(result.bitmap);
+    // The device's evacuation done in the mark's call is the copy phase's.
+    const withMark = result.evacuation?.ok === true ? evacuationMs(result.evacuation) : 0;
+    phases.mark -= withMark;
+    phases.copy += withMark;
 
     t = performance.now();
     const device = youngEvacuatorOf(this.marker);
     // The marker evacuated on its device when the collection began, and has fallen back since.
     if (device === null && this.evacuation !== undefined) this.evacuation = { where: 'cpu', reason: 'the GPU marker fell back to the CPU' };
+    if (device === null && early !== null) abandonDeviceEvacuation(h, early);
     if (device !== null) {
-      const e = await evacuateOnDevice(h, device, live, result.liveReady, this.evacuator, this.dirtyCards, this.remembered, phases);
+      const made = early && { args: early, assignment: result.evacuation };
+      const e = await evacuateOnDevice(h, device, live, result.liveReady, this.evacuator, this.dirtyCards, this.remembered, phases, made);
       this.evacuation = e;
       if (e.where === 'gpu') {
         const ev = this.evacuator;

@@ -103,6 +103,9 @@ export type HostRequest =
        *  to the main thread only when asked (`streamLive`), or when the evacuation
        *  leaves it to the CPU. */
       readonly deferLive?: boolean;
+      /** With `deferLive`: the device's evacuation, made after the mark in the same
+       *  request (gc/marker.ts MarkRequest.evacuate), as `evacAssign` makes it. */
+      readonly evacuate?: EvacuateArgs;
     }
   | { readonly op: 'streamLive'; readonly marker: number }
   | {
@@ -128,17 +131,11 @@ export type HostRequest =
       readonly youngEnd: number;
       readonly changes: Changes;
     }
-  | {
+  | ({
       readonly op: 'evacAssign';
       readonly marker: number;
       readonly liveLength: number;
-      readonly spaces: YoungSpaces;
-      readonly sizeTable?: Uint32Array;
-      readonly refTable?: Uint32Array;
-      /** The finish's arguments and a promotion buffer carved ahead (gc/marker.ts
-       *  FinishAhead): promotions that fit it are finished in this request. */
-      readonly ahead?: FinishArgs & { readonly reserve: number };
-    }
+    } & EvacuateArgs)
   | ({ readonly op: 'evacFinish'; readonly marker: number } & FinishArgs)
   | { readonly op: 'verifyCopy'; readonly marker: number; readonly changes: Changes }
   | { readonly op: 'dispose'; readonly marker: number };
@@ -155,6 +152,8 @@ export interface MarkReply {
   readonly stats: GpuMarkStats | null;
   /** sharedClock() at replying. */
   readonly repliedAt: number;
+  /** With the request's `evacuate`: the assignment, and with `finished` the evacuation. */
+  readonly evacuation?: EvacAssignReply;
 }
 
 export interface RemsetReply {
@@ -194,6 +193,16 @@ export interface FinishArgs {
   /** The roots' young referents, ascending (roots.ts rootReferents); null: every new address. */
   readonly referents: SharedInts | null;
   readonly edgeStarts: SharedInts | null;
+}
+
+/** What the device's assignment takes (`evacAssign`, or a mark's `evacuate`). */
+export interface EvacuateArgs {
+  readonly spaces: YoungSpaces;
+  readonly sizeTable?: Uint32Array;
+  readonly refTable?: Uint32Array;
+  /** The finish's arguments and a promotion buffer carved ahead (gc/marker.ts
+   *  FinishAhead): promotions that fit it are finished in the same request. */
+  readonly ahead?: FinishArgs & { readonly reserve: number };
 }
 
 /** An assignment, and with `finished` the finish done in the same request. */

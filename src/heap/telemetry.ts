@@ -110,8 +110,10 @@ export interface EvacuationRecord {
   fixMs?: number;
   /** Where the remembered slots were redirected in the heap's words (none: no remembered slots). */
   slots?: 'gpu' | 'cpu' | 'none';
-  /** The promotions fitted the buffer carved ahead, and the device finished in the assignment's request. */
-  oneRequest?: boolean;
+  /** Requests the evacuation made of the device besides the mark's: one for the
+   *  assignment unless it went with the mark, and one for the finish unless the
+   *  promotions fitted the buffer carved ahead and it went with the assignment. */
+  requests?: 0 | 1 | 2;
 }
 
 /** Totals for `--stats`. */
@@ -214,7 +216,7 @@ export function formatGcRecord(r: GcRecord): string {
       `evacuate=gpu assign=${ms(e.assignMs ?? 0)} copy+fix=${ms(e.copyMs ?? 0)} ` +
         `read-back=${formatBytes(e.readbackBytes ?? 0)}/${ms(e.readbackMs ?? 0)} write=${ms(e.writeMs ?? 0)} cpu-fix=${ms(e.fixMs ?? 0)}` +
         (e.slots && e.slots !== 'none' ? ` slots=${e.slots}` : '') +
-        (e.oneRequest ? ' requests=1' : '') +
+        (e.requests !== undefined ? ` requests=${e.requests}` : '') +
         (e.writers ? ` writers=${e.writers}/waited=${ms(e.writeWaitMs ?? 0)}/own=${Math.round(100 * (e.writeOwnShare ?? 0))}%` : ''),
     );
   } else if (e) {

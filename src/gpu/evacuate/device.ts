@@ -26,7 +26,7 @@
  * Both steps run where the device is (the GPU worker thread), which writes the
  * shared heap itself: the main thread waits for one reply per step.
  */
-import type { DeviceAssignment, DeviceGraph, EvacuationTimes } from '../../gc/marker.js';
+import type { Assigned, DeviceGraph, EvacuationTimes, Refused } from '../../gc/marker.js';
 import { CARD_SHIFT } from '../../heap/card-table.js';
 import { FORWARD_WORD, HEADER_WORDS, STATUS_FORWARDED } from '../../heap/object-model.js';
 import { VERTEX_WORDS } from '../../heap/ref-graph.js';
@@ -404,7 +404,7 @@ export class DeviceEvacuation {
   }
 
   /** Step 1: destinations and the words each side needs; the mirror is unchanged. */
-  async assign(job: AssignJob): Promise<DeviceAssignment> {
+  async assign(job: AssignJob): Promise<Assigned | Refused> {
     const t0 = performance.now();
     this.pending = null;
     const program = await this.compile();

@@ -20,7 +20,7 @@ import type { GpuMarkerConfig } from '../marker-shape.js';
 import type { RefGraphs } from '../mirror/mirror.js';
 import { gpuMarkerShape, keepsHeapMirror } from '../marker-shape.js';
 import type { GpuOptions } from '../options.js';
-import { sharedCapacity, sharedClock, type Changes, type EvacAssignReply, type EvacFinishReply, type FinishArgs, type HostReply, type HostRequest, type InputSpec, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { sharedCapacity, sharedClock, type Changes, type EvacAssignReply, type EvacuateArgs, type EvacFinishReply, type FinishArgs, type HostReply, type HostRequest, type InputSpec, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 /** An error from the worker as the class the CLI maps to an exit status. */
 function rebuild(e: { name: string; message: string; stack?: string; fault?: string }): Error {
@@ -372,6 +372,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     this.lastLive = null;
     // The device evacuates next: the main thread reads the list only if the CPU ends up evacuating.
     const deferLive = request.kind === 'young' && this.constraints.evacuatesYoung === true && evacuationRefusal(input, this.options) === null;
+    const ev = deferLive ? request.evacuate : undefined;
     const reply = await gpuHost().request<MarkReply>({
       op: 'mark',
       deferLive,
@@ -383,6 +384,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       objectRanges,
       changes,
       sentAt: sharedClock(),
+      ...(ev ? { evacuate: this.evacuateArgs(ev.spaces, ev.ahead) } : {}),
     }, true);
     const toMain = sharedClock() - reply.repliedAt;
     const total = performance.now() - t0;
@@ -399,8 +401,10 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     if (reply.live) {
       const live = new Int32Array(reply.live.buffer, reply.live.offset * 4, reply.live.length);
       this.lastLive = live;
+      const evacuation = reply.evacuation && this.assignment(reply.evacuation);
       const progress = new Int32Array(reply.progress!);
-      let asked = !deferLive;
+      // A declined evacuation with the mark left the list to the CPU: the worker copies it.
+      let asked = !deferLive || evacuation?.ok === false;
       const liveReady = (count: number): void => {
         if (!asked) {
           asked = true;
@@ -422,6 +426,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
           return young.bitmap;
         },
         times,
+        ...(evacuation ? { evacuation } : {}),
       };
     }
     const b = reply.bitmap!;
@@ -449,15 +454,23 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     const refusal = evacuationRefusal(input, this.options);
     if (refusal) return { ok: false, reason: refusal };
     if (live !== this.lastLive) return { ok: false, reason: 'not the last young mark\'s list' };
-    const r = await gpuHost().request<EvacAssignReply>({
-      op: 'evacAssign',
-      marker: this.id,
-      liveLength: live.length,
+    const r = await gpuHost().request<EvacAssignReply>({ op: 'evacAssign', marker: this.id, liveLength: live.length, ...this.evacuateArgs(spaces, ahead) }, true);
+    return this.assignment(r);
+  }
+
+  /** The assignment's arguments (and the finish's, with `ahead`), in this marker's shared buffers. */
+  private evacuateArgs(spaces: YoungSpaces, ahead: FinishAhead | undefined): EvacuateArgs {
+    const input = this.config.input;
+    return {
       spaces,
       sizeTable: input.sizeTable?.(),
       refTable: input.layout === 'refgraph' ? input.refTable?.() : undefined,
       ...(ahead ? { ahead: { ...this.finishArgs(ahead.base, ahead.slotRuns, ahead.headers, ahead.referents, ahead.edgeStarts), reserve: ahead.reserve } } : {}),
-    }, true);
+    };
+  }
+
+  /** An assignment's reply as the plan takes it: a finished one ends the list's use. */
+  private assignment(r: EvacAssignReply): DeviceAssignment {
     if (!r.ok) return r;
     const { finished, ...assigned } = r;
     if (finished === undefined) return assigned;

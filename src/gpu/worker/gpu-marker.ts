@@ -9,7 +9,7 @@
  * young collection, the list of reachable young objects).
  */
 import { positionsIn } from '../../gc/list-search.js';
-import { fitsAhead, type DeviceAssignment, type DeviceEvacuated, type FinishAhead, type MarkerConstraints, type MarkRequest, type MarkResult, type YoungEvacuatingMarker, type YoungSpaces } from '../../gc/marker.js';
+import { fitsAhead, type Assigned, type DeviceAssignment, type DeviceEvacuated, type FinishAhead, type Refused, type MarkerConstraints, type MarkRequest, type MarkResult, type YoungEvacuatingMarker, type YoungSpaces } from '../../gc/marker.js';
 import { DeviceEvacuation } from '../evacuate/device.js';
 import { evacuationRefusal } from '../evacuate/refusal.js';
 import { BfsEngine } from '../engines/bfs.js';
@@ -249,10 +249,14 @@ export class GpuMarker implements YoungEvacuatingMarker {
           '\n',
       );
     }
+    // In process (no worker), the evacuation asked for with the mark is made here.
+    const ev = request.evacuate;
+    const evacuation = ev !== undefined && young && this.evacuation !== null ? await this.assignYoung(list!, ev.spaces, ev.ahead) : undefined;
     return {
       get bitmap() {
         return r.bitmap;
       },
+      ...(evacuation ? { evacuation } : {}),
       live: young ? (list!.host ?? undefined) : undefined,
       times: {
         ...r.times,
@@ -318,7 +322,8 @@ export class GpuMarker implements YoungEvacuatingMarker {
     return { ...a, finished: await this.finishYoung(base, slotRuns, headers, referents, edgeStarts, outputs.forward, outputs.remembered) };
   }
 
-  private async assignOnly(live: Int32Array | LiveList, spaces: YoungSpaces): Promise<DeviceAssignment> {
+  /** Step 1 alone (the worker goes on to step 2 itself, into its shared buffers). */
+  async assignOnly(live: Int32Array | LiveList, spaces: YoungSpaces): Promise<Assigned | Refused> {
     const refusal = evacuationRefusal(this.config.input, this.options);
     if (refusal) return { ok: false, reason: refusal };
     const last = this.lastMark;

@@ -11,7 +11,7 @@
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { copyWordsInto } from '../../heap/native-copy.js';
-import { fitsAhead, type DeviceAssignment, type DeviceEvacuated } from '../../gc/marker.js';
+import { fitsAhead, type Assigned, type DeviceEvacuated, type Refused } from '../../gc/marker.js';
 import { currentGpu, destroyGpu, openGpu } from '../device/device.js';
 import { deviceFaults, GpuFault } from '../faults.js';
 import { STAGED_ROOTS } from '../engines/job.js';
@@ -20,7 +20,7 @@ import { GpuMarker } from './gpu-marker.js';
 import { disposeHeapWriters } from './heap-writers.js';
 import type { RefGraphInput, SableInput } from '../marker-shape.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from '../mirror/mirror.js';
-import { sharedCapacity, sharedClock, type Changes, type HostReply, type HostRequest, type EvacAssignReply, type EvacFinishReply, type FinishArgs, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { sharedCapacity, sharedClock, type Changes, type HostReply, type HostRequest, type EvacAssignReply, type EvacFinishReply, type EvacuateArgs, type FinishArgs, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
 
 type CreateRequest = Extract<HostRequest, { op: 'create' }>;
 
@@ -240,6 +240,22 @@ async function finish(h: Hosted, req: FinishArgs): Promise<EvacFinishReply> {
   };
 }
 
+/** A device evacuation's step 1 (GpuMarker.assignYoung), and step 2 when its
+ *  promotions fit the buffer carved ahead. Declined, or failed, the CPU
+ *  evacuates: it reads the list, copied before the reply. */
+async function evacuate(h: Hosted, own: LiveList, req: EvacuateArgs): Promise<EvacAssignReply> {
+  let a: Assigned | Refused = { ok: false, reason: 'the young mark\'s list is gone' };
+  try {
+    h.sizeTable = req.sizeTable ?? h.sizeTable;
+    h.refTable = req.refTable ?? h.refTable;
+    a = await h.marker.assignOnly(own, req.spaces);
+    if (!a.ok || !fitsAhead(a.promotedWords, req.ahead)) return a;
+    return { ...a, finished: await finish(h, req.ahead) };
+  } finally {
+    if (!a.ok) await h.streamPending();
+  }
+}
+
 /** Work a request leaves for after its reply is posted (a young mark's list copy,
  *  a read-back grown ahead of the next evacuation). */
 let afterReply: (() => void) | null = null;
@@ -302,10 +318,13 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       if (req.kind === 'young') {
         const list = h.marker.lastYoungList!;
         const live = h.share(list.length);
+        let evacuation: EvacAssignReply | undefined;
         if (req.deferLive === true) {
           h.defer(list);
-          // The list's ordering on the device is submitted after the reply (live-list.ts).
-          afterReply = () => list.settle();
+          // The device evacuates with the mark; else the list's ordering on the
+          // device is submitted after the reply (live-list.ts).
+          if (req.evacuate) evacuation = await evacuate(h, list, req.evacuate);
+          else afterReply = () => list.settle();
         } else afterReply = () => h.stream(list.host!);
         return {
           live,
@@ -313,6 +332,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
           times: r.times,
           stats: withLegs,
           repliedAt: sharedClock(),
+          ...(evacuation ? { evacuation } : {}),
         } satisfies MarkReply;
       }
       return { bitmap: handOver(r.bitmap, transfer), times: r.times, stats: withLegs, repliedAt: sharedClock() } satisfies MarkReply;
@@ -334,18 +354,11 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       const h = hosted(req.marker);
       // The young mark's list is the marker's own (GpuMarker.lastYoungList).
       const own = h.marker.lastYoungList;
-      // Declined or failed, the CPU evacuates: it reads the list, copied before the reply.
-      let a: DeviceAssignment = { ok: false, reason: 'the young mark\'s list is gone' };
-      try {
-        if (own === null || own.length !== req.liveLength) return a;
-        h.sizeTable = req.sizeTable ?? h.sizeTable;
-        h.refTable = req.refTable ?? h.refTable;
-        a = await h.marker.assignYoung(own, req.spaces);
-        if (!a.ok || !fitsAhead(a.promotedWords, req.ahead)) return a;
-        return { ...a, finished: await finish(h, req.ahead) } satisfies EvacAssignReply;
-      } finally {
-        if (!a.ok) await h.streamPending();
+      if (own === null || own.length !== req.liveLength) {
+        await h.streamPending();
+        return { ok: false, reason: 'the young mark\'s list is gone' } satisfies EvacAssignReply;
       }
+      return evacuate(h, own, req);
     }
     case 'evacFinish':
       return finish(hosted(req.marker), req);
