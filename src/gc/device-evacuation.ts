@@ -28,7 +28,7 @@ import type { EvacuationRecord, PhaseTimes } from '../heap/telemetry.js';
 import { FORWARD_WORD, STATUS_FORWARDED } from '../heap/object-model.js';
 import type { Evacuator } from './evacuate.js';
 import { IntList } from './int-list.js';
-import { MarkerFaultError, type Assigned, type DeviceAssignment, type DeviceEvacuated, type EvacuateAhead, type YoungEvacuatingMarker } from './marker.js';
+import { MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type EvacuateAhead, type EvacuationTimes, type YoungEvacuatingMarker } from './marker.js';
 import { fixRoots, fixRootsFromReferents, rootReferents, type RememberedRuns } from './roots.js';
 import { snapshotForEvacuation, verifyDeviceEvacuation } from './verify-evacuation.js';
 
@@ -93,7 +93,7 @@ export function prepareDeviceEvacuation(h: HeapImpl, ev: Evacuator, remembered: 
 }
 
 /** The host milliseconds of a device's assignment, and of its evacuation when it finished. */
-export function evacuationMs(a: Assigned & { readonly finished?: DeviceEvacuated }): number {
+export function evacuationMs(a: { readonly ms: number; readonly finished?: { readonly times: EvacuationTimes } }): number {
   const t = a.finished?.times;
   return a.ms + (t ? t.copy + t.readback + t.write : 0);
 }

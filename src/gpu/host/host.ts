@@ -10,6 +10,7 @@
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { workerThreads } from '../../heap/worker-threads.js';
 import { workerScript } from '../../heap/worker-script.js';
+import { evacuationMs } from '../../gc/device-evacuation.js';
 import { rangeSlots } from '../../gc/roots.js';
 import { MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type FinishAhead, type MarkerConstraints, type MarkRequest, type MarkResult, type YoungEvacuatingMarker, type YoungSpaces } from '../../gc/marker.js';
 import { evacuationRefusal } from '../evacuate/refusal.js';
@@ -396,8 +397,10 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
           `worker=${(p.total ?? 0).toFixed(2)} toMain=${toMain.toFixed(2)} total=${total.toFixed(2)} compiled=${reply.stats?.pipelinesCreated ?? '-'}\n`,
       );
     }
-    // The whole call as this thread saw it, messages and the taking of the changes included.
-    const times = { ...reply.times, mark: total, upload: (reply.times.upload ?? 0) + ms };
+    // The whole call as this thread saw it, messages and the taking of the changes
+    // included, less an evacuation made with the mark (the copy phase's).
+    const e = reply.evacuation;
+    const times = { ...reply.times, mark: total - (e?.ok === true ? evacuationMs(e) : 0), upload: (reply.times.upload ?? 0) + ms };
     if (reply.live) {
       const live = new Int32Array(reply.live.buffer, reply.live.offset * 4, reply.live.length);
       this.lastLive = live;
