@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compileSource } from '../src/cli/compile-source.js';
 import { releaseGpu } from '../src/collectors/index.js';
-import { check, configsFor, fuzz, type FuzzConfig } from '../src/fuzz/fuzz.js';
+import { check, configsFor, flags, fuzz, type FuzzConfig } from '../src/fuzz/fuzz.js';
 import { generate, render, rng } from '../src/fuzz/generate.js';
 import { runSource } from '../src/cli/run.js';
 import { defaultRunOptions, type CollectorName } from '../src/cli/args.js';
@@ -57,6 +57,20 @@ describe('long runs spread over jobs and configurations', () => {
     }
     expect(count.size).toBe(10);
     expect([...count.values()].every((n) => n === 6)).toBe(true);
+  });
+
+  it('the GPU collectors and auto run both with and without --verify-gc; the CPU collectors always with it', () => {
+    const gcs: CollectorName[] = ['serial', 'parallel', 'gpu-dfs', 'gpu-bfs', 'auto'];
+    const seen = new Map<string, Set<boolean>>();
+    for (let seed = 200; seed < 240; seed++) {
+      for (const c of configsFor(seed, gcs, ['sable'])) {
+        const v = c.verifyGc !== false;
+        seen.set(c.gc, (seen.get(c.gc) ?? new Set()).add(v));
+        expect(flags(c).includes('--verify-gc')).toBe(v);
+      }
+    }
+    for (const gc of ['gpu-dfs', 'gpu-bfs', 'auto']) expect([...seen.get(gc)!].sort()).toEqual([false, true]);
+    for (const gc of ['serial', 'parallel']) expect([...seen.get(gc)!]).toEqual([true]);
   });
 
   it('--jobs splits the seeds over children and sums what they found', () => {
