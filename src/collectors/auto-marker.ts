@@ -239,9 +239,15 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
       // Nothing has moved: the CPU evacuates, and the engine is not offered again.
       a = { ok: false, reason: `the GPU failed: ${this.faulted(engine, e).fault}` };
     }
+    this.took(engine, a, spaces, ahead);
+    return a;
+  }
+
+  /** Keeps `engine`'s assignment for `finishYoung`, or tells the other mirrors at
+   *  once what the evacuation wrote when the device finished it with the assignment. */
+  private took(engine: 'gpu-dfs' | 'gpu-bfs', a: DeviceAssignment, spaces: YoungSpaces, ahead: FinishAhead | undefined): void {
     this.assigned = a.ok ? { spaces, survived: a.survivedWords, promoted: a.promotedWords } : null;
     if (a.ok && a.finished !== undefined) this.wrote(engine, ahead!.base, ahead!.slotRuns);
-    return a;
   }
 
   async finishYoung(base: number, slotRuns: Int32Array, headers: boolean, referents: Int32Array | null, edgeStarts: Int32Array | null = null): Promise<DeviceEvacuated> {
@@ -455,13 +461,9 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     if (isGpu(engine) && !this.unavailable.has(engine)) {
       try {
         const r = await (await this.gpuFor(engine)).mark(request);
-        const a = r.evacuation;
         const e = request.evacuate;
-        // The device evacuated with the mark: as after `assignYoung` (and `finishYoung`).
-        if (a !== undefined && e !== undefined) {
-          this.assigned = a.ok ? { spaces: e.spaces, survived: a.survivedWords, promoted: a.promotedWords } : null;
-          if (a.ok && a.finished !== undefined) this.wrote(engine, e.ahead.base, e.ahead.slotRuns);
-        }
+        // The device evacuated with the mark: as after `assignYoung`.
+        if (r.evacuation !== undefined && e !== undefined) this.took(engine, r.evacuation, e.spaces, e.ahead);
         return r;
       } catch (e) {
         // A device fault changed nothing in the heap (docs/decisions/s28f-01): the

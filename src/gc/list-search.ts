@@ -1,7 +1,8 @@
 /**
  * Searches of an ascending address list, shared by the main thread (roots.ts)
- * and the GPU worker, which finds the roots' referents in its own copy of a
- * young mark's live list (gpu-worker.ts evacFinish).
+ * and the GPU worker, which finds the roots' referents in a young mark's live
+ * list when it holds the list itself (GpuMarker.finishYoung; a list left on the
+ * device is searched there, evacuate.wgsl evac_gather_picks).
  */
 
 /** The position of `v` in `list` (ascending), or -1. */

@@ -411,7 +411,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       const liveReady = (count: number): void => {
         if (!asked) {
           asked = true;
-          // The worker copies the list before it replies; a failure names its cause (a lost device).
+          // The worker answers once the list is copied; a failure names its cause (a lost device).
           const failed = gpuHost().requestHere({ op: 'streamLive', marker: this.id });
           if (failed && Atomics.load(progress, 0) < live.length) {
             throw failed instanceof MarkerFaultError ? failed : new MarkerFaultError('device-lost', `the GPU worker could not copy the live list: ${failed.message}`);

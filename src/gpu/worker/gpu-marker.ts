@@ -65,12 +65,6 @@ function runSlots(runs: Int32Array): number {
   return n;
 }
 
-/** Where a device evacuation's finish puts what it hands back (`GpuMarker.finishYoung`). */
-export interface FinishOutputs {
-  readonly forward?: Int32Array;
-  readonly remembered?: (slots: number) => Uint32Array;
-}
-
 export class GpuMarker implements YoungEvacuatingMarker {
   readonly name: string;
   readonly constraints: MarkerConstraints;
@@ -313,13 +307,12 @@ export class GpuMarker implements YoungEvacuatingMarker {
   }
 
   /** Step 1 of a device evacuation of the last young mark's `live` (evacuate/device.ts),
-   *  and step 2 at once when its promotions fit the buffer carved `ahead`;
-   *  `outputs`: where step 2 puts what it hands back (see `finishYoung`). */
-  async assignYoung(live: Int32Array | LiveList, spaces: YoungSpaces, ahead?: FinishAhead, outputs: FinishOutputs = {}): Promise<DeviceAssignment> {
+   *  and step 2 at once when its promotions fit the buffer carved `ahead`. */
+  async assignYoung(live: Int32Array | LiveList, spaces: YoungSpaces, ahead?: FinishAhead): Promise<DeviceAssignment> {
     const a = await this.assignOnly(live, spaces);
     if (!a.ok || !fitsAhead(a.promotedWords, ahead)) return a;
     const { base, slotRuns, headers, referents, edgeStarts } = ahead;
-    return { ...a, finished: await this.finishYoung(base, slotRuns, headers, referents, edgeStarts, outputs.forward, outputs.remembered) };
+    return { ...a, finished: await this.finishYoung(base, slotRuns, headers, referents, edgeStarts) };
   }
 
   /** Step 1 alone (the worker goes on to step 2 itself, into its shared buffers). */
