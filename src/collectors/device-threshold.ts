@@ -12,11 +12,14 @@
  * The prediction is what is in use (eden and the survivor space for a young
  * collection, the heap for a full one) times the share of it the last
  * collections of that kind kept (live-shares.ts). Before the first collection
- * of a kind, when more than the threshold is in use, the survival probe that
- * auto asks (gc/survival-probe.ts) counts what the roots reach if that is few
- * objects, else half of what is in use is guessed, as auto guesses: a first
- * collection on the device is its dearest (nothing of the heap is on the
- * device yet), so a collection that keeps little should not go there.
+ * of a kind, when more than the threshold is in use, the survival probe
+ * (gc/survival-probe.ts) answers: a young one traces what the roots reach up
+ * to the threshold's words, so that it says which side of the threshold the
+ * collection falls whatever the heap's shape; a full one counts what the roots
+ * reach if that is few objects, else half of what is in use is guessed, as
+ * auto guesses. A first collection on the device is its dearest (nothing of
+ * the heap is on the device yet), so a collection that keeps little should not
+ * go there (docs/decisions/s63-01-a-first-young-collection-probed-to-the-threshold.md).
  *
  * A full collection also stays on the CPU while the device's last mark spent
  * most of its time finishing on the CPU (a chain, such as one long list, that
@@ -52,6 +55,8 @@ export interface Routed {
   /** Set when a full collection stays on the CPU for a chain: the share of the
    *  device's last mark its CPU finish took. */
   readonly chainShare?: number;
+  /** Set when the survival probe ran: its time, which is the collection's too. */
+  readonly probeMs?: number;
 }
 
 export class DeviceThreshold {
@@ -67,7 +72,9 @@ export class DeviceThreshold {
     private readonly heap: HeapImpl,
     readonly minBytes: number,
     readonly probe = new SurvivalProbe(),
-  ) {}
+  ) {
+    if (minBytes > 0) probe.reserveUpTo(heap, Math.ceil(minBytes / 4));
+  }
 
   /** The least live bytes a collection of `kind` must be predicted to trace to go to the device. */
   private minFor(kind: CollectionKind): number {
@@ -83,13 +90,16 @@ export class DeviceThreshold {
     const share = this.shares.of(kind);
     const min = this.minFor(kind);
     let predictedBytes: number;
+    let probeMs = -1;
     if (share.known || min === 0) predictedBytes = share.value * inUse;
     else if (inUse < min) predictedBytes = inUse;
     else {
-      const words = young ? this.probe.youngLiveWords(h) : this.probe.heapLiveWords(h);
+      const t0 = performance.now();
+      const words = young ? this.probe.youngWordsUpTo(h, Math.ceil(min / 4)) : this.probe.heapLiveWords(h);
+      probeMs = performance.now() - t0;
       predictedBytes = words >= 0 ? 4 * words : share.value * inUse;
     }
-    const routed = { onDevice: predictedBytes >= min, predictedBytes, minBytes: min };
+    const routed: Routed = { onDevice: predictedBytes >= min, predictedBytes, minBytes: min, ...(probeMs >= 0 ? { probeMs } : {}) };
     // With no threshold (0: every collection to the device) a chain goes there too.
     if (!young && routed.onDevice && min > 0 && this.lastCpuShare > CHAIN_SHARE) {
       return { ...routed, onDevice: false, chainShare: this.lastCpuShare };

@@ -122,9 +122,10 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
       name: plan.name,
       collects: plan.collects,
       collect: async (kind, cause) => {
+        const t0 = performance.now();
         this.routed = this.gpu !== null ? (this.threshold?.route(kind) ?? null) : null;
         try {
-          return await plan.collect(kind, cause);
+          return await plan.collect(kind, cause, t0);
         } finally {
           this.routed = null;
         }
@@ -137,6 +138,7 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
    *  teaches the threshold what the collection kept. */
   observe(record: GcRecord): void {
     const r = this.routed;
+    if (r?.probeMs !== undefined) record.probeMs = r.probeMs;
     if (r !== null && !r.onDevice) {
       this.cpuCollections++;
       record.collector = `${record.collector}(cpu)`;

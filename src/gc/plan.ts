@@ -64,10 +64,10 @@ export class GenerationalPlan implements Collector {
     this.evacuator = new Evacuator(heap);
   }
 
-  async collect(kind: CollectionKind, cause: string): Promise<CollectionKind> {
+  async collect(kind: CollectionKind, cause: string, startedAt?: number): Promise<CollectionKind> {
     const h = this.heap;
     const usedBefore = h.usedBytes();
-    const t0 = performance.now();
+    const t0 = startedAt ?? performance.now();
     const phases = emptyPhases();
     let done = kind;
     const evacuator = youngEvacuatorOf(this.marker);

@@ -13,8 +13,10 @@ export interface Collector {
   readonly name: string;
   /** False for `none`: the heap then treats a failed allocation as out of memory. */
   readonly collects: boolean;
-  /** Runs one collection; resolves to the kind actually performed. */
-  collect(kind: CollectionKind, cause: string): Promise<CollectionKind>;
+  /** Runs one collection; resolves to the kind actually performed. `startedAt`
+   *  (performance.now()): when its pause began, where a wrapper's work before it
+   *  (a GPU collector's survival probe) is part of the pause. */
+  collect(kind: CollectionKind, cause: string, startedAt?: number): Promise<CollectionKind>;
   /** Releases threads or devices. */
   dispose(): void;
 }

@@ -79,6 +79,8 @@ export interface GcRecord {
   /** gpu-dfs, gpu-bfs: a full collection ran on the CPU because the device's last
    *  mark spent this share of its time finishing a chain on the CPU. */
   chainOnCpu?: { cpuShare: number };
+  /** gpu-dfs, gpu-bfs: the survival probe that routed the collection (part of its pause), ms. */
+  probeMs?: number;
 }
 
 export interface AutoChoiceRecord {
@@ -198,6 +200,7 @@ export function formatGcRecord(r: GcRecord): string {
   parts.push(`roots=${ms(p.roots)}`, `mark=${ms(p.mark)}`);
   if (r.kind === 'full') parts.push(`sweep=${ms(p.sweep)}`);
   parts.push(`copy=${ms(p.copy)}`);
+  if (r.probeMs !== undefined) parts.push(`probe=${ms(r.probeMs)}`);
   if (p.graph > 0) parts.push(`graph=${ms(p.graph)}`);
   if (p.sync > 0) parts.push(`sync=${ms(p.sync)}`);
   const m = r.marker;

@@ -77,17 +77,39 @@ describe('DeviceThreshold', () => {
     expect(young).toBeGreaterThan(4096);
     const t = new DeviceThreshold(heap, 4096);
     const nodeBytes = young / 1010;
-    expect(t.route('young')).toEqual({ onDevice: false, predictedBytes: 10 * nodeBytes, minBytes: 4096 });
-    expect(t.route('full')).toEqual({ onDevice: false, predictedBytes: 10 * nodeBytes, minBytes: 4 * 4096 });
+    expect(t.route('young')).toMatchObject({ onDevice: false, predictedBytes: 10 * nodeBytes, minBytes: 4096 });
+    expect(t.route('full')).toMatchObject({ onDevice: false, predictedBytes: 10 * nodeBytes, minBytes: 4 * 4096 });
   });
 
-  it('guesses half of what is in use when the probe gives up, then learns the share kept', () => {
+  it('traces a first young collection up to the threshold however many objects live, and guesses half for a full one', () => {
+    const { heap, roots, node } = probedHeap();
+    // 3,000 nodes, more than the probe counts for auto (PROBE_OBJECTS) or for a full
+    // collection here, and garbage as large beside them.
+    rootedList(heap, roots, node, 3000);
+    const listBytes = heap.youngUsedWords() * 4;
+    const nodeBytes = listBytes / 3000;
+    for (let i = 0; i < 3000; i++) heap.allocInstance(node);
+    // A threshold above the list's bytes: the whole list is traced and counted, for the CPU.
+    const over = new DeviceThreshold(heap, listBytes + 4);
+    const cpu = over.route('young');
+    expect(cpu).toMatchObject({ onDevice: false, predictedBytes: listBytes, minBytes: listBytes + 4 });
+    expect(cpu.probeMs).toBeGreaterThanOrEqual(0);
+    // One below it: the trace stops once past the threshold, within a node of it, for the device.
+    const at = new DeviceThreshold(heap, listBytes - nodeBytes).route('young');
+    expect(at.onDevice).toBe(true);
+    expect(at.predictedBytes).toBeGreaterThan(listBytes - nodeBytes);
+    expect(at.predictedBytes).toBeLessThanOrEqual(listBytes);
+  });
+
+  it('guesses half of what is in use when the probe gives up on a full collection, then learns the shares kept', () => {
     const { heap, roots, node } = probedHeap();
     rootedList(heap, roots, node, 3000);
     const young = heap.youngUsedWords() * 4;
     const t = new DeviceThreshold(heap, 4096);
-    expect(t.route('young')).toEqual({ onDevice: true, predictedBytes: young / 2, minBytes: 4096 });
-    expect(t.route('full')).toEqual({ onDevice: true, predictedBytes: heap.usedBytes() / 2, minBytes: 4 * 4096 });
+    const first = t.route('young');
+    expect(first.onDevice).toBe(true);
+    expect(first.predictedBytes).toBeGreaterThan(4096);
+    expect(t.route('full')).toMatchObject({ onDevice: true, predictedBytes: heap.usedBytes() / 2, minBytes: 4 * 4096 });
     // A young collection that kept a tenth of what was in use: the next prediction is a tenth.
     t.route('young');
     t.observe({ kind: 'young', survivedBytes: young / 10, promotedBytes: 0, usedBefore: young, usedAfter: young / 10 } as GcRecord, false);
@@ -106,12 +128,12 @@ describe('DeviceThreshold', () => {
     expect(under.route('young')).toEqual({ onDevice: false, predictedBytes: young, minBytes: young + 1 });
     expect(under.probe.lastSlots).toBe(0);
     // Everything reachable: the probe counts it all, at the threshold.
-    expect(new DeviceThreshold(heap, young).route('young')).toEqual({ onDevice: true, predictedBytes: young, minBytes: young });
+    expect(new DeviceThreshold(heap, young).route('young')).toMatchObject({ onDevice: true, predictedBytes: young, minBytes: young });
     // A full collection marks where a young one copies: it needs FULL_FACTOR times the threshold.
     expect(FULL_FACTOR).toBe(4);
     const used = heap.usedBytes();
-    expect(new DeviceThreshold(heap, used / 4).route('full')).toEqual({ onDevice: true, predictedBytes: used, minBytes: used });
-    expect(new DeviceThreshold(heap, used / 4 + 1).route('full')).toEqual({ onDevice: false, predictedBytes: used, minBytes: used + 4 });
+    expect(new DeviceThreshold(heap, used / 4).route('full')).toMatchObject({ onDevice: true, predictedBytes: used, minBytes: used });
+    expect(new DeviceThreshold(heap, used / 4 + 1).route('full')).toMatchObject({ onDevice: false, predictedBytes: used, minBytes: used + 4 });
     const every = new DeviceThreshold(heap, 0);
     expect(every.route('young').onDevice).toBe(true);
     expect(every.probe.lastSlots).toBe(0);
@@ -121,12 +143,17 @@ describe('DeviceThreshold', () => {
 describe('GpuFallbackMarker with --gpu-min-live', () => {
   it('runs the collections predicted under the threshold on the CPU, named so in their records', async () => {
     const { heap, roots, marker, records, marks, node } = await routedHeap(false, 32 << 10);
-    // 1: a first young collection of a list longer than the probe counts: half of
-    // what is in use is guessed, over the threshold: the device's. All of it survives.
+    // 1: a first young collection of a list larger than the threshold: the probe's
+    // trace passes it, so the device's. All of it survives.
     rootedList(heap, roots, node, 3000);
     await collect(heap, 'young');
     expect(marks).toEqual(['young']);
     expect(records[0]!.collector).toBe('gpu-dfs');
+    // The probe that routed it is part of its pause, and of its log line.
+    expect(records[0]!.probeMs).toBeGreaterThanOrEqual(0);
+    const p = records[0]!.phases;
+    expect(records[0]!.pauseMs).toBeGreaterThanOrEqual(records[0]!.probeMs! + p.roots + p.mark + p.copy);
+    expect(formatGcRecord(records[0]!)).toMatch(/ probe=\d+\.\d\dms /);
     // 2: the list dropped, a little garbage: survivors and eden in use, all predicted to survive: the device's.
     roots.count = 0;
     for (let i = 0; i < 1000; i++) heap.allocInstance(node);
