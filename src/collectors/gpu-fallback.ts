@@ -122,10 +122,11 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
       name: plan.name,
       collects: plan.collects,
       collect: async (kind, cause) => {
-        const t0 = performance.now();
         this.routed = this.gpu !== null ? (this.threshold?.route(kind) ?? null) : null;
+        // The survival probe traced the heap for this collection: its pause began there.
+        const probeMs = this.routed?.probeMs;
         try {
-          return await plan.collect(kind, cause, t0);
+          return await plan.collect(kind, cause, probeMs !== undefined ? performance.now() - probeMs : undefined);
         } finally {
           this.routed = null;
         }
