@@ -12,14 +12,16 @@
  * The prediction is what is in use (eden and the survivor space for a young
  * collection, the heap for a full one) times the share of it the last
  * collections of that kind kept (live-shares.ts). Before the first collection
- * of a kind, when more than the threshold is in use, the survival probe
- * (gc/survival-probe.ts) answers: a young one traces what the roots reach up
- * to the threshold's words, so that it says which side of the threshold the
- * collection falls whatever the heap's shape; a full one counts what the roots
- * reach if that is few objects, else half of what is in use is guessed, as
- * auto guesses. A first collection on the device is its dearest (nothing of
- * the heap is on the device yet), so a collection that keeps little should not
- * go there (docs/decisions/s63-01-a-first-young-collection-probed-to-the-threshold.md).
+ * of a kind, when more than the threshold is in use, a look from the roots
+ * answers: for a young one, serial's mark up to the threshold's words
+ * (first-young-mark.ts), which says which side of the threshold the collection
+ * falls whatever the heap's shape, and is the CPU's mark when that side is the
+ * CPU's; for a full one, the survival probe that auto asks (gc/survival-probe.ts)
+ * counts what the roots reach if that is few objects, else half of what is in
+ * use is guessed, as auto guesses. A first collection on the device is its
+ * dearest (nothing of the heap is on the device yet), so a collection that keeps
+ * little should not go there
+ * (docs/decisions/s63-01-a-first-young-collection-marked-to-the-threshold.md).
  *
  * A full collection also stays on the CPU while the device's last mark spent
  * most of its time finishing on the CPU (a chain, such as one long list, that
@@ -30,9 +32,11 @@
  * its mark loses; each one measures the heap's shape again.
  */
 
+import { SerialMarker } from '../gc/serial-marker.js';
 import { SurvivalProbe } from '../gc/survival-probe.js';
 import type { HeapImpl } from '../heap/heap.js';
 import type { CollectionKind, GcRecord } from '../heap/telemetry.js';
+import { FirstYoungMark } from './first-young-mark.js';
 import { LiveShares } from './live-shares.js';
 
 /** The default `--gpu-min-live` on a hardware adapter, bytes. */
@@ -55,7 +59,7 @@ export interface Routed {
   /** Set when a full collection stays on the CPU for a chain: the share of the
    *  device's last mark its CPU finish took. */
   readonly chainShare?: number;
-  /** Set when the survival probe ran: its time, which is the collection's too. */
+  /** Set when a look from the roots sized the collection: its time, which is the collection's too. */
   readonly probeMs?: number;
 }
 
@@ -72,9 +76,9 @@ export class DeviceThreshold {
     private readonly heap: HeapImpl,
     readonly minBytes: number,
     readonly probe = new SurvivalProbe(),
-  ) {
-    if (minBytes > 0) probe.reserveUpTo(heap, Math.ceil(minBytes / 4));
-  }
+    /** Sizes a first young collection: the GPU collector's, whose CPU side keeps its mark. */
+    readonly firstYoung = new FirstYoungMark(heap, new SerialMarker(heap)),
+  ) {}
 
   /** The least live bytes a collection of `kind` must be predicted to trace to go to the device. */
   private minFor(kind: CollectionKind): number {
@@ -95,7 +99,7 @@ export class DeviceThreshold {
     else if (inUse < min) predictedBytes = inUse;
     else {
       const t0 = performance.now();
-      const words = young ? this.probe.youngWordsUpTo(h, Math.ceil(min / 4)) : this.probe.heapLiveWords(h);
+      const words = young ? this.firstYoung.wordsUpTo(Math.ceil(min / 4)) : this.probe.heapLiveWords(h);
       probeMs = performance.now() - t0;
       predictedBytes = words >= 0 ? 4 * words : share.value * inUse;
     }

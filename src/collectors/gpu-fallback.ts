@@ -21,6 +21,7 @@ import type { HeapImpl } from '../heap/heap.js';
 import type { GcRecord } from '../heap/telemetry.js';
 import type { GpuAdapterDescription, GpuMarkStats, GpuStartup, WorkerGpuMarker } from '../gpu/index.js';
 import { SurvivalProbe } from '../gc/survival-probe.js';
+import { FirstYoungMark } from './first-young-mark.js';
 import { DEFAULT_GPU_MIN_LIVE, DeviceThreshold, type Routed } from './device-threshold.js';
 
 /** The fault that sent a run to the CPU, for the log and `--stats`. */
@@ -49,6 +50,9 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
   cpuCollections = 0;
   private gpu: WorkerGpuMarker | null;
   private readonly serial: SerialMarker;
+  /** Sizes a first young collection for the threshold with serial's mark, which
+   *  the collection then takes when the CPU has it. */
+  private readonly firstYoung: FirstYoungMark;
   /** Where the collection in progress runs; null outside `around`'s collections. */
   private routed: Routed | null = null;
 
@@ -65,6 +69,7 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     this.gpu = gpu;
     this.name = gpu?.name ?? 'serial';
     this.serial = new SerialMarker(heap);
+    this.firstYoung = new FirstYoungMark(heap, this.serial);
   }
 
   /** Whether the CPU has the collection in progress under the threshold. */
@@ -113,7 +118,7 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     }
     // A software adapter is there to check the kernels: by default it gets every collection.
     const software = this.gpu.adapter?.software ?? true;
-    this.threshold = new DeviceThreshold(this.heap, this.minLiveBytes ?? (software ? 0 : DEFAULT_GPU_MIN_LIVE), this.probe);
+    this.threshold = new DeviceThreshold(this.heap, this.minLiveBytes ?? (software ? 0 : DEFAULT_GPU_MIN_LIVE), this.probe, this.firstYoung);
   }
 
   /** `plan` asking the threshold where each collection runs. */
@@ -123,12 +128,15 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
       collects: plan.collects,
       collect: async (kind, cause) => {
         this.routed = this.gpu !== null ? (this.threshold?.route(kind) ?? null) : null;
-        // The survival probe traced the heap for this collection: its pause began there.
+        // A mark made to size the collection is the CPU's only.
+        if (this.routed?.onDevice !== false) this.firstYoung.take();
+        // A look from the roots traced the heap for this collection: its pause began there.
         const probeMs = this.routed?.probeMs;
         try {
           return await plan.collect(kind, cause, probeMs !== undefined ? performance.now() - probeMs : undefined);
         } finally {
           this.routed = null;
+          this.firstYoung.take();
         }
       },
       dispose: () => plan.dispose(),
@@ -149,11 +157,12 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     this.threshold?.observe(record, this.gpu !== null && (r === null || r.onDevice));
   }
 
-  /** The threshold asks the survival probe before a first large collection, once
-   *  or twice a run: the warm-up runs it over its scratch heap's live objects until
-   *  V8 has compiled it. */
+  /** The threshold asks the survival probe and the first young mark before a first
+   *  large collection, once or twice a run: the warm-up runs them over its scratch
+   *  heap's live objects until V8 has compiled them. */
   rehearse(): void {
     this.probe.rehearse(this.heap);
+    this.firstYoung.rehearse();
   }
 
   /** The collection running now, or the next one between collections. */
@@ -195,7 +204,9 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
       const base = { live: r.live, liveReady, times: r.times, ...(r.evacuation ? { evacuation: r.evacuation } : {}) };
       return Object.defineProperties(base as MarkResult, { bitmap: { get: () => (liveReady(r.live!.length), r.bitmap), enumerable: true } });
     }
-    return this.serial.mark(request);
+    // The threshold's sizing marked this young collection already (first-young-mark.ts).
+    const sized = request.kind === 'young' ? this.firstYoung.take() : null;
+    return sized ?? this.serial.mark(request);
   }
 
   async scanRememberedSet(ranges: Int32Array, youngStart: number, youngEnd: number, beforeMark = true): Promise<RememberedScan | null> {

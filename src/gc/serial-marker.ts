@@ -15,6 +15,10 @@ import { SCATTERED, refRunEnd } from '../heap/ref-slots.js';
 import { WARM_CAPACITY } from './int-list.js';
 import { HEAP_READER, type MarkRequest, type MarkResult, type Marker } from './marker.js';
 
+/** A mark's limit of objects when it has none: a small integer in V8's terms
+ *  (31 bits), as a limit given is, so that the trace's code serves both. */
+const NO_LIMIT = 0x3fffffff;
+
 export class SerialMarker implements Marker {
   readonly name = 'serial';
   readonly constraints = HEAP_READER;
@@ -73,13 +77,31 @@ export class SerialMarker implements Marker {
 
   /** The returned bitmap and live list belong to the marker until its next `mark`. */
   mark(request: MarkRequest): MarkResult {
+    return this.markWithin(request, NO_LIMIT)!;
+  }
+
+  /**
+   * A young mark that gives up on finding more than `maxObjects` live objects:
+   * null then, its bits left for the next mark to clear. A GPU collector sizes a
+   * first young collection with it, and keeps it as that collection's mark when
+   * the CPU gets the collection (collectors/first-young-mark.ts).
+   */
+  markYoungUpTo(request: MarkRequest, maxObjects: number): MarkResult | null {
+    return this.markWithin(request, maxObjects);
+  }
+
+  private markWithin(request: MarkRequest, maxObjects: number): MarkResult | null {
     const t0 = performance.now();
     const young = request.kind === 'young';
     const bitmap = this.bitmap;
     const lo = young ? request.youngStart : 0;
     const hi = young ? request.youngEnd : this.heap.words.length;
     this.clear(young, request.youngStart, request.youngEnd);
-    const count = this.trace(request.roots, lo, hi, young);
+    const count = this.trace(request.roots, lo, hi, young, maxObjects);
+    if (count < 0) {
+      this.youngListed = ~count;
+      return null;
+    }
     if (young) this.youngListed = count;
     else this.stale = this.heap.occupiedRanges();
     const result: MarkResult = {
@@ -93,14 +115,17 @@ export class SerialMarker implements Marker {
   dispose(): void {}
 
   /** Depth-first from `roots`, marking objects in [lo, hi); returns the number
-   *  of live objects listed (young only). Each of the scanner's two forms gets its
-   *  own loop: a sable heap (every object one run) never tests for the other. */
-  private trace(roots: Int32Array, lo: number, hi: number, young: boolean): number {
-    return this.heap.refSlots.view().contiguous ? this.traceRuns(roots, lo, hi, young) : this.traceSlots(roots, lo, hi, young);
+   *  of live objects listed (young only), or its complement (~n, negative) when a
+   *  young mark gave up at `limit` objects, the n listed ones' bits set. Each of
+   *  the scanner's two forms gets its own loop: a sable heap (every object one
+   *  run) never tests for the other. The limit is tested where the list grows,
+   *  so that a mark without one pays nothing for it. */
+  private trace(roots: Int32Array, lo: number, hi: number, young: boolean, limit: number): number {
+    return this.heap.refSlots.view().contiguous ? this.traceRuns(roots, lo, hi, young, limit) : this.traceSlots(roots, lo, hi, young, limit);
   }
 
   /** Sable: an object's references are the run of `words[a + LAYOUT_WORD]` words after its header. */
-  private traceRuns(roots: Int32Array, lo: number, hi: number, young: boolean): number {
+  private traceRuns(roots: Int32Array, lo: number, hi: number, young: boolean, limit: number): number {
     const words = this.heap.words;
     // The object model's names as locals: V8 reads an imported binding from its
     // module's cell, with a check, at every use, which here would be every object.
@@ -109,6 +134,7 @@ export class SerialMarker implements Marker {
     const bitmap = this.bitmap;
     let stack = this.stack;
     let live = this.live;
+    let room = Math.min(live.length, limit);
     let sp = 0;
     let n = 0;
     for (let r = 0; r < roots.length; r++) {
@@ -118,7 +144,14 @@ export class SerialMarker implements Marker {
       if ((bitmap[v >>> 5]! & bit) !== 0) continue;
       bitmap[v >>> 5]! |= bit;
       if (young) {
-        if (n === live.length) live = this.growLive();
+        if (n === room) {
+          if (n >= limit) {
+            bitmap[v >>> 5]! &= ~bit;
+            return ~n;
+          }
+          live = this.growLive();
+          room = Math.min(live.length, limit);
+        }
         live[n++] = v;
       }
       if (sp === stack.length) stack = this.growStack();
@@ -134,7 +167,14 @@ export class SerialMarker implements Marker {
           if ((bitmap[w]! & cb) !== 0) continue;
           bitmap[w]! |= cb;
           if (young) {
-            if (n === live.length) live = this.growLive();
+            if (n === room) {
+              if (n >= limit) {
+                bitmap[w]! &= ~cb;
+                return ~n;
+              }
+              live = this.growLive();
+              room = Math.min(live.length, limit);
+            }
             live[n++] = c;
           }
           if (sp === stack.length) stack = this.growStack();
@@ -146,7 +186,7 @@ export class SerialMarker implements Marker {
   }
 
   /** Refgraph: an array's references are a run, an instance's the type's offsets. */
-  private traceSlots(roots: Int32Array, lo: number, hi: number, young: boolean): number {
+  private traceSlots(roots: Int32Array, lo: number, hi: number, young: boolean, limit: number): number {
     const words = this.heap.words;
     const { kind, refBegin, refCount, refOffsets } = this.heap.refSlots.view();
     const header = HEADER_WORDS;
@@ -155,6 +195,7 @@ export class SerialMarker implements Marker {
     const bitmap = this.bitmap;
     let stack = this.stack;
     let live = this.live;
+    let room = Math.min(live.length, limit);
     let sp = 0;
     let n = 0;
     for (let r = 0; r < roots.length; r++) {
@@ -164,7 +205,14 @@ export class SerialMarker implements Marker {
       if ((bitmap[v >>> 5]! & bit) !== 0) continue;
       bitmap[v >>> 5]! |= bit;
       if (young) {
-        if (n === live.length) live = this.growLive();
+        if (n === room) {
+          if (n >= limit) {
+            bitmap[v >>> 5]! &= ~bit;
+            return ~n;
+          }
+          live = this.growLive();
+          room = Math.min(live.length, limit);
+        }
         live[n++] = v;
       }
       if (sp === stack.length) stack = this.growStack();
@@ -183,7 +231,14 @@ export class SerialMarker implements Marker {
             if ((bitmap[w]! & cb) !== 0) continue;
             bitmap[w]! |= cb;
             if (young) {
-              if (n === live.length) live = this.growLive();
+              if (n === room) {
+                if (n >= limit) {
+                  bitmap[w]! &= ~cb;
+                  return ~n;
+                }
+                live = this.growLive();
+                room = Math.min(live.length, limit);
+              }
               live[n++] = c;
             }
             if (sp === stack.length) stack = this.growStack();
@@ -200,7 +255,14 @@ export class SerialMarker implements Marker {
             if ((bitmap[w]! & cb) !== 0) continue;
             bitmap[w]! |= cb;
             if (young) {
-              if (n === live.length) live = this.growLive();
+              if (n === room) {
+                if (n >= limit) {
+                  bitmap[w]! &= ~cb;
+                  return ~n;
+                }
+                live = this.growLive();
+                room = Math.min(live.length, limit);
+              }
               live[n++] = c;
             }
             if (sp === stack.length) stack = this.growStack();

@@ -255,6 +255,13 @@ export class TypeTable {
   rightWords(words: Int32Array, a: number): number {
     return rightWordsBy(this.kind, this.right, words, a);
   }
+
+  /** The words of the objects at `addresses`, together. */
+  wordsOf(words: Int32Array, addresses: Int32Array): number {
+    let n = 0;
+    for (let i = 0; i < addresses.length; i++) n += this.objectWords(words, addresses[i]!);
+    return n;
+  }
 }
 
 /** `TypeTable.rightWords` over the table's `kind` and `right` columns, for a

@@ -3,7 +3,7 @@
 // being what is in use times the share the last collections of that kind kept. The
 // GPU marker is a stand-in that marks as serial does and counts its marks;
 // test/gpu/gpu-min-live.test.ts runs the real one on lavapipe.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CHAIN_SHARE, DEFAULT_GPU_MIN_LIVE, DeviceThreshold, FULL_FACTOR } from '../../src/collectors/device-threshold.js';
 import { GpuFallbackMarker } from '../../src/collectors/gpu-fallback.js';
 import { createCollector } from '../../src/gc/index.js';
@@ -175,6 +175,39 @@ describe('GpuFallbackMarker with --gpu-min-live', () => {
     // Between collections the constraints are the GPU marker's again.
     expect(marker.constraints).not.toBe(HEAP_READER);
     marker.dispose();
+  });
+
+  it('runs a first young collection that keeps many objects but few bytes on the CPU, with the mark that sized it', async () => {
+    const { heap, roots, records, marks, node, marker } = await routedHeap(false, 96 << 10);
+    // 3,000 nodes (more than the survival probe counts) in 84,000 bytes, under the
+    // threshold, and garbage enough that more than the threshold is in use.
+    rootedList(heap, roots, node, 3000);
+    const listBytes = heap.youngUsedWords() * 4;
+    expect(listBytes).toBeLessThan(96 << 10);
+    for (let i = 0; i < 2000; i++) heap.allocInstance(node);
+    const serialMarks = vi.spyOn(SerialMarker.prototype, 'mark');
+    try {
+      await collect(heap, 'young');
+      // The CPU's, predicted exactly, and marked once: by the sizing, not again.
+      expect(marks).toEqual([]);
+      expect(records[0]!.collector).toBe('gpu-dfs(cpu)');
+      expect(records[0]!.underGpuMinLive!.predictedBytes).toBe(listBytes);
+      expect(records[0]!.probeMs).toBeGreaterThanOrEqual(0);
+      expect(serialMarks).not.toHaveBeenCalled();
+      expect(records[0]!.liveYoungObjects).toBe(3000);
+      // The list survived whole (into the survivor space and, past its size, tenured).
+      let n = 0;
+      for (let a = roots.get(0); a !== 0; a = heap.words[a + node.offsets[0]!]!) n++;
+      expect(n).toBe(3000);
+      // The next young collection knows the share kept: no sizing, serial's own mark.
+      for (let i = 0; i < 2000; i++) heap.allocInstance(node);
+      await collect(heap, 'young');
+      expect(records[1]!.probeMs).toBeUndefined();
+      expect(serialMarks).toHaveBeenCalledTimes(1);
+    } finally {
+      serialMarks.mockRestore();
+      marker.dispose();
+    }
   });
 
   it("keeps a full collection on the CPU while the device's last mark spent most of its time finishing on the CPU", async () => {

@@ -2,8 +2,7 @@
  * The survival probe (gc/survival-probe.ts) that auto asks before a program's
  * first young collection: the young words the roots reach when they are few,
  * -1 past its budget or with a dirty card, in both layouts, and the same words
- * a serial young collection then keeps; and the trace up to a number of words
- * that a GPU collector's threshold asks of it.
+ * a serial young collection then keeps.
  */
 
 import { describe, expect, it } from 'vitest';
@@ -74,50 +73,9 @@ describe('the survival probe', () => {
     const young = await alloc(heap, node);
     heap.writeRef(old, node.offsets[0]!, node.edgeIndex[0]!, young);
     expect(new SurvivalProbe().youngLiveWords(heap)).toBe(-1);
-    expect(new SurvivalProbe().youngWordsUpTo(heap, 1 << 20)).toBe(-1);
     // A full probe does not need the cards. The store replaced the head's next
     // node: the head and the young node are all that live.
     expect(new SurvivalProbe().heapLiveWords(heap)).toBe(2 * nodeWords);
-  });
-
-  it("answers a GPU threshold's question up to a number of words, however many objects that is, and reuses its table", async () => {
-    const { heap, roots } = makeHeap({ heapBytes: 4 << 20 });
-    const node = heap.defineClass('Node', ['ref']);
-    // A list of 3,000 nodes: more objects than the probe's budget of 2,048.
-    let head = 0;
-    for (let i = 0; i < 3000; i++) {
-      const n = await alloc(heap, node);
-      heap.writeRef(n, node.offsets[0]!, node.edgeIndex[0]!, head);
-      head = n;
-    }
-    roots.push(head);
-    const nodeWords = heap.types.objectWords(heap.words, head);
-    const probe = new SurvivalProbe();
-    expect(probe.youngLiveWords(heap)).toBe(-1);
-    // More objects than that budget in the table it made for it, twice: the
-    // second finds the table emptied of the first's objects.
-    expect(probe.youngWordsUpTo(heap, 12_000)).toBeGreaterThan(12_000);
-    expect(probe.youngWordsUpTo(heap, 12_000)).toBeGreaterThan(12_000);
-    // Up to the list's words, or more: every word counted.
-    expect(probe.youngWordsUpTo(heap, 3000 * nodeWords)).toBe(3000 * nodeWords);
-    expect(probe.youngWordsUpTo(heap, 5000 * nodeWords)).toBe(3000 * nodeWords);
-    // One word short: it stops past the limit, within one object of it.
-    const short = probe.youngWordsUpTo(heap, 3000 * nodeWords - 1);
-    expect(short).toBeGreaterThan(3000 * nodeWords - 1);
-    expect(short).toBeLessThanOrEqual(3000 * nodeWords);
-    // A small limit stops early, having read no more slots than the words it counted.
-    const few = probe.youngWordsUpTo(heap, 100);
-    expect(few).toBeGreaterThan(100);
-    expect(few).toBeLessThanOrEqual(100 + nodeWords);
-    expect(probe.lastSlots).toBeLessThanOrEqual(few);
-    // The table each probe filled was emptied: the small budget after the large
-    // ones, and the large after the small, count the same as a fresh probe.
-    expect(probe.youngLiveWords(heap)).toBe(-1);
-    expect(new SurvivalProbe(3000).youngLiveWords(heap)).toBe(3000 * nodeWords);
-    const reused = new SurvivalProbe(3000);
-    reused.youngWordsUpTo(heap, 50);
-    expect(reused.youngLiveWords(heap)).toBe(3000 * nodeWords);
-    expect(reused.youngWordsUpTo(heap, 1 << 20)).toBe(3000 * nodeWords);
   });
 
   it('stops reading an array once its budget is spent', async () => {
