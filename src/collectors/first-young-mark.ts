@@ -1,11 +1,11 @@
 /**
  * How much a program's first young collection keeps, for a GPU collector's
  * threshold (device-threshold.ts), found by serial's own young mark from the
- * roots, stopped once it has found more objects than the threshold's words could
- * hold. A collection under the threshold goes to the CPU, which then takes this
- * mark as its own: the sizing costs a CPU collection nothing but counting the
- * words. One over it goes to the device, and the mark, a few megabytes' worth,
- * is dropped (docs/decisions/s63-01-a-first-young-collection-marked-to-the-threshold.md).
+ * roots, stopped once its objects pass the threshold's words. A collection
+ * under the threshold goes to the CPU, which then takes this mark as its own:
+ * the sizing costs a CPU collection nothing but counting the words. One over it
+ * goes to the device, and the mark, the threshold's worth of objects, is dropped
+ * (docs/decisions/s63-01-a-first-young-collection-marked-to-the-threshold.md).
  */
 
 import { HEADER_WORDS } from '../heap/object-model.js';
@@ -39,23 +39,12 @@ export class FirstYoungMark {
     const h = this.heap;
     this.kept = null;
     if (h.cards.nextDirty(0, h.cardsInUse()) < h.cardsInUse()) return -1;
-    const mark = this.mark(maxWords);
-    if (mark === null) return maxWords + 1;
-    this.kept = mark;
-    return h.types.wordsOf(h.words, mark.live!);
-  }
-
-  /** The young mark from the roots, given up past the objects `maxWords` can hold,
-   *  whatever the cards say. Apart from the words' count: the program's roots are
-   *  another class than the warm-up's, and V8 throws away the code that met the
-   *  warm-up's roots, with whatever it had inlined. */
-  private mark(maxWords: number): MarkResult | null {
-    const h = this.heap;
     this.roots.clear();
     gatherRoots(h, true, this.roots);
-    const request = { roots: this.roots.view(), kind: 'young' as const, youngStart: h.youngStart, youngEnd: h.youngEnd };
-    // Each object has at least a header: more objects than this are more words.
-    return this.serial.markYoungUpTo(request, Math.floor(maxWords / HEADER_WORDS) + 1);
+    const sized = this.serial.markYoungUpTo({ roots: this.roots.view(), kind: 'young', youngStart: h.youngStart, youngEnd: h.youngEnd }, maxWords);
+    if (sized === null) return maxWords + 1;
+    this.kept = sized.mark;
+    return sized.words;
   }
 
   /** Sizes the warm-up's scratch heap both ways, until V8 has compiled the sizing:
@@ -70,8 +59,9 @@ export class FirstYoungMark {
     const request = { roots: this.roots.view(), kind: 'young' as const, youngStart: 1, youngEnd: h.words.length };
     for (let i = 0; i < REHEARSALS; i++) {
       const all = serial.markYoungUpTo(request, h.words.length);
-      for (let k = 0; all !== null && k < COUNTS; k++) h.types.wordsOf(h.words, all.live!);
-      serial.markYoungUpTo(request, 1);
+      // The scratch heap's few objects: their words are counted more often.
+      for (let k = 0; all !== null && k < COUNTS; k++) h.types.wordsOf(h.words, all.mark.live!, 0, all.mark.live!.length);
+      serial.markYoungUpTo(request, HEADER_WORDS);
     }
   }
 

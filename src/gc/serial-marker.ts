@@ -15,9 +15,10 @@ import { SCATTERED, refRunEnd } from '../heap/ref-slots.js';
 import { WARM_CAPACITY } from './int-list.js';
 import { HEAP_READER, type MarkRequest, type MarkResult, type Marker } from './marker.js';
 
-/** A mark's limit of objects when it has none: a small integer in V8's terms
- *  (31 bits), as a limit given is, so that the trace's code serves both. */
+/** A mark's limit of words when it has none: a small integer in V8's terms (31 bits). */
 const NO_LIMIT = 0x3fffffff;
+/** A limited mark counts its objects' words each time it has listed this many more. */
+const COUNT_EVERY = 4096;
 
 export class SerialMarker implements Marker {
   readonly name = 'serial';
@@ -81,23 +82,35 @@ export class SerialMarker implements Marker {
   }
 
   /**
-   * A young mark that gives up on finding more than `maxObjects` live objects:
-   * null then, its bits left for the next mark to clear. A GPU collector sizes a
-   * first young collection with it, and keeps it as that collection's mark when
-   * the CPU gets the collection (collectors/first-young-mark.ts).
+   * A young mark that gives up once the objects it found are more than
+   * `maxWords` words: null then, its bits left for the next mark to clear;
+   * else the mark and its objects' words. It counts them every COUNT_EVERY
+   * objects, so it traces at most that many objects past the limit. A GPU
+   * collector sizes a first young collection with it, and keeps it as that
+   * collection's mark when the CPU gets the collection
+   * (collectors/first-young-mark.ts).
    */
-  markYoungUpTo(request: MarkRequest, maxObjects: number): MarkResult | null {
-    return this.markWithin(request, maxObjects);
+  markYoungUpTo(request: MarkRequest, maxWords: number): { mark: MarkResult; words: number } | null {
+    const mark = this.markWithin(request, maxWords);
+    return mark === null ? null : { mark, words: this.counted.words };
   }
 
-  private markWithin(request: MarkRequest, maxObjects: number): MarkResult | null {
+  /** A limited mark's count: its listed objects' words, up to `upTo` of them. */
+  private readonly counted = { words: 0, upTo: 0, limit: NO_LIMIT };
+
+  private markWithin(request: MarkRequest, maxWords: number): MarkResult | null {
     const t0 = performance.now();
     const young = request.kind === 'young';
     const bitmap = this.bitmap;
     const lo = young ? request.youngStart : 0;
     const hi = young ? request.youngEnd : this.heap.words.length;
     this.clear(young, request.youngStart, request.youngEnd);
-    const count = this.trace(request.roots, lo, hi, young, maxObjects);
+    const c = this.counted;
+    c.words = 0;
+    c.upTo = 0;
+    c.limit = maxWords;
+    let count = this.trace(request.roots, lo, hi, young);
+    if (count >= 0 && maxWords !== NO_LIMIT && this.countTo(count) > maxWords) count = ~count;
     if (count < 0) {
       this.youngListed = ~count;
       return null;
@@ -116,16 +129,33 @@ export class SerialMarker implements Marker {
 
   /** Depth-first from `roots`, marking objects in [lo, hi); returns the number
    *  of live objects listed (young only), or its complement (~n, negative) when a
-   *  young mark gave up at `limit` objects, the n listed ones' bits set. Each of
-   *  the scanner's two forms gets its own loop: a sable heap (every object one
-   *  run) never tests for the other. The limit is tested where the list grows,
-   *  so that a mark without one pays nothing for it. */
-  private trace(roots: Int32Array, lo: number, hi: number, young: boolean, limit: number): number {
-    return this.heap.refSlots.view().contiguous ? this.traceRuns(roots, lo, hi, young, limit) : this.traceSlots(roots, lo, hi, young, limit);
+   *  young mark gave up at its limit, the n listed ones' bits set. Each of the
+   *  scanner's two forms gets its own loop: a sable heap (every object one run)
+   *  never tests for the other. The limit is tested where the list is full
+   *  (`roomAt`), so that a mark without one pays nothing for it. */
+  private trace(roots: Int32Array, lo: number, hi: number, young: boolean): number {
+    return this.heap.refSlots.view().contiguous ? this.traceRuns(roots, lo, hi, young) : this.traceSlots(roots, lo, hi, young);
+  }
+
+  /** The listed objects' words up to the n-th, counted on from where the count stands. */
+  private countTo(n: number): number {
+    const c = this.counted;
+    c.words += this.heap.types.wordsOf(this.heap.words, this.live, c.upTo, n);
+    c.upTo = n;
+    return c.words;
+  }
+
+  /** The list is full at n objects: the next n at which it is full again, the list
+   *  grown if need be, or -1 when a limited mark's objects have passed its limit. */
+  private roomAt(n: number): number {
+    const limit = this.counted.limit;
+    if (limit !== NO_LIMIT && this.countTo(n) > limit) return -1;
+    if (n === this.live.length) this.growLive();
+    return limit === NO_LIMIT ? this.live.length : Math.min(this.live.length, n + COUNT_EVERY);
   }
 
   /** Sable: an object's references are the run of `words[a + LAYOUT_WORD]` words after its header. */
-  private traceRuns(roots: Int32Array, lo: number, hi: number, young: boolean, limit: number): number {
+  private traceRuns(roots: Int32Array, lo: number, hi: number, young: boolean): number {
     const words = this.heap.words;
     // The object model's names as locals: V8 reads an imported binding from its
     // module's cell, with a check, at every use, which here would be every object.
@@ -134,7 +164,7 @@ export class SerialMarker implements Marker {
     const bitmap = this.bitmap;
     let stack = this.stack;
     let live = this.live;
-    let room = Math.min(live.length, limit);
+    let room = this.counted.limit === NO_LIMIT ? live.length : Math.min(live.length, COUNT_EVERY);
     let sp = 0;
     let n = 0;
     for (let r = 0; r < roots.length; r++) {
@@ -145,12 +175,12 @@ export class SerialMarker implements Marker {
       bitmap[v >>> 5]! |= bit;
       if (young) {
         if (n === room) {
-          if (n >= limit) {
+          room = this.roomAt(n);
+          if (room < 0) {
             bitmap[v >>> 5]! &= ~bit;
             return ~n;
           }
-          live = this.growLive();
-          room = Math.min(live.length, limit);
+          live = this.live;
         }
         live[n++] = v;
       }
@@ -168,12 +198,12 @@ export class SerialMarker implements Marker {
           bitmap[w]! |= cb;
           if (young) {
             if (n === room) {
-              if (n >= limit) {
+              room = this.roomAt(n);
+              if (room < 0) {
                 bitmap[w]! &= ~cb;
                 return ~n;
               }
-              live = this.growLive();
-              room = Math.min(live.length, limit);
+              live = this.live;
             }
             live[n++] = c;
           }
@@ -186,7 +216,7 @@ export class SerialMarker implements Marker {
   }
 
   /** Refgraph: an array's references are a run, an instance's the type's offsets. */
-  private traceSlots(roots: Int32Array, lo: number, hi: number, young: boolean, limit: number): number {
+  private traceSlots(roots: Int32Array, lo: number, hi: number, young: boolean): number {
     const words = this.heap.words;
     const { kind, refBegin, refCount, refOffsets } = this.heap.refSlots.view();
     const header = HEADER_WORDS;
@@ -195,7 +225,7 @@ export class SerialMarker implements Marker {
     const bitmap = this.bitmap;
     let stack = this.stack;
     let live = this.live;
-    let room = Math.min(live.length, limit);
+    let room = this.counted.limit === NO_LIMIT ? live.length : Math.min(live.length, COUNT_EVERY);
     let sp = 0;
     let n = 0;
     for (let r = 0; r < roots.length; r++) {
@@ -206,12 +236,12 @@ export class SerialMarker implements Marker {
       bitmap[v >>> 5]! |= bit;
       if (young) {
         if (n === room) {
-          if (n >= limit) {
+          room = this.roomAt(n);
+          if (room < 0) {
             bitmap[v >>> 5]! &= ~bit;
             return ~n;
           }
-          live = this.growLive();
-          room = Math.min(live.length, limit);
+          live = this.live;
         }
         live[n++] = v;
       }
@@ -232,12 +262,12 @@ export class SerialMarker implements Marker {
             bitmap[w]! |= cb;
             if (young) {
               if (n === room) {
-                if (n >= limit) {
+                room = this.roomAt(n);
+                if (room < 0) {
                   bitmap[w]! &= ~cb;
                   return ~n;
                 }
-                live = this.growLive();
-                room = Math.min(live.length, limit);
+                live = this.live;
               }
               live[n++] = c;
             }
@@ -256,12 +286,12 @@ export class SerialMarker implements Marker {
             bitmap[w]! |= cb;
             if (young) {
               if (n === room) {
-                if (n >= limit) {
+                room = this.roomAt(n);
+                if (room < 0) {
                   bitmap[w]! &= ~cb;
                   return ~n;
                 }
-                live = this.growLive();
-                room = Math.min(live.length, limit);
+                live = this.live;
               }
               live[n++] = c;
             }

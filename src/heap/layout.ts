@@ -256,10 +256,10 @@ export class TypeTable {
     return rightWordsBy(this.kind, this.right, words, a);
   }
 
-  /** The words of the objects at `addresses`, together. */
-  wordsOf(words: Int32Array, addresses: Int32Array): number {
+  /** The words of the objects at `addresses[from .. to)`, together. */
+  wordsOf(words: Int32Array, addresses: Int32Array, from: number, to: number): number {
     let n = 0;
-    for (let i = 0; i < addresses.length; i++) n += this.objectWords(words, addresses[i]!);
+    for (let i = from; i < to; i++) n += this.objectWords(words, addresses[i]!);
     return n;
   }
 }
