@@ -7,7 +7,7 @@
  * turns the filter off.
  */
 
-import { constants } from 'node:os';
+import { availableParallelism, constants } from 'node:os';
 import type { Command } from './args.js';
 import { childProcess } from './child-process.js';
 import { isTerminal } from './output.js';
@@ -36,9 +36,25 @@ export function stderrIsTty(): boolean {
   return process.env[CHILD_MARK] === '1' ? process.env['MINIVM_STDERR_TTY'] === '1' : isTerminal(2);
 }
 
+/**
+ * Node's options for the child: this process's, and V8's pool of background
+ * threads sized to the cores. Node's default of four is shared by every isolate,
+ * and a GC worker pool's thirteen (auto's parallel engine), each compiling its
+ * copy of the collector, keep it busy long enough that the main thread's own
+ * collector code waits to be optimized and runs its first collections slower
+ * (docs/decisions/s63-02-v8-pool-sized-to-the-cores.md). A size given stays.
+ */
+export function childNodeArgs(execArgv: readonly string[], cores: number): string[] {
+  if (execArgv.some((a) => a.startsWith('--v8-pool-size'))) return [...execArgv];
+  return [...execArgv, `--v8-pool-size=${Math.max(DEFAULT_V8_POOL, cores)}`];
+}
+
+/** Node's own `--v8-pool-size` default. */
+const DEFAULT_V8_POOL = 4;
+
 /** Runs this same command line as a child with stderr filtered; resolves to its exit status. */
 export function runFiltered(argv: readonly string[]): Promise<number> {
-  const child = childProcess().spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...argv], {
+  const child = childProcess().spawn(process.execPath, [...childNodeArgs(process.execArgv, availableParallelism()), process.argv[1]!, ...argv], {
     stdio: ['inherit', 'inherit', 'pipe'],
     env: { ...process.env, [CHILD_MARK]: '1', MINIVM_STDERR_TTY: isTerminal(2) ? '1' : '0' },
   });

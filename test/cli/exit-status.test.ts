@@ -227,6 +227,13 @@ describe("Dawn's own log lines", () => {
     expect(r.stderr).not.toMatch(/artificially reduced/);
   }, 600_000);
 
+  it("run the filtered child with V8's background pool sized to the cores, unless a size was given", async () => {
+    const { childNodeArgs } = await import('../../src/cli/dawn-filter.js');
+    expect(childNodeArgs([], 16)).toEqual(['--v8-pool-size=16']);
+    expect(childNodeArgs(['--max-old-space-size=4096'], 2)).toEqual(['--max-old-space-size=4096', '--v8-pool-size=4']);
+    expect(childNodeArgs(['--v8-pool-size=2'], 16)).toEqual(['--v8-pool-size=2']);
+  });
+
   it('are told from minivm lines by isDawnLine', async () => {
     const { isDawnLine } = await import('../../src/cli/dawn-filter.js');
     expect(isDawnLine('Warning: maxDynamicUniformBuffersPerPipelineLayout artificially reduced from 1000000 to 16 to fit dynamic offset allocation limit.')).toBe(true);
