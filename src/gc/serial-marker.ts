@@ -145,11 +145,16 @@ export class SerialMarker implements Marker {
     return c.words;
   }
 
-  /** The list is full at n objects: the next n at which it is full again, the list
-   *  grown if need be, or -1 when a limited mark's objects have passed its limit. */
-  private roomAt(n: number): number {
+  /** The list is full at n objects, as the mark meets the object whose bit `bit`
+   *  of bitmap word `word` it has just set: the next n at which the list is full
+   *  again, grown if need be; or -1, that bit cleared, when a limited mark's
+   *  objects have passed its limit. */
+  private roomAt(n: number, word: number, bit: number): number {
     const limit = this.counted.limit;
-    if (limit !== NO_LIMIT && this.countTo(n) > limit) return -1;
+    if (limit !== NO_LIMIT && this.countTo(n) > limit) {
+      this.bitmap[word]! &= ~bit;
+      return -1;
+    }
     if (n === this.live.length) this.growLive();
     return limit === NO_LIMIT ? this.live.length : Math.min(this.live.length, n + COUNT_EVERY);
   }
@@ -175,11 +180,8 @@ export class SerialMarker implements Marker {
       bitmap[v >>> 5]! |= bit;
       if (young) {
         if (n === room) {
-          room = this.roomAt(n);
-          if (room < 0) {
-            bitmap[v >>> 5]! &= ~bit;
-            return ~n;
-          }
+          room = this.roomAt(n, v >>> 5, bit);
+          if (room < 0) return ~n;
           live = this.live;
         }
         live[n++] = v;
@@ -198,11 +200,8 @@ export class SerialMarker implements Marker {
           bitmap[w]! |= cb;
           if (young) {
             if (n === room) {
-              room = this.roomAt(n);
-              if (room < 0) {
-                bitmap[w]! &= ~cb;
-                return ~n;
-              }
+              room = this.roomAt(n, w, cb);
+              if (room < 0) return ~n;
               live = this.live;
             }
             live[n++] = c;
@@ -236,11 +235,8 @@ export class SerialMarker implements Marker {
       bitmap[v >>> 5]! |= bit;
       if (young) {
         if (n === room) {
-          room = this.roomAt(n);
-          if (room < 0) {
-            bitmap[v >>> 5]! &= ~bit;
-            return ~n;
-          }
+          room = this.roomAt(n, v >>> 5, bit);
+          if (room < 0) return ~n;
           live = this.live;
         }
         live[n++] = v;
@@ -262,11 +258,8 @@ export class SerialMarker implements Marker {
             bitmap[w]! |= cb;
             if (young) {
               if (n === room) {
-                room = this.roomAt(n);
-                if (room < 0) {
-                  bitmap[w]! &= ~cb;
-                  return ~n;
-                }
+                room = this.roomAt(n, w, cb);
+                if (room < 0) return ~n;
                 live = this.live;
               }
               live[n++] = c;
@@ -286,11 +279,8 @@ export class SerialMarker implements Marker {
             bitmap[w]! |= cb;
             if (young) {
               if (n === room) {
-                room = this.roomAt(n);
-                if (room < 0) {
-                  bitmap[w]! &= ~cb;
-                  return ~n;
-                }
+                room = this.roomAt(n, w, cb);
+                if (room < 0) return ~n;
                 live = this.live;
               }
               live[n++] = c;
