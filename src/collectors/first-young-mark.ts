@@ -15,10 +15,8 @@ import type { MarkResult } from '../gc/marker.js';
 import { gatherRoots } from '../gc/roots.js';
 import { SerialMarker } from '../gc/serial-marker.js';
 
-/** Sizings of the warm-up's scratch heap (`rehearse`), as the survival probe's,
- *  and counts of its words per sizing. */
+/** Sizings of the warm-up's scratch heap (`rehearse`), as the survival probe's. */
 const REHEARSALS = 40;
-const COUNTS = 50;
 
 export class FirstYoungMark {
   private kept: MarkResult | null = null;
@@ -58,9 +56,7 @@ export class FirstYoungMark {
     gatherRoots(h, false, this.roots);
     const request = { roots: this.roots.view(), kind: 'young' as const, youngStart: 1, youngEnd: h.words.length };
     for (let i = 0; i < REHEARSALS; i++) {
-      const all = serial.markYoungUpTo(request, h.words.length);
-      // The scratch heap's few objects: their words are counted more often.
-      for (let k = 0; all !== null && k < COUNTS; k++) h.types.wordsOf(h.words, all.mark.live!, 0, all.mark.live!.length);
+      serial.markYoungUpTo(request, h.words.length);
       serial.markYoungUpTo(request, HEADER_WORDS);
     }
   }
