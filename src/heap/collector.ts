@@ -15,7 +15,7 @@ export interface Collector {
   readonly collects: boolean;
   /** Runs one collection; resolves to the kind actually performed. `startedAt`
    *  (performance.now()): when its pause began, where a wrapper's work before it
-   *  (a GPU collector's survival probe) is part of the pause. */
+   *  (a GPU collector's look from the roots that routes it) is part of the pause. */
   collect(kind: CollectionKind, cause: string, startedAt?: number): Promise<CollectionKind>;
   /** Releases threads or devices. */
   dispose(): void;
