@@ -39,7 +39,7 @@ export function stderrIsTty(): boolean {
 /**
  * Node's options for the child: this process's, and V8's pool of background
  * threads sized to the cores. Node's default of four is shared by every isolate,
- * and a GC worker pool's thirteen (auto's parallel engine), each compiling its
+ * and the threads of a GC worker pool (auto's parallel engine), each compiling its
  * copy of the collector, keep it busy long enough that the main thread's own
  * collector code waits to be optimized and runs its first collections slower
  * (docs/decisions/s63-02-v8-pool-sized-to-the-cores.md). A size given stays.

@@ -243,8 +243,8 @@ export function scanRanges(
  * The young objects the root slots refer to, ascending and each once, in
  * `out`: the only new addresses a device evacuation need hand back for
  * fixRootsFromReferents, in place of one per live object (found in the live
- * list by the GPU worker, or by the device where the list stayed). To-space holds nothing during a
- * young collection, so none lies there.
+ * list by the GPU worker, or by the device where the list stayed). To-space
+ * holds nothing during a young collection, so none lies there.
  */
 export function rootReferents(heap: HeapImpl, out: IntList): Int32Array {
   const ys = heap.youngStart;
