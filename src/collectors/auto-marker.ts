@@ -529,9 +529,9 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     return {
       name: collector.name,
       collects: collector.collects,
-      collect: async (kind, cause) => {
+      collect: async (kind, cause, startedAt) => {
         await this.begin(kind);
-        return collector.collect(kind, cause);
+        return collector.collect(kind, cause, startedAt);
       },
       dispose: () => collector.dispose(),
     };

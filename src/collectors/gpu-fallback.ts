@@ -126,14 +126,15 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     return {
       name: plan.name,
       collects: plan.collects,
-      collect: async (kind, cause) => {
+      collect: async (kind, cause, startedAt) => {
         this.routed = this.gpu !== null ? (this.threshold?.route(kind) ?? null) : null;
         // A mark made to size the collection is the CPU's only.
         if (this.routed?.onDevice !== false) this.firstYoung.take();
-        // A look from the roots traced the heap for this collection: its pause began there.
+        // A look from the roots traced the heap for this collection: its pause began
+        // there, or earlier where the heap's caller says so.
         const probeMs = this.routed?.probeMs;
         try {
-          return await plan.collect(kind, cause, probeMs !== undefined ? performance.now() - probeMs : undefined);
+          return await plan.collect(kind, cause, startedAt ?? (probeMs !== undefined ? performance.now() - probeMs : undefined));
         } finally {
           this.routed = null;
           this.firstYoung.take();
@@ -260,14 +261,22 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     }
   }
 
-  /** Eden's upload ahead, between collections (heap/mirror-log.ts). */
+  /** Eden's upload ahead, between collections (heap/mirror-log.ts): started before
+   *  this returns; a fault it meets falls back before the next collection. */
   async uploadAhead(start: number, end: number): Promise<void> {
     if (this.gpu === null) return;
     try {
       await this.gpu.uploadAhead(start, end);
     } catch (e) {
+      // Uploads in flight together meet one fault: the first falls back, the rest have nothing to do.
+      if (this.gpu === null && e instanceof MarkerFaultError) return;
       this.fall(e, 'eden upload');
     }
+  }
+
+  /** Blocks until the device has taken every upload ahead started: the ms it blocked. */
+  landUploads(): number {
+    return this.gpu?.landUploads() ?? 0;
   }
 
   dispose(): void {

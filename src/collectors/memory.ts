@@ -17,6 +17,7 @@ import {
   type GpuStartup, type RefGraphInput, type SableInput,
 } from '../gpu/index.js';
 import type { LayoutName } from '../heap/layout.js';
+import { NO_EDEN_UPLOAD } from '../heap/mirror-log.js';
 import { AutoMarker, type AutoEngine } from './auto-marker.js';
 import { GpuFallbackMarker, type GpuFallback } from './gpu-fallback.js';
 import type { ErrorSummary, PauseModel } from './pause-model.js';
@@ -367,7 +368,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
     fallback = f;
     warn(fallbackLine(options.gc, f) + '\n');
     // Nothing takes eden ahead any more.
-    heap.mirror?.setEdenUpload(Infinity, () => Promise.resolve());
+    heap.mirror?.setEdenUpload(Infinity, NO_EDEN_UPLOAD);
   };
   const engine = markerFor(options, heap, hooks, onFallback, warn);
   if (engine instanceof AutoMarker) autoMarker = engine;
@@ -420,7 +421,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
       // Steps of an eighth of eden, 64 KiB to 4 MiB: a collection's own upload is
       // at most one step, and a step is a short pause of the program.
       const step = Math.min(1 << 20, Math.max(1 << 14, (heap.edenEnd - heap.edenStart) / 8));
-      heap.attachMirrorLog().setEdenUpload(step, (start, end) => gpuMarker.uploadAhead(start, end));
+      heap.attachMirrorLog().setEdenUpload(step, { start: (start, end) => gpuMarker.uploadAhead(start, end), land: () => gpuMarker.landUploads() });
     }
   }
   return {
@@ -469,7 +470,12 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
       };
     },
     async dispose(): Promise<void> {
-      collector.dispose();
+      // The device must have taken eden before it goes; a failure then is the program's end's.
+      try {
+        await heap.landUploads();
+      } finally {
+        collector.dispose();
+      }
     },
   };
 }

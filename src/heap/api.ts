@@ -74,10 +74,9 @@ export interface Heap {
   allocInstance(shape: ClassShape): number;
   /** As allocInstance, for an array (or a string, with `stringTypeId`) of `length` elements. */
   allocArray(typeId: number, length: number): number;
-  /** True when a collection is pending (a failed allocation, `--gc-stress`, gc()/minorGc()),
-   *  or an upload of eden to a GPU mirror (MirrorLog.setEdenUpload). */
+  /** True when a collection is pending (a failed allocation, `--gc-stress`, gc()/minorGc()). */
   readonly collectionPending: boolean;
-  /** Runs the pending collection (young, or full as the policy decides), or the upload. */
+  /** Runs the pending collection (young, or full as the policy decides). */
   collectPending(): Promise<void>;
 
   /** Stores reference `value` into word `obj + offset`; `edge` is the field's edge index

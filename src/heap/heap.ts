@@ -12,9 +12,8 @@
  * collector escalates a young collection whose promotions do not fit ("promotion
  * failed") to a full one; an allocation that fails right after a full collection
  * throws OutOfMemoryError. With a mirror log whose copy takes eden ahead of the
- * collection (mirror-log.ts `setEdenUpload`), an allocation also returns 0, with
- * no collection, each time eden grows by a step, so that the driver awaits the
- * upload.
+ * collection (mirror-log.ts `setEdenUpload`), the allocation that grows eden by a
+ * step starts an upload and goes on; the next collection first lands them.
  *
  * `HeapImpl` exposes its spaces and tables as public fields for the collectors in
  * gc/; the interpreter sees only the `Heap` interface of api.ts.
@@ -67,10 +66,8 @@ export interface InstanceShape extends ClassShape {
 
 // In rising order: a pending request is replaced only by a larger one.
 const PENDING_NONE = 0;
-/** Not a collection: eden's new objects go to a mirror ahead of time (MirrorLog.setEdenUpload). */
-const PENDING_UPLOAD = 1;
-const PENDING_YOUNG = 2;
-const PENDING_FULL = 3;
+const PENDING_YOUNG = 1;
+const PENDING_FULL = 2;
 /** The cause of `--gc-stress` collections. */
 const STRESS_CAUSE = 'gc stress';
 
@@ -112,6 +109,8 @@ export class HeapImpl implements Heap {
 
   roots: RootProvider = NO_ROOTS;
   collector: Collector | null = null;
+  /** How long the collection under way waited for uploads ahead (`landUploads`), ms. */
+  private landedMs = 0;
   /** The most recent collection's record. */
   lastRecord: GcRecord | null = null;
   private collections = 0;
@@ -270,11 +269,7 @@ export class HeapImpl implements Heap {
       start = this.edenTop;
       const end = start + size;
       if (end > this.edenEnd) return this.fail(PENDING_YOUNG, 'eden full');
-      // Not a failure: the driver lets the mirror take eden so far, then retries.
-      if (this.mirror !== null && this.mirror.uploadDue(start, end)) {
-        this.setPending(PENDING_UPLOAD, 'eden upload');
-        return 0;
-      }
+      if (this.mirror !== null && this.mirror.uploadDue(start, end)) this.mirror.uploadEden(start);
       this.edenTop = end;
       if (this.stressInterval === 0) this.fastEnd = this.mirror === null ? this.edenEnd : Math.min(this.edenEnd, this.mirror.nextUploadEnd());
     } else {
@@ -351,25 +346,30 @@ export class HeapImpl implements Heap {
     this.cards.recordJoined(start, start + size, this.freeList.giveBack(start, size));
   }
 
+  /** Waits until the mirror's copy has every upload ahead (a collection reads and moves
+   *  eden, and the heap's end releases the copy): the ms the program was blocked. */
+  async landUploads(): Promise<number> {
+    const landing = this.mirror?.landUploads();
+    if (!landing) return 0;
+    await landing.done;
+    return landing.blockedMs;
+  }
+
   get collectionPending(): boolean {
     return this.pending !== PENDING_NONE;
   }
 
   async collectPending(): Promise<void> {
     if (this.pending === PENDING_NONE) return;
-    if (this.pending === PENDING_UPLOAD) {
-      this.pending = PENDING_NONE;
-      this.pendingCause = '';
-      await this.mirror!.uploadEden(this.edenTop);
-      this.fastEnd = 0;
-      return;
-    }
     const kind: CollectionKind = this.pending === PENDING_FULL ? 'full' : 'young';
     const cause = this.pendingCause;
     this.pending = PENDING_NONE;
     this.pendingCause = '';
     if (this.collector === null) return;
-    const done = await this.collector.collect(kind, cause);
+    // The pause begins where the program waits for the uploads ahead, if it must.
+    const t0 = performance.now();
+    this.landedMs = await this.landUploads();
+    const done = await this.collector.collect(kind, cause, this.landedMs > 0 ? t0 : undefined);
     // A stress collection between a full one and its retry must not hide that the
     // full one made no room, or an object that never fits would loop.
     if (done === 'full' || cause !== STRESS_CAUSE) this.afterFull = done === 'full';
@@ -500,6 +500,8 @@ export class HeapImpl implements Heap {
 
   /** Called by the collector once per collection: totals and `--log-gc`. */
   recordCollection(r: GcRecord): void {
+    if (this.landedMs > 0) r.landedMs = this.landedMs;
+    this.landedMs = 0;
     this.lastRecord = r;
     accumulate(this.totals, r);
     this.options.logGc?.(formatGcRecord(r), r);

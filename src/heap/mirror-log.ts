@@ -27,6 +27,20 @@ const SUMMARY_SHIFT = 6;
 /** Tenured blocks of `objectRanges` are 2^15 words. */
 const OBJECT_BLOCK_SHIFT = 15;
 
+/** Where eden goes ahead of the collection (`MirrorLog.setEdenUpload`). */
+export interface EdenUpload {
+  /** Starts copying heap words [start, end) to the copy; the program runs on
+   *  meanwhile. The copy reads the words whenever it gets to them: a store made
+   *  meanwhile marks a mirror card (`noteStore`), which the next
+   *  `takeDirtyRanges` hands over again, so either value it reads is put right. */
+  start(start: number, end: number): Promise<void>;
+  /** Blocks until the copy has taken every range started: the ms it blocked. */
+  land(): number;
+}
+
+/** No copy takes eden ahead (the default, and after a GPU marker fell back). */
+export const NO_EDEN_UPLOAD: EdenUpload = { start: () => Promise.resolve(), land: () => 0 };
+
 /** The heap's spaces as the log reads them (heap.ts's HeapImpl). */
 export interface LoggedSpaces {
   readonly edenStart: number;
@@ -99,10 +113,12 @@ export class MirrorLog {
    *  `takeDirtyRanges` hands it over or a collection's evacuation was replayed on
    *  the copy (`afterEvacuation(true)`); cleared by other evacuations. */
   private survivorsMirrored = false;
-  /** Uploads ahead (`setEdenUpload`): the hook, and how far past `edenMirrored`
-   *  eden may grow before an allocation asks for it (Infinity: never). */
-  private edenUpload: ((start: number, end: number) => Promise<void>) | null = null;
+  /** Uploads ahead (`setEdenUpload`): where they go, and how far past `edenMirrored`
+   *  eden may grow before an allocation starts one (Infinity: never). */
+  private edenUpload: EdenUpload = NO_EDEN_UPLOAD;
   private edenUploadWords = Infinity;
+  /** The uploads ahead started since the heap last landed them (`landUploads`). */
+  private uploading: Promise<void> | null = null;
 
   constructor(private readonly spaces: LoggedSpaces) {
     this.base = spaces.edenStart;
@@ -157,13 +173,13 @@ export class MirrorLog {
 
   /**
    * Uploads ahead of the collection: each time eden grows by `stepWords` past
-   * what the copy has, the next allocation returns 0 with a pending upload, and
-   * the heap's `collectPending` hands `upload` the eden words allocated since
-   * (the objects are complete; stores into them later mark mirror cards). The
-   * collection's own upload is then only the eden allocated since the last step,
-   * plus the cards: the copy moves from the pause into the program's time.
+   * what the copy has, the allocation hands `upload` the eden words allocated
+   * since (complete objects; stores into them later mark mirror cards) and goes
+   * on, while the copy takes them. The collection's own upload is then only the
+   * eden allocated since the last step, plus the cards: the copy moves from the
+   * pause into the program's time, on the copy's own thread.
    */
-  setEdenUpload(stepWords: number, upload: (start: number, end: number) => Promise<void>): void {
+  setEdenUpload(stepWords: number, upload: EdenUpload): void {
     this.edenUpload = upload;
     this.edenUploadWords = Math.max(1, Math.floor(stepWords));
   }
@@ -173,18 +189,32 @@ export class MirrorLog {
     return this.edenMirrored + this.edenUploadWords;
   }
 
-  /** Allocation of eden words [start, end): true when it should first wait for
-   *  an upload ahead (`uploadEden`). */
+  /** Allocation of eden words [start, end): true when an upload ahead
+   *  (`uploadEden`) should start first. */
   uploadDue(start: number, end: number): boolean {
     return end > this.nextUploadEnd() && start > this.edenMirrored;
   }
 
-  /** Hands eden from what the copy has up to `edenTop` to the upload ahead. The
-   *  program waits for this: nothing writes eden meanwhile. */
-  uploadEden(edenTop: number): Promise<void> {
+  /** Starts handing eden from what the copy has up to `edenTop` to the upload
+   *  ahead; the program goes on, and the next collection lands it (`landUploads`). */
+  uploadEden(edenTop: number): void {
     const start = this.edenMirrored;
     this.edenMirrored = edenTop;
-    return this.edenUpload!(start, edenTop);
+    const started = this.edenUpload.start(start, edenTop);
+    const all = this.uploading === null ? started : Promise.all([this.uploading, started]).then(() => undefined);
+    // Its failure is the collection's to meet, where the heap awaits it.
+    all.catch(() => undefined);
+    this.uploading = all;
+  }
+
+  /** Before a collection (or the heap's end): blocks until the copy has every
+   *  upload ahead started, and gives the ms that took with the uploads' outcome
+   *  to await; null when none was started since the last call. */
+  landUploads(): { blockedMs: number; done: Promise<void> } | null {
+    const done = this.uploading;
+    if (done === null) return null;
+    this.uploading = null;
+    return { blockedMs: this.edenUpload.land(), done };
   }
 
   /**

@@ -81,6 +81,8 @@ export interface GcRecord {
   chainOnCpu?: { cpuShare: number };
   /** gpu-dfs, gpu-bfs: the survival probe that routed the collection (part of its pause), ms. */
   probeMs?: number;
+  /** gpu-dfs, gpu-bfs: the pause's wait for eden's uploads ahead still under way, ms. */
+  landedMs?: number;
 }
 
 export interface AutoChoiceRecord {
@@ -201,6 +203,7 @@ export function formatGcRecord(r: GcRecord): string {
   if (r.kind === 'full') parts.push(`sweep=${ms(p.sweep)}`);
   parts.push(`copy=${ms(p.copy)}`);
   if (r.probeMs !== undefined) parts.push(`probe=${ms(r.probeMs)}`);
+  if (r.landedMs !== undefined) parts.push(`landed=${ms(r.landedMs)}`);
   if (p.graph > 0) parts.push(`graph=${ms(p.graph)}`);
   if (p.sync > 0) parts.push(`sync=${ms(p.sync)}`);
   const m = r.marker;

@@ -91,6 +91,17 @@ describe('GpuFallbackMarker', () => {
     expect(told).toMatchObject([{ fault: 'map-failed', during: 'eden upload', collection: 1 }]);
   });
 
+  it('uploads in flight together that meet one fault fall back once', async () => {
+    const heap = createHeap({ heapBytes: 1 << 20 });
+    const s = standIn(() => new MarkerFaultError('device-lost', 'the GPU device was lost: test'));
+    const told: GpuFallback[] = [];
+    const m = new GpuFallbackMarker(s.gpu, heap, (f) => told.push(f));
+    await Promise.all([m.uploadAhead(0, 16), m.uploadAhead(16, 32), m.uploadAhead(32, 48)]);
+    expect(s.calls).toEqual(['upload', 'upload', 'upload']);
+    expect(told).toMatchObject([{ fault: 'device-lost', during: 'eden upload', collection: 1 }]);
+    expect(s.disposed()).toBe(1);
+  });
+
   it('lets any other error through: a bug is not a fault of the device', async () => {
     const heap = createHeap({ heapBytes: 1 << 20 });
     const s = standIn(() => new TypeError('a bug'));

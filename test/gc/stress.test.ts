@@ -19,7 +19,10 @@ import { makeHeap, rng } from './helpers.js';
  * A marker that traces a mirror of the heap kept up to date only through
  * `takeDirtyRanges`, as a GPU marker does, and checks its marks against the heap.
  * `ahead`: eden also goes to the mirror in steps of 64 words while the program
- * runs, as a GPU marker's `upload=ahead` does (MirrorLog.setEdenUpload).
+ * runs, as a GPU marker's `upload=ahead` does (MirrorLog.setEdenUpload), and the
+ * copy lands when the collection asks for it: in turn, with the words as they were
+ * when the step started (a copy that read them at once) and as they are when it
+ * lands (one that read them late, after the program's stores meanwhile).
  */
 class MirrorMarker implements Marker {
   readonly name = 'mirror-check';
@@ -36,9 +39,20 @@ class MirrorMarker implements Marker {
     this.inner = new SerialMarker({ words: this.mirror, refSlots: heap.refSlots, occupiedRanges: () => heap.occupiedRanges() } as HeapImpl);
     this.log = heap.attachMirrorLog();
     if (ahead) {
-      this.log.setEdenUpload(64, async (start, end) => {
-        this.mirror.set(heap.words.subarray(start, end), start);
-        this.aheadWords += end - start;
+      let early = false;
+      const copies: (() => void)[] = [];
+      this.log.setEdenUpload(64, {
+        start: (start, end) => {
+          early = !early;
+          const words = early ? heap.words.slice(start, end) : null;
+          copies.push(() => this.mirror.set(words ?? heap.words.subarray(start, end), start));
+          this.aheadWords += end - start;
+          return Promise.resolve();
+        },
+        land: () => {
+          for (const copy of copies.splice(0)) copy();
+          return 0;
+        },
       });
       lastAhead = this;
     }

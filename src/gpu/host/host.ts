@@ -107,7 +107,15 @@ class GpuHost {
   /** Sends `req`. `waitHere`: block this thread for the reply, up to WAIT_HERE_MS,
    *  for a request the caller awaits at once inside a collection. */
   request<T>(req: HostRequest, waitHere = false): Promise<T> {
-    if (this.failure) return Promise.reject(this.failure);
+    const sent = this.send<T>(req);
+    if (waitHere) sent.land();
+    return sent.reply;
+  }
+
+  /** Sends `req` and lets this thread go on: its reply, and `land`, which blocks this
+   *  thread until the reply has come (up to WAIT_HERE_MS) and gives the ms it blocked. */
+  send<T>(req: HostRequest): { reply: Promise<T>; land: () => number } {
+    if (this.failure) return { reply: Promise.reject(this.failure), land: () => 0 };
     const id = this.nextId++;
     const seen = Atomics.load(this.replied, 0);
     const reply = new Promise<T>((resolve, reject) => {
@@ -115,8 +123,14 @@ class GpuHost {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       this.worker.postMessage({ id, req });
     });
-    if (waitHere) this.waitHere(id, seen);
-    return reply;
+    const land = (): number => {
+      this.takeReplies();
+      if (!this.pending.has(id)) return 0;
+      const t = performance.now();
+      this.waitHere(id, seen);
+      return performance.now() - t;
+    };
+    return { reply, land };
   }
 
   /** Sends `req` and blocks this thread for its reply, up to WAIT_HERE_MS: null when
@@ -133,15 +147,20 @@ class GpuHost {
     return outcome;
   }
 
+  /** Settles the requests whose replies are queued, without the event loop. The worker
+   *  posts before it bumps the count, so every reply counted is queued here. */
+  private takeReplies(): void {
+    const { receiveMessageOnPort } = workerThreads();
+    for (let m = receiveMessageOnPort(this.replies); m !== undefined; m = receiveMessageOnPort(this.replies)) {
+      this.settle(m.message as HostReply);
+    }
+  }
+
   /** Takes replies synchronously until request `id`'s has come, or WAIT_HERE_MS passed. */
   private waitHere(id: number, seen: number): void {
     const until = performance.now() + WAIT_HERE_MS;
-    const { receiveMessageOnPort } = workerThreads();
     for (;;) {
-      // The worker posts before it bumps the count, so every reply counted is queued here.
-      for (let m = receiveMessageOnPort(this.replies); m !== undefined; m = receiveMessageOnPort(this.replies)) {
-        this.settle(m.message as HostReply);
-      }
+      this.takeReplies();
       const left = until - performance.now();
       if (!this.pending.has(id) || left <= 0) return;
       Atomics.wait(this.replied, 0, seen, left);
@@ -359,9 +378,22 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     return keepsHeapMirror(this.config.input, this.options) && this.options.edenUpload === 'ahead';
   }
 
-  async uploadAhead(start: number, end: number): Promise<void> {
-    await this.ready();
-    await gpuHost().request({ op: 'uploadAhead', marker: this.id, start, end }, true);
+  /** Blocks until the worker has taken the last upload ahead (and, in order, the ones before). */
+  private landLast: () => number = () => 0;
+
+  /** Starts an upload ahead: posted before this returns, for the program to go on
+   *  while the worker copies (uploads start after `prepare`, once the marker exists). */
+  uploadAhead(start: number, end: number): Promise<void> {
+    const sent = gpuHost().send<void>({ op: 'uploadAhead', marker: this.id, start, end });
+    this.landLast = sent.land;
+    return sent.reply;
+  }
+
+  /** Blocks until the worker has taken every upload ahead started: the ms it blocked. */
+  landUploads(): number {
+    const land = this.landLast;
+    this.landLast = () => 0;
+    return land();
   }
 
   async mark(request: MarkRequest): Promise<MarkResult> {
