@@ -68,6 +68,8 @@ export interface InstanceShape extends ClassShape {
 const PENDING_NONE = 0;
 const PENDING_YOUNG = 1;
 const PENDING_FULL = 2;
+/** `landUploads` when no upload ahead was under way. */
+const NOTHING_LANDED = { blockedMs: 0, aheadMs: 0 };
 /** The cause of `--gc-stress` collections. */
 const STRESS_CAUSE = 'gc stress';
 
@@ -109,8 +111,8 @@ export class HeapImpl implements Heap {
 
   roots: RootProvider = NO_ROOTS;
   collector: Collector | null = null;
-  /** How long the collection under way waited for uploads ahead (`landUploads`), ms. */
-  private landedMs = 0;
+  /** The uploads ahead the collection under way landed (`landUploads`). */
+  private landed = NOTHING_LANDED;
   /** The most recent collection's record. */
   lastRecord: GcRecord | null = null;
   private collections = 0;
@@ -348,11 +350,11 @@ export class HeapImpl implements Heap {
 
   /** Waits until the mirror's copy has every upload ahead (a collection reads and moves
    *  eden, and the heap's end releases the copy): the ms the program was blocked. */
-  async landUploads(): Promise<number> {
+  async landUploads(): Promise<{ blockedMs: number; aheadMs: number }> {
     const landing = this.mirror?.landUploads();
-    if (!landing) return 0;
+    if (!landing) return NOTHING_LANDED;
     await landing.done;
-    return landing.blockedMs;
+    return landing;
   }
 
   get collectionPending(): boolean {
@@ -368,8 +370,8 @@ export class HeapImpl implements Heap {
     if (this.collector === null) return;
     // The pause begins where the program waits for the uploads ahead, if it must.
     const t0 = performance.now();
-    this.landedMs = await this.landUploads();
-    const done = await this.collector.collect(kind, cause, this.landedMs > 0 ? t0 : undefined);
+    this.landed = await this.landUploads();
+    const done = await this.collector.collect(kind, cause, this.landed.blockedMs > 0 ? t0 : undefined);
     // A stress collection between a full one and its retry must not hide that the
     // full one made no room, or an object that never fits would loop.
     if (done === 'full' || cause !== STRESS_CAUSE) this.afterFull = done === 'full';
@@ -500,8 +502,9 @@ export class HeapImpl implements Heap {
 
   /** Called by the collector once per collection: totals and `--log-gc`. */
   recordCollection(r: GcRecord): void {
-    if (this.landedMs > 0) r.landedMs = this.landedMs;
-    this.landedMs = 0;
+    if (this.landed.blockedMs > 0) r.landedMs = this.landed.blockedMs;
+    if (this.landed.aheadMs > 0) r.aheadWaitMs = this.landed.aheadMs;
+    this.landed = NOTHING_LANDED;
     this.lastRecord = r;
     accumulate(this.totals, r);
     this.options.logGc?.(formatGcRecord(r), r);

@@ -32,8 +32,10 @@ export interface EdenUpload {
   /** Starts copying heap words [start, end) to the copy; the program runs on
    *  meanwhile. The copy reads the words whenever it gets to them: a store made
    *  meanwhile marks a mirror card (`noteStore`), which the next
-   *  `takeDirtyRanges` hands over again, so either value it reads is put right. */
-  start(start: number, end: number): Promise<void>;
+   *  `takeDirtyRanges` hands over again, so either value it reads is put right.
+   *  `next`: where the next upload will end, at most eden's end, for the copy to
+   *  make room ahead. */
+  start(start: number, end: number, next: number): Promise<void>;
   /** Blocks until the copy has taken every range started: the ms it blocked. */
   land(): number;
 }
@@ -119,6 +121,8 @@ export class MirrorLog {
   private edenUploadWords = Infinity;
   /** The uploads ahead started since the heap last landed them (`landUploads`). */
   private uploading: Promise<void> | null = null;
+  /** How long the program waited for uploads ahead since the last `landUploads`, ms. */
+  private aheadBlockedMs = 0;
 
   constructor(private readonly spaces: LoggedSpaces) {
     this.base = spaces.edenStart;
@@ -196,11 +200,14 @@ export class MirrorLog {
   }
 
   /** Starts handing eden from what the copy has up to `edenTop` to the upload
-   *  ahead; the program goes on, and the next collection lands it (`landUploads`). */
+   *  ahead; the program goes on, and the next collection lands it (`landUploads`).
+   *  One upload is under way at a time: a program that allocates faster than the
+   *  copy takes eden waits here for the last one, not in the collection's pause. */
   uploadEden(edenTop: number): void {
+    if (this.uploading !== null) this.aheadBlockedMs += this.edenUpload.land();
     const start = this.edenMirrored;
     this.edenMirrored = edenTop;
-    const started = this.edenUpload.start(start, edenTop);
+    const started = this.edenUpload.start(start, edenTop, Math.min(this.edenEnd, edenTop + this.edenUploadWords));
     const all = this.uploading === null ? started : Promise.all([this.uploading, started]).then(() => undefined);
     // Its failure is the collection's to meet, where the heap awaits it.
     all.catch(() => undefined);
@@ -208,13 +215,16 @@ export class MirrorLog {
   }
 
   /** Before a collection (or the heap's end): blocks until the copy has every
-   *  upload ahead started, and gives the ms that took with the uploads' outcome
-   *  to await; null when none was started since the last call. */
-  landUploads(): { blockedMs: number; done: Promise<void> } | null {
+   *  upload ahead started, and gives the ms that took (`blockedMs`) and the ms the
+   *  program waited for earlier ones (`aheadMs`), with the uploads' outcome to
+   *  await; null when none was started since the last call. */
+  landUploads(): { blockedMs: number; aheadMs: number; done: Promise<void> } | null {
     const done = this.uploading;
     if (done === null) return null;
     this.uploading = null;
-    return { blockedMs: this.edenUpload.land(), done };
+    const aheadMs = this.aheadBlockedMs;
+    this.aheadBlockedMs = 0;
+    return { blockedMs: this.edenUpload.land(), aheadMs, done };
   }
 
   /**

@@ -83,6 +83,9 @@ export interface GcRecord {
   probeMs?: number;
   /** gpu-dfs, gpu-bfs: the pause's wait for eden's uploads ahead still under way, ms. */
   landedMs?: number;
+  /** gpu-dfs, gpu-bfs: the program's waits since the last collection for an upload
+   *  ahead to finish before it started the next (not part of the pause), ms. */
+  aheadWaitMs?: number;
 }
 
 export interface AutoChoiceRecord {
@@ -209,8 +212,9 @@ export function formatGcRecord(r: GcRecord): string {
   const m = r.marker;
   if (m.upload !== undefined) parts.push(`upload=${ms(m.upload)}`);
   if (m.uploadBytes !== undefined) parts.push(`uploaded=${formatBytes(m.uploadBytes)}`);
-  // Not part of the pause: the program's time since the previous collection.
+  // Not part of the pause: the GPU worker's copying since the previous collection, and the program's waits for it.
   if (m.aheadBytes) parts.push(`ahead=${formatBytes(m.aheadBytes)}/${ms(m.aheadMs ?? 0)}`);
+  if (r.aheadWaitMs !== undefined) parts.push(`ahead-wait=${ms(r.aheadWaitMs)}`);
   if (m.kernel !== undefined) parts.push(`kernel=${ms(m.kernel)}`);
   if (m.readback !== undefined) parts.push(`readback=${ms(m.readback)}`);
   if (m.cpuFallback !== undefined) parts.push(`cpu-fallback=${ms(m.cpuFallback)}`);

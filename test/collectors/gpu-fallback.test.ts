@@ -64,7 +64,7 @@ describe('GpuFallbackMarker', () => {
     await m.mark(request(heap, 'young'));
     expect(await m.scanRememberedSet(new Int32Array(0), heap.youngStart, heap.youngEnd)).toBeNull();
     expect(await m.assignYoung(new Int32Array(0), { toStart: 0, toEnd: 0, tenureAge: 1, tenuredStart: 0 })).toMatchObject({ ok: false });
-    await m.uploadAhead(0, 0);
+    await m.uploadAhead(0, 0, 16);
     await m.verifyCopy(() => {
       throw new Error('no copy to verify');
     });
@@ -87,7 +87,7 @@ describe('GpuFallbackMarker', () => {
     const s = standIn(() => new MarkerFaultError('map-failed', 'the GPU refused to map a read-back: test'));
     const told: GpuFallback[] = [];
     const m = new GpuFallbackMarker(s.gpu, heap, (f) => told.push(f));
-    await m.uploadAhead(0, 16);
+    await m.uploadAhead(0, 16, 32);
     expect(told).toMatchObject([{ fault: 'map-failed', during: 'eden upload', collection: 1 }]);
   });
 
@@ -96,7 +96,7 @@ describe('GpuFallbackMarker', () => {
     const s = standIn(() => new MarkerFaultError('device-lost', 'the GPU device was lost: test'));
     const told: GpuFallback[] = [];
     const m = new GpuFallbackMarker(s.gpu, heap, (f) => told.push(f));
-    await Promise.all([m.uploadAhead(0, 16), m.uploadAhead(16, 32), m.uploadAhead(32, 48)]);
+    await Promise.all([m.uploadAhead(0, 16, 32), m.uploadAhead(16, 32, 48), m.uploadAhead(32, 48, 64)]);
     expect(s.calls).toEqual(['upload', 'upload', 'upload']);
     expect(told).toMatchObject([{ fault: 'device-lost', during: 'eden upload', collection: 1 }]);
     expect(s.disposed()).toBe(1);

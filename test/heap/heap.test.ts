@@ -183,11 +183,14 @@ describe('the mirror log (a GPU heap mirror\'s view of what was written)', () =>
     const log = heap.attachMirrorLog();
     const node = heap.defineClass('Node', ['int', 'ref']);
     const uploads: [number, number][] = [];
-    // The copy takes each range when the test lets it: the program does not wait for it.
+    // The copy takes each range when the test lets it (land): the program does not
+    // wait for it, only for the one before when it starts the next.
     const landed: (() => void)[] = [];
     let lands = 0;
     log.setEdenUpload(1000, {
-      start: (s, e) => {
+      start: (s, e, next) => {
+        expect(landed.length).toBe(0);
+        expect(next).toBe(Math.min(heap.edenEnd, e + 1000));
         uploads.push([s, e]);
         return new Promise<void>((resolve) => landed.push(resolve));
       },
@@ -207,7 +210,8 @@ describe('the mirror log (a GPU heap mirror\'s view of what was written)', () =>
       expect(heap.collectionPending).toBe(false);
     }
     expect(uploads.length).toBe(3);
-    expect(lands).toBe(0);
+    expect(lands).toBe(2);
+    expect(landed.length).toBe(1);
     expect(uploads[0]![0]).toBe(heap.edenStart);
     for (let i = 1; i < uploads.length; i++) expect(uploads[i]![0]).toBe(uploads[i - 1]![1]);
     const handed = uploads[2]![1];
@@ -229,10 +233,12 @@ describe('the mirror log (a GPU heap mirror\'s view of what was written)', () =>
     const before = performance.now();
     heap.requestCollection('young', 'test');
     await heap.collectPending();
-    expect(lands).toBe(1);
+    expect(lands).toBe(3);
     expect(started.length).toBe(1);
     expect(started[0]).toBeGreaterThanOrEqual(before);
     expect(heap.lastRecord!.landedMs).toBe(2);
+    // The program's two waits, before the second and the third upload.
+    expect(heap.lastRecord!.aheadWaitMs).toBe(4);
     expect(formatGcRecord(heap.lastRecord!)).toMatch(/ landed=2\.00ms( |$)/);
     expect(log.takeDirtyRanges().slice(0, 2)).toEqual([heap.edenStart, heap.edenStart]);
     uploads.length = 0;
@@ -242,9 +248,10 @@ describe('the mirror log (a GPU heap mirror\'s view of what was written)', () =>
     await heap.landUploads();
     heap.requestCollection('young', 'test');
     await heap.collectPending();
-    expect(lands).toBe(2);
+    expect(lands).toBe(4);
     expect(started[1]).toBeUndefined();
     expect(heap.lastRecord!.landedMs).toBeUndefined();
+    expect(heap.lastRecord!.aheadWaitMs).toBeUndefined();
   });
 
   it('a failed upload ahead is met by the next collection, which does not run', async () => {
