@@ -263,10 +263,10 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
 
   /** Eden's upload ahead, between collections (heap/mirror-log.ts): started before
    *  this returns; a fault it meets falls back before the next collection. */
-  async uploadAhead(start: number, end: number, next: number): Promise<void> {
+  async uploadAhead(start: number, end: number, room: number): Promise<void> {
     if (this.gpu === null) return;
     try {
-      await this.gpu.uploadAhead(start, end, next);
+      await this.gpu.uploadAhead(start, end, room);
     } catch (e) {
       // Uploads in flight together meet one fault: the first falls back, the rest have nothing to do.
       if (this.gpu === null && e instanceof MarkerFaultError) return;

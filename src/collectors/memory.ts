@@ -421,7 +421,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
       // Steps of an eighth of eden, 64 KiB to 4 MiB: a collection's own upload is
       // at most one step, and a step is a short pause of the program.
       const step = Math.min(1 << 20, Math.max(1 << 14, (heap.edenEnd - heap.edenStart) / 8));
-      heap.attachMirrorLog().setEdenUpload(step, { start: (start, end, next) => gpuMarker.uploadAhead(start, end, next), land: () => gpuMarker.landUploads() });
+      heap.attachMirrorLog().setEdenUpload(step, { start: (start, end, room) => gpuMarker.uploadAhead(start, end, room), land: () => gpuMarker.landUploads() });
     }
   }
   return {

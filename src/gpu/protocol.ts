@@ -87,7 +87,7 @@ export type HostRequest =
       readonly input: InputSpec;
     }
   | { readonly op: 'prepare'; readonly marker: number }
-  | { readonly op: 'uploadAhead'; readonly marker: number; readonly start: number; readonly end: number; readonly next: number }
+  | { readonly op: 'uploadAhead'; readonly marker: number; readonly start: number; readonly end: number; readonly room: number }
   | {
       readonly op: 'mark';
       readonly marker: number;

@@ -33,9 +33,10 @@ export interface EdenUpload {
    *  meanwhile. The copy reads the words whenever it gets to them: a store made
    *  meanwhile marks a mirror card (`noteStore`), which the next
    *  `takeDirtyRanges` hands over again, so either value it reads is put right.
-   *  `next`: where the next upload will end, at most eden's end, for the copy to
-   *  make room ahead. */
-  start(start: number, end: number, next: number): Promise<void>;
+   *  `room`: how far eden will have gone two uploads on, at most its end, for the
+   *  copy to make room that far ahead: the last upload before a collection then
+   *  finds the room made, and makes none while the collection runs. */
+  start(start: number, end: number, room: number): Promise<void>;
   /** Blocks until the copy has taken every range started: the ms it blocked. */
   land(): number;
 }
@@ -207,7 +208,7 @@ export class MirrorLog {
     if (this.uploading !== null) this.aheadBlockedMs += this.edenUpload.land();
     const start = this.edenMirrored;
     this.edenMirrored = edenTop;
-    const started = this.edenUpload.start(start, edenTop, Math.min(this.edenEnd, edenTop + this.edenUploadWords));
+    const started = this.edenUpload.start(start, edenTop, Math.min(this.edenEnd, edenTop + 2 * this.edenUploadWords));
     const all = this.uploading === null ? started : Promise.all([this.uploading, started]).then(() => undefined);
     // Its failure is the collection's to meet, where the heap awaits it.
     all.catch(() => undefined);

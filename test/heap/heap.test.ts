@@ -188,9 +188,9 @@ describe('the mirror log (a GPU heap mirror\'s view of what was written)', () =>
     const landed: (() => void)[] = [];
     let lands = 0;
     log.setEdenUpload(1000, {
-      start: (s, e, next) => {
+      start: (s, e, room) => {
         expect(landed.length).toBe(0);
-        expect(next).toBe(Math.min(heap.edenEnd, e + 1000));
+        expect(room).toBe(Math.min(heap.edenEnd, e + 2000));
         uploads.push([s, e]);
         return new Promise<void>((resolve) => landed.push(resolve));
       },

@@ -383,8 +383,8 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
 
   /** Starts an upload ahead: posted before this returns, for the program to go on
    *  while the worker copies (uploads start after `prepare`, once the marker exists). */
-  uploadAhead(start: number, end: number, next: number): Promise<void> {
-    const sent = gpuHost().send<void>({ op: 'uploadAhead', marker: this.id, start, end, next });
+  uploadAhead(start: number, end: number, room: number): Promise<void> {
+    const sent = gpuHost().send<void>({ op: 'uploadAhead', marker: this.id, start, end, room });
     this.landLast = sent.land;
     return sent.reply;
   }

@@ -146,10 +146,10 @@ export class GpuMarker implements YoungEvacuatingMarker {
   }
 
   /**
-   * After an upload ahead, with the next one to reach word `end` of eden: grows
-   * what the next device evacuation reads back into, so that its pause does not
-   * create it (the worker calls this once it has replied, while the program runs;
-   * one step ahead, so that the last step's does not run into the collection).
+   * After an upload ahead, with eden to reach word `end` two uploads on (or its
+   * end): grows what the next device evacuation reads back into, so that neither
+   * its pause creates it nor the last upload before it, whose reserve would run
+   * beside the collection (the worker calls this once it has replied).
    */
   reserveAhead(end: number): void {
     const young = this.config.input.youngRange;

@@ -299,7 +299,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
     case 'uploadAhead': {
       const marker = hosted(req.marker).marker;
       await marker.uploadAhead(req.start, req.end);
-      afterReply = () => marker.reserveAhead(req.next);
+      afterReply = () => marker.reserveAhead(req.room);
       return null;
     }
     case 'mark': {
