@@ -19,6 +19,9 @@ import { HEAP_READER, type MarkRequest, type MarkResult, type Marker } from './m
 const NO_LIMIT = 0x3fffffff;
 /** A limited mark counts its objects' words each time it has listed this many more. */
 const COUNT_EVERY = 4096;
+/** Objects of more slots than this count their slots against a limited mark's limit as it
+ *  scans them: fewer come under COUNT_EVERY's bound of objects, which bounds the scan then. */
+const WIDE = 16;
 
 export class SerialMarker implements Marker {
   readonly name = 'serial';
@@ -85,7 +88,9 @@ export class SerialMarker implements Marker {
    * A young mark that gives up once the objects it found are more than
    * `maxWords` words: null then, its bits left for the next mark to clear;
    * else the mark and its objects' words. It counts them every COUNT_EVERY
-   * objects, so it traces at most that many objects past the limit. A GPU
+   * objects, so it lists at most that many objects past the limit, and it gives
+   * up too once it has scanned more slots than the limit, which its listed
+   * objects then hold (a few large arrays list few objects and scan many). A GPU
    * collector sizes a first young collection with it, and keeps it as that
    * collection's mark when the CPU gets the collection
    * (collectors/first-young-mark.ts).
@@ -170,6 +175,7 @@ export class SerialMarker implements Marker {
     let stack = this.stack;
     let live = this.live;
     let room = this.counted.limit === NO_LIMIT ? live.length : Math.min(live.length, COUNT_EVERY);
+    let budget = this.counted.limit;
     let sp = 0;
     let n = 0;
     for (let r = 0; r < roots.length; r++) {
@@ -190,7 +196,10 @@ export class SerialMarker implements Marker {
       stack[sp++] = v;
       while (sp > 0) {
         const a = stack[--sp]!;
-        const end = a + header + words[a + countWord]!;
+        const slots = words[a + countWord]!;
+        // A limited mark's listed objects hold at least the slots it scanned.
+        if (slots > WIDE && (budget -= slots) < 0 && young) return ~n;
+        const end = a + header + slots;
         for (let s = a + header; s < end; s++) {
           const c = words[s]!;
           if (c < lo || c >= hi || c === 0) continue;
@@ -225,6 +234,7 @@ export class SerialMarker implements Marker {
     let stack = this.stack;
     let live = this.live;
     let room = this.counted.limit === NO_LIMIT ? live.length : Math.min(live.length, COUNT_EVERY);
+    let budget = this.counted.limit;
     let sp = 0;
     let n = 0;
     for (let r = 0; r < roots.length; r++) {
@@ -247,8 +257,10 @@ export class SerialMarker implements Marker {
         const a = stack[--sp]!;
         const end = refRunEnd(words, kind, false, a);
         // A loop per form, so that neither tests its form per slot; they differ
-        // only in where slot j is.
+        // only in where slot j is. A limited mark's listed objects hold at least
+        // the slots it scanned.
         if (end !== scattered) {
+          if ((budget -= end - a - header) < 0 && young) return ~n;
           for (let s = a + header; s < end; s++) {
             const c = words[s]!;
             if (c < lo || c >= hi || c === 0) continue;
@@ -269,6 +281,7 @@ export class SerialMarker implements Marker {
           }
         } else {
           const t = words[a + typeWord]!;
+          if ((budget -= refCount[t]!) < 0 && young) return ~n;
           const e = refBegin[t]! + refCount[t]!;
           for (let j = refBegin[t]!; j < e; j++) {
             const c = words[a + refOffsets[j]!]!;

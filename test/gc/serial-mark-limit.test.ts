@@ -5,7 +5,7 @@
  * on; the whole mark, as `mark` gives it, and its words, within it. Both
  * layouts, both of the trace's forms.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { MarkRequest } from '../../src/gc/marker.js';
 import { SerialMarker } from '../../src/gc/serial-marker.js';
 import { alloc, allocArray, makeHeap } from './helpers.js';
@@ -99,6 +99,66 @@ describe("serial's young mark up to a number of words", () => {
       const whole = serial.mark(request);
       expect(whole.live!.length).toBe(65);
       expect(whole.live).toContain(x);
+    });
+
+    it(`gives up on the slots it scanned, before its few objects fill its list (${layout})`, async () => {
+      const { heap, roots } = makeHeap({ layout, heapBytes: 4 << 20 });
+      const node = heap.defineClass('Node', ['ref', 'int']);
+      const refs = heap.defineArray('Node[]', 'ref');
+      // A root array of 8 arrays of 2,000 elements, all S but the first, which is
+      // the array's own T: 18 objects, far fewer than fill the list, holding 16,000 slots.
+      const shared = await alloc(heap, node);
+      const root = await allocArray(heap, refs, 8);
+      roots.push(root);
+      roots.push(shared);
+      const own: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        const arr = await allocArray(heap, refs, 2000);
+        heap.writeRef(root, heap.arrayDataOffset + i, i, arr);
+        const t = await alloc(heap, node);
+        own.push(t);
+        heap.writeRef(arr, heap.arrayDataOffset, 0, t);
+        for (let k = 1; k < 2000; k++) heap.writeRef(arr, heap.arrayDataOffset + k, k, shared);
+      }
+      const request: MarkRequest = { roots: roots.slots.slice(0, 1), kind: 'young', youngStart: heap.youngStart, youngEnd: heap.youngEnd };
+      const serial = new SerialMarker(heap);
+      const all = serial.mark(request);
+      expect(all.live!.length).toBe(18);
+      const words = heap.types.wordsOf(heap.words, all.live!, 0, 18);
+      // Three arrays' slots pass a limit of 5,000 words: it stops there, without
+      // counting any object's words, and leaves the arrays after it untraced.
+      const counts = vi.spyOn(heap.types, 'wordsOf');
+      expect(serial.markYoungUpTo(request, 5000)).toBeNull();
+      expect(counts).not.toHaveBeenCalled();
+      counts.mockRestore();
+      // No stray mark: the next marks find every object, and within its words the
+      // limited mark gives them all.
+      expect(new Set(serial.mark(request).live!)).toEqual(new Set(all.live!));
+      const within = serial.markYoungUpTo(request, words)!;
+      expect(within.words).toBe(words);
+      expect(new Set(within.mark.live!)).toEqual(new Set(all.live!));
+      for (const t of own) expect(within.mark.live).toContain(t);
+    });
+
+    it(`gives up on the slots it scanned in wide instances too (${layout})`, async () => {
+      const { heap, roots } = makeHeap({ layout, heapBytes: 4 << 20 });
+      const node = heap.defineClass('Node', ['ref', 'int']);
+      const wide = heap.defineClass('Wide', Array<'ref'>(40).fill('ref'));
+      // 8 rooted instances of 40 references each, all to S but the first, their own T.
+      const shared = await alloc(heap, node);
+      for (let i = 0; i < 8; i++) {
+        const w = await alloc(heap, wide);
+        roots.push(w);
+        heap.writeRef(w, wide.offsets[0]!, wide.edgeIndex[0]!, await alloc(heap, node));
+        for (let k = 1; k < 40; k++) heap.writeRef(w, wide.offsets[k]!, wide.edgeIndex[k]!, shared);
+      }
+      const request: MarkRequest = { roots: roots.slots.slice(0, roots.count), kind: 'young', youngStart: heap.youngStart, youngEnd: heap.youngEnd };
+      const serial = new SerialMarker(heap);
+      const counts = vi.spyOn(heap.types, 'wordsOf');
+      expect(serial.markYoungUpTo(request, 100)).toBeNull();
+      expect(counts).not.toHaveBeenCalled();
+      counts.mockRestore();
+      expect(serial.mark(request).live!.length).toBe(17);
     });
   }
 });
