@@ -349,7 +349,8 @@ export class HeapImpl implements Heap {
   }
 
   /** Waits until the mirror's copy has every upload ahead (a collection reads and moves
-   *  eden, and the heap's end releases the copy): the ms the program was blocked. */
+   *  eden, and the heap's end releases the copy): the ms this wait blocked the program,
+   *  and the ms it waited for earlier uploads since the last collection. */
   async landUploads(): Promise<{ blockedMs: number; aheadMs: number }> {
     const landing = this.mirror?.landUploads();
     if (!landing) return NOTHING_LANDED;
