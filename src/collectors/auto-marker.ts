@@ -529,9 +529,9 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     return {
       name: collector.name,
       collects: collector.collects,
-      collect: async (kind, cause, startedAt) => {
+      collect: async (kind, cause) => {
         await this.begin(kind);
-        return collector.collect(kind, cause, startedAt);
+        return collector.collect(kind, cause);
       },
       dispose: () => collector.dispose(),
     };

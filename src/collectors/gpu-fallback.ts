@@ -126,15 +126,14 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     return {
       name: plan.name,
       collects: plan.collects,
-      collect: async (kind, cause, startedAt) => {
+      collect: async (kind, cause) => {
         this.routed = this.gpu !== null ? (this.threshold?.route(kind) ?? null) : null;
         // A mark made to size the collection is the CPU's only.
         if (this.routed?.onDevice !== false) this.firstYoung.take();
-        // A look from the roots traced the heap for this collection: its pause began
-        // there, or earlier where the heap's caller says so.
+        // A look from the roots traced the heap for this collection: its pause began there.
         const probeMs = this.routed?.probeMs;
         try {
-          return await plan.collect(kind, cause, startedAt ?? (probeMs !== undefined ? performance.now() - probeMs : undefined));
+          return await plan.collect(kind, cause, probeMs !== undefined ? performance.now() - probeMs : undefined);
         } finally {
           this.routed = null;
           this.firstYoung.take();

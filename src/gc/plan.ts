@@ -68,6 +68,10 @@ export class GenerationalPlan implements Collector {
     const h = this.heap;
     const usedBefore = h.usedBytes();
     const t0 = startedAt ?? performance.now();
+    // A marker that replays the moves on its copy needs the copy's eden as it is
+    // before the evacuation writes forwarding headers into it: the uploads ahead
+    // land first. Otherwise the copy takes eden again after the collection.
+    if (this.marker.constraints.replaysEvacuation) await h.landUploads();
     const phases = emptyPhases();
     let done = kind;
     const evacuator = youngEvacuatorOf(this.marker);

@@ -13,7 +13,7 @@
  * failed") to a full one; an allocation that fails right after a full collection
  * throws OutOfMemoryError. With a mirror log whose copy takes eden ahead of the
  * collection (mirror-log.ts `setEdenUpload`), the allocation that grows eden by a
- * step starts an upload and goes on; the next collection first lands them.
+ * step starts an upload and goes on.
  *
  * `HeapImpl` exposes its spaces and tables as public fields for the collectors in
  * gc/; the interpreter sees only the `Heap` interface of api.ts.
@@ -68,8 +68,6 @@ export interface InstanceShape extends ClassShape {
 const PENDING_NONE = 0;
 const PENDING_YOUNG = 1;
 const PENDING_FULL = 2;
-/** `landUploads` when no upload ahead was under way. */
-const NOTHING_LANDED = { blockedMs: 0, aheadMs: 0 };
 /** The cause of `--gc-stress` collections. */
 const STRESS_CAUSE = 'gc stress';
 
@@ -111,8 +109,10 @@ export class HeapImpl implements Heap {
 
   roots: RootProvider = NO_ROOTS;
   collector: Collector | null = null;
-  /** The uploads ahead the collection under way landed (`landUploads`). */
-  private landed = NOTHING_LANDED;
+  /** The collection under way: how long it waited for uploads ahead (`landUploads`),
+   *  and how long the program waited for them since the last collection, ms. */
+  private landedMs = 0;
+  private aheadWaitMs = 0;
   /** The most recent collection's record. */
   lastRecord: GcRecord | null = null;
   private collections = 0;
@@ -348,14 +348,13 @@ export class HeapImpl implements Heap {
     this.cards.recordJoined(start, start + size, this.freeList.giveBack(start, size));
   }
 
-  /** Waits until the mirror's copy has every upload ahead (a collection reads and moves
-   *  eden, and the heap's end releases the copy): the ms this wait blocked the program,
-   *  and the ms it waited for earlier uploads since the last collection. */
-  async landUploads(): Promise<{ blockedMs: number; aheadMs: number }> {
+  /** Waits until the mirror's copy has every upload ahead (before a collection whose
+   *  moves it replays, and at the heap's end); the wait is the collection's under way. */
+  async landUploads(): Promise<void> {
     const landing = this.mirror?.landUploads();
-    if (!landing) return NOTHING_LANDED;
+    if (!landing) return;
+    this.landedMs += landing.blockedMs;
     await landing.done;
-    return landing;
   }
 
   get collectionPending(): boolean {
@@ -369,10 +368,8 @@ export class HeapImpl implements Heap {
     this.pending = PENDING_NONE;
     this.pendingCause = '';
     if (this.collector === null) return;
-    // The pause begins where the program waits for the uploads ahead, if it must.
-    const t0 = performance.now();
-    this.landed = await this.landUploads();
-    const done = await this.collector.collect(kind, cause, this.landed.blockedMs > 0 ? t0 : undefined);
+    this.aheadWaitMs = this.mirror?.takeAheadWaitMs() ?? 0;
+    const done = await this.collector.collect(kind, cause);
     // A stress collection between a full one and its retry must not hide that the
     // full one made no room, or an object that never fits would loop.
     if (done === 'full' || cause !== STRESS_CAUSE) this.afterFull = done === 'full';
@@ -503,9 +500,10 @@ export class HeapImpl implements Heap {
 
   /** Called by the collector once per collection: totals and `--log-gc`. */
   recordCollection(r: GcRecord): void {
-    if (this.landed.blockedMs > 0) r.landedMs = this.landed.blockedMs;
-    if (this.landed.aheadMs > 0) r.aheadWaitMs = this.landed.aheadMs;
-    this.landed = NOTHING_LANDED;
+    if (this.landedMs > 0) r.landedMs = this.landedMs;
+    if (this.aheadWaitMs > 0) r.aheadWaitMs = this.aheadWaitMs;
+    this.landedMs = 0;
+    this.aheadWaitMs = 0;
     this.lastRecord = r;
     accumulate(this.totals, r);
     this.options.logGc?.(formatGcRecord(r), r);

@@ -201,9 +201,12 @@ export class MirrorLog {
   }
 
   /** Starts handing eden from what the copy has up to `edenTop` to the upload
-   *  ahead; the program goes on, and the next collection lands it (`landUploads`).
-   *  One upload is under way at a time: a program that allocates faster than the
-   *  copy takes eden waits here for the last one, not in the collection's pause. */
+   *  ahead; the program goes on. One upload is under way at a time: a program that
+   *  allocates faster than the copy takes eden waits here for the last one. A
+   *  collection need not wait for it: the copy's own requests queue behind it,
+   *  and a CPU evacuation that the copy does not replay leaves the copy's eden to
+   *  be taken again; a collection whose moves it replays lands it first
+   *  (`landUploads`). */
   uploadEden(edenTop: number): void {
     if (this.uploading !== null) this.aheadBlockedMs += this.edenUpload.land();
     const start = this.edenMirrored;
@@ -215,17 +218,22 @@ export class MirrorLog {
     this.uploading = all;
   }
 
-  /** Before a collection (or the heap's end): blocks until the copy has every
-   *  upload ahead started, and gives the ms that took (`blockedMs`) and the ms the
-   *  program waited for earlier ones (`aheadMs`), with the uploads' outcome to
-   *  await; null when none was started since the last call. */
-  landUploads(): { blockedMs: number; aheadMs: number; done: Promise<void> } | null {
+  /** Before a collection whose moves the copy replays (the copy relies on the
+   *  uploads, and the evacuation writes eden), or at the heap's end: blocks until the copy has
+   *  every upload ahead started, and gives the ms that took with the uploads'
+   *  outcome to await; null when none was started since the last call. */
+  landUploads(): { blockedMs: number; done: Promise<void> } | null {
     const done = this.uploading;
     if (done === null) return null;
     this.uploading = null;
-    const aheadMs = this.aheadBlockedMs;
+    return { blockedMs: this.edenUpload.land(), done };
+  }
+
+  /** The ms the program waited for uploads ahead since the last call. */
+  takeAheadWaitMs(): number {
+    const ms = this.aheadBlockedMs;
     this.aheadBlockedMs = 0;
-    return { blockedMs: this.edenUpload.land(), aheadMs, done };
+    return ms;
   }
 
   /**

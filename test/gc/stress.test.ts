@@ -19,10 +19,11 @@ import { makeHeap, rng } from './helpers.js';
  * A marker that traces a mirror of the heap kept up to date only through
  * `takeDirtyRanges`, as a GPU marker does, and checks its marks against the heap.
  * `ahead`: eden also goes to the mirror in steps of 64 words while the program
- * runs, as a GPU marker's `upload=ahead` does (MirrorLog.setEdenUpload), and the
- * copy lands when the collection asks for it: in turn, with the words as they were
- * when the step started (a copy that read them at once) and as they are when it
- * lands (one that read them late, after the program's stores meanwhile).
+ * runs, as a GPU marker's `upload=ahead` does (MirrorLog.setEdenUpload), and a
+ * step's copy lands when the next step or the mark comes, as the GPU worker takes
+ * its requests in order: in turn, with the words as they were when the step
+ * started (a copy that read them at once) and as they are when it lands (one that
+ * read them late, after the program's stores meanwhile).
  */
 class MirrorMarker implements Marker {
   readonly name = 'mirror-check';
@@ -40,24 +41,29 @@ class MirrorMarker implements Marker {
     this.log = heap.attachMirrorLog();
     if (ahead) {
       let early = false;
-      const copies: (() => void)[] = [];
       this.log.setEdenUpload(64, {
         start: (start, end) => {
           early = !early;
           const words = early ? heap.words.slice(start, end) : null;
-          copies.push(() => this.mirror.set(words ?? heap.words.subarray(start, end), start));
+          this.copies.push(() => this.mirror.set(words ?? heap.words.subarray(start, end), start));
           this.aheadWords += end - start;
           return Promise.resolve();
         },
         land: () => {
-          for (const copy of copies.splice(0)) copy();
+          this.landCopies();
           return 0;
         },
       });
       lastAhead = this;
     }
   }
+  /** Uploads ahead not yet in the mirror, in the order they started. */
+  private readonly copies: (() => void)[] = [];
+  private landCopies(): void {
+    for (const copy of this.copies.splice(0)) copy();
+  }
   mark(request: MarkRequest): MarkResult {
+    this.landCopies();
     const ranges = this.log.takeDirtyRanges();
     for (let i = 0; i < ranges.length; i += 2) this.mirror.set(this.heap.words.subarray(ranges[i]!, ranges[i + 1]!), ranges[i]!);
     const result = this.inner.mark(request);
