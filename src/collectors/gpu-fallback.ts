@@ -261,7 +261,7 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
   }
 
   /** Eden's upload ahead, between collections (heap/mirror-log.ts): started before
-   *  this returns; a fault it meets falls back before the next collection. */
+   *  this returns; a fault it meets falls back once its reply is taken. */
   async uploadAhead(start: number, end: number, room: number): Promise<void> {
     if (this.gpu === null) return;
     try {

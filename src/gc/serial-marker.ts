@@ -260,7 +260,8 @@ export class SerialMarker implements Marker {
         // only in where slot j is. A limited mark's listed objects hold at least
         // the slots it scanned.
         if (end !== scattered) {
-          if ((budget -= end - a - header) < 0 && young) return ~n;
+          const slots = end - a - header;
+          if (slots > WIDE && (budget -= slots) < 0 && young) return ~n;
           for (let s = a + header; s < end; s++) {
             const c = words[s]!;
             if (c < lo || c >= hi || c === 0) continue;
@@ -281,7 +282,7 @@ export class SerialMarker implements Marker {
           }
         } else {
           const t = words[a + typeWord]!;
-          if ((budget -= refCount[t]!) < 0 && young) return ~n;
+          if (refCount[t]! > WIDE && (budget -= refCount[t]!) < 0 && young) return ~n;
           const e = refBegin[t]! + refCount[t]!;
           for (let j = refBegin[t]!; j < e; j++) {
             const c = words[a + refOffsets[j]!]!;

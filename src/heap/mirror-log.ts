@@ -122,7 +122,7 @@ export class MirrorLog {
   private edenUploadWords = Infinity;
   /** The uploads ahead started since the heap last landed them (`landUploads`). */
   private uploading: Promise<void> | null = null;
-  /** How long the program waited for uploads ahead since the last `landUploads`, ms. */
+  /** How long the program waited for uploads ahead since the last `takeAheadWaitMs`, ms. */
   private aheadBlockedMs = 0;
 
   constructor(private readonly spaces: LoggedSpaces) {
@@ -213,7 +213,7 @@ export class MirrorLog {
     this.edenMirrored = edenTop;
     const started = this.edenUpload.start(start, edenTop, Math.min(this.edenEnd, edenTop + 2 * this.edenUploadWords));
     const all = this.uploading === null ? started : Promise.all([this.uploading, started]).then(() => undefined);
-    // Its failure is the collection's to meet, where the heap awaits it.
+    // Its failure is met where the heap lands the uploads (`landUploads`).
     all.catch(() => undefined);
     this.uploading = all;
   }
