@@ -160,7 +160,8 @@ export async function runProgram(
     },
     warn: (t: string) => io.stderr(t),
   };
-  const finish = (m: Memory): TimedRunStats => {
+  const finish = async (m: Memory): Promise<TimedRunStats> => {
+    await m.settle();
     const stats = m.finish(performance.now() - t0);
     const collections = stats.collections.map((c, i) => {
       const endMs = timed[i]?.endMs ?? stats.wallMs;
@@ -182,13 +183,13 @@ export async function runProgram(
     stopOnInterrupt = onInterrupt(() => m.dispose());
     vm = new Vm(link(program, memory.heap), memory.heap, { write: io.stdout }, tierOptions(options), { args: options.args, tierCode: code?.store });
     await vm.run(interruption.signal);
-    const outcome = { exitCode: EXIT.ok, stats: finish(memory), tier: tierStats(), readyMs };
+    const outcome = { exitCode: EXIT.ok, stats: await finish(memory), tier: tierStats(), readyMs };
     keepCode();
     return outcome;
   } catch (e) {
     if (e instanceof MiniRuntimeError) {
       io.stderr(e.format(program.file) + '\n');
-      const outcome = { exitCode: EXIT.runtime, stats: memory && finish(memory), tier: tierStats(), readyMs };
+      const outcome = { exitCode: EXIT.runtime, stats: memory && (await finish(memory)), tier: tierStats(), readyMs };
       keepCode();
       return outcome;
     }

@@ -36,6 +36,9 @@ export interface GpuFallback {
   readonly message: string;
 }
 
+/** Where a collection runs while the device starts beside the program: the CPU. */
+const STARTING: Routed = { onDevice: false, predictedBytes: 0, minBytes: 0 };
+
 export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker {
   readonly name: string;
   /** Set once the device failed; from then on every collection is serial's. */
@@ -106,19 +109,72 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
   }
   private disposed: WorkerGpuMarker | null = null;
 
-  /** Opens the device and compiles the kernels, before the program runs (no
-   *  adapter is still an error: exit 69). */
-  async prepare(): Promise<void> {
+  /**
+   * Opens the device, before the program runs (no adapter is still an error: exit
+   * 69), then compiles the kernels and makes the device's buffers: before the
+   * program too, or beside it (`--gpu-opt start=`), each collection running on the
+   * CPU until they are ready (docs/decisions/s65-01-the-device-starts-beside-the-program.md).
+   * `started` is called once the device can take collections.
+   */
+  async prepare(started: () => void = () => {}): Promise<void> {
     if (this.gpu === null) return;
+    const gpu = this.gpu;
     try {
-      await this.gpu.prepare();
+      await gpu.open();
     } catch (e) {
       this.fall(e, 'start-up');
       return;
     }
     // A software adapter is there to check the kernels: by default it gets every collection.
-    const software = this.gpu.adapter?.software ?? true;
+    const software = gpu.adapter?.software ?? true;
     this.threshold = new DeviceThreshold(this.heap, this.minLiveBytes ?? (software ? 0 : DEFAULT_GPU_MIN_LIVE), this.probe, this.firstYoung);
+    const start = gpu.options.deviceStart;
+    if (start === 'beside' || (start === 'adapter' && !software)) {
+      const beside = gpu.prepareBeside();
+      // Met where the run next looks (`checkStarted`), not as an unhandled rejection before.
+      beside.reply.catch(() => undefined);
+      this.starting = { ...beside, started };
+      this.startsBeside = true;
+      return;
+    }
+    try {
+      await gpu.prepare();
+    } catch (e) {
+      this.fall(e, 'start-up');
+      return;
+    }
+    started();
+  }
+
+  /** Whether the kernels were compiled, and the buffers made, beside the program. */
+  startsBeside = false;
+  /** Collections that ran on the CPU while the device was starting beside the program. */
+  startingCollections = 0;
+  /** The start-up beside the program, while it is under way. */
+  private starting: { done: () => boolean; reply: Promise<void>; started: () => void } | null = null;
+
+  /** Ends the start-up beside the program if it is done, or (`wait`) once it is;
+   *  a fault in it falls back. */
+  private async checkStarted(wait = false): Promise<void> {
+    const s = this.starting;
+    if (s === null || !(wait || s.done())) return;
+    this.starting = null;
+    try {
+      await s.reply;
+    } catch (e) {
+      this.fall(e, 'start-up');
+      return;
+    }
+    s.started();
+  }
+
+  /** At the run's end: waits for a start-up beside the program still under way
+   *  (the worker ends only after it); the ms it waited. */
+  async finishStarting(): Promise<number> {
+    if (this.starting === null) return 0;
+    const t = performance.now();
+    await this.checkStarted(true);
+    return performance.now() - t;
   }
 
   /** `plan` asking the threshold where each collection runs. */
@@ -127,7 +183,8 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
       name: plan.name,
       collects: plan.collects,
       collect: async (kind, cause) => {
-        this.routed = this.gpu !== null ? (this.threshold?.route(kind) ?? null) : null;
+        if (this.starting !== null) await this.checkStarted();
+        this.routed = this.gpu === null ? null : this.starting !== null ? STARTING : (this.threshold?.route(kind) ?? null);
         // A mark made to size the collection is the CPU's only.
         if (this.routed?.onDevice !== false) this.firstYoung.take();
         // A look from the roots traced the heap for this collection: its pause began there.
@@ -148,6 +205,12 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
   observe(record: GcRecord): void {
     const r = this.routed;
     if (r?.probeMs !== undefined) record.probeMs = r.probeMs;
+    if (r === STARTING) {
+      this.startingCollections++;
+      record.collector = `${record.collector}(cpu)`;
+      record.deviceStarting = true;
+      return;
+    }
     if (r !== null && !r.onDevice) {
       this.cpuCollections++;
       record.collector = `${record.collector}(cpu)`;

@@ -87,9 +87,15 @@ export interface RunStats {
   bytesPromoted: number;
   peakHeapBytes: number;
   refGraph: { graphBytes: number; edgeWrites: number; vertexAppends: number; maintenanceMs: number } | null;
-  /** startupMs: opening the device, compiling the kernels and running each once, before
-   *  the program ran; startup: the worker's part of it by step (GpuStartup). */
-  gpu: { adapter: string; vendor: string; options: string; startupMs: number; startup: GpuStartup | null; minLiveBytes: number; cpuCollections: number } | null;
+  /** startupMs: the start-up the program waited for (opening the device, compiling
+   *  the kernels and running each once, making the device's buffers; with the
+   *  kernels beside the program, the opening and the run's end's wait for them);
+   *  startup: the worker's part of it by step (GpuStartup); beside: with the kernels
+   *  compiled beside the program, the collections on the CPU meanwhile and the end's wait. */
+  gpu: {
+    adapter: string; vendor: string; options: string; startupMs: number; startup: GpuStartup | null;
+    beside: { startingCollections: number; endWaitMs: number } | null; minLiveBytes: number; cpuCollections: number;
+  } | null;
   /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
   parallel: { threads: number; startupMs: number } | null;
   /** `--pretouch`: the heap's bytes written page by page before the program ran, and
@@ -109,6 +115,9 @@ export interface RunStats {
 
 export interface Memory {
   readonly heap: HeapImpl;
+  /** After the program: waits for what the run's end must (a GPU device's start-up
+   *  still under way beside the program), before `finish` takes the wall time. */
+  settle(): Promise<void>;
   finish(wallMs: number): RunStats;
   dispose(): Promise<void>;
 }
@@ -406,24 +415,29 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
     throw e;
   }
   // Open the device and compile the kernels now, not in the first collection's
-  // pause; no adapter fails here, before the program runs.
+  // pause; no adapter fails here, before the program runs. The kernels may
+  // compile beside the program (gpu-fallback.ts prepare): eden's uploads ahead
+  // start once they are ready.
   let gpuStartupMs = 0;
   if (gpuMarker) {
     const t = performance.now();
+    const uploadAhead = (): void => {
+      if (!gpuMarker.uploadsAhead) return;
+      // Steps of an eighth of eden, 64 KiB to 4 MiB: a collection's own upload is
+      // at most one step, and a step is a short pause of the program.
+      const step = Math.min(1 << 20, Math.max(1 << 14, (heap.edenEnd - heap.edenStart) / 8));
+      heap.attachMirrorLog().setEdenUpload(step, { start: (start, end, room) => gpuMarker.uploadAhead(start, end, room), land: () => gpuMarker.landUploads() });
+    };
     try {
-      await gpuMarker.prepare();
+      await gpuMarker.prepare(uploadAhead);
     } catch (e) {
       collector.dispose();
       throw e;
     }
     gpuStartupMs = performance.now() - t;
-    if (gpuMarker.uploadsAhead) {
-      // Steps of an eighth of eden, 64 KiB to 4 MiB: a collection's own upload is
-      // at most one step, and a step is a short pause of the program.
-      const step = Math.min(1 << 20, Math.max(1 << 14, (heap.edenEnd - heap.edenStart) / 8));
-      heap.attachMirrorLog().setEdenUpload(step, { start: (start, end, room) => gpuMarker.uploadAhead(start, end, room), land: () => gpuMarker.landUploads() });
-    }
   }
+  /** The run's end's wait for a device start-up still under way beside the program. */
+  let gpuEndWaitMs = 0;
   return {
     heap,
     finish(wallMs: number): RunStats {
@@ -437,7 +451,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
         heapBytes: options.heapBytes,
         wallMs,
         // The device's start-up is neither the program's time nor a collection's.
-        mutatorMs: wallMs - gcMs - gpuStartupMs - poolStartupMs - (pretouched?.ms ?? 0) - (warmUp?.ms ?? 0) - (autoMarker ? autoMarker.gpuStartupMs + autoMarker.chooseMs : 0),
+        mutatorMs: wallMs - gcMs - gpuStartupMs - gpuEndWaitMs - poolStartupMs - (pretouched?.ms ?? 0) - (warmUp?.ms ?? 0) - (autoMarker ? autoMarker.gpuStartupMs + autoMarker.chooseMs : 0),
         gcMs,
         youngCollections: s.youngCollections,
         fullCollections: s.fullCollections,
@@ -455,8 +469,9 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
               adapter: describeAdapter(adapter),
               vendor: adapter.vendor,
               options: gpuMarker.lastStats?.label ?? options.gpuOpt,
-              startupMs: gpuStartupMs,
+              startupMs: gpuStartupMs + gpuEndWaitMs,
               startup: gpuMarker.startup,
+              beside: gpuMarker.startsBeside ? { startingCollections: gpuMarker.startingCollections, endWaitMs: gpuEndWaitMs } : null,
               minLiveBytes: gpuMarker.threshold?.minBytes ?? 0,
               cpuCollections: gpuMarker.cpuCollections,
             }
@@ -468,6 +483,9 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
         auto: autoMarker ? { choices: { ...autoMarker.counts }, error: autoMarker.model.error(), chooseMs: autoMarker.chooseMs } : null,
         collections: records,
       };
+    },
+    async settle(): Promise<void> {
+      if (gpuMarker) gpuEndWaitMs += await gpuMarker.finishStarting();
     },
     async dispose(): Promise<void> {
       // The device must have taken eden before it goes; a failure then is the program's end's.
@@ -521,9 +539,13 @@ export function formatStats(s: RunStats): string {
   }
   if (s.gpu) {
     const u = s.gpu.startup;
-    const steps = u
-      ? ` (device ${statMs(u.deviceMs)}, ${u.pipelines} pipelines compiled and run once ${statMs(u.kernelsMs)}, buffers ${statMs(u.buffersMs)})`
-      : '';
+    const b = s.gpu.beside;
+    const kernels = u ? `${u.pipelines} pipelines compiled and run once ${statMs(u.kernelsMs)}, buffers ${statMs(u.buffersMs)}` : '';
+    const steps = !u
+      ? ''
+      : b === null
+        ? ` (device ${statMs(u.deviceMs)}, ${kernels})`
+        : ` waited for (device ${statMs(u.deviceMs)}; beside the program ${kernels}, ${b.startingCollections} collections on the CPU meanwhile, the run's end waiting ${statMs(b.endWaitMs)})`;
     lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${statMs(s.gpu.startupMs)}${steps}`);
     if (s.gpu.minLiveBytes > 0) {
       lines.push(`gpu min live: ${statSize(s.gpu.minLiveBytes)}; ${s.gpu.cpuCollections} of ${s.youngCollections + s.fullCollections} collections ran on the CPU (predicted to trace less, or full collections of a chain)`);

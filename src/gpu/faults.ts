@@ -58,7 +58,7 @@ export function parseGpuFaults(spec: string | undefined): Injection[] {
 
 /** Requests made before the program runs, to release a marker or for a live list's copy: not counted. */
 function counted(req: Request): boolean {
-  return req.op !== 'adapter' && req.op !== 'create' && req.op !== 'prepare' && req.op !== 'dispose' && req.op !== 'streamLive';
+  return req.op !== 'adapter' && req.op !== 'create' && req.op !== 'open' && req.op !== 'prepare' && req.op !== 'dispose' && req.op !== 'streamLive';
 }
 
 /**

@@ -143,6 +143,14 @@ export interface GpuOptions {
    *  below 0 (the default): chosen from the cores. Not a marking optimization:
    *  `all` and `none` leave it alone. */
   writers: number;
+  /** gpu-dfs, gpu-bfs: where the start-up's compiling of the kernels and making
+   *  of the device's buffers runs. `beside`: beside the program, which starts once
+   *  the device is open, its collections on the CPU until the kernels are ready;
+   *  `before`: before the program, so that the device can take its first
+   *  collection; `adapter` (the default): beside on a hardware adapter, before on
+   *  a software one, which is there to check the kernels (decision s65-01). Not a
+   *  marking optimization: `all` and `none` leave it alone. */
+  deviceStart: 'beside' | 'before' | 'adapter';
 }
 
 const OPTIMIZATIONS = ['atomic', 'hybrid', 'balance', 'vector', 'divergence', 'fallback'] as const;
@@ -175,6 +183,7 @@ export const DEFAULT_GPU_OPTIONS: Readonly<GpuOptions> = Object.freeze({
   edenUpload: 'ahead',
   evacuate: 'gpu',
   writers: -1,
+  deviceStart: 'adapter',
 });
 
 /** The paper baselines: every optimization off, histogram offsets. */
@@ -213,6 +222,7 @@ const CHOICES: Record<string, readonly [keyof GpuOptions, readonly string[]]> = 
   chase: ['dfsChase', ['loop', 'step']],
   evacuate: ['evacuate', ['cpu', 'gpu']],
   slots: ['evacuateSlots', ['gpu', 'cpu']],
+  start: ['deviceStart', ['beside', 'before']],
 };
 
 /** Parses a `--gpu-opt` list for `engine`; throws with a one-line message on a bad item. */

@@ -86,6 +86,7 @@ export type HostRequest =
       readonly warmUp?: boolean;
       readonly input: InputSpec;
     }
+  | { readonly op: 'open'; readonly marker: number }
   | { readonly op: 'prepare'; readonly marker: number }
   | { readonly op: 'uploadAhead'; readonly marker: number; readonly start: number; readonly end: number; readonly room: number }
   | {

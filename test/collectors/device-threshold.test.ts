@@ -30,6 +30,9 @@ function standIn(heap: HeapImpl, software: boolean, cpuShare = { value: 0 }) {
       const mark = Math.max(m.times.mark, 1);
       return { ...m, times: { ...m.times, mark, cpuFallback: cpuShare.value * mark } };
     },
+    // The kernels before the program: the device takes collections from the first.
+    options: { deviceStart: 'before' },
+    open: () => Promise.resolve(),
     prepare: () => Promise.resolve(),
     uploadAhead: () => Promise.resolve(),
     dispose: () => {},

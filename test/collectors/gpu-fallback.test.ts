@@ -31,6 +31,9 @@ function standIn(error: () => Error) {
     finishYoung: () => fail('finish'),
     verifyCopy: () => fail('verify'),
     uploadAhead: () => fail('upload'),
+    // The kernels before the program: the device takes collections from the first.
+    options: { deviceStart: 'before' },
+    open: () => Promise.resolve(),
     prepare: () => Promise.resolve(),
     dispose: () => {
       disposed++;

@@ -114,8 +114,8 @@ class GpuHost {
 
   /** Sends `req` and lets this thread go on: its reply, and `land`, which blocks this
    *  thread until the reply has come (up to WAIT_HERE_MS) and gives the ms it blocked. */
-  send<T>(req: HostRequest): { reply: Promise<T>; land: () => number } {
-    if (this.failure) return { reply: Promise.reject(this.failure), land: () => 0 };
+  send<T>(req: HostRequest): { reply: Promise<T>; land: () => number; done: () => boolean } {
+    if (this.failure) return { reply: Promise.reject(this.failure), land: () => 0, done: () => true };
     const id = this.nextId++;
     const seen = Atomics.load(this.replied, 0);
     const reply = new Promise<T>((resolve, reject) => {
@@ -130,7 +130,12 @@ class GpuHost {
       this.waitHere(id, seen);
       return performance.now() - t;
     };
-    return { reply, land };
+    // Whether the reply has come, without waiting for it.
+    const done = (): boolean => {
+      this.takeReplies();
+      return !this.pending.has(id);
+    };
+    return { reply, land, done };
   }
 
   /** Sends `req` and blocks this thread for its reply, up to WAIT_HERE_MS: null when
@@ -366,10 +371,28 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
   /** What `prepare` spent in the worker; null before it ran. */
   startup: GpuStartup | null = null;
 
+  /** Opens the device and makes the marker's mirror and engines in the worker
+   *  (see GpuMarker.open): no adapter, or one too small for the heap, fails here. */
+  async open(): Promise<void> {
+    await this.ready();
+    gpuHost().noteAdapter(await gpuHost().request<GpuAdapterDescription>({ op: 'open', marker: this.id }));
+  }
+
   /** Opens the device, compiles the kernels and runs each once (see GpuMarker.prepare). */
   async prepare(): Promise<void> {
     await this.ready();
-    const reply = await gpuHost().request<PrepareReply>({ op: 'prepare', marker: this.id });
+    this.took(await gpuHost().request<PrepareReply>({ op: 'prepare', marker: this.id }));
+  }
+
+  /** `prepare` started in the worker while this thread goes on (after `open`):
+   *  `done` says without waiting whether it has ended; `reply` settles then. The
+   *  worker takes its requests in order, so any request sent meanwhile waits for it. */
+  prepareBeside(): { done: () => boolean; reply: Promise<void> } {
+    const sent = gpuHost().send<PrepareReply>({ op: 'prepare', marker: this.id });
+    return { done: sent.done, reply: sent.reply.then((r) => this.took(r)) };
+  }
+
+  private took(reply: PrepareReply): void {
     gpuHost().noteAdapter(reply.adapter);
     this.startup = reply.startup;
   }

@@ -459,14 +459,27 @@ export class GpuMarker implements YoungEvacuatingMarker {
   /** A replay was submitted and the next mark has not waited for it yet. */
   private replayPending = false;
 
+  /** `open`'s time, for `startup`. */
+  private openMs = 0;
+
+  /** Opens the device and makes the marker's mirror and engines (no adapter, or
+   *  one too small for the heap, fails here): the part of `prepare` a program
+   *  cannot run without. */
+  async open(): Promise<void> {
+    if (this.engine) return;
+    const t0 = performance.now();
+    await this.ready();
+    this.openMs = performance.now() - t0;
+  }
+
   /**
    * Opens the device and compiles every kernel this marker can use, so that the
    * first collection does not pay for it (docs/decisions/r19g-0007). The CLI
-   * calls it at start-up for a GPU collector.
+   * calls it at start-up for a GPU collector, before the program runs or beside it
+   * (docs/decisions/s65-01-the-device-starts-beside-the-program.md).
    */
   async prepare(): Promise<void> {
-    const t0 = performance.now();
-    await this.ready();
+    await this.open();
     const t1 = performance.now();
     const created0 = pipelinesCreated();
     // Each program runs its pipelines once as it is built (device/shader.ts runOnce).
@@ -474,7 +487,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     const t2 = performance.now();
     await this.warmUp();
     this.startup = {
-      deviceMs: t1 - t0,
+      deviceMs: this.openMs,
       kernelsMs: t2 - t1,
       buffersMs: performance.now() - t2,
       pipelines: pipelinesCreated() - created0,

@@ -291,6 +291,11 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       if (markers.has(req.marker)) throw new Error(`GPU worker: marker ${req.marker} exists`);
       markers.set(req.marker, new Hosted(req));
       return null;
+    case 'open': {
+      const h = hosted(req.marker);
+      await h.marker.open();
+      return (await openGpu({ benchmark: h.benchmark })).adapter;
+    }
     case 'prepare': {
       const h = hosted(req.marker);
       await h.marker.prepare();
