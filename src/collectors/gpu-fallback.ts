@@ -19,7 +19,7 @@ import { SerialMarker } from '../gc/serial-marker.js';
 import type { Collector } from '../heap/collector.js';
 import type { HeapImpl } from '../heap/heap.js';
 import type { GcRecord } from '../heap/telemetry.js';
-import type { GpuAdapterDescription, GpuMarkStats, GpuStartup, WorkerGpuMarker } from '../gpu/index.js';
+import type { GpuAdapterDescription, GpuMarkStats, GpuStartup, Sent, WorkerGpuMarker } from '../gpu/index.js';
 import { SurvivalProbe } from '../gc/survival-probe.js';
 import { FirstYoungMark } from './first-young-mark.js';
 import { DEFAULT_GPU_MIN_LIVE, DeviceThreshold, type Routed } from './device-threshold.js';
@@ -35,9 +35,6 @@ export interface GpuFallback {
   readonly collection: number;
   readonly message: string;
 }
-
-/** Where a collection runs while the device starts beside the program: the CPU. */
-const STARTING: Routed = { onDevice: false, predictedBytes: 0, minBytes: 0 };
 
 export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker {
   readonly name: string;
@@ -112,11 +109,11 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
   /**
    * Opens the device, before the program runs (no adapter is still an error: exit
    * 69), then compiles the kernels and makes the device's buffers: before the
-   * program too, or beside it (`--gpu-opt start=`), each collection running on the
-   * CPU until they are ready (docs/decisions/s65-01-the-device-starts-beside-the-program.md).
-   * `started` is called once the device can take collections.
+   * program too, or beside it (`--gpu-opt start=`), the program then waiting for
+   * them only at its first collection for the device, or at its end
+   * (docs/decisions/s65-01-the-device-starts-beside-the-program.md).
    */
-  async prepare(started: () => void = () => {}): Promise<void> {
+  async prepare(): Promise<void> {
     if (this.gpu === null) return;
     const gpu = this.gpu;
     try {
@@ -130,10 +127,9 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     this.threshold = new DeviceThreshold(this.heap, this.minLiveBytes ?? (software ? 0 : DEFAULT_GPU_MIN_LIVE), this.probe, this.firstYoung);
     const start = gpu.options.deviceStart;
     if (start === 'beside' || (start === 'adapter' && !software)) {
-      const beside = gpu.prepareBeside();
-      // Met where the run next looks (`checkStarted`), not as an unhandled rejection before.
-      beside.reply.catch(() => undefined);
-      this.starting = { ...beside, started };
+      this.starting = gpu.prepareBeside();
+      // Met where the run next looks (`started`), not as an unhandled rejection before.
+      this.starting.reply.catch(() => undefined);
       this.startsBeside = true;
       return;
     }
@@ -141,40 +137,48 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
       await gpu.prepare();
     } catch (e) {
       this.fall(e, 'start-up');
-      return;
     }
-    started();
   }
 
   /** Whether the kernels were compiled, and the buffers made, beside the program. */
   startsBeside = false;
-  /** Collections that ran on the CPU while the device was starting beside the program. */
-  startingCollections = 0;
+  /** The program's waits for the start-up beside it, ms: at its first collection
+   *  for the device, and at its end. */
+  readonly startWaits = { collectionMs: 0, endMs: 0 };
   /** The start-up beside the program, while it is under way. */
-  private starting: { done: () => boolean; reply: Promise<void>; started: () => void } | null = null;
+  private starting: Sent<void> | null = null;
+  /** The wait for it in the collection in progress, for the record. */
+  private startWaitMs: number | null = null;
 
-  /** Ends the start-up beside the program if it is done, or (`wait`) once it is;
-   *  a fault in it falls back. */
-  private async checkStarted(wait = false): Promise<void> {
+  /** Whether the device can take work now: its start-up beside the program, if
+   *  any, has ended (looked for without waiting). One that failed with a device
+   *  fault falls back here. */
+  started(): boolean {
     const s = this.starting;
-    if (s === null || !(wait || s.done())) return;
-    this.starting = null;
-    try {
-      await s.reply;
-    } catch (e) {
-      this.fall(e, 'start-up');
-      return;
+    if (s !== null) {
+      const o = s.outcome();
+      if (o === undefined) return false;
+      this.starting = null;
+      if (!o.ok) this.fall(o.error, 'start-up');
     }
-    s.started();
+    return this.gpu !== null;
+  }
+
+  /** Waits for the start-up beside the program to end: the ms it waited. */
+  private async waitStarted(): Promise<number> {
+    if (this.started() || this.starting === null) return 0;
+    const t = performance.now();
+    await this.starting.reply.catch(() => undefined);
+    this.started();
+    return performance.now() - t;
   }
 
   /** At the run's end: waits for a start-up beside the program still under way
    *  (the worker ends only after it); the ms it waited. */
   async finishStarting(): Promise<number> {
-    if (this.starting === null) return 0;
-    const t = performance.now();
-    await this.checkStarted(true);
-    return performance.now() - t;
+    const ms = await this.waitStarted();
+    this.startWaits.endMs += ms;
+    return ms;
   }
 
   /** `plan` asking the threshold where each collection runs. */
@@ -183,8 +187,13 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
       name: plan.name,
       collects: plan.collects,
       collect: async (kind, cause) => {
-        if (this.starting !== null) await this.checkStarted();
-        this.routed = this.gpu === null ? null : this.starting !== null ? STARTING : (this.threshold?.route(kind) ?? null);
+        this.routed = this.gpu !== null ? (this.threshold?.route(kind) ?? null) : null;
+        // A collection for the device waits, before its pause, for a start-up still under way.
+        if (this.gpu !== null && this.routed?.onDevice !== false && !this.started()) {
+          this.startWaitMs = await this.waitStarted();
+          this.startWaits.collectionMs += this.startWaitMs;
+          if (this.gpu === null) this.routed = null;
+        }
         // A mark made to size the collection is the CPU's only.
         if (this.routed?.onDevice !== false) this.firstYoung.take();
         // A look from the roots traced the heap for this collection: its pause began there.
@@ -193,6 +202,7 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
           return await plan.collect(kind, cause, probeMs !== undefined ? performance.now() - probeMs : undefined);
         } finally {
           this.routed = null;
+          this.startWaitMs = null;
           this.firstYoung.take();
         }
       },
@@ -205,12 +215,7 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
   observe(record: GcRecord): void {
     const r = this.routed;
     if (r?.probeMs !== undefined) record.probeMs = r.probeMs;
-    if (r === STARTING) {
-      this.startingCollections++;
-      record.collector = `${record.collector}(cpu)`;
-      record.deviceStarting = true;
-      return;
-    }
+    if (this.startWaitMs !== null) record.deviceStartWaitMs = this.startWaitMs;
     if (r !== null && !r.onDevice) {
       this.cpuCollections++;
       record.collector = `${record.collector}(cpu)`;

@@ -89,12 +89,13 @@ export interface RunStats {
   refGraph: { graphBytes: number; edgeWrites: number; vertexAppends: number; maintenanceMs: number } | null;
   /** startupMs: the start-up the program waited for (opening the device, compiling
    *  the kernels and running each once, making the device's buffers; with the
-   *  kernels beside the program, the opening and the run's end's wait for them);
+   *  kernels beside the program, the opening and the program's waits for them);
    *  startup: the worker's part of it by step (GpuStartup); beside: with the kernels
-   *  compiled beside the program, the collections on the CPU meanwhile and the end's wait. */
+   *  compiled beside the program, the program's waits for them, at its first
+   *  collection for the device and at its end. */
   gpu: {
     adapter: string; vendor: string; options: string; startupMs: number; startup: GpuStartup | null;
-    beside: { startingCollections: number; endWaitMs: number } | null; minLiveBytes: number; cpuCollections: number;
+    beside: { collectionMs: number; endMs: number } | null; minLiveBytes: number; cpuCollections: number;
   } | null;
   /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
   parallel: { threads: number; startupMs: number } | null;
@@ -421,23 +422,26 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
   let gpuStartupMs = 0;
   if (gpuMarker) {
     const t = performance.now();
-    const uploadAhead = (): void => {
-      if (!gpuMarker.uploadsAhead) return;
-      // Steps of an eighth of eden, 64 KiB to 4 MiB: a collection's own upload is
-      // at most one step, and a step is a short pause of the program.
-      const step = Math.min(1 << 20, Math.max(1 << 14, (heap.edenEnd - heap.edenStart) / 8));
-      heap.attachMirrorLog().setEdenUpload(step, { start: (start, end, room) => gpuMarker.uploadAhead(start, end, room), land: () => gpuMarker.landUploads() });
-    };
     try {
-      await gpuMarker.prepare(uploadAhead);
+      await gpuMarker.prepare();
     } catch (e) {
       collector.dispose();
       throw e;
     }
     gpuStartupMs = performance.now() - t;
+    if (gpuMarker.uploadsAhead) {
+      // Steps of an eighth of eden, 64 KiB to 4 MiB: a collection's own upload is
+      // at most one step, and a step is a short pause of the program.
+      const step = Math.min(1 << 20, Math.max(1 << 14, (heap.edenEnd - heap.edenStart) / 8));
+      heap.attachMirrorLog().setEdenUpload(step, {
+        ready: () => gpuMarker.started(),
+        start: (start, end, room) => gpuMarker.uploadAhead(start, end, room),
+        land: () => gpuMarker.landUploads(),
+      });
+    }
   }
-  /** The run's end's wait for a device start-up still under way beside the program. */
-  let gpuEndWaitMs = 0;
+  /** The program's waits for the device's start-up beside it. */
+  const startWaits = (): number => (gpuMarker ? gpuMarker.startWaits.collectionMs + gpuMarker.startWaits.endMs : 0);
   return {
     heap,
     finish(wallMs: number): RunStats {
@@ -451,7 +455,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
         heapBytes: options.heapBytes,
         wallMs,
         // The device's start-up is neither the program's time nor a collection's.
-        mutatorMs: wallMs - gcMs - gpuStartupMs - gpuEndWaitMs - poolStartupMs - (pretouched?.ms ?? 0) - (warmUp?.ms ?? 0) - (autoMarker ? autoMarker.gpuStartupMs + autoMarker.chooseMs : 0),
+        mutatorMs: wallMs - gcMs - gpuStartupMs - startWaits() - poolStartupMs - (pretouched?.ms ?? 0) - (warmUp?.ms ?? 0) - (autoMarker ? autoMarker.gpuStartupMs + autoMarker.chooseMs : 0),
         gcMs,
         youngCollections: s.youngCollections,
         fullCollections: s.fullCollections,
@@ -469,9 +473,9 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
               adapter: describeAdapter(adapter),
               vendor: adapter.vendor,
               options: gpuMarker.lastStats?.label ?? options.gpuOpt,
-              startupMs: gpuStartupMs + gpuEndWaitMs,
+              startupMs: gpuStartupMs + startWaits(),
               startup: gpuMarker.startup,
-              beside: gpuMarker.startsBeside ? { startingCollections: gpuMarker.startingCollections, endWaitMs: gpuEndWaitMs } : null,
+              beside: gpuMarker.startsBeside ? { ...gpuMarker.startWaits } : null,
               minLiveBytes: gpuMarker.threshold?.minBytes ?? 0,
               cpuCollections: gpuMarker.cpuCollections,
             }
@@ -485,7 +489,7 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
       };
     },
     async settle(): Promise<void> {
-      if (gpuMarker) gpuEndWaitMs += await gpuMarker.finishStarting();
+      await gpuMarker?.finishStarting();
     },
     async dispose(): Promise<void> {
       // The device must have taken eden before it goes; a failure then is the program's end's.
@@ -545,7 +549,7 @@ export function formatStats(s: RunStats): string {
       ? ''
       : b === null
         ? ` (device ${statMs(u.deviceMs)}, ${kernels})`
-        : ` waited for (device ${statMs(u.deviceMs)}; beside the program ${kernels}, ${b.startingCollections} collections on the CPU meanwhile, the run's end waiting ${statMs(b.endWaitMs)})`;
+        : ` waited for (device ${statMs(u.deviceMs)}; beside the program ${kernels}; waited for at the first collection for the device ${statMs(b.collectionMs)}, at the run's end ${statMs(b.endMs)})`;
     lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${statMs(s.gpu.startupMs)}${steps}`);
     if (s.gpu.minLiveBytes > 0) {
       lines.push(`gpu min live: ${statSize(s.gpu.minLiveBytes)}; ${s.gpu.cpuCollections} of ${s.youngCollections + s.fullCollections} collections ran on the CPU (predicted to trace less, or full collections of a chain)`);

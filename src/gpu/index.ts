@@ -8,6 +8,7 @@
 export { GpuAdapterLimitError, NoGpuAdapterError, describeAdapter } from './device/adapter.js';
 export type { GpuAdapterDescription } from './device/adapter.js';
 export { WorkerGpuMarker, gpuHost, closeGpuHost, openedAdapter } from './host/host.js';
+export type { Outcome, Sent } from './host/host.js';
 export type { GpuMarkerConfig, SableInput, RefGraphInput } from './marker-shape.js';
 export type { GpuMarkStats, GpuStartup } from './worker/gpu-marker.js';
 export type { CsrGraph, RefGraphs, GraphDirty, DirtyRanges, UploadStats } from './mirror/mirror.js';

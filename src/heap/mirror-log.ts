@@ -29,6 +29,9 @@ const OBJECT_BLOCK_SHIFT = 15;
 
 /** Where eden goes ahead of the collection (`MirrorLog.setEdenUpload`). */
 export interface EdenUpload {
+  /** Whether the copy can take uploads yet (a GPU device still starting cannot):
+   *  while not, eden grows on and the next try comes a step later. */
+  ready(): boolean;
   /** Starts copying heap words [start, end) to the copy; the program runs on
    *  meanwhile. The copy reads the words whenever it gets to them: a store made
    *  meanwhile marks a mirror card (`noteStore`), which the next
@@ -42,7 +45,7 @@ export interface EdenUpload {
 }
 
 /** No copy takes eden ahead (the default, and after a GPU marker fell back). */
-export const NO_EDEN_UPLOAD: EdenUpload = { start: () => Promise.resolve(), land: () => 0 };
+export const NO_EDEN_UPLOAD: EdenUpload = { ready: () => true, start: () => Promise.resolve(), land: () => 0 };
 
 /** The heap's spaces as the log reads them (heap.ts's HeapImpl). */
 export interface LoggedSpaces {
@@ -120,6 +123,9 @@ export class MirrorLog {
    *  eden may grow before an allocation starts one (Infinity: never). */
   private edenUpload: EdenUpload = NO_EDEN_UPLOAD;
   private edenUploadWords = Infinity;
+  /** Eden's top when the upload was last not ready (`EdenUpload.ready`): the next
+   *  try comes a step past it (0: since the last upload, or the last collection). */
+  private declinedAt = 0;
   /** The uploads ahead started since the heap last landed them (`landUploads`). */
   private uploading: Promise<void> | null = null;
   /** How long the program waited for uploads ahead since the last `takeAheadWaitMs`, ms. */
@@ -191,7 +197,7 @@ export class MirrorLog {
 
   /** Where an allocation from eden's top makes the next upload ahead due (`uploadDue`). */
   nextUploadEnd(): number {
-    return this.edenMirrored + this.edenUploadWords;
+    return Math.max(this.edenMirrored, this.declinedAt) + this.edenUploadWords;
   }
 
   /** Allocation of eden words [start, end): true when an upload ahead
@@ -208,6 +214,11 @@ export class MirrorLog {
    *  be taken again; a collection whose moves it replays lands it first
    *  (`landUploads`). */
   uploadEden(edenTop: number): void {
+    if (!this.edenUpload.ready()) {
+      this.declinedAt = edenTop;
+      return;
+    }
+    this.declinedAt = 0;
     if (this.uploading !== null) this.aheadBlockedMs += this.edenUpload.land();
     const start = this.edenMirrored;
     this.edenMirrored = edenTop;
@@ -252,6 +263,7 @@ export class MirrorLog {
     const sp = this.spaces;
     const out = [this.edenMirrored, sp.edenTop];
     this.edenMirrored = sp.edenTop;
+    this.declinedAt = 0;
     if (!this.survivorsMirrored) out.push(sp.fromStart, sp.fromTop);
     this.survivorsMirrored = true;
     // The summary's set bytes name the chunks of cards to look at.
@@ -274,5 +286,6 @@ export class MirrorLog {
   afterEvacuation(mirrored: boolean): void {
     this.survivorsMirrored = mirrored;
     this.edenMirrored = this.base;
+    this.declinedAt = 0;
   }
 }

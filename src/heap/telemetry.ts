@@ -76,9 +76,9 @@ export interface GcRecord {
   /** gpu-dfs, gpu-bfs: the collection ran on the CPU, predicted to trace fewer
    *  bytes than `--gpu-min-live`. */
   underGpuMinLive?: { predictedBytes: number; minLiveBytes: number };
-  /** gpu-dfs, gpu-bfs: the collection ran on the CPU because the device was still
-   *  starting beside the program (`--gpu-opt start=beside`). */
-  deviceStarting?: true;
+  /** gpu-dfs, gpu-bfs: before the collection, the program waited this long for the
+   *  device's start-up beside it (`--gpu-opt start=beside`), ms; not part of the pause. */
+  deviceStartWaitMs?: number;
   /** gpu-dfs, gpu-bfs: a full collection ran on the CPU because the device's last
    *  mark spent this share of its time finishing a chain on the CPU. */
   chainOnCpu?: { cpuShare: number };
@@ -237,7 +237,7 @@ export function formatGcRecord(r: GcRecord): string {
   }
   const u = r.underGpuMinLive;
   if (u) parts.push(`on-cpu (predicted ${formatBytes(u.predictedBytes)} live, under --gpu-min-live ${formatBytes(u.minLiveBytes)})`);
-  if (r.deviceStarting) parts.push('on-cpu (the device is still starting beside the program)');
+  if (r.deviceStartWaitMs !== undefined) parts.push(`start-wait=${ms(r.deviceStartWaitMs)}`);
   if (r.chainOnCpu) parts.push(`on-cpu (a chain: the device's last mark spent ${Math.round(100 * r.chainOnCpu.cpuShare)}% finishing on the CPU)`);
   if (p.verify > 0) parts.push(`verify=${ms(p.verify)}`);
   return parts.join(' ');

@@ -190,6 +190,7 @@ describe('the mirror log (a GPU heap mirror\'s view of what was written)', () =>
     const landed: (() => void)[] = [];
     let lands = 0;
     log.setEdenUpload(1000, {
+      ready: () => true,
       start: (s, e, room) => {
         expect(landed.length).toBe(0);
         expect(room).toBe(Math.min(heap.edenEnd, e + 2000));
@@ -249,6 +250,33 @@ describe('the mirror log (a GPU heap mirror\'s view of what was written)', () =>
     expect(landed.length).toBe(0);
   });
 
+
+  it('lets eden grow on while the copy cannot take uploads yet, trying again a step later, then hands it all over', () => {
+    const { heap, roots } = makeHeap({ heapBytes: 4 * 2 ** 20 });
+    const log = heap.attachMirrorLog();
+    const node = heap.defineClass('Node', ['int', 'ref']);
+    const uploads: [number, number][] = [];
+    const tries: number[] = [];
+    let ready = false;
+    log.setEdenUpload(1000, {
+      ready: () => (tries.push(heap.edenTop), ready),
+      start: (s, e) => (uploads.push([s, e]), Promise.resolve()),
+      land: () => 0,
+    });
+    roots.push(heap.allocInstance(node));
+    while (heap.edenTop - heap.edenStart < 3500) expect(heap.allocInstance(node)).not.toBe(0);
+    // One try a step, none in between, and nothing handed over.
+    expect(tries.length).toBe(3);
+    // (An allocation that ends past the step tries: a node is 6 words.)
+    for (let i = 1; i < tries.length; i++) expect(Math.abs(tries[i]! - tries[i - 1]! - 1000)).toBeLessThan(8);
+    expect(uploads).toEqual([]);
+    ready = true;
+    while (heap.edenTop - heap.edenStart < 4600) expect(heap.allocInstance(node)).not.toBe(0);
+    // The first upload takes eden from its start, all the steps declined with it.
+    expect(tries.length).toBe(4);
+    expect(uploads).toEqual([[heap.edenStart, tries[3]!]]);
+    expect(log.takeDirtyRanges().slice(0, 2)).toEqual([tries[3]!, heap.edenTop]);
+  });
   it('an evacuation the copy replays lands the uploads first, before it writes eden', async () => {
     const heap = createHeap({ heapBytes: 4 * 2 ** 20 });
     const roots = new RootArray();
@@ -272,6 +300,7 @@ describe('the mirror log (a GPU heap mirror\'s view of what was written)', () =>
     createCollector('serial', heap, { marker: replaying as unknown as Marker });
     let pending: (() => void) | null = null;
     log.setEdenUpload(1000, {
+      ready: () => true,
       start: () => new Promise<void>((resolve) => (pending = resolve)),
       land: () => {
         // The copy reads eden now: nothing in it is forwarded yet.
@@ -294,7 +323,7 @@ describe('the mirror log (a GPU heap mirror\'s view of what was written)', () =>
     const { heap } = makeHeap({ heapBytes: 4 * 2 ** 20 });
     const log = heap.attachMirrorLog();
     const node = heap.defineClass('Node', ['int', 'ref']);
-    log.setEdenUpload(1000, { start: () => Promise.reject(new Error('the copy failed')), land: () => 0 });
+    log.setEdenUpload(1000, { ready: () => true, start: () => Promise.reject(new Error('the copy failed')), land: () => 0 });
     while (heap.edenTop - heap.edenStart < 1500) expect(heap.allocInstance(node)).not.toBe(0);
     await expect(heap.landUploads()).rejects.toThrow('the copy failed');
   });

@@ -53,6 +53,18 @@ function rebuild(e: { name: string; message: string; stack?: string; fault?: str
  */
 const WAIT_HERE_MS = 50;
 
+/** A request's reply as it came: its value, or the error it failed with. */
+export type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: Error };
+
+/** A request sent (`GpuHost.send`): its reply; `land`, which blocks this thread until
+ *  the reply has come (up to WAIT_HERE_MS) and gives the ms it blocked; and
+ *  `outcome`, the reply if it has come, looked for without waiting. */
+export interface Sent<T> {
+  readonly reply: Promise<T>;
+  land(): number;
+  outcome(): Outcome<T> | undefined;
+}
+
 class GpuHost {
   private readonly worker: Worker;
   /** Replies come on their own channel, so that this thread can take them synchronously. */
@@ -112,15 +124,21 @@ class GpuHost {
     return sent.reply;
   }
 
-  /** Sends `req` and lets this thread go on: its reply, and `land`, which blocks this
-   *  thread until the reply has come (up to WAIT_HERE_MS) and gives the ms it blocked. */
-  send<T>(req: HostRequest): { reply: Promise<T>; land: () => number; done: () => boolean } {
-    if (this.failure) return { reply: Promise.reject(this.failure), land: () => 0, done: () => true };
+  /** Sends `req` and lets this thread go on (see `Sent`). */
+  send<T>(req: HostRequest): Sent<T> {
+    if (this.failure) {
+      const error = this.failure;
+      return { reply: Promise.reject(error), land: () => 0, outcome: () => ({ ok: false, error }) };
+    }
     const id = this.nextId++;
     const seen = Atomics.load(this.replied, 0);
+    let settled: Outcome<T> | undefined;
     const reply = new Promise<T>((resolve, reject) => {
       if (this.pending.size === 0) this.hold(true);
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.pending.set(id, {
+        resolve: (value) => resolve((settled = { ok: true, value: value as T }).value),
+        reject: (error) => reject((settled = { ok: false, error }).error),
+      });
       this.worker.postMessage({ id, req });
     });
     const land = (): number => {
@@ -130,12 +148,12 @@ class GpuHost {
       this.waitHere(id, seen);
       return performance.now() - t;
     };
-    // Whether the reply has come, without waiting for it.
-    const done = (): boolean => {
+    // The reply if it has come, without waiting for it.
+    const outcome = (): Outcome<T> | undefined => {
       this.takeReplies();
-      return !this.pending.has(id);
+      return settled;
     };
-    return { reply, land, done };
+    return { reply, land, outcome };
   }
 
   /** Sends `req` and blocks this thread for its reply, up to WAIT_HERE_MS: null when
@@ -384,12 +402,16 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
     this.took(await gpuHost().request<PrepareReply>({ op: 'prepare', marker: this.id }));
   }
 
-  /** `prepare` started in the worker while this thread goes on (after `open`):
-   *  `done` says without waiting whether it has ended; `reply` settles then. The
-   *  worker takes its requests in order, so any request sent meanwhile waits for it. */
-  prepareBeside(): { done: () => boolean; reply: Promise<void> } {
+  /** `prepare` started in the worker while this thread goes on (after `open`);
+   *  `outcome` looks for its end without waiting. The worker takes its requests in
+   *  order, so any request sent meanwhile waits for it. */
+  prepareBeside(): Sent<void> {
     const sent = gpuHost().send<PrepareReply>({ op: 'prepare', marker: this.id });
-    return { done: sent.done, reply: sent.reply.then((r) => this.took(r)) };
+    const took = (o: Outcome<PrepareReply> | undefined): Outcome<void> | undefined => {
+      if (o?.ok) this.took(o.value);
+      return o && (o.ok ? { ok: true, value: undefined } : o);
+    };
+    return { reply: sent.reply.then((r) => this.took(r)), land: sent.land, outcome: () => took(sent.outcome()) };
   }
 
   private took(reply: PrepareReply): void {
