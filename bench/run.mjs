@@ -24,7 +24,9 @@
 //   scaling  (only when named) the parallel collector's young and full pauses at 1, 2, 4,
 //            8 and 16 threads beside serial and HotSpot ParallelGC (same thread counts)
 //   startup  (only when named) GPU start-up by step and the first young pause of the
-//            README's sample, with every pipeline run once at start-up and without
+//            README's sample, with every pipeline run once at start-up and without;
+//            then the whole process with the kernels compiled before the program or
+//            beside it (--gpu-opt start=), beside serial's
 //
 // Options:
 //   --repeat N   runs per configuration (default 5)

@@ -1,18 +1,102 @@
-// Section `startup` (only when named): what running every GPU pipeline once at start-up
-// (src/gpu/device/shader.ts runOnce) costs and saves. The README's sample, binary_trees
-// at --heap 4m, under gpu-dfs and gpu-bfs, each run with the run-once (default) and
-// without it (MINIVM_GPU_RUN_ONCE=0: the driver compiles at the first dispatch, in the
-// first pause where it compiles lazily), in alternation; medians over the repeats of the
-// start-up by step (--json-stats gpu.startup) and the first and second young pause.
+// Section `startup` (only when named). First, what running every GPU pipeline once at
+// start-up (src/gpu/device/shader.ts runOnce) costs and saves. The README's sample,
+// binary_trees at --heap 4m, under gpu-dfs and gpu-bfs, each run with the run-once
+// (default) and without it (MINIVM_GPU_RUN_ONCE=0: the driver compiles at the first
+// dispatch, in the first pause where it compiles lazily), in alternation; medians over
+// the repeats of the start-up by step (--json-stats gpu.startup) and the first and
+// second young pause. Then, the whole process with the kernels compiled before the
+// program or beside it (`--gpu-opt start=`, decision s65-01), beside serial's, on
+// small programs and on allocation-heavy ones.
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { fmt, log, median, runTimed, scratch, table } from './util.mjs';
+import { fmt, fx, log, median, ratio, runTimed, scratch, table } from './util.mjs';
 
 const ENGINES = ['gpu-dfs', 'gpu-bfs'];
 const MODES = [
   ['run once', '1'],
   ['first dispatch in the pause', '0'],
 ];
+
+/** The programs of the whole-process table: [path, heap or null for the default].
+ *  @type {[string, string | null][]} */
+const BESIDE_PROGRAMS = [
+  ['programs/gc_stress.mini', null],
+  ['programs/hash_table.mini', null],
+  ['bench/programs/binary_trees.mini', '256m'],
+  ['bench/programs/parallel_lists_2560.mini', '256m'],
+  ['bench/programs/long_linked_list.mini', '256m'],
+];
+/** @type {[string, string[]][]} */
+const BESIDE_CONFIGS = [
+  ['serial', ['--gc', 'serial']],
+  ['gpu-dfs start=before', ['--gc', 'gpu-dfs', '--gpu-opt', 'start=before']],
+  ['gpu-dfs start=beside', ['--gc', 'gpu-dfs', '--gpu-opt', 'start=beside']],
+];
+
+/** The whole process, the start-up the program waited for and the total pause, per
+ *  program and configuration, the configurations taking turns within each round. */
+async function beside(ctx, dir) {
+  const { root, repeat } = ctx;
+  /** @type {Record<string, object[]>} */
+  const acc = {};
+  const errors = [];
+  for (let i = 0; i < repeat; i++) {
+    for (const [program, heap] of BESIDE_PROGRAMS) {
+      for (const [config, args] of BESIDE_CONFIGS) {
+        log(`startup beside ${i + 1}/${repeat} ${program} ${config}`);
+        const json = join(dir, `beside-${i}.json`);
+        const r = await runTimed(
+          process.execPath,
+          [join(root, 'bin', 'minivm.js'), 'run', join(root, program), ...args, ...(heap ? ['--heap', heap] : []), '--json-stats', json],
+          { cwd: root, timeoutMs: 600_000 },
+        );
+        if (r.code !== 0) {
+          errors.push(`${program} ${config}: exit ${r.code} ${r.stderr.trim().split('\n').pop()}`);
+          continue;
+        }
+        const s = JSON.parse(readFileSync(json, 'utf8'));
+        (acc[`${program}\t${config}`] ??= []).push({
+          processMs: r.ms,
+          startupMs: s.gpu?.startupMs ?? 0,
+          collectionWaitMs: s.gpu?.beside?.collectionMs ?? null,
+          endWaitMs: s.gpu?.beside?.endMs ?? null,
+          pauseMs: s.totalPauseMs,
+          mutatorMs: s.mutatorMs,
+        });
+      }
+    }
+  }
+  const raw = {};
+  const rows = [];
+  for (const [program, heap] of BESIDE_PROGRAMS) {
+    const before = median((acc[`${program}\t${BESIDE_CONFIGS[1][0]}`] ?? []).map((x) => x.processMs));
+    for (const [config] of BESIDE_CONFIGS) {
+      const runs = acc[`${program}\t${config}`] ?? [];
+      const m = (k) => median(runs.map((x) => x[k]));
+      const row = {
+        runs: runs.length, processMs: m('processMs'), startupMs: m('startupMs'), collectionWaitMs: m('collectionWaitMs'),
+        endWaitMs: m('endWaitMs'), pauseMs: m('pauseMs'), mutatorMs: m('mutatorMs'), all: runs,
+      };
+      raw[`${program} ${config}`] = row;
+      rows.push([
+        program, heap ?? 'default', config, fmt(row.processMs, 0), fx(config.startsWith('gpu') ? ratio(row.processMs, before) : null),
+        fmt(row.startupMs, 0), fmt(row.collectionWaitMs, 1), fmt(row.endWaitMs, 0), fmt(row.pauseMs), fmt(row.mutatorMs, 0),
+      ]);
+    }
+  }
+  const text = [
+    `### startup: the kernels compiled before the program or beside it, ${repeat} round(s)`,
+    '',
+    'Medians, ms; in each round every program runs under each configuration in turn. process: the whole process as the',
+    'harness timed it; /before: against start=before; start-up waited: the start-up the program waited for (--json-stats',
+    'gpu.startupMs), of which, beside the program, at its first collection for the device and at its end; pause: the total',
+    'pause (a wait at a collection is not part of it).',
+    '',
+    table(['program', 'heap', 'configuration', 'process', '/before', 'start-up waited', 'at 1st device collection', 'at the end', 'pause', 'mutator'], rows),
+    ...(errors.length ? ['', `Failed runs: ${errors.join('; ')}`] : []),
+  ].join('\n');
+  return { text, raw };
+}
 
 export async function startup(ctx) {
   const { root, repeat } = ctx;
@@ -80,5 +164,6 @@ export async function startup(ctx) {
     table(['collector', 'mode', 'start-up', 'device', 'pipelines', 'buffers', 'count', '1st young', '2nd young', 'process'], rows),
     ...(errors.length ? ['', `Failed runs: ${errors.join('; ')}`] : []),
   ].join('\n');
-  return { text, raw };
+  const whole = await beside(ctx, dir);
+  return { text: `${text}\n\n${whole.text}`, raw: { ...raw, beside: whole.raw } };
 }
