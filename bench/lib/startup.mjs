@@ -157,7 +157,7 @@ export async function startup(ctx) {
     `### startup: GPU start-up and the first young pause, binary_trees --heap 4m, ${repeat} run(s) each`,
     '',
     'Medians, ms. "run once": every pipeline dispatched once at start-up (the default); "first dispatch in the pause":',
-    'MINIVM_GPU_RUN_ONCE=0. start-up = the CLI\'s wait for the GPU marker\'s prepare; device, pipelines (compiled and, by',
+    'MINIVM_GPU_RUN_ONCE=0. start-up = the start-up the program waited for (gpu.startupMs); device, pipelines (compiled and, by',
     'default, run once) and buffers (hardware adapters: the heap-sized buffers) are its steps in the GPU worker. A driver',
     'whose shader cache holds the kernels compiles little in either mode.',
     '',
