@@ -1,7 +1,7 @@
 // Word copies through one memcpy (heap/native-copy.ts): each must leave exactly
 // what TypedArray `set` leaves, whatever memory its ends lie in.
 import { describe, expect, it } from 'vitest';
-import { copyWordsInto, NATIVE_COPY_MIN_WORDS } from '../../src/heap/native-copy.js';
+import { copyWordsInto, NATIVE_COPY_MIN_WORDS, overlaps } from '../../src/heap/native-copy.js';
 
 type Words = Uint32Array | Int32Array;
 
@@ -52,5 +52,20 @@ describe('copyWordsInto', () => {
     expect(() => copyWordsInto(dst, -1, src, 0, big)).toThrow(RangeError);
     expect(() => copyWordsInto(dst, 0, src, 2 * big - 2, 5)).toThrow(RangeError);
     expect(Array.from(dst)).toEqual(before);
+  });
+});
+
+describe('overlaps', () => {
+  it('says whether two ranges of n words share a byte, either one first', () => {
+    for (const [a, b] of [
+      [0, 40],
+      [40, 0],
+    ] as const) {
+      expect(overlaps(a, b, 10)).toBe(false); // adjacent
+      expect(overlaps(a, b, 11)).toBe(true); // one word shared
+      expect(overlaps(a, b, 9)).toBe(false);
+    }
+    expect(overlaps(64, 64, 1)).toBe(true);
+    expect(overlaps(64, 64, 0)).toBe(false);
   });
 });
