@@ -73,6 +73,20 @@ describe('long runs spread over jobs and configurations', () => {
     for (const gc of ['serial', 'parallel']) expect([...seen.get(gc)!]).toEqual([true]);
   });
 
+  it('the GPU collectors run with their device starting both before the program and beside it', () => {
+    const gcs: CollectorName[] = ['serial', 'gpu-dfs', 'gpu-bfs', 'auto'];
+    const seen = new Map<string, Set<boolean>>();
+    for (let seed = 200; seed < 240; seed++) {
+      for (const c of configsFor(seed, gcs, ['sable'])) {
+        const beside = c.startBeside === true;
+        seen.set(c.gc, (seen.get(c.gc) ?? new Set()).add(beside));
+        expect(flags(c).includes('--gpu-opt start=beside')).toBe(beside);
+      }
+    }
+    for (const gc of ['gpu-dfs', 'gpu-bfs']) expect([...seen.get(gc)!].sort()).toEqual([false, true]);
+    for (const gc of ['serial', 'auto']) expect([...seen.get(gc)!]).toEqual([false]);
+  });
+
   it('--jobs splits the seeds over children and sums what they found', () => {
     const run = (extra: string[]) => spawnSync(process.execPath, ['dist/fuzz/fuzz.js', '--seconds', '300', '--seed', '40', '--programs', '5', '--gc', 'serial', '--layout', 'sable', ...extra], { encoding: 'utf8' });
     const split = run(['--jobs', '2']);

@@ -37,6 +37,9 @@ export interface FuzzConfig {
   gpuMinLiveBytes?: number;
   /** `--verify-gc` (absent: on). */
   verifyGc?: boolean;
+  /** GPU collectors: `--gpu-opt start=beside`, so that runs on a software adapter
+   *  (whose default is before) meet a device still starting too. */
+  startBeside?: boolean;
 }
 
 export interface Failure {
@@ -59,6 +62,7 @@ export function configsFor(seed: number, gcs: readonly CollectorName[], layouts:
   const r = rng(seed ^ 0x5bd1e995);
   // Its own stream, so that the other draws stay what they were for each seed.
   const verify = rng(seed ^ 0x27d4eb2d);
+  const beside = rng(seed ^ 0x165667b1);
   const heapBytes = HEAPS[Math.floor(r() * HEAPS.length)]!;
   const all: FuzzConfig[] = [];
   for (const gc of gcs) {
@@ -66,6 +70,7 @@ export function configsFor(seed: number, gcs: readonly CollectorName[], layouts:
       const c: FuzzConfig = { gc, layout, heapBytes, gcStress: STRESS[Math.floor(r() * STRESS.length)]! };
       if (isGpuCollector(gc)) c.gpuMinLiveBytes = GPU_MIN_LIVE[Math.floor(r() * GPU_MIN_LIVE.length)]!;
       if (isGpuCollector(gc) || gc === 'auto') c.verifyGc = verify() < 0.5;
+      if (isGpuCollector(gc) && beside() < 0.5) c.startBeside = true;
       all.push(c);
     }
   }
@@ -82,7 +87,8 @@ export async function check(stmts: readonly Stmt[], config: FuzzConfig): Promise
   // Every parallel collection on every thread (the fuzzer's heaps are small enough
   // to run alone); auto gets the threads it needs to offer its parallel engine.
   const threads = config.gc === 'auto' ? PARALLEL_MIN_THREADS : 2;
-  const options = { ...defaultRunOptions(), ...config, verifyGc: config.verifyGc !== false, threads, gcSoloBytes: 0 };
+  const { startBeside, ...run } = config;
+  const options = { ...defaultRunOptions(), ...run, ...(startBeside ? { gpuOpt: 'start=beside' } : {}), verifyGc: config.verifyGc !== false, threads, gcSoloBytes: 0 };
   try {
     const r = await runSource('fuzz.mini', render({ stmts }), options, {
       stdout: (t) => void (stdout += t),
@@ -118,7 +124,8 @@ export async function shrink(stmts: Stmt[], config: FuzzConfig): Promise<Stmt[]>
 export function flags(c: FuzzConfig): string {
   const minLive = c.gpuMinLiveBytes ? ` --gpu-min-live ${c.gpuMinLiveBytes / 1024}k` : '';
   const verify = c.verifyGc === false ? '' : ' --verify-gc';
-  return `--gc ${c.gc} --layout ${c.layout} --heap ${c.heapBytes / 1024}k${verify}${c.gcStress ? ` --gc-stress ${c.gcStress}` : ''}${minLive}`;
+  const start = c.startBeside ? ' --gpu-opt start=beside' : '';
+  return `--gc ${c.gc} --layout ${c.layout} --heap ${c.heapBytes / 1024}k${verify}${c.gcStress ? ` --gc-stress ${c.gcStress}` : ''}${minLive}${start}`;
 }
 
 /** Writes a failure as NAME.mini (its flags in the first line) and NAME.expected. */
