@@ -17,6 +17,11 @@ const MODES = [
   ['first dispatch in the pause', '0'],
 ];
 
+/** A table of the section with its heading, what its columns mean and the runs that failed. */
+function section(heading, prose, tableText, errors) {
+  return [heading, '', ...prose, '', tableText, ...(errors.length ? ['', `Failed runs: ${errors.join('; ')}`] : [])].join('\n');
+}
+
 /** The programs of the whole-process table: [path, heap or null for the default].
  *  @type {[string, string | null][]} */
 const BESIDE_PROGRAMS = [
@@ -84,17 +89,17 @@ async function beside(ctx, dir) {
       ]);
     }
   }
-  const text = [
+  const text = section(
     `### startup: the kernels compiled before the program or beside it, ${repeat} round(s)`,
-    '',
-    'Medians, ms; in each round every program runs under each configuration in turn. process: the whole process as the',
-    'harness timed it; /before: against start=before; start-up waited: the start-up the program waited for (--json-stats',
-    'gpu.startupMs), of which, beside the program, at its first collection for the device and at its end; pause: the total',
-    'pause (a wait at a collection is not part of it).',
-    '',
+    [
+      'Medians, ms; in each round every program runs under each configuration in turn. process: the whole process as the',
+      'harness timed it; /before: against start=before; start-up waited: the start-up the program waited for (--json-stats',
+      'gpu.startupMs), of which, beside the program, at its first collection for the device and at its end; pause: the total',
+      'pause (a wait at a collection is not part of it).',
+    ],
     table(['program', 'heap', 'configuration', 'process', '/before', 'start-up waited', 'at 1st device collection', 'at the end', 'pause', 'mutator'], rows),
-    ...(errors.length ? ['', `Failed runs: ${errors.join('; ')}`] : []),
-  ].join('\n');
+    errors,
+  );
   return { text, raw };
 }
 
@@ -153,17 +158,17 @@ export async function startup(ctx) {
       rows.push([gc, mode, fmt(row.startupMs, 0), fmt(row.deviceMs, 0), fmt(row.kernelsMs, 0), fmt(row.buffersMs, 0), fmt(row.pipelines, 0), fmt(row.firstYoungMs, 1), fmt(row.secondYoungMs, 1), fmt(row.processMs, 0)]);
     }
   }
-  const text = [
+  const text = section(
     `### startup: GPU start-up and the first young pause, binary_trees --heap 4m, ${repeat} run(s) each`,
-    '',
-    'Medians, ms. "run once": every pipeline dispatched once at start-up (the default); "first dispatch in the pause":',
-    'MINIVM_GPU_RUN_ONCE=0. start-up = the start-up the program waited for (gpu.startupMs); device, pipelines (compiled and, by',
-    'default, run once) and buffers (hardware adapters: the heap-sized buffers) are its steps in the GPU worker. A driver',
-    'whose shader cache holds the kernels compiles little in either mode.',
-    '',
+    [
+      'Medians, ms. "run once": every pipeline dispatched once at start-up (the default); "first dispatch in the pause":',
+      'MINIVM_GPU_RUN_ONCE=0. start-up = the start-up the program waited for (gpu.startupMs); device, pipelines (compiled and, by',
+      'default, run once) and buffers (hardware adapters: the heap-sized buffers) are its steps in the GPU worker. A driver',
+      'whose shader cache holds the kernels compiles little in either mode.',
+    ],
     table(['collector', 'mode', 'start-up', 'device', 'pipelines', 'buffers', 'count', '1st young', '2nd young', 'process'], rows),
-    ...(errors.length ? ['', `Failed runs: ${errors.join('; ')}`] : []),
-  ].join('\n');
+    errors,
+  );
   const whole = await beside(ctx, dir);
   return { text: `${text}\n\n${whole.text}`, raw: { ...raw, beside: whole.raw } };
 }

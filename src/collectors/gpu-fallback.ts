@@ -146,7 +146,7 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
    *  for the device, and at its end. */
   readonly startWaits = { collectionMs: 0, endMs: 0 };
   /** The start-up beside the program, while it is under way. */
-  private starting: Sent<void> | null = null;
+  private starting: Sent<unknown> | null = null;
   /** The wait for it in the collection in progress, for the record. */
   private startWaitMs: number | null = null;
 

@@ -145,9 +145,8 @@ export interface GpuOptions {
   writers: number;
   /** gpu-dfs, gpu-bfs: where the start-up's compiling of the kernels and making
    *  of the device's buffers runs. `beside`: beside the program, which starts once
-   *  the device is open, its collections on the CPU until the kernels are ready;
-   *  `before`: before the program, so that the device can take its first
-   *  collection; `adapter` (the default): beside on a hardware adapter, before on
+   *  the device is open; its first collection for the device waits for them, and
+   *  eden's uploads ahead start once they are ready; `before`: before the program; `adapter` (the default): beside on a hardware adapter, before on
    *  a software one, which is there to check the kernels (decision s65-01). Not a
    *  marking optimization: `all` and `none` leave it alone. */
   deviceStart: 'beside' | 'before' | 'adapter';

@@ -405,13 +405,9 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
   /** `prepare` started in the worker while this thread goes on (after `open`);
    *  `outcome` looks for its end without waiting. The worker takes its requests in
    *  order, so any request sent meanwhile waits for it. */
-  prepareBeside(): Sent<void> {
+  prepareBeside(): Sent<unknown> {
     const sent = gpuHost().send<PrepareReply>({ op: 'prepare', marker: this.id });
-    const took = (o: Outcome<PrepareReply> | undefined): Outcome<void> | undefined => {
-      if (o?.ok) this.took(o.value);
-      return o && (o.ok ? { ok: true, value: undefined } : o);
-    };
-    return { reply: sent.reply.then((r) => this.took(r)), land: sent.land, outcome: () => took(sent.outcome()) };
+    return { ...sent, reply: sent.reply.then((r) => this.took(r)) };
   }
 
   private took(reply: PrepareReply): void {
