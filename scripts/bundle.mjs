@@ -1,9 +1,12 @@
 // Bundles dist/'s entry points after tsc (`npm run build` runs both), so that Node
 // loads one file of the project's at each start instead of about a hundred
 // (docs/decisions/s34-01-start-up.md):
-// - the command-line program (dist/cli/cli.js) into dist/cli/cli.cjs, chevrotain
-//   included, one function that dist/cli/main.js starts through V8's code cache;
-//   a training run writes the cache (docs/decisions/s35-01-code-cache.md);
+// - the command-line program (dist/cli/cli.js) into dist/cli/cli.cjs, one function
+//   that dist/cli/main.js starts through V8's code cache; a training run writes the
+//   cache (docs/decisions/s35-01-code-cache.md);
+// - the front end (dist/cli/compile-source.js), chevrotain included, into
+//   dist/cli/front.cjs, which the CLI loads the same way when it compiles a program
+//   (src/cli/front-end.ts, docs/decisions/s66-01-start-up-without-node-v8.md);
 // - main.js as CommonJS (dist/cli/main.cjs), which bin/minivm.js loads;
 // - each worker thread's script, in place, packages left external.
 // Every other module in dist/ stays as tsc emitted it.
@@ -55,19 +58,40 @@ function chevrotainBundle() {
 }
 
 // The bundle's name, its cache's and the training switch: the loader's own (tsc has built it).
-const { CLI_BUNDLE, WRITE_CACHE_ENV, cacheFileOf } = await import(pathToFileURL(need(join(dist, 'cli', 'code-cache.js'))).href);
+const { CLI_BUNDLE, FRONT_BUNDLE, WRITE_CACHE_ENV, cacheFileOf } = await import(pathToFileURL(need(join(dist, 'cli', 'code-cache.js'))).href);
 const { COMPILE_CACHE_ENV } = await import(pathToFileURL(need(join(dist, 'cli', 'compile-cache.js'))).href);
 const bundle = join(dist, 'cli', CLI_BUNDLE);
+const front = join(dist, 'cli', FRONT_BUNDLE);
+/** The front end's module, which the CLI's bundle leaves to front.cjs (src/cli/front-end.ts). */
+const FRONT_ENTRY = need(join(dist, 'cli', 'compile-source.js'));
+const frontEndApart = {
+  name: 'front-end-apart',
+  setup(b) {
+    b.onResolve({ filter: /compile-source\.js$/ }, (args) =>
+      join(args.resolveDir, args.path) === FRONT_ENTRY ? { path: './compile-source.js', external: true } : undefined);
+  },
+};
+// Each bundle is one function of `require` and the URL of the module that starts it
+// (src/cli/code-cache.ts), which every bundled module sees as its own; the front
+// end's also takes the module object its exports go to.
 await build({
   ...common,
   entryPoints: [need(join(dist, 'cli', 'cli.js'))],
   outfile: bundle,
   format: 'cjs',
-  alias: chevrotainBundle(),
-  // The bundle is one function of `require` and the URL of the module that starts it
-  // (src/cli/code-cache.ts), which every bundled module sees as its own.
+  plugins: [frontEndApart],
   define: { 'import.meta.url': '__minivmEntryUrl' },
   banner: { js: '(function (require, __minivmEntryUrl) {"use strict";' },
+  footer: { js: '})' },
+});
+await build({
+  ...common,
+  entryPoints: [FRONT_ENTRY],
+  outfile: front,
+  format: 'cjs',
+  alias: chevrotainBundle(),
+  define: { 'import.meta.url': '__minivmEntryUrl' },
+  banner: { js: '(function (require, __minivmEntryUrl, module) {"use strict";' },
   footer: { js: '})' },
 });
 
@@ -87,15 +111,15 @@ await build({
 });
 
 // The training run: the programs and their expected errors, in one process, every
-// one compiled (the compile cache off), so that the cache holds the front end too.
-const cache = cacheFileOf(bundle);
-rmSync(cache, { force: true });
+// one compiled (the compile cache off), so that the front end's cache is written too.
+const caches = [cacheFileOf(bundle), cacheFileOf(front)];
+for (const c of caches) rmSync(c, { force: true });
 const train = spawnSync(process.execPath, [join(root, 'bin', 'minivm.js'), 'test', join(root, 'programs')], {
   env: { ...process.env, [WRITE_CACHE_ENV]: '1', [COMPILE_CACHE_ENV]: 'off' },
   encoding: 'utf8',
 });
-if (train.status !== 0 || !existsSync(cache)) {
-  rmSync(cache, { force: true });
+if (train.status !== 0 || !caches.every((c) => existsSync(c))) {
+  for (const c of caches) rmSync(c, { force: true });
   process.stderr.write(`bundle: the code cache's training run failed (exit ${train.status}); minivm starts without it\n${train.stdout}${train.stderr}`);
 }
 

@@ -11,8 +11,8 @@
  * did not hold adds the compiled tier's code to it (s40-02). Programs that do not
  * compile are never cached: their diagnostics come from the front end every time.
  *
- * Only the bundled CLI (the `minivm` command) uses it: its build is one file whose
- * size and modification time name the compiler. `MINIVM_COMPILE_CACHE=off` turns
+ * Only the bundled CLI (the `minivm` command) uses it: its build's two bundles, by
+ * their sizes and modification times, name the compiler. `MINIVM_COMPILE_CACHE=off` turns
  * it off; `MINIVM_CACHE_DIR` moves it (default `$XDG_CACHE_HOME/minivm`, else
  * `~/.cache/minivm`). A cache that cannot be read or written costs only the compile.
  */
@@ -21,9 +21,10 @@ import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSyn
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deserialize, serialize } from 'node:v8';
 import type { BytecodeProgram } from '../bytecode/program.js';
 import type { TierCode } from '../vm/tier/tier.js';
+import { CLI_BUNDLE, FRONT_BUNDLE } from './code-cache.js';
+import { decodeEntry, encodeEntry } from './entry-codec.js';
 
 /** Turns the cache off when set to `off` (or `0`). */
 export const COMPILE_CACHE_ENV = 'MINIVM_COMPILE_CACHE';
@@ -31,7 +32,7 @@ export const COMPILE_CACHE_ENV = 'MINIVM_COMPILE_CACHE';
 export const CACHE_DIR_ENV = 'MINIVM_CACHE_DIR';
 
 /** Bumped when an entry's form changes. */
-const FORMAT = 2;
+const FORMAT = 3;
 
 interface Entry {
   readonly build: string;
@@ -64,7 +65,7 @@ export class CompileCache {
   get(file: string, source: string): Cached | undefined {
     let entry: Entry;
     try {
-      entry = deserialize(readFileSync(this.entryPath(file))) as Entry;
+      entry = decodeEntry(readFileSync(this.entryPath(file))) as Entry;
     } catch {
       return undefined; // absent, unreadable or not an entry
     }
@@ -81,7 +82,7 @@ export class CompileCache {
     const tmp = `${path}.${process.pid}.tmp`;
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      writeFileSync(tmp, serialize({ build: this.build, file, source, program, tier } satisfies Entry), { mode: 0o600 });
+      writeFileSync(tmp, encodeEntry({ build: this.build, file, source, program, tier } satisfies Entry), { mode: 0o600 });
       renameSync(tmp, path);
       return true;
     } catch {
@@ -127,8 +128,12 @@ export function cliCompileCache(env: NodeJS.ProcessEnv = process.env): CompileCa
   const here = fileURLToPath(import.meta.url);
   if (basename(here) !== 'main.js') return null;
   try {
-    const bundle = statSync(join(dirname(here), 'cli.cjs'));
-    return new CompileCache(cacheDir(env), `${FORMAT}:${process.version}:${bundle.size}:${bundle.mtimeMs}`);
+    // The front end's bundle makes the bytecode; the CLI's, the tier's code kept with it.
+    const stamp = (name: string): string => {
+      const s = statSync(join(dirname(here), name));
+      return `${s.size}:${s.mtimeMs}`;
+    };
+    return new CompileCache(cacheDir(env), `${FORMAT}:${process.version}:${stamp(CLI_BUNDLE)}:${stamp(FRONT_BUNDLE)}`);
   } catch {
     return null;
   }

@@ -11,7 +11,7 @@
  */
 
 import { pendingTemps } from './output-file.js';
-import { fstatSync, rmSync, writeSync } from 'node:fs';
+import { fstatSync, rmSync, statSync, writeSync } from 'node:fs';
 
 /** The longest a printed line waits when standard output is not a terminal. */
 export const FLUSH_MS = 5;
@@ -36,12 +36,23 @@ export function writeAll(fd: number, text: string, onPipeClosed: () => never): v
   }
 }
 
+/** /dev/null's device number, or -1 where there is none. */
+function devNullDevice(): number {
+  try {
+    return statSync('/dev/null').rdev;
+  } catch {
+    return -1; // no /dev/null: no device is taken for it
+  }
+}
+
 /** Whether `fd` is a terminal. Asking `process.stdout` builds its stream, which for a
  *  pipe or a file loads Node's stream and socket modules that nothing else here uses;
- *  a terminal is a character device, so only those are asked. */
+ *  a terminal is a character device, so only those are asked, and /dev/null, the
+ *  character device output is most often sent to, is known by its device number. */
 export function isTerminal(fd: 1 | 2): boolean {
   try {
-    if (!fstatSync(fd).isCharacterDevice()) return false;
+    const s = fstatSync(fd);
+    if (!s.isCharacterDevice() || s.rdev === devNullDevice()) return false;
   } catch {
     return false;
   }

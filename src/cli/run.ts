@@ -19,8 +19,10 @@ import { usageMessage } from './help.js';
 import { OutputStream } from './output-file.js';
 import { interruption, onInterrupt } from './output.js';
 import { cliCompileCache } from './compile-cache.js';
+import { frontEnd } from './front-end.js';
 import { statMs } from '../heap/stat-units.js';
 import { GcLog, type TimedGcRecord } from './gc-log.js';
+import { now } from '../heap/clock.js';
 
 export type { TimedGcRecord };
 
@@ -69,8 +71,8 @@ export interface ProgramCode {
 
 /**
  * A program's bytecode: from the compile cache (compile-cache.ts) when this build
- * compiled the same source before, else from the front end (compile-source.ts,
- * loaded only then, with chevrotain); on errors writes the diagnostics and returns
+ * compiled the same source before, else from the front end (front-end.ts, loaded
+ * only then, with chevrotain); on errors writes the diagnostics and returns
  * undefined. `code` is the compiled tier's part of the cache entry, where there is a cache.
  */
 export async function loadProgram(
@@ -78,18 +80,18 @@ export async function loadProgram(
   source: string,
   io: Io,
 ): Promise<{ program: BytecodeProgram; compile: CompileInfo; code?: ProgramCode } | undefined> {
-  const t0 = performance.now();
+  const t0 = now();
   const cache = cliCompileCache();
   const cached = cache?.get(file, source);
   const code = (program: BytecodeProgram, store: TierCodeStore | undefined): ProgramCode | undefined =>
     cache ? { store, keep: (tier) => void cache.put(file, source, program, tier) } : undefined;
   if (cached !== undefined) {
-    return { program: cached.program, compile: { cached: true, ms: performance.now() - t0 }, code: code(cached.program, cached.tier) };
+    return { program: cached.program, compile: { cached: true, ms: now() - t0 }, code: code(cached.program, cached.tier) };
   }
-  const { compileSource } = await import('./compile-source.js');
+  const { compileSource } = await frontEnd();
   const program = compileSource(file, source, io);
   if (program === undefined) return undefined;
-  const ms = performance.now() - t0;
+  const ms = now() - t0;
   cache?.put(file, source, program);
   return { program, compile: { cached: false, ms }, code: code(program, undefined) };
 }
@@ -145,7 +147,7 @@ export async function runProgram(
   // The GC log goes to stderr, or into --log-gc=FILE (written as the run goes, renamed at the end).
   const file = options.logGc && options.logGcFile !== undefined ? new OutputStream(options.logGcFile) : undefined;
   const log = options.logGc ? new GcLog(options.logFormat ?? 'text', file ? (t) => file.write(t) : io.stderr) : undefined;
-  const t0 = performance.now();
+  const t0 = now();
   let readyMs: number | undefined;
   // Each collection is timed as it ends; its start is its end less the pause and any --verify-gc check.
   const timed: TimedGcRecord[] = [];
@@ -153,7 +155,7 @@ export async function runProgram(
     stdout: io.stdout,
     stderr: io.stderr,
     collected: (record: GcRecord): void => {
-      const endMs = performance.now() - t0;
+      const endMs = now() - t0;
       const r = { ...record, startMs: Math.max(0, endMs - record.pauseMs - record.phases.verify), endMs };
       timed.push(r);
       log?.collection(r);
@@ -162,7 +164,7 @@ export async function runProgram(
   };
   const finish = async (m: Memory): Promise<TimedRunStats> => {
     await m.settle();
-    const stats = m.finish(performance.now() - t0);
+    const stats = m.finish(now() - t0);
     const collections = stats.collections.map((c, i) => {
       const endMs = timed[i]?.endMs ?? stats.wallMs;
       return { ...c, startMs: timed[i]?.startMs ?? Math.max(0, endMs - c.pauseMs - c.phases.verify), endMs };
@@ -178,7 +180,7 @@ export async function runProgram(
   try {
     log?.start(options);
     memory = await createMemory({ ...options, logGc: false }, memoryIo, hooks);
-    readyMs = performance.now() - t0;
+    readyMs = now() - t0;
     const m = memory;
     stopOnInterrupt = onInterrupt(() => m.dispose());
     vm = new Vm(link(program, memory.heap), memory.heap, { write: io.stdout }, tierOptions(options), { args: options.args, tierCode: code?.store });

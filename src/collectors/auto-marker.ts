@@ -50,6 +50,7 @@ import type { HeapImpl } from '../heap/heap.js';
 import type { CollectionKind, GcRecord } from '../heap/telemetry.js';
 import { ENGINES, isGpu, PauseModel, warmUpModel, type Choice, type ChoiceOptions, type Engine, type Features } from './pause-model.js';
 import { LiveShares } from './live-shares.js';
+import { now } from '../heap/clock.js';
 
 /** Choices made and thrown away before the program, so that its first ones run warm. */
 const DRY_CHOICES = 128;
@@ -333,7 +334,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
 
   /** Chooses the engine of the collection about to run. */
   async begin(kind: CollectionKind): Promise<void> {
-    const t0 = performance.now();
+    const t0 = now();
     const startup0 = this.gpuStartupMs;
     const d = this.decide(kind);
     let choice = d.choice;
@@ -344,7 +345,7 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
     // A GPU engine that cannot be made (an adapter limit, say) is dropped, not fatal.
     while (isGpu(choice.engine) && !(await this.gpuReady(choice.engine))) choice = this.model.choose(d.features, this.candidates(), this.goal);
     this.pending = this.pendingOf(choice, kind, d);
-    this.chooseMs += performance.now() - t0 - (this.gpuStartupMs - startup0);
+    this.chooseMs += now() - t0 - (this.gpuStartupMs - startup0);
   }
 
   /** The model's choice for a collection of `kind` now (no GPU opened): the
@@ -393,14 +394,14 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
 
   /** Opens the GPU; its answer sets the model's GPU priors (or removes the GPU engines). */
   private async probe(): Promise<void> {
-    const t = performance.now();
+    const t = now();
     let hardware = false;
     try {
       hardware = await this.options.probeGpu!();
     } catch {
       hardware = false;
     }
-    this.gpuStartupMs += performance.now() - t;
+    this.gpuStartupMs += now() - t;
     this.gpuState = hardware ? 'hardware' : 'none';
     this.offered = null;
     if (!hardware) this.model.setAdapter('software');
@@ -439,13 +440,13 @@ export class AutoMarker implements YoungEvacuatingMarker, SweepingMarker {
   private async gpuFor(engine: 'gpu-dfs' | 'gpu-bfs'): Promise<Marker> {
     let m = this.gpus.get(engine);
     if (!m) {
-      const t = performance.now();
+      const t = now();
       try {
         m = this.options.gpuMarker!(engine);
         this.gpus.set(engine, m);
         await (m as { prepare?: () => Promise<void> }).prepare?.();
       } finally {
-        this.gpuStartupMs += performance.now() - t;
+        this.gpuStartupMs += now() - t;
       }
     }
     return m;

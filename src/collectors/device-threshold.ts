@@ -38,6 +38,7 @@ import type { HeapImpl } from '../heap/heap.js';
 import type { CollectionKind, GcRecord } from '../heap/telemetry.js';
 import { FirstYoungMark } from './first-young-mark.js';
 import { LiveShares } from './live-shares.js';
+import { now } from '../heap/clock.js';
 
 /** The default `--gpu-min-live` on a hardware adapter, bytes. */
 export const DEFAULT_GPU_MIN_LIVE = 2 << 20;
@@ -98,9 +99,9 @@ export class DeviceThreshold {
     if (share.known || min === 0) predictedBytes = share.value * inUse;
     else if (inUse < min) predictedBytes = inUse;
     else {
-      const t0 = performance.now();
+      const t0 = now();
       const words = young ? this.firstYoung.wordsUpTo(Math.ceil(min / 4)) : this.probe.heapLiveWords(h);
-      probeMs = performance.now() - t0;
+      probeMs = now() - t0;
       predictedBytes = words >= 0 ? 4 * words : share.value * inUse;
     }
     const routed: Routed = { onDevice: predictedBytes >= min, predictedBytes, minBytes: min, ...(probeMs >= 0 ? { probeMs } : {}) };

@@ -23,6 +23,7 @@ import type { GpuAdapterDescription, GpuMarkStats, GpuStartup, Sent, WorkerGpuMa
 import { SurvivalProbe } from '../gc/survival-probe.js';
 import { FirstYoungMark } from './first-young-mark.js';
 import { DEFAULT_GPU_MIN_LIVE, DeviceThreshold, type Routed } from './device-threshold.js';
+import { now } from '../heap/clock.js';
 
 /** The fault that sent a run to the CPU, for the log and `--stats`. */
 export interface GpuFallback {
@@ -167,10 +168,10 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
   /** Waits for the start-up beside the program to end: the ms it waited. */
   private async waitStarted(): Promise<number> {
     if (this.started() || this.starting === null) return 0;
-    const t = performance.now();
+    const t = now();
     await this.starting.reply.catch(() => undefined);
     this.started();
-    return performance.now() - t;
+    return now() - t;
   }
 
   /** At the run's end: waits for a start-up beside the program still under way
@@ -199,7 +200,7 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
         // A look from the roots traced the heap for this collection: its pause began there.
         const probeMs = this.routed?.probeMs;
         try {
-          return await plan.collect(kind, cause, probeMs !== undefined ? performance.now() - probeMs : undefined);
+          return await plan.collect(kind, cause, probeMs !== undefined ? now() - probeMs : undefined);
         } finally {
           this.routed = null;
           this.startWaitMs = null;

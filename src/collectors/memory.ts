@@ -23,6 +23,7 @@ import { GpuFallbackMarker, type GpuFallback } from './gpu-fallback.js';
 import type { ErrorSummary, PauseModel } from './pause-model.js';
 import { SharedDirtyRanges } from './shared-dirty-ranges.js';
 import { isGpuCollector, type CollectorName } from './names.js';
+import { now } from '../heap/clock.js';
 
 /** What a run asks of its memory (the CLI's run options have these fields). */
 export interface MemoryOptions {
@@ -320,9 +321,9 @@ async function warmUpCollectors(heap: HeapImpl, options: MemoryOptions, pool: Pa
     };
     runs.push(await warmUpCollector('parallel', { ...o, volume }, marker));
   }
-  const t = performance.now();
+  const t = now();
   auto?.warmUp();
-  const ms = runs.reduce((sum, r) => sum + r.ms, 0) + performance.now() - t;
+  const ms = runs.reduce((sum, r) => sum + r.ms, 0) + now() - t;
   return { ms, collections: runs.reduce((n, r) => n + r.young + r.full, 0) };
 }
 
@@ -421,14 +422,14 @@ export async function createMemory(options: MemoryOptions, io: MemoryIo, hooks: 
   // start once they are ready.
   let gpuStartupMs = 0;
   if (gpuMarker) {
-    const t = performance.now();
+    const t = now();
     try {
       await gpuMarker.prepare();
     } catch (e) {
       collector.dispose();
       throw e;
     }
-    gpuStartupMs = performance.now() - t;
+    gpuStartupMs = now() - t;
     if (gpuMarker.uploadsAhead) {
       // Steps of an eighth of eden, 64 KiB to 4 MiB: a collection's own upload is
       // at most one step, and a step is a short pause of the program.

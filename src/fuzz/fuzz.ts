@@ -26,6 +26,7 @@ import { isGpuCollector } from '../collectors/names.js';
 import { PARALLEL_MIN_THREADS } from '../collectors/auto-marker.js';
 import { runSource } from '../cli/run.js';
 import { expectedOutput, generate, render, rng, type Stmt } from './generate.js';
+import { now } from '../heap/clock.js';
 
 export interface FuzzConfig {
   gc: CollectorName;
@@ -160,10 +161,10 @@ export async function fuzz(opts: {
   /** Aborted: stop after the program being run. */
   stop?: AbortSignal;
 }): Promise<FuzzRun> {
-  const end = performance.now() + opts.seconds * 1000;
+  const end = now() + opts.seconds * 1000;
   const result: FuzzRun = { programs: 0, runs: 0, runsBy: {}, failures: [] };
   const stride = opts.stride ?? 1;
-  for (let seed = opts.seed; performance.now() < end && result.programs < (opts.maxPrograms ?? Infinity) && !opts.stop?.aborted; seed += stride) {
+  for (let seed = opts.seed; now() < end && result.programs < (opts.maxPrograms ?? Infinity) && !opts.stop?.aborted; seed += stride) {
     const configs = configsFor(seed, opts.gcs, opts.layouts, opts.perProgram);
     const program = generate(seed, Math.floor(configs[0]!.heapBytes / 4 / 10));
     result.programs++;

@@ -31,6 +31,7 @@ import { IntList } from './int-list.js';
 import { MarkerFaultError, type DeviceAssignment, type DeviceEvacuated, type EvacuateAhead, type EvacuationTimes, type YoungEvacuatingMarker } from './marker.js';
 import { fixRoots, fixRootsFromReferents, rootReferents, type RememberedRuns } from './roots.js';
 import { snapshotForEvacuation, verifyDeviceEvacuation } from './verify-evacuation.js';
+import { now } from '../heap/clock.js';
 
 /** The roots' young referents (rootReferents): one list for the process, as
  *  collections never overlap. */
@@ -122,9 +123,9 @@ export async function evacuateOnDevice(
   phases: PhaseTimes,
   early: { readonly args: EvacuateAhead; readonly assignment: DeviceAssignment | undefined } | null = null,
 ): Promise<EvacuationRecord> {
-  let tv = performance.now();
+  let tv = now();
   const snapshot = h.options.verifyGc ? (liveReady?.(live.length), snapshotForEvacuation(h, live, remembered.runs.view())) : null;
-  phases.verify += performance.now() - tv;
+  phases.verify += now() - tv;
   const { spaces, ahead } = early?.args ?? prepareDeviceEvacuation(h, ev, remembered);
   const { base: reserveBase, reserve, slotRuns: runs, headers, referents: picks, edgeStarts: starts } = ahead;
   let a: DeviceAssignment;
@@ -163,7 +164,7 @@ export async function evacuateOnDevice(
   const cards = h.cards.cards;
   const dc = dirtyCards.data;
   for (let i = 0; i < dirtyCards.length; i++) cards[dc[i]!] = CARD_CLEAN;
-  const tf = performance.now();
+  const tf = now();
   const bits = done.cardBits;
   for (let w = 0; w < bits.length; w++) {
     let b = bits[w]!;
@@ -184,23 +185,23 @@ export async function evacuateOnDevice(
   if (done.headersWritten) fixRoots(h);
   else if (done.picked) fixRootsFromReferents(h, referents.view(), done.forward);
   else throw new Error(`${marker.name}: left the roots to the CPU without forwarding headers or their new addresses`);
-  const fixMs = performance.now() - tf;
+  const fixMs = now() - tf;
   if (snapshot !== null) {
-    tv = performance.now();
+    tv = now();
     try {
       // --verify-gc asked for the headers, so every new address came back (nothing picked).
       verifyDeviceEvacuation(h, snapshot, done.forward.subarray(0, live.length), base, marker.name);
     } finally {
-      phases.verify += performance.now() - tv;
+      phases.verify += now() - tv;
     }
   }
   if (h.graph !== null) {
-    const tg = performance.now();
+    const tg = now();
     // The device rebuilt the moved objects' vertices and edges into the graph
     // arrays; the remembered set's edges are the CPU's, as after its own evacuation.
     if (!done.graph) throw new Error(`${marker.name}: a device evacuation under refgraph without the rebuilt graphs`);
     h.graph.adoptRebuild(done.graph, runs, remembered.objects.data, done.rememberedEdges, starts);
-    phases.graph += performance.now() - tg;
+    phases.graph += now() - tg;
   }
   h.flipSurvivors(ev.toTop, true);
   const t = done.times;

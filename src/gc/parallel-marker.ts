@@ -13,6 +13,7 @@ import { ParallelCopier } from './parallel/copier.js';
 import { ParallelSweeper } from './parallel/sweeper.js';
 import { GcThreads } from './parallel/threads.js';
 import type { WorkerPool } from './parallel/pool.js';
+import { now } from '../heap/clock.js';
 
 export { DEFAULT_SOLO_BYTES, defaultThreads } from './parallel/threads.js';
 
@@ -61,13 +62,13 @@ export class ParallelMarker implements CopyingMarker, SweepingMarker {
   /** The returned bitmap and live list belong to the marker until its next `mark`. */
   async mark(request: MarkRequest): Promise<MarkResult> {
     await this.gc.start();
-    const t0 = performance.now();
+    const t0 = now();
     const young = request.kind === 'young';
     const heap = this.gc.heap;
     const lo = young ? request.youngStart : 0;
     const hi = young ? request.youngEnd : heap.words.length;
     const live = this.gc.mark(request.roots, young, lo, hi);
-    const times = { mark: performance.now() - t0, threads: this.gc.workField() };
+    const times = { mark: now() - t0, threads: this.gc.workField() };
     return live ? { bitmap: this.bitmap, times, live } : { bitmap: this.bitmap, times };
   }
 

@@ -35,6 +35,7 @@ import { copierOf, heapCopyOf, MarkerFaultError, sweeperOf, youngEvacuatorOf, ty
 import { dirtyCardRanges, fixRoots, gatherRoots, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
 import { sweepTenured } from './sweep.js';
 import { verifyHeap, verifyHeapCopy, verifyMarks } from './verify.js';
+import { now } from '../heap/clock.js';
 
 export class GenerationalPlan implements Collector {
   readonly collects = true;
@@ -67,7 +68,7 @@ export class GenerationalPlan implements Collector {
   async collect(kind: CollectionKind, cause: string, startedAt?: number): Promise<CollectionKind> {
     const h = this.heap;
     const usedBefore = h.usedBytes();
-    const t0 = startedAt ?? performance.now();
+    const t0 = startedAt ?? now();
     // A marker that replays the moves on its copy needs the copy's eden as it is
     // before the evacuation writes forwarding headers into it: the uploads ahead
     // land first. Otherwise the copy takes eden again after the collection.
@@ -91,7 +92,7 @@ export class GenerationalPlan implements Collector {
       cause += ', out of memory';
     }
     const moved = this.moved;
-    const pauseMs = performance.now() - t0 - phases.verify;
+    const pauseMs = now() - t0 - phases.verify;
     const record: GcRecord = {
       number: h.nextCollectionNumber(),
       kind: done,
@@ -109,14 +110,14 @@ export class GenerationalPlan implements Collector {
       ...(this.evacuation ? { evacuation: this.evacuation } : {}),
     };
     if (h.options.verifyGc) {
-      const tv = performance.now();
+      const tv = now();
       try {
         verifyHeap(h);
         const copy = heapCopyOf(this.marker);
         if (copy !== null) await copy.verifyCopy((words) => verifyHeapCopy(h, words, copy.name));
       } finally {
         // Logged even when verification fails, so the log shows the collection at fault.
-        phases.verify += performance.now() - tv;
+        phases.verify += now() - tv;
         h.recordCollection(record);
       }
     } else {
@@ -132,7 +133,7 @@ export class GenerationalPlan implements Collector {
 
   private async runMarker(kind: CollectionKind, roots: Int32Array, phases: PhaseTimes, evacuate?: EvacuateAhead): Promise<MarkResult> {
     const h = this.heap;
-    const t = performance.now();
+    const t = now();
     const request: MarkRequest = {
       roots,
       kind,
@@ -150,13 +151,13 @@ export class GenerationalPlan implements Collector {
         result = await this.marker.mark(request);
       }
     }
-    phases.mark += performance.now() - t;
+    phases.mark += now() - t;
     this.markTimes = result.times;
     if (h.options.verifyGc) {
       // Every marker's result is checked against an independent traversal.
-      const tv = performance.now();
+      const tv = now();
       verifyMarks(h, request, result, this.marker.name);
-      phases.verify += performance.now() - tv;
+      phases.verify += now() - tv;
     }
     return result;
   }
@@ -200,7 +201,7 @@ export class GenerationalPlan implements Collector {
   private async young(phases: PhaseTimes): Promise<boolean> {
     if (await this.copyYoung(phases, false)) return true;
     const h = this.heap;
-    let t = performance.now();
+    let t = now();
     const roots = this.youngRoots;
     roots.begin(h.youngStart, h.youngEnd);
     gatherRoots(h, true, roots);
@@ -208,7 +209,7 @@ export class GenerationalPlan implements Collector {
     // date for the mark: that part is the mark's.
     const syncMs = await this.scanRemembered(roots);
     const rootList = roots.end();
-    phases.roots += performance.now() - t - syncMs;
+    phases.roots += now() - t - syncMs;
     phases.mark += syncMs;
 
     // A marker that evacuates on its device may do so with the mark, given the
@@ -222,7 +223,7 @@ export class GenerationalPlan implements Collector {
     phases.mark -= withMark;
     phases.copy += withMark;
 
-    t = performance.now();
+    t = now();
     const device = youngEvacuatorOf(this.marker);
     // The marker evacuated on its device when the collection began, and has fallen back since.
     if (device === null && this.evacuation !== undefined) this.evacuation = { where: 'cpu', reason: 'the GPU marker fell back to the CPU' };
@@ -234,7 +235,7 @@ export class GenerationalPlan implements Collector {
       if (e.where === 'gpu') {
         const ev = this.evacuator;
         this.moved = { count: live.length, survivedWords: ev.survivedWords, promotedWords: ev.promotedWords };
-        phases.copy += performance.now() - t - phases.graph;
+        phases.copy += now() - t - phases.graph;
         return true;
       }
     }
@@ -250,48 +251,48 @@ export class GenerationalPlan implements Collector {
       assigned = this.evacuator.assign(live, false, result.liveReady);
     }
     if (!assigned) {
-      phases.copy += performance.now() - t;
+      phases.copy += now() - t;
       return false;
     }
     // A marker that replays the evacuation on its heap copy is handed the moves;
     // the heap does not record them as written words.
     await this.finishEvacuation(live, phases);
-    phases.copy += performance.now() - t - phases.graph - phases.sync;
+    phases.copy += now() - t - phases.graph - phases.sync;
     return true;
   }
 
   private async full(phases: PhaseTimes): Promise<void> {
     const h = this.heap;
-    let t = performance.now();
+    let t = now();
     this.roots.clear();
     gatherRoots(h, false, this.roots);
-    phases.roots += performance.now() - t;
+    phases.roots += now() - t;
 
     const result = await this.runMarker('full', this.roots.view(), phases);
 
-    t = performance.now();
+    t = now();
     const graph = h.graph;
     if (graph !== null) {
       // The sweep meets the live tenured objects in address order: their vertices
       // move into a compacted tenured graph as it goes.
       graph.beginTenuredCompaction();
       sweepTenured(h, result.bitmap, (a) => graph.keepTenured(a));
-      const tg = performance.now();
+      const tg = now();
       graph.endTenuredCompaction();
-      phases.graph += performance.now() - tg;
+      phases.graph += now() - tg;
     } else if (sweeperOf(this.marker)?.sweep(result.bitmap) !== true) {
       sweepTenured(h, result.bitmap);
     }
-    phases.sweep += performance.now() - t;
+    phases.sweep += now() - t;
 
     // After the sweep the dirty cards hold live objects only: their young slots
     // are the remaining old-to-young references to fix.
     if (await this.copyYoung(phases, true)) return;
-    t = performance.now();
+    t = now();
     await this.scanRemembered(null);
-    phases.roots += performance.now() - t;
+    phases.roots += now() - t;
 
-    t = performance.now();
+    t = now();
     let live = this.liveFromBitmap(result.bitmap);
     if (!this.evacuator.assign(live, true)) {
       live = this.evacuator.largestFirst(live);
@@ -300,7 +301,7 @@ export class GenerationalPlan implements Collector {
     const graphBefore = phases.graph;
     const syncBefore = phases.sync;
     await this.finishEvacuation(live, phases);
-    phases.copy += performance.now() - t - (phases.graph - graphBefore) - (phases.sync - syncBefore);
+    phases.copy += now() - t - (phases.graph - graphBefore) - (phases.sync - syncBefore);
   }
 
   /** Cleans the cards `dirtyCards` lists (the remembered set's walk found them). */
@@ -333,14 +334,14 @@ export class GenerationalPlan implements Collector {
     if (log !== null) for (let i = 0; i < r.length; i += 2) log.noteWrite(r[i]!, r[i]! + r[i + 1]!);
     fixRoots(h);
     if (h.graph !== null) {
-      const tg = performance.now();
+      const tg = now();
       h.graph.rebuildAfterEvacuation(ev.forward.data, ev.forward.length, r, this.remembered.objects.data);
-      phases.graph += performance.now() - tg;
+      phases.graph += now() - tg;
     }
     if (replay) {
-      const ts = performance.now();
+      const ts = now();
       await replayer.replayEvacuation(live, ev.forward.view(), r);
-      phases.sync += performance.now() - ts;
+      phases.sync += now() - ts;
     }
     h.flipSurvivors(ev.toTop, replay);
     this.moved = { count: ev.forward.length, survivedWords: ev.survivedWords, promotedWords: ev.promotedWords };
@@ -363,7 +364,7 @@ export class GenerationalPlan implements Collector {
     await copier.start();
     if (!copier.reserve()) return false;
     const h = this.heap;
-    let t = performance.now();
+    let t = now();
     const roots = this.youngRoots;
     roots.begin(h.youngStart, h.youngEnd);
     gatherRoots(h, true, roots);
@@ -376,8 +377,8 @@ export class GenerationalPlan implements Collector {
       dirtyCardRanges(h, this.dirtyCards, this.cardRanges, this.rangeObjects);
       this.cleanDirtyCards();
     }
-    phases.roots += performance.now() - t;
-    t = performance.now();
+    phases.roots += now() - t;
+    t = now();
     const graphBefore = phases.graph;
     const ranges = this.cardRanges.view();
     const r = copier.copy(rootList, byCards ? null : ranges);
@@ -398,7 +399,7 @@ export class GenerationalPlan implements Collector {
     }
     fixRoots(h);
     if (h.graph !== null) {
-      const tg = performance.now();
+      const tg = now();
       // The ranges as (first slot, count) runs of their objects.
       const runs = this.remembered.runs;
       runs.clear();
@@ -407,10 +408,10 @@ export class GenerationalPlan implements Collector {
         runs.push(ranges[i + 1]! - ranges[i]!);
       }
       h.graph.rebuildAfterEvacuation(r.moved, r.moved.length, runs.view(), this.rangeObjects.view());
-      phases.graph += performance.now() - tg;
+      phases.graph += now() - tg;
     }
     h.flipSurvivors(r.toTop);
-    phases.copy += performance.now() - t - (phases.graph - graphBefore);
+    phases.copy += now() - t - (phases.graph - graphBefore);
     // One field of per-thread work: the copy's (a full collection's mark has its own).
     this.markTimes = fullCollection ? { ...this.markTimes, threads: r.threads } : { mark: 0, threads: r.threads };
     this.moved = { count: r.count, survivedWords: r.survivedWords, promotedWords: r.promotedWords };

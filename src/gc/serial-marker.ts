@@ -14,6 +14,7 @@ import { HEADER_WORDS, LAYOUT_WORD, TYPE_WORD } from '../heap/object-model.js';
 import { SCATTERED, refRunEnd } from '../heap/ref-slots.js';
 import { WARM_CAPACITY } from './int-list.js';
 import { HEAP_READER, type MarkRequest, type MarkResult, type Marker } from './marker.js';
+import { now } from '../heap/clock.js';
 
 /** A mark's limit of words when it has none: a small integer in V8's terms (31 bits). */
 const NO_LIMIT = 0x3fffffff;
@@ -104,7 +105,7 @@ export class SerialMarker implements Marker {
   private readonly counted = { words: 0, upTo: 0, limit: NO_LIMIT };
 
   private markWithin(request: MarkRequest, maxWords: number): MarkResult | null {
-    const t0 = performance.now();
+    const t0 = now();
     const young = request.kind === 'young';
     const bitmap = this.bitmap;
     const lo = young ? request.youngStart : 0;
@@ -124,7 +125,7 @@ export class SerialMarker implements Marker {
     else this.stale = this.heap.occupiedRanges();
     const result: MarkResult = {
       bitmap,
-      times: { mark: performance.now() - t0 },
+      times: { mark: now() - t0 },
       ...(young ? { live: this.live.subarray(0, count) } : {}),
     };
     return result;

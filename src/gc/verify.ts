@@ -16,7 +16,7 @@
  * Both throw HeapVerificationError, whose message names the address and the fault.
  */
 
-import { CARD_DIRTY, blockEnd } from '../heap/card-table.js';
+import { CARD_DIRTY, blockEnd, blockHint } from '../heap/card-table.js';
 import type { HeapImpl } from '../heap/heap.js';
 import {
   FREE_CHUNK,
@@ -245,7 +245,7 @@ function verifyBlockOffsets(heap: HeapImpl): void {
   }
   const ct = heap.cards;
   for (let c = 0; c < ct.count; c++) {
-    const h = ct.blockStart[c]!;
+    const h = blockHint(ct.blockStart, base, c);
     const first = ct.cardStart(c);
     if (h < base || h > first || (starts[(h - base) >>> 5]! & (1 << ((h - base) & 31))) === 0) {
       fail(`block offset table: card ${c} (first word ${first}) names ${h}, which is no block start at or before it: ${describe(heap, h)}`);

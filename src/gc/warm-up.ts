@@ -31,6 +31,7 @@ import { createCollector } from './index.js';
 import { IntList } from './int-list.js';
 import { ParallelMarker } from './parallel-marker.js';
 import { dirtyCardRanges, RememberedRuns, scanRanges, YoungRoots } from './roots.js';
+import { now } from '../heap/clock.js';
 
 /** What the warm-up's collections did, for tests and `--stats`. */
 export interface WarmUpSummary {
@@ -96,7 +97,7 @@ export async function warmUpCollector(
   options: WarmUpOptions,
   markerFor: (scratch: HeapImpl) => Marker | undefined,
 ): Promise<WarmUpSummary> {
-  const t0 = performance.now();
+  const t0 = now();
   let choosing: ChoosingMarker | null = null;
   const heap = createHeap({
     heapBytes: SCRATCH_HEAP_BYTES * (options.volume ?? 1),
@@ -127,7 +128,7 @@ export async function warmUpCollector(
   }
   const s = heap.stats;
   return {
-    ms: performance.now() - t0,
+    ms: now() - t0,
     young: s.youngCollections,
     full: s.fullCollections,
     promotedBytes: s.bytesPromoted,

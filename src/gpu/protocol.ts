@@ -24,12 +24,6 @@ import type { DirtyRanges, GraphDirty, RefGraphs } from './mirror/mirror.js';
 import type { GpuEngine, GpuOptions } from './options.js';
 import type { GpuFaultKind } from './faults.js';
 
-/** Milliseconds on a clock both threads share (each thread's performance.now()
- *  has its own origin), for the phase log's message legs. */
-export function sharedClock(): number {
-  return performance.timeOrigin + performance.now();
-}
-
 /** `length` int32 elements at element `offset` of a SharedArrayBuffer. */
 export interface SharedInts {
   readonly buffer: SharedArrayBuffer;
@@ -98,7 +92,7 @@ export type HostRequest =
       readonly roots: SharedInts;
       readonly objectRanges?: number[];
       readonly changes: Changes;
-      /** sharedClock() at sending, for the phase log. */
+      /** heap/clock.ts now() at sending, for the phase log. */
       readonly sentAt: number;
       /** A young mark whose objects the device evacuates next: its live list is copied
        *  to the main thread only when asked (`streamLive`), or when the evacuation
@@ -151,7 +145,7 @@ export interface MarkReply {
   readonly progress?: SharedArrayBuffer;
   readonly times: MarkTimes;
   readonly stats: GpuMarkStats | null;
-  /** sharedClock() at replying. */
+  /** heap/clock.ts now() at replying. */
   readonly repliedAt: number;
   /** With the request's `evacuate`: the assignment, and with `finished` the evacuation. */
   readonly evacuation?: EvacAssignReply;

@@ -21,6 +21,13 @@ import { CARD_CLEAN, CARD_DIRTY, CARD_SHIFT, CARD_WORDS } from './card-format.js
 
 export { CARD_CLEAN, CARD_DIRTY, CARD_SHIFT, CARD_WORDS };
 
+/** A card's recorded block start in `blockStart`, whose cards start at `base`: an
+ *  entry of 0 (no word of tenured is 0) stands for `base`, so a new table is all zeros
+ *  and costs no fill at every start (docs/decisions/s66-01-start-up-without-node-v8.md). */
+export function blockHint(blockStart: Int32Array, base: number, card: number): number {
+  return blockStart[card]! || base;
+}
+
 /** `CardTable.recordBlock` over a block offset table whose cards start at
  *  `base`, for a thread that has the table's memory but not the object. */
 export function recordBlockStart(blockStart: Int32Array, base: number, start: number, end: number): void {
@@ -36,7 +43,8 @@ export class CardTable {
   readonly cards: Uint8Array;
   /** `cards` eight at a time (its length is padded to a multiple of 8). */
   private readonly cards64: Float64Array;
-  /** Block offset table: a block start at or before each card's first word. */
+  /** Block offset table: a block start at or before each card's first word, 0 for
+   *  `base` (read it through `blockHint`). */
   readonly blockStart: Int32Array;
   readonly count: number;
 
@@ -49,7 +57,7 @@ export class CardTable {
     // Shared memory: the parallel collector's threads dirty cards and record blocks.
     this.cards = new Uint8Array(new SharedArrayBuffer((this.count + 7) & ~7));
     this.cards64 = new Float64Array(this.cards.buffer);
-    this.blockStart = new Int32Array(new SharedArrayBuffer(this.count * 4)).fill(base);
+    this.blockStart = new Int32Array(new SharedArrayBuffer(this.count * 4));
   }
 
   cardOf(addr: number): number {
@@ -87,7 +95,7 @@ export class CardTable {
    */
   blockStartFor(card: number, words: Int32Array, types: TypeTable): number {
     const target = this.base + (card << CARD_SHIFT);
-    let p = this.blockStart[card]!;
+    let p = blockHint(this.blockStart, this.base, card);
     for (;;) {
       const next = blockEnd(words, types, p);
       if (next > target) break;

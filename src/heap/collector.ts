@@ -14,7 +14,7 @@ export interface Collector {
   /** False for `none`: the heap then treats a failed allocation as out of memory. */
   readonly collects: boolean;
   /** Runs one collection; resolves to the kind actually performed. `startedAt`
-   *  (performance.now()): when its pause began, where a wrapper's work before it
+   *  (clock.ts now()): when its pause began, where a wrapper's work before it
    *  (a GPU collector's look from the roots that routes it) is part of the pause. */
   collect(kind: CollectionKind, cause: string, startedAt?: number): Promise<CollectionKind>;
   /** Releases threads or devices. */

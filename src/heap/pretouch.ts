@@ -14,10 +14,11 @@
 import { workerThreads } from './worker-threads.js';
 import { workerScript } from './worker-script.js';
 import { touchPages, type PretouchSlice } from './pretouch-pages.js';
+import { now } from './clock.js';
 
 /** Writes every page of `arrays` once, over `threads` threads; returns the milliseconds it took. */
 export async function pretouch(arrays: readonly Int32Array[], threads: number): Promise<number> {
-  const t0 = performance.now();
+  const t0 = now();
   const slices = splitPages(arrays, Math.max(1, Math.floor(threads)));
   const { Worker } = workerThreads();
   const workers = slices.slice(1).map(
@@ -30,7 +31,7 @@ export async function pretouch(arrays: readonly Int32Array[], threads: number): 
   );
   if (slices.length > 0) touchPages(slices[0]!);
   await Promise.all(workers);
-  return performance.now() - t0;
+  return now() - t0;
 }
 
 /** `threads` slices of about equal page counts over all the arrays, in order. */

@@ -9,6 +9,7 @@ import { OutOfMemoryError } from '../heap/api.js';
 import { MiniRuntimeError } from './format.js';
 import { Interpreter } from './interpreter.js';
 import { COLLECT, DONE, RESUME, YIELD, YIELD_MS } from './machine.js';
+import { now } from '../heap/clock.js';
 
 /** The end of a stopped run: never (whoever stopped it ends the process). */
 function stopped(): Promise<never> {
@@ -22,13 +23,13 @@ export class Vm extends Interpreter {
   async run(stop?: AbortSignal): Promise<void> {
     try {
       await this.internStrings();
-      this.lastYield = performance.now();
+      this.lastYield = now();
       for (let status = this.startMain(); status !== DONE; status = this.execute()) {
         if (status === COLLECT) await this.heap.collectPending();
-        else if (status === YIELD && performance.now() - this.lastYield >= YIELD_MS) {
+        else if (status === YIELD && now() - this.lastYield >= YIELD_MS) {
           // Timers (output flushing) and signal handlers run here.
           await new Promise<void>((resume) => setImmediate(resume));
-          this.lastYield = performance.now();
+          this.lastYield = now();
         }
         if (stop?.aborted) return await stopped();
       }

@@ -515,7 +515,7 @@ export class Interpreter extends Machine {
             vals[vsp - 1] = Math.sqrt(vals[vsp - 1]!);
             break;
           case 86: // CLOCK
-            vals[vsp++] = (performance.now() - this.startTime) / 1000;
+            vals[vsp++] = this.clock();
             break;
           case 87: // GC
             heap.requestCollection('full', 'gc() call');

@@ -16,6 +16,7 @@ import type { LinkedProgram } from './link.js';
 import { typeTestName } from '../bytecode/program.js';
 import { formatFloat, MiniRuntimeError } from './format.js';
 import { makeMutable } from './mutable-fields.js';
+import { now } from '../heap/clock.js';
 
 /** Frames are bounded so that runaway recursion is a runtime error, not a crash. */
 export const MAX_FRAMES = 20_000;
@@ -62,8 +63,8 @@ export class Machine implements RootProvider {
   readonly globalVals: Float64Array;
   readonly globalRefs: Int32Array;
   readonly constRefs: Int32Array;
-  readonly startTime = performance.now();
-  /** When the driver last let the event loop run (performance.now()). */
+  readonly startTime = now();
+  /** When the driver last let the event loop run (now()). */
   lastYield = this.startTime;
   // Function metadata and vtables flattened into typed arrays, so a call reads no
   // JavaScript objects: per function [valParams, refParams, valLocals, refLocals],
@@ -126,6 +127,11 @@ export class Machine implements RootProvider {
 
   /** Output is buffered and flushed by its sink (cli/output.ts): a line printed here
    *  is never held where a signal would lose it. */
+  /** The `clock()` builtin: seconds since the program started. */
+  clock(): number {
+    return (now() - this.startTime) / 1000;
+  }
+
   print(text: string): void {
     this.out.write(text + '\n');
   }

@@ -21,6 +21,9 @@ writeFileSync(register, `import { register } from 'node:module';\nregister(${JSO
 /** The same for CommonJS: every file `require` resolves. */
 const cjsHooks = join(dir, 'cjs-hooks.cjs');
 writeFileSync(cjsHooks, `const M = require('node:module'); const r = M._resolveFilename; M._resolveFilename = function (...a) { const f = r.apply(this, a); process.stderr.write('required ' + f + '\\n'); return f; };\n`);
+/** Every file a run reads whole (the bundles and their caches are read so). */
+const readHooks = join(dir, 'read-hooks.cjs');
+writeFileSync(readHooks, `const fs = require('node:fs'); const r = fs.readFileSync; fs.readFileSync = function (f, ...a) { if (typeof f === 'string') process.stderr.write('read ' + f + '\\n'); return r.call(this, f, ...a); };\n`);
 const program = join(dir, 'hello.mini');
 writeFileSync(program, 'print(6 * 7);\n');
 
@@ -43,10 +46,25 @@ describe('the built entry points', () => {
     expect(r.modules).toEqual([]);
   });
 
-  it('start from a code cache that V8 accepts', () => {
-    const check = `import { compileBundle } from ${JSON.stringify(pathToFileURL(resolve('dist/cli/code-cache.js')).href)};\n` +
-      `process.stdout.write(compileBundle(${JSON.stringify(resolve('dist/cli/cli.cjs'))}).cache);`;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', check], { encoding: 'utf8' });
-    expect(r).toMatchObject({ status: 0, stdout: 'accepted' });
+  it('start from code caches that V8 accepts', () => {
+    for (const bundle of ['dist/cli/cli.cjs', 'dist/cli/front.cjs']) {
+      const check = `import { compileBundle } from ${JSON.stringify(pathToFileURL(resolve('dist/cli/code-cache.js')).href)};\n` +
+        `process.stdout.write(compileBundle(${JSON.stringify(resolve(bundle))}).cache);`;
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', check], { encoding: 'utf8' });
+      expect({ bundle, ...r }).toMatchObject({ bundle, status: 0, stdout: 'accepted' });
+    }
+  });
+
+  it('read the front end\'s bundle only when a program is compiled, not when its bytecode is in the compile cache', () => {
+    const env = { ...process.env, MINIVM_CACHE_DIR: join(dir, 'compile-cache') };
+    const read = (): string[] => {
+      const r = spawnSync(process.execPath, ['--require', readHooks, 'bin/minivm.js', 'run', program], { encoding: 'utf8', env });
+      expect(r).toMatchObject({ status: 0, stdout: '42\n' });
+      const cli = `read ${resolve('dist/cli')}/`;
+      return r.stderr.split('\n').filter((l) => l.startsWith(cli)).map((l) => l.slice(cli.length)).sort();
+    };
+    // main.cjs: the launcher, which Node's CommonJS loader reads.
+    expect(read()).toEqual(['cli.cjs', 'cli.cjs.cache', 'front.cjs', 'front.cjs.cache', 'main.cjs']);
+    expect(read()).toEqual(['cli.cjs', 'cli.cjs.cache', 'main.cjs']);
   });
 });

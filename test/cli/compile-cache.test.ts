@@ -3,12 +3,12 @@
 // name and source; anything else (an edit, a corrupt or foreign file, a directory
 // that cannot be written) costs a compile, never a wrong program or a crash.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { deserialize, serialize } from 'node:v8';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultRunOptions } from '../../src/cli/options.js';
 import { compileSource } from '../../src/cli/compile-source.js';
 import { CompileCache, cacheDir, cliCompileCache } from '../../src/cli/compile-cache.js';
+import { decodeEntry, encodeEntry } from '../../src/cli/entry-codec.js';
 import { runSource } from '../../src/cli/run.js';
 import { minivm, scratch } from '../minivm.js';
 
@@ -122,7 +122,7 @@ describe('the minivm command with its compile cache', () => {
     const file = program('tier-code.mini', loops);
     expect(minivm(['run', file], { env })).toMatchObject({ status: 0, stdout: '49995000\n' });
     const path = join(cache, entries(cache)[0]!);
-    const entry = deserialize(readFileSync(path)) as { tier?: Map<string, { source: string; data?: Uint8Array }> };
+    const entry = decodeEntry(readFileSync(path)) as { tier?: Map<string, { source: string; data?: Uint8Array }> };
     // main and sum, each with its source and V8's code cache.
     expect([...entry.tier!.keys()].filter((k) => k.endsWith(':body:0'))).toHaveLength(2);
     for (const code of entry.tier!.values()) {
@@ -131,15 +131,15 @@ describe('the minivm command with its compile cache', () => {
     }
     // V8 refuses a code cache that is not its own; the run compiles the source instead and keeps fresh data.
     for (const code of entry.tier!.values()) code.data = Uint8Array.from({ length: 64 }, (_, k) => k);
-    writeFileSync(path, serialize(entry));
+    writeFileSync(path, encodeEntry(entry));
     const stats = minivm(['run', file, '--stats'], { env });
     expect(stats).toMatchObject({ status: 0, stdout: '49995000\n' });
     expect(stats.stderr).toMatch(/^program: bytecode from the compile cache/m);
-    const rewritten = deserialize(readFileSync(path)) as typeof entry;
+    const rewritten = decodeEntry(readFileSync(path)) as typeof entry;
     for (const code of rewritten.tier!.values()) expect(code.data!.length).toBeGreaterThan(64);
     // Another layout links other field offsets: its code is kept beside, under other keys.
     expect(minivm(['run', file, '--layout', 'refgraph'], { env })).toMatchObject({ status: 0, stdout: '49995000\n' });
-    const both = deserialize(readFileSync(path)) as typeof entry;
+    const both = decodeEntry(readFileSync(path)) as typeof entry;
     expect(both.tier!.size).toBeGreaterThan(rewritten.tier!.size);
   });
 

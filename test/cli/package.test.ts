@@ -49,7 +49,7 @@ describe('the npm package', () => {
   it('packs dist, bin, the kernels, programs and docs, and not the tests or benchmarks', () => {
     const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { encoding: 'utf8' });
     const files = (JSON.parse(out) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
-    for (const f of ['bin/minivm.js', 'bin/package.json', 'dist/cli/main.cjs', 'dist/cli/main.js', 'dist/cli/cli.cjs', 'dist/cli/cli.cjs.cache', 'dist/gpu/worker/gpu-worker.js', 'dist/gc/parallel/worker.js', 'src/gpu/kernels/dfs.wgsl', 'programs/binary_trees.mini', 'docs/cli.md', 'README.md', 'package.json']) {
+    for (const f of ['bin/minivm.js', 'bin/package.json', 'dist/cli/main.cjs', 'dist/cli/main.js', 'dist/cli/cli.cjs', 'dist/cli/cli.cjs.cache', 'dist/cli/front.cjs', 'dist/cli/front.cjs.cache', 'dist/gpu/worker/gpu-worker.js', 'dist/gc/parallel/worker.js', 'src/gpu/kernels/dfs.wgsl', 'programs/binary_trees.mini', 'docs/cli.md', 'README.md', 'package.json']) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => /^(test|bench|\.ci|scripts)\//.test(f) || (f.startsWith('src/') && f.endsWith('.ts')))).toEqual([]);

@@ -6,7 +6,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { CARD_WORDS, CardTable, nextSetByte } from '../../src/heap/card-table.js';
+import { CARD_WORDS, CardTable, blockHint, nextSetByte, recordBlockStart } from '../../src/heap/card-table.js';
 
 function naive(bytes: Uint8Array, from: number, to: number): number {
   for (let i = from; i < to; i++) if (bytes[i] !== 0) return i;
@@ -56,6 +56,16 @@ describe('CardTable', () => {
     expect(t.cardsBelow(base + CARD_WORDS)).toBe(1);
     expect(t.cardsBelow(base + CARD_WORDS + 1)).toBe(2);
     expect(t.cardsBelow(base + 100 * CARD_WORDS)).toBe(11);
+  });
+
+  it('names tenured\'s start as every card\'s block start until a block is recorded', () => {
+    const base = 1000;
+    const t = new CardTable(base, base + 40 * CARD_WORDS);
+    expect(Array.from(t.blockStart).every((x) => x === 0)).toBe(true);
+    for (const c of [0, 17, 39]) expect(blockHint(t.blockStart, base, c)).toBe(base);
+    // A block from the middle of card 2 to past card 5's start names itself in cards 3 to 5.
+    recordBlockStart(t.blockStart, base, base + 2 * CARD_WORDS + 7, base + 5 * CARD_WORDS + 1);
+    expect([2, 3, 4, 5, 6].map((c) => blockHint(t.blockStart, base, c))).toEqual([base, ...Array(3).fill(base + 2 * CARD_WORDS + 7), base]);
   });
 
   it('finds dirty cards only below the bound it is given', () => {

@@ -49,6 +49,7 @@ import {
   STATS_WORDS,
   type PoolBuffers,
 } from './shared.js';
+import { now } from '../../heap/clock.js';
 
 /** Entries of `out` a thread claims at a time for its results. */
 export const OUT_CHUNK = 1024;
@@ -402,9 +403,9 @@ export class GcContext {
         if (spins >= this.idleSpins) {
           spins = 0;
           if (!this.worked) {
-            const now = performance.now();
-            if (since === 0) since = now;
-            if (now - since < this.firstSpinMs) continue;
+            const t = now();
+            if (since === 0) since = t;
+            if (t - since < this.firstSpinMs) continue;
           }
           this.sleep();
           since = 0;

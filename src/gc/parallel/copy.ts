@@ -39,7 +39,7 @@
  * goes back to the main thread as tails for the free list.
  */
 
-import { blockEnd, CARD_CLEAN, CARD_DIRTY, CARD_SHIFT, CARD_WORDS, nextSetByte, recordBlockStart } from '../../heap/card-table.js';
+import { blockEnd, CARD_CLEAN, CARD_DIRTY, CARD_SHIFT, CARD_WORDS, blockHint, nextSetByte, recordBlockStart } from '../../heap/card-table.js';
 import { MIN_CHUNK_WORDS } from '../../heap/free-list.js';
 import { rightWordsBy } from '../../heap/layout.js';
 import {
@@ -487,7 +487,7 @@ class CopyThread {
         k++;
       } else {
         // The block holding the card's first word, from the entry's start.
-        p = blockStart[card]!;
+        p = blockHint(blockStart, base, card);
         k = this.pieceAfter(p);
         for (;;) {
           if (k < np && p === pieces[2 * k]!) {

@@ -37,6 +37,7 @@ import {
   type PoolBuffers,
   type WorkerStart,
 } from './shared.js';
+import { now } from '../../heap/clock.js';
 
 /** A command whose workers do not all finish within this many ms has lost one. */
 const FINISH_TIMEOUT_MS = 120_000;
@@ -86,7 +87,7 @@ export class WorkerPool {
   }
 
   private async spawn(): Promise<void> {
-    const t = performance.now();
+    const t = now();
     if (this.threads === 1) return;
     const script = workerScript('gc/parallel/worker.js', "the parallel collector's worker script");
     const ready: Promise<void>[] = [];
@@ -119,7 +120,7 @@ export class WorkerPool {
       w.port.unref();
     }
     this.workers = workers;
-    this.startupMs = performance.now() - t;
+    this.startupMs = now() - t;
   }
 
   /** Replaces some buffers on every thread; the workers take them before their next command. */
@@ -197,10 +198,10 @@ export class WorkerPool {
       }
     }
     const want = active - 1;
-    const t0 = performance.now();
+    const t0 = now();
     for (let d = Atomics.load(ctl, DONE); d < want; d = Atomics.load(ctl, DONE)) {
       Atomics.wait(ctl, DONE, d, 100);
-      if (performance.now() - t0 > FINISH_TIMEOUT_MS) {
+      if (now() - t0 > FINISH_TIMEOUT_MS) {
         this.failure = new Error(`parallel collector: ${want - d} worker(s) did not finish within ${FINISH_TIMEOUT_MS} ms`);
         throw this.failure;
       }

@@ -14,7 +14,7 @@
  * on one thread.
  */
 
-import { CARD_SHIFT } from '../../heap/card-table.js';
+import { blockHint, CARD_SHIFT } from '../../heap/card-table.js';
 import { IntList } from '../int-list.js';
 import { sweepBlocks } from '../sweep.js';
 import type { GcContext } from './context.js';
@@ -39,7 +39,7 @@ export function sweepPhase(c: GcContext): void {
     const hi = Math.min(lo + REGION_WORDS, end);
     runs.clear();
     // The hint is a block start at or before lo; blocks before lo belong to earlier regions.
-    live += sweepBlocks(c.words, c.bitmap, c.kind, c.right, c.blockStart, base, c.blockStart[(lo - base) >> CARD_SHIFT]!, lo, hi, runs);
+    live += sweepBlocks(c.words, c.bitmap, c.kind, c.right, c.blockStart, base, blockHint(c.blockStart, base, (lo - base) >> CARD_SHIFT), lo, hi, runs);
     const n = runs.length;
     const at = Atomics.add(ctl, OUTCUR, n);
     // Past the capacity, the main thread sees OUTCUR > P_OUT_CAP and sweeps again alone.

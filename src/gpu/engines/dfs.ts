@@ -16,6 +16,7 @@ import { GpuEngineBase, type EngineProgram, type MarkRun } from './engine.js';
 import { paramsBlock, scanAreas, type DeviceWriter, type MirrorTarget, type TraceJob } from './job.js';
 import { DFS } from '../kernels/constants.js';
 import type { GpuOptions } from '../options.js';
+import { now } from '../../heap/clock.js';
 
 const { CTL_LAST_BUSY, CTL_ROUNDS, CTL_LIVE, CTL_PENDING, CTL_DRAIN_OVERFLOW, CTL_GUESSED, DRAIN_CAP, SPLIT, THREAD_WORDS } = DFS;
 
@@ -170,7 +171,7 @@ export class DfsEngine extends GpuEngineBase {
           return 'more';
         }
         if (++narrow < NARROW_SUBMITS) return 'more';
-        const td = performance.now();
+        const td = now();
         const pending = await this.drain(m.group, pipe('dfs_drain'), groups);
         if (!pending) {
           fallbackOk = false;
@@ -183,7 +184,7 @@ export class DfsEngine extends GpuEngineBase {
           frontier: () => [],
           useDevice: true,
           fallbackFrontier: pending.length,
-          ms: performance.now() - td,
+          ms: now() - td,
         };
       },
       finished: () => {

@@ -9,6 +9,7 @@ import type { GpuContext } from '../device/device.js';
 import { CTL_WORDS, PARAMS } from '../kernels/constants.js';
 import { youngResult } from '../young-result.js';
 import { resultSegments, type TraceJob } from './job.js';
+import { now } from '../../heap/clock.js';
 
 /** Buffers every engine has: parameters, control words, marks, live list, the
  *  refgraph address bitmap, and the read-backs. */
@@ -57,7 +58,7 @@ export class EngineBuffers {
     enc: GPUCommandEncoder,
     timed = true,
   ): Promise<{ ctl: Uint32Array; gpuMs: number; submitMs: number }> {
-    const ts = performance.now();
+    const ts = now();
     const target = this.ctlReadback.target(CTL_WORDS * 4 + 16);
     enc.copyBufferToBuffer(this.ctl, 0, target, 0, CTL_WORDS * 4);
     if (timed && this.querySet && this.queryResolve) {
@@ -65,7 +66,7 @@ export class EngineBuffers {
       enc.copyBufferToBuffer(this.queryResolve, 0, target, CTL_WORDS * 4, 16);
     }
     this.ctx.device.queue.submit([enc.finish()]);
-    const submitMs = performance.now() - ts;
+    const submitMs = now() - ts;
     const words = await this.ctlReadback.read(CTL_WORDS * 4 + 16);
     let gpuMs = 0;
     if (timed && this.querySet) {

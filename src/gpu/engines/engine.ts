@@ -17,6 +17,7 @@ import { EngineBuffers, maskRange, type Segment } from './engine-buffers.js';
 import { resultSegments, writeRoots, type DeviceWriter, type GpuEngineImpl, type MirrorTarget, type TraceJob, type TraceResult } from './job.js';
 import { AddressOrder } from './order.js';
 import { specialize, type Specialization } from './specialize.js';
+import { now } from '../../heap/clock.js';
 
 /** What an engine's program adds to the shared parts (see `GpuEngineBase.program`). */
 export interface EngineProgram {
@@ -129,7 +130,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
   protected abstract begin(job: TraceJob, program: Program): MarkRun;
 
   async trace(job: TraceJob): Promise<TraceResult> {
-    const tStart = performance.now();
+    const tStart = now();
     const { ctx, bufs } = this;
     const device = ctx.device;
     const young = job.kind === 'young';
@@ -140,8 +141,8 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
     if (run.ctlInit) device.queue.writeBuffer(bufs.ctl, 0, run.ctlInit);
     const m = this.bind(job, program, run.buffers);
 
-    const tSetup = performance.now() - tStart;
-    const t0 = performance.now();
+    const tSetup = now() - tStart;
+    const t0 = now();
     let kernel = 0;
     let submits = 0;
     let encodeMs = 0;
@@ -149,7 +150,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
     let ctl: Uint32Array;
     let outcome: 'more' | 'done' | CpuFinish;
     for (let first = true; ; first = false) {
-      const te = performance.now();
+      const te = now();
       const enc = device.createCommandEncoder({ label: run.label });
       if (first) {
         this.clearMarks(enc, job, m);
@@ -159,7 +160,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
       pass.setBindGroup(0, m.group);
       run.encode(pass, first, batch);
       pass.end();
-      encodeMs += performance.now() - te;
+      encodeMs += now() - te;
       const r = await bufs.submitAndReadCtl(enc);
       encodeMs += r.submitMs;
       submits++;
@@ -169,7 +170,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
       if (outcome !== 'more') break;
       batch = Math.min(batch * 2, run.maxBatch);
     }
-    const markMs = performance.now() - t0;
+    const markMs = now() - t0;
     const cpu = outcome === 'done' ? null : outcome;
     const phases: Record<string, number> = {
       setup: tSetup - rootsMs,
@@ -202,7 +203,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
       };
     }
     run.finished?.();
-    const t1 = performance.now();
+    const t1 = now();
     const order = this.order;
     if (young && job.keepLive === true && order !== null && !m.addrBits) {
       // The device evacuates next and reads the list where it is: it is put in
@@ -213,7 +214,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
         order.encode(enc, m.marks, m.live, job.youngStart, job.youngEnd);
         device.queue.submit([enc.finish()]);
       };
-      phases.readback = performance.now() - t1;
+      phases.readback = now() - t1;
       return {
         get bitmap(): Uint32Array {
           throw new Error('a young mark whose list stayed on the device: read the list back first');
@@ -226,7 +227,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
       };
     }
     const result = await this.readGpuResult(job, m, liveCount);
-    const readback = performance.now() - t1;
+    const readback = now() - t1;
     phases.readback = readback;
     return {
       // A getter: a young result builds its bitmap only when asked (young-result.ts).
@@ -255,7 +256,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
     liveCount: number,
   ): Promise<{ bitmap: Uint32Array; live?: Int32Array; deviceLive: number; readback: number; cpuFallback: number }> {
     const young = job.kind === 'young';
-    const t1 = performance.now();
+    const t1 = now();
     const nodeMarks = new Uint32Array(Math.max(m.marksWords, Math.ceil(job.heapWords / 32)));
     const markSegs = this.refgraph ? [0, m.marksWords] : resultSegments(job, m.marksWords);
     const gpuLive = cpu.useDevice ? liveCount : 0;
@@ -272,8 +273,8 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
       nodeMarks.set(w, reads[i]!.word);
       return true;
     });
-    const readback = performance.now() - t1;
-    const t2 = performance.now();
+    const readback = now() - t1;
+    const t2 = now();
     const ordered = young && this.addressOrder;
     let liveList: IntBuf | null = null;
     if (young && !ordered) {
@@ -290,7 +291,7 @@ export abstract class GpuEngineBase implements GpuEngineImpl {
     // Over the words read back only: where objects lie.
     const live = ordered ? this.bufs.liveFromMarks(nodeMarks, markSegs, job.youngStart, job.youngEnd) : liveList?.view().slice();
     const bitmap = this.cpuResultBitmap(job, nodeMarks);
-    const cpuFallback = performance.now() - t2;
+    const cpuFallback = now() - t2;
     return { bitmap, live, deviceLive: ordered || !cpu.useDevice ? 0 : liveCount, readback, cpuFallback };
   }
 

@@ -9,6 +9,7 @@
 import type { MarkTimes } from '../../gc/marker.js';
 import type { BindingSpec } from '../device/shader.js';
 import { PARAMS, structWords } from '../kernels/constants.js';
+import { now } from '../../heap/clock.js';
 
 /** The layout side of a mark: the mirror's bindings and WGSL accessors. */
 export interface MirrorTarget {
@@ -102,10 +103,10 @@ export async function writeRoots(
   writer?: DeviceWriter,
 ): Promise<number> {
   if (roots.length === 0) return 0;
-  const t = performance.now();
+  const t = now();
   if (writer && roots.length > STAGED_ROOTS) await writer(dst, roots);
   else device.queue.writeBuffer(dst, 0, roots);
-  return performance.now() - t;
+  return now() - t;
 }
 
 /** [from, to) bitmap words of the job's result, cut to the ranges the mirror

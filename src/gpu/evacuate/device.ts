@@ -50,6 +50,7 @@ import type { GraphMirror, HeapMirror, RefGraphs, StagingUploader } from '../mir
 import { deviceFaults } from '../faults.js';
 import { writeAtOnce, type HeapWriters } from '../worker/heap-writers.js';
 import type { LiveList } from '../live-list.js';
+import { now } from '../../heap/clock.js';
 
 export interface AssignJob {
   /** The engine's device buffer holding the mark's live list, and how many of
@@ -405,7 +406,7 @@ export class DeviceEvacuation {
 
   /** Step 1: destinations and the words each side needs; the mirror is unchanged. */
   async assign(job: AssignJob): Promise<Assigned | Refused> {
-    const t0 = performance.now();
+    const t0 = now();
     this.pending = null;
     const program = await this.compile();
     const device = this.ctx.device;
@@ -480,7 +481,7 @@ export class DeviceEvacuation {
     const promoted = totals[EVACUATE.PROMOTED]!;
     const graph = graphs ? graphTotals(graphs, n, totals) : null;
     this.pending = { ...job, survived, promoted, blocks, bigCap, graph };
-    return { ok: true, survivedWords: survived, promotedWords: promoted, ms: performance.now() - t0 };
+    return { ok: true, survivedWords: survived, promotedWords: promoted, ms: now() - t0 };
   }
 
   /**
@@ -504,7 +505,7 @@ export class DeviceEvacuation {
     const p = this.pending;
     this.pending = null;
     if (!p) throw new Error('GPU evacuation: finish without an assignment');
-    const t0 = performance.now();
+    const t0 = now();
     const program = await this.compile();
     const device = this.ctx.device;
     const n = p.live.length;
@@ -588,7 +589,7 @@ export class DeviceEvacuation {
     let t1 = 0;
     const kernelsDone = device.queue.onSubmittedWorkDone().then(
       () => {
-        t1 = performance.now();
+        t1 = now();
       },
       // A lost device fails the read-back's mapping, which reports it.
       () => {},
@@ -659,7 +660,7 @@ export class DeviceEvacuation {
         // the heap is written, plain memory copies that no device fault can stop.
         await deviceFaults().commit();
         await kernelsDone;
-        t2 = performance.now();
+        t2 = now();
       },
       (view, first) => parts.take(view, first, copy),
     );
@@ -669,7 +670,7 @@ export class DeviceEvacuation {
     // From here the new addresses are read from the heap-side copy: a mapped
     // read-back buffer may be memory the CPU reads slowly one word at a time.
     if (live !== null) writeForwardingHeaders(words, live, job.forward.subarray(0, n));
-    const t3 = performance.now();
+    const t3 = now();
     return {
       cardBits,
       cardFirst,

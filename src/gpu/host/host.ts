@@ -21,7 +21,8 @@ import type { GpuMarkerConfig } from '../marker-shape.js';
 import type { RefGraphs } from '../mirror/mirror.js';
 import { gpuMarkerShape, keepsHeapMirror } from '../marker-shape.js';
 import type { GpuOptions } from '../options.js';
-import { sharedCapacity, sharedClock, type Changes, type EvacAssignReply, type EvacuateArgs, type EvacFinishReply, type FinishArgs, type HostReply, type HostRequest, type InputSpec, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { sharedCapacity, type Changes, type EvacAssignReply, type EvacuateArgs, type EvacFinishReply, type FinishArgs, type HostReply, type HostRequest, type InputSpec, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { now } from '../../heap/clock.js';
 
 /** An error from the worker as the class the CLI maps to an exit status. */
 function rebuild(e: { name: string; message: string; stack?: string; fault?: string }): Error {
@@ -144,9 +145,9 @@ class GpuHost {
     const land = (): number => {
       this.takeReplies();
       if (!this.pending.has(id)) return 0;
-      const t = performance.now();
+      const t = now();
       this.waitHere(id, seen);
-      return performance.now() - t;
+      return now() - t;
     };
     // The reply if it has come, without waiting for it.
     const outcome = (): Outcome<T> | undefined => {
@@ -181,10 +182,10 @@ class GpuHost {
 
   /** Takes replies synchronously until request `id`'s has come, or WAIT_HERE_MS passed. */
   private waitHere(id: number, seen: number): void {
-    const until = performance.now() + WAIT_HERE_MS;
+    const until = now() + WAIT_HERE_MS;
     for (;;) {
       this.takeReplies();
-      const left = until - performance.now();
+      const left = until - now();
       if (!this.pending.has(id) || left <= 0) return;
       Atomics.wait(this.replied, 0, seen, left);
       seen = Atomics.load(this.replied, 0);
@@ -373,7 +374,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
   /** What changed in the heap since the last request that took it, and the
    *  milliseconds taking it cost (a scan of the heap's mirror cards). */
   private changes(): { changes: Changes; ms: number } {
-    const t = performance.now();
+    const t = now();
     const input = this.config.input;
     const changes: Changes =
       input.layout === 'sable'
@@ -383,7 +384,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
             graphDirty: input.takeDirtyGraphs?.(),
             dirty: keepsHeapMirror(input, this.options) ? input.takeDirtyRanges?.() : undefined,
           };
-    return { changes, ms: performance.now() - t };
+    return { changes, ms: now() - t };
   }
 
   /** What `prepare` spent in the worker; null before it ran. */
@@ -438,7 +439,7 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
   }
 
   async mark(request: MarkRequest): Promise<MarkResult> {
-    const t0 = performance.now();
+    const t0 = now();
     await this.ready();
     const input = this.config.input;
     const { changes, ms } = this.changes();
@@ -457,11 +458,11 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
       roots: this.roots.put(request.roots),
       objectRanges,
       changes,
-      sentAt: sharedClock(),
+      sentAt: now(),
       ...(ev ? { evacuate: this.evacuateArgs(ev.spaces, ev.ahead) } : {}),
     }, true);
-    const toMain = sharedClock() - reply.repliedAt;
-    const total = performance.now() - t0;
+    const toMain = now() - reply.repliedAt;
+    const total = now() - t0;
     if (reply.stats) this.lastStats = { ...reply.stats, phases: { ...reply.stats.phases, dirty: ms, toMain, host: total } };
     if (process.env.MINIVM_GPU_PHASES) {
       const p = this.lastStats?.phases ?? {};

@@ -25,6 +25,7 @@ import type { BindingSpec } from '../device/shader.js';
 import { vertexWordsInUse } from '../../heap/ref-graph.js';
 import { copyWordsInto } from '../../heap/native-copy.js';
 import { atParityOf, bufferWord } from '../../heap/word-parity.js';
+import { now } from '../../heap/clock.js';
 
 /** Word ranges as flat [start, end) pairs: [s0, e0, s1, e1, ...]. */
 export type DirtyRanges = ArrayLike<number>;
@@ -221,16 +222,16 @@ export class HeapMirror {
   /** Uploads the words of `ranges`; the device copy starts all zero, so on the
    *  first update `ranges` must cover every word written since the words were. */
   async update(words: Int32Array | Uint32Array, ranges: DirtyRanges | 'all'): Promise<UploadStats> {
-    const t0 = performance.now();
+    const t0 = now();
     const { bytes } = await this.stage(words, ranges);
     if (bytes > 0) await this.uploader.flush();
-    return { bytes, ms: performance.now() - t0 };
+    return { bytes, ms: now() - t0 };
   }
 
   /** As `update`, but does not wait for the copies: whatever is submitted after
    *  them (a mark) sees them, since a queue runs its submits in order. */
   async stage(words: Int32Array | Uint32Array, ranges: DirtyRanges | 'all'): Promise<UploadStats> {
-    const t0 = performance.now();
+    const t0 = now();
     const src = u32View(words);
     const merged = coalesce(ranges, Math.min(src.length, this.heapWords));
     let bytes = 0;
@@ -246,7 +247,7 @@ export class HeapMirror {
       }
     }
     this.uploader.submit();
-    return { bytes, ms: performance.now() - t0 };
+    return { bytes, ms: now() - t0 };
   }
 
   /** The device copy, read back whole (for --verify-gc; one chunk at a time). */
@@ -349,7 +350,7 @@ export class GraphMirror {
 
   /** Uploads the graph arrays' changed words; a buffer that had to grow is uploaded whole. */
   async update(graphs: RefGraphs, dirty: GraphDirty = {}): Promise<UploadStats> {
-    const t0 = performance.now();
+    const t0 = now();
     let bytes = 0;
     const arrays = {
       youngVertices: [graphs.young.vertices, vertexWordsInUse(graphs.young.vertexCount)],
@@ -367,7 +368,7 @@ export class GraphMirror {
       }
     }
     if (bytes > 0) await this.uploader.flush();
-    return { bytes, ms: performance.now() - t0 };
+    return { bytes, ms: now() - t0 };
   }
 
   bindings(vector: boolean): BindingSpec[] {

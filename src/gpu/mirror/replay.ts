@@ -22,6 +22,7 @@ import type { HeapMirror, StagingUploader, UploadStats } from './mirror.js';
 import type { BindingSpec, Program } from '../device/shader.js';
 import { bindGroup, buildProgram, dispatchAll, kernelSource } from '../device/shader.js';
 import { REPLAY, REPLAY_CTL_WORDS, REPLAY_PARAMS, specializationHeader, structWords, uniformBinding } from '../kernels/constants.js';
+import { now } from '../../heap/clock.js';
 
 export interface ReplayJob {
   /** The engine's device buffer holding the mark's live list (unused when
@@ -99,13 +100,13 @@ export class EvacuationReplay {
 
   /** Uploads the new addresses and submits the replay; returns what the upload cost. */
   async apply(job: ReplayJob): Promise<UploadStats> {
-    const t0 = performance.now();
+    const t0 = now();
     const { ctx } = this;
     const device = ctx.device;
     const program = await this.compile();
     const n = job.live.length;
     let bytes = 0;
-    if (n === 0) return { bytes, ms: performance.now() - t0 };
+    if (n === 0) return { bytes, ms: now() - t0 };
 
     const fwd = this.fwd.ensure(n * 4).buffer;
     // Objects above SMALL words: at most the young range's words / SMALL of them.
@@ -168,7 +169,7 @@ export class EvacuationReplay {
     ]);
     pass.end();
     device.queue.submit([enc.finish()]);
-    return { bytes, ms: performance.now() - t0 };
+    return { bytes, ms: now() - t0 };
   }
 
   destroy(): void {

@@ -29,6 +29,7 @@ import { optionsLabel } from '../options.js';
 import { gpuMarkerShape, keepsHeapMirror, type GpuMarkerConfig, type SableInput } from '../marker-shape.js';
 import { heapWriters } from './heap-writers.js';
 import { LiveList } from '../live-list.js';
+import { now } from '../../heap/clock.js';
 
 /** What the last mark did, for `--stats` and tests. */
 export interface GpuMarkStats {
@@ -164,7 +165,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
    * back when someone needs it.
    */
   async mark(request: MarkRequest, keepLive = false): Promise<MarkResult> {
-    const t0 = performance.now();
+    const t0 = now();
     const created0 = pipelinesCreated();
     await this.ready();
     const input = this.config.input;
@@ -175,7 +176,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     let replayWait = 0;
     // Bringing the mirror up to date: reported with the mark, but not counted in
     // `prepare`; done already when the remembered set was scanned on the GPU.
-    const tSync = performance.now();
+    const tSync = now();
     if (input.layout === 'sable') {
       const sync = this.synced ?? (await this.syncHeap(this.pushed));
       this.synced = null;
@@ -195,12 +196,12 @@ export class GpuMarker implements YoungEvacuatingMarker {
         dirtyMs = words.dirtyMs;
       }
     }
-    const syncMs = performance.now() - tSync;
+    const syncMs = now() - tSync;
     job =
       input.layout === 'sable'
         ? { ...sableJob(input.words, request, input.objectRanges?.(), this.options.stealAreas === 'occupied'), keepLive: keepLive && young && this.evacuation !== null }
         : graphJob(input.words, input.graphs(), request);
-    const tTrace = performance.now();
+    const tTrace = now();
     this.lastMark = null;
     this.lastList = null;
     const r: TraceResult = await this.engine!.trace(job);
@@ -213,7 +214,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
       const { youngStart, youngEnd } = request;
       this.lastMark = { live: list, deviceLive: list ? (r.deviceLive ?? 0) : 0, youngStart, youngEnd };
     }
-    const total = performance.now() - t0;
+    const total = now() - t0;
     const ahead = this.ahead.bytes > 0 ? { aheadBytes: this.ahead.bytes, aheadMs: this.ahead.ms } : {};
     this.ahead = { bytes: 0, ms: 0 };
     const phases = {
@@ -387,14 +388,14 @@ export class GpuMarker implements YoungEvacuatingMarker {
     const input = this.config.input;
     let replayWait = 0;
     if (this.replayPending) {
-      const tw = performance.now();
+      const tw = now();
       await this.ctx!.device.queue.onSubmittedWorkDone();
-      replayWait = performance.now() - tw;
+      replayWait = now() - tw;
       this.replayPending = false;
     }
-    const td = performance.now();
+    const td = now();
     const ranges = pushed ? [] : input.takeDirtyRanges ? input.takeDirtyRanges() : 'all';
-    const dirtyMs = performance.now() - td;
+    const dirtyMs = now() - td;
     const upload = pushed ? this.pushedStats : await this.heapMirror!.update(input.words, ranges);
     if (pushed) {
       this.pushed = false;
@@ -423,13 +424,13 @@ export class GpuMarker implements YoungEvacuatingMarker {
     // A round trip to the device costs more than the CPU's scan of a small
     // remembered set (docs/decisions/r19g-0009).
     if (slots < this.options.remsetMinSlots) return null;
-    const t = performance.now();
+    const t = now();
     await this.ready();
     // Under refgraph `pushed` speaks of the graphs, which the mark takes.
     const synced = await this.syncHeap(this.config.input.layout === 'sable' && this.pushed);
     // A full collection's scan comes after its mark: the next mark syncs for itself.
     this.synced = beforeMark ? synced : null;
-    const syncMs = performance.now() - t;
+    const syncMs = now() - t;
     const found = await this.counted(() => this.remset!.scan(ranges, youngStart, youngEnd));
     return found && { ...found, syncMs };
   }
@@ -467,9 +468,9 @@ export class GpuMarker implements YoungEvacuatingMarker {
    *  cannot run without. */
   async open(): Promise<void> {
     if (this.engine) return;
-    const t0 = performance.now();
+    const t0 = now();
     await this.ready();
-    this.openMs = performance.now() - t0;
+    this.openMs = now() - t0;
   }
 
   /**
@@ -480,16 +481,16 @@ export class GpuMarker implements YoungEvacuatingMarker {
    */
   async prepare(): Promise<void> {
     await this.open();
-    const t1 = performance.now();
+    const t1 = now();
     const created0 = pipelinesCreated();
     // Each program runs its pipelines once as it is built (device/shader.ts runOnce).
     await Promise.all([this.engine!.prepare(), this.replay?.compile(), this.remset?.compile(), this.evacuation?.prepare()]);
-    const t2 = performance.now();
+    const t2 = now();
     await this.warmUp();
     this.startup = {
       deviceMs: this.openMs,
       kernelsMs: t2 - t1,
-      buffersMs: performance.now() - t2,
+      buffersMs: now() - t2,
       pipelines: pipelinesCreated() - created0,
     };
   }

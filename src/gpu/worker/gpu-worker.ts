@@ -20,7 +20,8 @@ import { GpuMarker } from './gpu-marker.js';
 import { disposeHeapWriters } from './heap-writers.js';
 import type { RefGraphInput, SableInput } from '../marker-shape.js';
 import type { DirtyRanges, GraphDirty, RefGraphs } from '../mirror/mirror.js';
-import { sharedCapacity, sharedClock, type Changes, type HostReply, type HostRequest, type EvacAssignReply, type EvacFinishReply, type EvacuateArgs, type FinishArgs, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { sharedCapacity, type Changes, type HostReply, type HostRequest, type EvacAssignReply, type EvacFinishReply, type EvacuateArgs, type FinishArgs, type MarkReply, type PrepareReply, type RemsetReply, type SharedInts } from '../protocol.js';
+import { now } from '../../heap/clock.js';
 
 type CreateRequest = Extract<HostRequest, { op: 'create' }>;
 
@@ -308,7 +309,7 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
       return null;
     }
     case 'mark': {
-      const toWorker = sharedClock() - req.sentAt;
+      const toWorker = now() - req.sentAt;
       const h = hosted(req.marker);
       // The previous collection has ended: nobody waits for its list any more.
       h.dropPending();
@@ -336,11 +337,11 @@ async function handle(req: HostRequest, transfer: ArrayBuffer[]): Promise<unknow
           progress: h.progress.buffer as SharedArrayBuffer,
           times: r.times,
           stats: withLegs,
-          repliedAt: sharedClock(),
+          repliedAt: now(),
           ...(evacuation ? { evacuation } : {}),
         } satisfies MarkReply;
       }
-      return { bitmap: handOver(r.bitmap, transfer), times: r.times, stats: withLegs, repliedAt: sharedClock() } satisfies MarkReply;
+      return { bitmap: handOver(r.bitmap, transfer), times: r.times, stats: withLegs, repliedAt: now() } satisfies MarkReply;
     }
     case 'replay': {
       const h = hosted(req.marker);

@@ -31,6 +31,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { copyWordsInto } from '../../heap/native-copy.js';
 import { atParityOf, bufferWord } from '../../heap/word-parity.js';
 import { workerScript } from '../../heap/worker-script.js';
+import { now } from '../../heap/clock.js';
 
 /** Words of a staged block. */
 export const BLOCK_WORDS = 1 << 19;
@@ -187,7 +188,7 @@ export class HeapWriters {
       writeAtOnce(src, from, dst, at, n);
       return;
     }
-    if (this.began < 0) this.began = performance.now();
+    if (this.began < 0) this.began = now();
     const offset = bufferWord(dst, 0);
     while (n > 0) {
       // Between blocks, while behind its share, this thread writes a block's worth itself.
@@ -227,17 +228,17 @@ export class HeapWriters {
   flush(): number {
     if (this.threads === 0) return 0;
     if (this.block !== null && this.segs.length > 0) this.post();
-    const t0 = performance.now();
+    const t0 = now();
     for (let d = Atomics.load(this.ctl, DONE); d < this.posted; d = Atomics.load(this.ctl, DONE)) {
       Atomics.wait(this.ctl, DONE, d, 100);
       this.check();
-      if (performance.now() - t0 > FLUSH_TIMEOUT_MS) throw new Error(`heap writers: ${this.posted - d} block(s) not written within ${FLUSH_TIMEOUT_MS} ms`);
+      if (now() - t0 > FLUSH_TIMEOUT_MS) throw new Error(`heap writers: ${this.posted - d} block(s) not written within ${FLUSH_TIMEOUT_MS} ms`);
     }
-    const waited = this.waited + performance.now() - t0;
+    const waited = this.waited + now() - t0;
     this.waited = 0;
     this.check();
     this.drain();
-    this.adjustShare(waited, performance.now() - this.began);
+    this.adjustShare(waited, now() - this.began);
     return waited;
   }
 
@@ -267,15 +268,15 @@ export class HeapWriters {
 
   /** A staging buffer: a free one, or the next one a writer hands back. */
   private takeBuffer(): ArrayBuffer {
-    const start = performance.now();
+    const start = now();
     for (;;) {
       this.drain();
       const b = this.free.pop();
       if (b !== undefined) return b;
-      const t0 = performance.now();
+      const t0 = now();
       const d = Atomics.load(this.ctl, DONE);
       Atomics.wait(this.ctl, DONE, d, 100);
-      this.waited += performance.now() - t0;
+      this.waited += now() - t0;
       this.check();
       if (t0 - start > FLUSH_TIMEOUT_MS) throw new Error(`heap writers: no staging buffer came back within ${FLUSH_TIMEOUT_MS} ms`);
     }

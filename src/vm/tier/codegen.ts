@@ -590,7 +590,7 @@ export function generate(L: LinkedProgram, lay: Layout, fn: number, dispatch: Di
       case Op.PRINT_F: return emit(`M.print(R.formatFloat(${V1()}));`);
       case Op.PRINT_B: return emit(`M.print(${V1()} !== 0 ? 'true' : 'false');`);
       case Op.PRINT_R: return emit(`M.print(M.refText(${R1()}));`);
-      case Op.CLOCK: return emit(`v${v} = (performance.now() - M.startTime) / 1000;`);
+      case Op.CLOCK: return emit(`v${v} = M.clock();`);
       case Op.GC: case Op.MINORGC:
         emit(`heap.requestCollection(${i.op === Op.GC ? "'full', 'gc() call'" : "'young', 'minorGc() call'"});`);
         return emit(unwind(i, i.next, v, r, true));

@@ -21,6 +21,7 @@ import { COLLECT, indexError, MAX_FRAMES, OPERAND_MARGIN, RESUME, STACK_SLOTS, t
 import { Script } from 'node:vm';
 import { generate, layoutOf, type Dispatch, type Form, type Generated } from './codegen.js';
 import { makeMutable } from '../mutable-fields.js';
+import { now } from '../../heap/clock.js';
 
 export const TIER_MODES = ['interp', 'compiled', 'auto'] as const;
 export type TierMode = (typeof TIER_MODES)[number];
@@ -188,9 +189,9 @@ export class Tier {
   enter(entry: Entry, fp: number, vb: number, rb: number, b: number): number {
     this.lim = Math.min(fp + CHAIN, MAX_FRAMES);
     const timing = this.options.timing;
-    const t0 = timing ? performance.now() : 0;
+    const t0 = timing ? now() : 0;
     const result = entry(fp, vb, rb, b);
-    if (timing) this.stats.compiledMs += performance.now() - t0;
+    if (timing) this.stats.compiledMs += now() - t0;
     this.stats.entries++;
     return result;
   }
@@ -207,7 +208,7 @@ export class Tier {
   compile(fn: number): Entry {
     const done = this.entries[fn];
     if (done) return done;
-    const t0 = performance.now();
+    const t0 = now();
     const siteBase = this.siteClasses.length;
     const { key, code } = this.codeOf(fn, 'body', 0);
     for (let k = 0; k < code.icSites; k++) this.siteClasses.push(new Set());
@@ -220,7 +221,7 @@ export class Tier {
     for (let k = 0; k < code.heads.length; k += 2) osr[code.heads[k]!] = code.heads[k + 1]!;
     this.osr[fn] = osr;
     this.stats.compiledFunctions++;
-    this.stats.compileMs += performance.now() - t0;
+    this.stats.compileMs += now() - t0;
     return enter;
   }
 
@@ -231,12 +232,12 @@ export class Tier {
     if (forms === undefined) this.loopEntries[fn] = forms = new Map();
     let osr = forms.get(b);
     if (osr === undefined) {
-      const t0 = performance.now();
+      const t0 = now();
       const { siteBase, ic } = this.sites[fn]!;
       const { key, code } = this.codeOf(fn, 'osr', b);
       osr = this.instantiate<Osr>(key, code, ic, siteBase);
       forms.set(b, osr);
-      this.stats.compileMs += performance.now() - t0;
+      this.stats.compileMs += now() - t0;
     }
     return osr(fp, vb, rb, b);
   }
@@ -269,7 +270,7 @@ export class Tier {
    *  rehearsed leaving path run before V8 optimizes. */
   yieldDue(force: boolean): boolean {
     this.ticks = TIER_TICKS;
-    return force || performance.now() - this.m.lastYield >= TIER_YIELD_MS;
+    return force || now() - this.m.lastYield >= TIER_YIELD_MS;
   }
 
   /** The event loop's turn has come in a compiled loop: leave for the driver as an allocation
