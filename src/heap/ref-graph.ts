@@ -220,8 +220,9 @@ export class RefGraph {
   private youngAppendsBefore = 0;
   private youngAfterRebuild = 0;
   private tenuredAppends = 0;
-  /** The heap's, which never moves: one field load fewer at every store. */
+  /** The heap's, which never move: one field load fewer at every store. */
   private readonly tenuredStart: number;
+  private readonly words: Int32Array;
 
   /**
    * Each graph is made as large as its generation can need, so it never grows: a
@@ -233,6 +234,7 @@ export class RefGraph {
    */
   constructor(private readonly heap: GraphHeap) {
     this.tenuredStart = heap.tenuredStart;
+    this.words = heap.words;
     const youngWords = heap.tenuredStart;
     const tenuredWords = heap.words.length - heap.tenuredStart;
     const vertexWords = (words: number): number => vertexWordsInUse(Math.ceil(words / HEADER_WORDS));
@@ -258,19 +260,29 @@ export class RefGraph {
     return edgeTo(this.heap.words, this.tenuredStart, value) >>> 0;
   }
 
-  /** The write barrier's second write: edge `edge` of the object at `obj`. */
+  /** The write barrier's second write: edge `edge` of the object at `obj`. The
+   *  commonest store, a young object's reference to a young one or null, is written
+   *  here; the rest apart, so that this stays small enough for V8 to inline at every store. */
   writeEdge(obj: number, edge: number, value: number): void {
     this.edgeWrites++;
-    const words = this.heap.words;
-    const x = edgeTo(words, this.tenuredStart, value);
-    if (obj >= this.tenuredStart) return this.writeTenuredEdge(words[obj + LAYOUT_WORD]!, edge, x);
-    const g = this.young;
-    g.edges[vertexFirst(g.vertices, words[obj + LAYOUT_WORD]!) + edge] = x;
+    const words = this.words;
+    const t = this.tenuredStart;
+    if (obj < t && value < t) {
+      const g = this.young;
+      g.edges[g.vertices[words[obj + LAYOUT_WORD]! * VERTEX_WORDS + VERTEX_FIRST]! + edge] = value === 0 ? 0 : words[value + LAYOUT_WORD]! + 1;
+    } else this.writeOtherEdge(obj, edge, value);
   }
 
-  /** `writeEdge` into tenured vertex `id`: apart, so that the young case stays small
-   *  enough for V8 to inline at every store. */
-  private writeTenuredEdge(id: number, edge: number, x: number): void {
+  /** `writeEdge` into a tenured object, or of a reference to a tenured one. */
+  private writeOtherEdge(obj: number, edge: number, value: number): void {
+    const words = this.words;
+    const x = edgeTo(words, this.tenuredStart, value);
+    const id = words[obj + LAYOUT_WORD]!;
+    if (obj < this.tenuredStart) {
+      const g = this.young;
+      g.edges[vertexFirst(g.vertices, id) + edge] = x;
+      return;
+    }
     const g = this.tenured;
     const e = vertexFirst(g.vertices, id) + edge;
     g.edges[e] = x;
