@@ -1,10 +1,10 @@
 // Compares builds on whole processes (start-up included), interleaving them run by run
 // so that a machine's drift falls on all alike:
-//   node bench/ab-process.mjs RUNS NAME=ROOT NAME=ROOT ... -- PROGRAM [PROGRAM ...]
+//   node bench/ab-process.mjs RUNS NAME=ROOT NAME=ROOT ... -- PROGRAM [PROGRAM ...]   (FLAGS='--gc gpu-dfs')
 // ROOT is a checkout with a built dist/; each build gets a compile cache folder of its own,
 // warmed by two runs of each program first, so the rounds measure runs from the cache
 // as a user's second and later runs are. Prints per program and build the median and
-// minimum wall time of `node ROOT/bin/minivm.js run PROGRAM` in ms, its output discarded,
+// minimum wall time of `node ROOT/bin/minivm.js run PROGRAM FLAGS` in ms, its output discarded,
 // and `node -e 0` beside them for Node's own start.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -22,6 +22,7 @@ if (!(runs > 0) || builds.length === 0 || builds.some((b) => b.length !== 2) || 
   process.exit(64);
 }
 const caches = mkdtempSync(join(tmpdir(), 'minivm-ab-process-'));
+const flags = (process.env.FLAGS ?? '').split(' ').filter(Boolean);
 
 /** One process's wall time, ms; throws if it fails. */
 function timed(cmd, argv, env) {
@@ -34,7 +35,7 @@ function timed(cmd, argv, env) {
 
 /** @param {string[]} build NAME and ROOT @param {string} program */
 const runOf = ([name, root], program) => () =>
-  timed(process.execPath, [join(resolve(root), 'bin', 'minivm.js'), 'run', program], { MINIVM_CACHE_DIR: join(caches, name) });
+  timed(process.execPath, [join(resolve(root), 'bin', 'minivm.js'), 'run', program, ...flags], { MINIVM_CACHE_DIR: join(caches, name) });
 const node = () => timed(process.execPath, ['-e', '0'], {});
 
 for (const program of programs) {

@@ -144,8 +144,8 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
   /** Whether the kernels were compiled, and the buffers made, beside the program. */
   startsBeside = false;
   /** The program's waits for the start-up beside it, ms: at its first collection
-   *  for the device, and at its end. */
-  readonly startWaits = { collectionMs: 0, endMs: 0 };
+   *  for the device, and at its end; `abandoned`: the end stopped it unfinished. */
+  readonly startWaits = { collectionMs: 0, endMs: 0, abandoned: false };
   /** The start-up beside the program, while it is under way. */
   private starting: Sent<unknown> | null = null;
   /** The wait for it in the collection in progress, for the record. */
@@ -160,7 +160,10 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
       const o = s.outcome();
       if (o === undefined) return false;
       this.starting = null;
-      if (!o.ok) this.fall(o.error, 'start-up');
+      // A start-up the run's end stopped failed for that reason alone; one that
+      // ended before the stop came was not stopped.
+      if (o.ok) this.startWaits.abandoned = false;
+      else if (!this.startWaits.abandoned) this.fall(o.error, 'start-up');
     }
     return this.gpu !== null;
   }
@@ -174,9 +177,15 @@ export class GpuFallbackMarker implements YoungEvacuatingMarker, ChoosingMarker 
     return now() - t;
   }
 
-  /** At the run's end: waits for a start-up beside the program still under way
-   *  (the worker ends only after it); the ms it waited. */
+  /** At the run's end: stops a start-up beside the program still under way, which
+   *  nothing will use now, and waits for the worker to leave it (at its next step:
+   *  the worker ends only after it); the ms it waited
+   *  (docs/decisions/s66-02-the-end-abandons-the-start-up.md). */
   async finishStarting(): Promise<number> {
+    if (this.gpu !== null && this.starting !== null && !this.started()) {
+      this.startWaits.abandoned = true;
+      this.gpu.abandonStart();
+    }
     const ms = await this.waitStarted();
     this.startWaits.endMs += ms;
     return ms;

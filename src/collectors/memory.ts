@@ -93,10 +93,11 @@ export interface RunStats {
    *  kernels beside the program, the opening and the program's waits for them);
    *  startup: the worker's part of it by step (GpuStartup); beside: with the kernels
    *  compiled beside the program, the program's waits for them, at its first
-   *  collection for the device and at its end. */
+   *  collection for the device and at its end, and whether the end stopped them
+   *  unfinished (then `startup` is null: they never finished). */
   gpu: {
     adapter: string; vendor: string; options: string; startupMs: number; startup: GpuStartup | null;
-    beside: { collectionMs: number; endMs: number } | null; minLiveBytes: number; cpuCollections: number;
+    beside: { collectionMs: number; endMs: number; abandoned: boolean } | null; minLiveBytes: number; cpuCollections: number;
   } | null;
   /** The parallel collector's threads; startupMs: starting its worker pool, before the program ran. */
   parallel: { threads: number; startupMs: number } | null;
@@ -546,11 +547,13 @@ export function formatStats(s: RunStats): string {
     const u = s.gpu.startup;
     const b = s.gpu.beside;
     const kernels = u ? `${u.pipelines} pipelines compiled and run once ${statMs(u.kernelsMs)}, buffers ${statMs(u.buffersMs)}` : '';
-    const steps = !u
-      ? ''
-      : b === null
-        ? ` (device ${statMs(u.deviceMs)}, ${kernels})`
-        : ` waited for (device ${statMs(u.deviceMs)}; beside the program ${kernels}; waited for at the first collection for the device ${statMs(b.collectionMs)}, at the run's end ${statMs(b.endMs)})`;
+    const steps = b?.abandoned
+      ? ` waited for (beside the program, the kernels' compiling stopped unfinished at the run's end, which waited ${statMs(b.endMs)} for it to stop)`
+      : !u
+        ? ''
+        : b === null
+          ? ` (device ${statMs(u.deviceMs)}, ${kernels})`
+          : ` waited for (device ${statMs(u.deviceMs)}; beside the program ${kernels}; waited for at the first collection for the device ${statMs(b.collectionMs)}, at the run's end ${statMs(b.endMs)})`;
     lines.push(`gpu: ${s.gpu.adapter} (${s.gpu.vendor}), ${s.gpu.options}, start-up ${statMs(s.gpu.startupMs)}${steps}`);
     if (s.gpu.minLiveBytes > 0) {
       lines.push(`gpu min live: ${statSize(s.gpu.minLiveBytes)}; ${s.gpu.cpuCollections} of ${s.youngCollections + s.fullCollections} collections ran on the CPU (predicted to trace less, or full collections of a chain)`);

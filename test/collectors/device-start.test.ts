@@ -42,6 +42,11 @@ function standIn(heap: HeapImpl, software: boolean, deviceStart: Start) {
       calls.push('prepareBeside');
       return { reply, land: () => 0, outcome: () => outcome };
     },
+    // As the worker does: the compiling stops, and the start-up's reply fails.
+    abandonStart: () => {
+      calls.push('abandonStart');
+      setTimeout(() => settle(new Error('the kernels\' compiling was abandoned at the run\'s end')), 5);
+    },
     mark: async (r: MarkRequest) => {
       calls.push(`mark ${r.kind}`);
       return serial.mark(r);
@@ -82,7 +87,7 @@ describe('a GPU device starting beside the program', () => {
     await collect(heap, 'young');
     expect(records[0]!.collector).toBe('gpu-dfs(cpu)');
     expect(records[0]!.deviceStartWaitMs).toBeUndefined();
-    expect(marker.startWaits).toEqual({ collectionMs: 0, endMs: 0 });
+    expect(marker.startWaits).toEqual({ collectionMs: 0, endMs: 0, abandoned: false });
     // Every collection for the device from here.
     marker.threshold = null;
     endLater(s, 40);
@@ -100,14 +105,34 @@ describe('a GPU device starting beside the program', () => {
     expect(records[2]!.deviceStartWaitMs).toBeUndefined();
     expect(marks()).toEqual(['mark young', 'mark full']);
     expect(await marker.finishStarting()).toBe(0);
+    expect(s.calls).not.toContain('abandonStart');
+    expect(marker.startWaits.abandoned).toBe(false);
   });
 
-  it('waits at the run\'s end for a start-up still under way', async () => {
-    const { marker, s } = await startingHeap(false, 'beside', 1 << 30);
-    endLater(s, 30);
-    expect(await marker.finishStarting()).toBeGreaterThanOrEqual(20);
-    expect(marker.startWaits.endMs).toBeGreaterThanOrEqual(20);
-    expect(marker.started()).toBe(true);
+  it('stops at the run\'s end a start-up still under way, quietly, and waits only for it to stop', async () => {
+    const { marker, told, s } = await startingHeap(false, 'beside', 1 << 30);
+    // It would take a second to end by itself.
+    endLater(s, 1000);
+    const waited = await marker.finishStarting();
+    expect(s.calls).toEqual(['open', 'prepareBeside', 'abandonStart']);
+    expect(waited).toBeLessThan(500);
+    expect(marker.startWaits).toEqual({ collectionMs: 0, endMs: waited, abandoned: true });
+    // Stopped on purpose: no fall-back to tell of.
+    expect(told).toEqual([]);
+    expect(marker.fallback).toBeNull();
+  });
+
+  it('counts a start-up that ended before the stop came as finished', async () => {
+    const { marker, told, s } = await startingHeap(false, 'beside', 1 << 30);
+    // The start-up ends in the worker as the stop comes: its reply says it succeeded.
+    (s.gpu as unknown as { abandonStart: () => void }).abandonStart = () => {
+      s.calls.push('abandonStart');
+      setTimeout(() => s.end(), 5);
+    };
+    expect(await marker.finishStarting()).toBeLessThan(100);
+    expect(s.calls).toContain('abandonStart');
+    expect(marker.startWaits.abandoned).toBe(false);
+    expect(told).toEqual([]);
   });
 
   it('falls back to the CPU, told once, when the device fails while starting', async () => {

@@ -5,9 +5,13 @@
 // `--gpu-min-live` run on the CPU meanwhile, and eden's uploads ahead start only
 // once the kernels are ready. The output is serial's, and --verify-gc checks the
 // device's heap copy after each of its collections, so a mirror that missed what
-// the program and the CPU wrote while the device started fails here.
+// the program and the CPU wrote while the device started fails here. A program that
+// ends first stops the compiling instead of waiting for it, and the next run in the
+// same process compiles the kernels again.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { minivm } from '../minivm.js';
+import { minivm, scratch } from '../minivm.js';
 
 const FILE = 'programs/gc_stress.mini';
 
@@ -45,4 +49,20 @@ describe('a GPU device starting beside the program', () => {
       expect(Number(stats![2])).toBeCloseTo(Number(waits[0]?.[1] ?? 0), 1);
     }, 600_000);
   }
+
+  it('stops at the run\'s end a start-up still under way, and a later run in the same process compiles the kernels again', () => {
+    const { dir, program } = scratch('minivm-device-start-');
+    const hello = program('hello.mini', 'print(6 * 7);\n// expect: 42\n');
+    const json = join(dir, 'stats.json');
+    for (const [gc, layout] of [['gpu-dfs', 'sable'], ['gpu-bfs', 'refgraph']] as const) {
+      const r = minivm(['run', hello, '--gc', gc, '--layout', layout, '--gpu-opt', 'start=beside', '--stats', '--json-stats', json]);
+      expect(r, r.stderr).toMatchObject({ status: 0, stdout: '42\n' });
+      expect(r.stderr).toMatch(/start-up [\d.]+ ?ms waited for \(beside the program, the kernels' compiling stopped unfinished at the run's end, which waited [\d.]+ ?ms for it to stop\)/);
+      expect(JSON.parse(readFileSync(json, 'utf8')).gpu).toMatchObject({ startup: null, beside: { collectionMs: 0, abandoned: true } });
+    }
+    // One process: hello.mini ends while the kernels compile; gc_stress.mini, after it, marks on the device.
+    const both = minivm(['test', hello, FILE, '--gc', 'gpu-dfs', '--heap', '4m', '--gpu-opt', 'start=beside', '--gpu-min-live', '0', '--gc-stress', '1000', '--verify-gc']);
+    expect(both.status, both.stdout + both.stderr).toBe(0);
+    expect(both.stdout).toMatch(/ok: 2 passed, 0 failed/);
+  }, 600_000);
 });

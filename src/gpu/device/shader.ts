@@ -101,7 +101,37 @@ export function buildProgram(ctx: GpuContext, src: ProgramSource): Promise<Progr
   return p;
 }
 
+/** Set when the run ends while the kernels still compile beside it: nothing will use
+ *  them, so each compile stops at its next step instead of finishing
+ *  (`abandonCompiles`, docs/decisions/s66-02-the-end-abandons-the-start-up.md). */
+let abandoned = false;
+
+/** What a compile throws once abandoned. */
+export class CompileAbandoned extends Error {
+  override readonly name = 'CompileAbandoned';
+  constructor() {
+    super('the kernels\' compiling was abandoned at the run\'s end');
+  }
+}
+
+/** Stops every compile of this thread at its next step (see `abandoned`). */
+export function abandonCompiles(): void {
+  abandoned = true;
+}
+
+/** Lets compiles run again: the worker calls it as it takes each request, so an
+ *  abandon stops only the request under way when it came. */
+export function resumeCompiles(): void {
+  abandoned = false;
+}
+
+/** Throws CompileAbandoned once `abandonCompiles` was called. */
+export function stopIfAbandoned(): void {
+  if (abandoned) throw new CompileAbandoned();
+}
+
 async function compile(device: GPUDevice, code: string, src: ProgramSource): Promise<Program> {
+  stopIfAbandoned();
   device.pushErrorScope('validation');
   const module = device.createShaderModule({ code });
   const info = await module.getCompilationInfo();
@@ -124,6 +154,7 @@ async function compile(device: GPUDevice, code: string, src: ProgramSource): Pro
   const pipelineLayout = device.createPipelineLayout({ bindGroupLayouts: [layout] });
   const pipelines = new Map<string, GPUComputePipeline>();
   for (const entryPoint of src.entryPoints) {
+    stopIfAbandoned();
     pipelines.set(
       entryPoint,
       await device.createComputePipelineAsync({ layout: pipelineLayout, compute: { module, entryPoint } }),
@@ -132,6 +163,7 @@ async function compile(device: GPUDevice, code: string, src: ProgramSource): Pro
   const err = await device.popErrorScope();
   if (err) throw new Error(`GPU pipeline creation failed: ${err.message}`);
   created += pipelines.size;
+  stopIfAbandoned();
   // MINIVM_GPU_RUN_ONCE=0 leaves the first dispatch to the first mark, for bench/lib/startup.mjs's baseline.
   if (process.env.MINIVM_GPU_RUN_ONCE !== '0') await runOnce(device, layout, src.bindings, [...pipelines.values()]);
   return { layout, bindings: src.bindings, pipelines };

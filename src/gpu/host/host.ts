@@ -208,6 +208,12 @@ class GpuHost {
   }
 
   /** Destroys the device in the worker and ends the thread. */
+  /** Stops the kernels' compiling under way in the worker (the start-up beside the
+   *  program), at its next step: the request in progress fails, and the ones after it run. */
+  abandonCompiles(): void {
+    if (!this.failure && !this.closing) this.worker.postMessage({ abandon: true });
+  }
+
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (host === this) host = null;
@@ -409,6 +415,12 @@ export class WorkerGpuMarker implements YoungEvacuatingMarker {
   prepareBeside(): Sent<unknown> {
     const sent = gpuHost().send<PrepareReply>({ op: 'prepare', marker: this.id });
     return { ...sent, reply: sent.reply.then((r) => this.took(r)) };
+  }
+
+  /** The run has ended during `prepareBeside`: stops its compiling instead of
+   *  waiting for it (its reply then fails). */
+  abandonStart(): void {
+    gpuHost().abandonCompiles();
   }
 
   private took(reply: PrepareReply): void {

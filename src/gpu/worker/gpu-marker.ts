@@ -22,7 +22,7 @@ import type { DirtyRanges, GraphDirty, UploadStats } from '../mirror/mirror.js';
 import { GraphMirror, HeapMirror, StagingUploader } from '../mirror/mirror.js';
 import { RemsetScan, type RemsetResult } from '../mirror/remset.js';
 import { rangeSlots } from '../../gc/roots.js';
-import { pipelinesCreated } from '../device/shader.js';
+import { pipelinesCreated, stopIfAbandoned } from '../device/shader.js';
 import { EvacuationReplay } from '../mirror/replay.js';
 import type { GpuOptions } from '../options.js';
 import { optionsLabel } from '../options.js';
@@ -486,6 +486,7 @@ export class GpuMarker implements YoungEvacuatingMarker {
     // Each program runs its pipelines once as it is built (device/shader.ts runOnce).
     await Promise.all([this.engine!.prepare(), this.replay?.compile(), this.remset?.compile(), this.evacuation?.prepare()]);
     const t2 = now();
+    stopIfAbandoned();
     await this.warmUp();
     this.startup = {
       deviceMs: this.openMs,

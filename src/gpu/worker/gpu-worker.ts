@@ -13,6 +13,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { copyWordsInto } from '../../heap/native-copy.js';
 import { fitsAhead, type Assigned, type DeviceEvacuated, type Refused } from '../../gc/marker.js';
 import { currentGpu, destroyGpu, openGpu } from '../device/device.js';
+import { abandonCompiles, resumeCompiles } from '../device/shader.js';
 import { deviceFaults, GpuFault } from '../faults.js';
 import { STAGED_ROOTS } from '../engines/job.js';
 import type { LiveList } from '../live-list.js';
@@ -413,9 +414,12 @@ function postReply(reply: HostReply, transfer: ArrayBuffer[] = []): void {
 
 const faults = deviceFaults();
 let queue: Promise<void> = Promise.resolve();
-port.on('message', (msg: { id: number; req: HostRequest } | { close: true }) => {
+port.on('message', (msg: { id: number; req: HostRequest } | { close: true } | { abandon: true }) => {
+  // Taken at once, not in turn: the start-up it stops is the request in progress.
+  if ('abandon' in msg) return abandonCompiles();
   // A step that throws (a reply that cannot be posted) must not stop the ones after it.
   queue = queue.catch(() => undefined).then(async () => {
+    resumeCompiles();
     if ('close' in msg) {
       for (const h of markers.values()) h.marker.dispose();
       markers.clear();
