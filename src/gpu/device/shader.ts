@@ -94,11 +94,26 @@ export function buildProgram(ctx: GpuContext, src: ProgramSource): Promise<Progr
   const key = `${src.entryPoints.join(',')}\n${code}`;
   let p = perDevice.get(key);
   if (!p) {
-    p = compile(ctx.device, code, src);
-    perDevice.set(key, p);
-    p.catch(() => perDevice.delete(key));
+    const made = compile(ctx.device, code, src);
+    p = made;
+    perDevice.set(key, made);
+    compiling.add(made);
+    made.then(
+      () => compiling.delete(made),
+      () => (compiling.delete(made), perDevice.delete(key)),
+    );
   }
   return p;
+}
+
+/** The compiles under way on this thread. */
+const compiling = new Set<Promise<Program>>();
+
+/** Waits until no compile is under way: a start-up that failed, one of its compiles
+ *  first, must not leave the others' pipeline creation to a device destroyed after it
+ *  (the driver's compiler threads would still be at work on it). */
+export async function compilesSettled(): Promise<void> {
+  while (compiling.size > 0) await Promise.allSettled([...compiling]);
 }
 
 /** Set when the run ends while the kernels still compile beside it: nothing will use

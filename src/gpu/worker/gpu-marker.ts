@@ -22,7 +22,7 @@ import type { DirtyRanges, GraphDirty, UploadStats } from '../mirror/mirror.js';
 import { GraphMirror, HeapMirror, StagingUploader } from '../mirror/mirror.js';
 import { RemsetScan, type RemsetResult } from '../mirror/remset.js';
 import { rangeSlots } from '../../gc/roots.js';
-import { pipelinesCreated, stopIfAbandoned } from '../device/shader.js';
+import { compilesSettled, pipelinesCreated, stopIfAbandoned } from '../device/shader.js';
 import { EvacuationReplay } from '../mirror/replay.js';
 import type { GpuOptions } from '../options.js';
 import { optionsLabel } from '../options.js';
@@ -484,7 +484,12 @@ export class GpuMarker implements YoungEvacuatingMarker {
     const t1 = now();
     const created0 = pipelinesCreated();
     // Each program runs its pipelines once as it is built (device/shader.ts runOnce).
-    await Promise.all([this.engine!.prepare(), this.replay?.compile(), this.remset?.compile(), this.evacuation?.prepare()]);
+    try {
+      await Promise.all([this.engine!.prepare(), this.replay?.compile(), this.remset?.compile(), this.evacuation?.prepare()]);
+    } catch (e) {
+      await compilesSettled();
+      throw e;
+    }
     const t2 = now();
     stopIfAbandoned();
     await this.warmUp();
