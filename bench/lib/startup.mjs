@@ -4,7 +4,8 @@
 // (default) and without it (MINIVM_GPU_RUN_ONCE=0: the driver compiles at the first
 // dispatch, in the first pause where it compiles lazily), in alternation; medians over
 // the repeats of the start-up by step (--json-stats gpu.startup) and the first and
-// second young pause. Then, the whole process with the kernels compiled before the
+// second young pause, with the kernels compiled before the program (`start=before`): the
+// sample ends before they would be ready beside it, and its end would stop them unfinished. Then, the whole process with the kernels compiled before the
 // program or beside it (`--gpu-opt start=`, decision s65-01), beside serial's, on
 // small programs and on allocation-heavy ones.
 import { join } from 'node:path';
@@ -117,7 +118,7 @@ export async function startup(ctx) {
         const json = join(dir, `${gc}-${flag}-${i}.json`);
         const r = await runTimed(
           process.execPath,
-          [join(root, 'bin', 'minivm.js'), 'run', program, '--gc', gc, '--heap', '4m', '--json-stats', json],
+          [join(root, 'bin', 'minivm.js'), 'run', program, '--gc', gc, '--heap', '4m', '--gpu-opt', 'start=before', '--json-stats', json],
           { cwd: root, env: { ...process.env, MINIVM_GPU_RUN_ONCE: flag }, timeoutMs: 600_000 },
         );
         if (r.code !== 0) {
