@@ -207,13 +207,13 @@ class GpuHost {
     this.adapterInfo = a;
   }
 
-  /** Destroys the device in the worker and ends the thread. */
   /** Stops the kernels' compiling under way in the worker (the start-up beside the
    *  program), at its next step: the request in progress fails, and the ones after it run. */
   abandonCompiles(): void {
     if (!this.failure && !this.closing) this.worker.postMessage({ abandon: true });
   }
 
+  /** Destroys the device in the worker and ends the thread. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (host === this) host = null;
