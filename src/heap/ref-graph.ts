@@ -257,32 +257,22 @@ export class RefGraph {
 
   /** The edge value for a reference to the object at `value` (0 for null). */
   encode(value: number): number {
-    return edgeTo(this.heap.words, this.tenuredStart, value) >>> 0;
+    return edgeTo(this.words, this.tenuredStart, value) >>> 0;
   }
 
-  /** The write barrier's second write: edge `edge` of the object at `obj`. The
-   *  commonest store, a young object's reference to a young one or null, is written
-   *  here; the rest apart, so that this stays small enough for V8 to inline at every store. */
+  /** The write barrier's second write: edge `edge` of the object at `obj`. */
   writeEdge(obj: number, edge: number, value: number): void {
     this.edgeWrites++;
     const words = this.words;
-    const t = this.tenuredStart;
-    if (obj < t && value < t) {
-      const g = this.young;
-      g.edges[g.vertices[words[obj + LAYOUT_WORD]! * VERTEX_WORDS + VERTEX_FIRST]! + edge] = value === 0 ? 0 : words[value + LAYOUT_WORD]! + 1;
-    } else this.writeOtherEdge(obj, edge, value);
+    const x = edgeTo(words, this.tenuredStart, value);
+    if (obj >= this.tenuredStart) return this.writeTenuredEdge(words[obj + LAYOUT_WORD]!, edge, x);
+    const g = this.young;
+    g.edges[vertexFirst(g.vertices, words[obj + LAYOUT_WORD]!) + edge] = x;
   }
 
-  /** `writeEdge` into a tenured object, or of a reference to a tenured one. */
-  private writeOtherEdge(obj: number, edge: number, value: number): void {
-    const words = this.words;
-    const x = edgeTo(words, this.tenuredStart, value);
-    const id = words[obj + LAYOUT_WORD]!;
-    if (obj < this.tenuredStart) {
-      const g = this.young;
-      g.edges[vertexFirst(g.vertices, id) + edge] = x;
-      return;
-    }
+  /** `writeEdge` into tenured vertex `id`: apart, so that the young case stays small
+   *  enough for V8 to inline at every store. */
+  private writeTenuredEdge(id: number, edge: number, x: number): void {
     const g = this.tenured;
     const e = vertexFirst(g.vertices, id) + edge;
     g.edges[e] = x;
@@ -356,7 +346,7 @@ export class RefGraph {
 
   /** The edge index of reference slot `slot` of the object at `a`. */
   edgeIndexOfSlot(a: number, slot: number): number {
-    return this.heap.refSlots.indexOf(this.heap.words, a, slot);
+    return this.heap.refSlots.indexOf(this.words, a, slot);
   }
 
   /**
@@ -435,7 +425,7 @@ export class RefGraph {
    * -1: where a device evacuation may write the run's new edges itself.
    */
   rememberedEdgeStarts(remRuns: Int32Array, remObjects: Int32Array, out: Int32Array): Int32Array {
-    const words = this.heap.words;
+    const words = this.words;
     const { contiguous, kind } = this.heap.refSlots.view();
     const n = remRuns.length >>> 1;
     for (let k = 0; k < n; k++) out[k] = this.runEdgeStart(words, kind, contiguous, remObjects[k]!, remRuns[2 * k]!);
@@ -511,7 +501,7 @@ export class RefGraph {
 
   /** The sweep met the live tenured object at `a`: move its vertex into the new graph. */
   keepTenured(a: number): void {
-    const words = this.heap.words;
+    const words = this.words;
     const old = this.spareTenured;
     const oldId = words[a + LAYOUT_WORD]!;
     const first = vertexFirst(old.vertices, oldId);

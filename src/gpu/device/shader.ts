@@ -94,8 +94,7 @@ export function buildProgram(ctx: GpuContext, src: ProgramSource): Promise<Progr
   const key = `${src.entryPoints.join(',')}\n${code}`;
   let p = perDevice.get(key);
   if (!p) {
-    const made = compile(ctx.device, code, src);
-    p = made;
+    const made = (p = compile(ctx.device, code, src));
     perDevice.set(key, made);
     compiling.add(made);
     made.then(
@@ -122,7 +121,7 @@ export async function compilesSettled(): Promise<void> {
 let abandoned = false;
 
 /** What a compile throws once abandoned. */
-export class CompileAbandoned extends Error {
+class CompileAbandoned extends Error {
   override readonly name = 'CompileAbandoned';
   constructor() {
     super('the kernels\' compiling was abandoned at the run\'s end');
